@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpudp_cuda.h"
+#include "gpudp_cuda_pvt.h"
+
+const struct gpudp_cuda_fns *gpudp_cu;
+
+static struct gpudp_cuda_fns fns;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static int init_rc;
+static char init_msg[256];
+static int driver_version;
+static _Thread_local char last_msg[256];
+
+/* cuGetProcAddress as exported since CUDA 11.3 (four arguments). */
+typedef CUresult (*get_proc_fn)(const char *symbol, void **pfn, int version,
+				cuuint64_t flags);
+
+static void
+set_error(char *buf, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(last_msg), fmt, ap);
+	va_end(ap);
+}
+
+static int
+load(void)
+{
+	const char *path = getenv("GPUDP_LIBCUDA");
+	get_proc_fn get_proc;
+	CUresult res;
+	int count = 0;
+	void *lib;
+
+	if (path == NULL || path[0] == '\0')
+		path = "libcuda.so.1";
+	lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (lib == NULL) {
+		set_error(init_msg, "no NVIDIA driver: cannot load %s (%s)",
+			  path, dlerror());
+		return -ENODEV;
+	}
+	get_proc = (get_proc_fn)dlsym(lib, "cuGetProcAddress");
+	if (get_proc == NULL) {
+		set_error(init_msg, "%s has no cuGetProcAddress: driver older than CUDA 11.3",
+			  path);
+		return -ENOSYS;
+	}
+
+#define GPUDP_CUDA_FN(name, ver, req) \
+	do { \
+		void *p = NULL; \
+		res = get_proc(#name, &p, ver, CU_GET_PROC_ADDRESS_DEFAULT); \
+		if (res != CUDA_SUCCESS || p == NULL) { \
+			if (req) { \
+				set_error(init_msg, \
+					  "driver lacks %s (ABI %d): error %d; update the NVIDIA driver", \
+					  #name, ver, (int)res); \
+				return -ENOSYS; \
+			} \
+			p = NULL; \
+		} \
+		memcpy(&fns.name, &p, sizeof(p)); \
+	} while (0);
+#include "gpudp_cuda_fns.h"
+#undef GPUDP_CUDA_FN
+
+	res = fns.cuInit(0);
+	if (res != CUDA_SUCCESS) {
+		set_error(init_msg, "cuInit failed: %s", gpudp_cuda_errstr(res));
+		return -ENODEV;
+	}
+	if (fns.cuDriverGetVersion(&driver_version) != CUDA_SUCCESS)
+		driver_version = 0;
+	res = fns.cuDeviceGetCount(&count);
+	if (res != CUDA_SUCCESS || count == 0) {
+		set_error(init_msg, "no CUDA device found (driver %d.%d)",
+			  driver_version / 1000, driver_version % 1000 / 10);
+		return -ENODEV;
+	}
+	/* the library stays loaded for the life of the process */
+	return 0;
+}
+
+static void
+init_once_fn(void)
+{
+	init_rc = load();
+	if (init_rc == 0)
+		gpudp_cu = &fns;
+	else
+		driver_version = 0;
+}
+
+int
+gpudp_cuda_init(void)
+{
+	pthread_once(&init_once, init_once_fn);
+	if (init_rc != 0)
+		snprintf(last_msg, sizeof(last_msg), "%s", init_msg);
+	return init_rc;
+}
+
+const char *
+gpudp_cuda_last_error(void)
+{
+	return last_msg;
+}
+
+int
+gpudp_cuda_driver_version(void)
+{
+	return gpudp_cu != NULL ? driver_version : 0;
+}
+
+int
+gpudp_cuda_build_version(void)
+{
+	return CUDA_VERSION;
+}
+
+const char *
+gpudp_cuda_errstr(CUresult res)
+{
+	static _Thread_local char buf[160];
+	const char *name = NULL, *desc = NULL;
+
+	if (fns.cuGetErrorName != NULL)
+		fns.cuGetErrorName(res, &name);
+	if (fns.cuGetErrorString != NULL)
+		fns.cuGetErrorString(res, &desc);
+	if (name != NULL)
+		snprintf(buf, sizeof(buf), "%s: %s", name,
+			 desc != NULL ? desc : "?");
+	else
+		snprintf(buf, sizeof(buf), "CUresult %d", (int)res);
+	return buf;
+}
+
+const void *
+gpudp_cuda_fatbin(const char *name, size_t *size)
+{
+	const struct gpudp_fatbin *f;
+
+	for (f = gpudp_fatbins; f->name != NULL; f++) {
+		if (strcmp(f->name, name) == 0) {
+			if (size != NULL)
+				*size = f->size;
+			return f->data;
+		}
+	}
+	return NULL;
+}
+
+int
+gpudp_cuda_module_load(const char *name, CUmodule *mod)
+{
+	const void *image;
+	CUresult res;
+
+	if (gpudp_cu == NULL) {
+		set_error(last_msg, "CUDA not initialised: %s", init_msg);
+		return -ENODEV;
+	}
+	image = gpudp_cuda_fatbin(name, NULL);
+	if (image == NULL) {
+		set_error(last_msg, "no embedded fatbin '%s' (built without nvcc?)",
+			  name);
+		return -ENOENT;
+	}
+	res = fns.cuModuleLoadData(mod, image);
+	if (res != CUDA_SUCCESS) {
+		set_error(last_msg, "cuModuleLoadData(%s): %s", name,
+			  gpudp_cuda_errstr(res));
+		return -EIO;
+	}
+	return 0;
+}

@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Fill subprojects/packagecache/ with the DPDK release that dpdk.wrap pins,
+# without touching the system's apt configuration.
+#
+# Order of attempts:
+#  1. the tarball is already in packagecache/ with the right sha256: done;
+#  2. Debian's "dpdk" source package of this release (its .orig tarball is the
+#     upstream release tarball): a private deb-src list is derived from the
+#     machine's own apt sources, with a private state and cache directory, so
+#     nothing under /etc/apt or /var/lib/apt changes;
+#  3. the upstream URL in dpdk.wrap, with curl or wget, for machines online;
+#  4. otherwise: an error saying exactly what to download and where to put it.
+#
+# Usage: subprojects/fetch-dpdk.sh [--no-download]
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+wrap="$here/dpdk.wrap"
+cache="$here/packagecache"
+work="$here/.apt"
+
+wrap_get() { sed -n "s/^$1[[:space:]]*=[[:space:]]*//p" "$wrap"; }
+fname=$(wrap_get source_filename)
+url=$(wrap_get source_url)
+sha=$(wrap_get source_hash)
+# dpdk-22.11.11.tar.xz -> 22.11.11
+version=${fname#dpdk-}
+version=${version%.tar.xz}
+dest="$cache/$fname"
+
+log() { echo "fetch-dpdk: $*" >&2; }
+
+sha_ok() { [ -f "$1" ] && echo "$sha  $1" | sha256sum --check --status; }
+
+install_tarball() {
+	mkdir -p "$cache"
+	if ! sha_ok "$1"; then
+		log "$1 has sha256 $(sha256sum "$1" | cut -d' ' -f1), want $sha; not used"
+		return 1
+	fi
+	cp "$1" "$dest.tmp" && mv "$dest.tmp" "$dest"
+	log "DPDK $version source ready: ${dest#"$here"/}"
+}
+
+# Derive a deb-src list from the machine's own apt sources (deb822 .sources
+# files and one-line .list files), keeping only Debian entries for this
+# release's codename. Prints the deb822 text.
+derive_sources() {
+	python3 - "$1" <<'EOF'
+import glob, os, re, subprocess, sys
+codename = sys.argv[1]
+def apt_dir(key, default):
+    try:
+        out = subprocess.run(["apt-config", "shell", "v", key + "/f"],
+                             capture_output=True, text=True).stdout
+        m = re.search(r"v='([^']*)'", out)
+        if m and m.group(1):
+            return m.group(1)
+    except OSError:
+        pass
+    return default
+srclist = apt_dir("Dir::Etc::sourcelist", "/etc/apt/sources.list")
+srcparts = apt_dir("Dir::Etc::sourceparts", "/etc/apt/sources.list.d")
+out = []
+def keep(suites, comps):
+    return any(s.split("-")[0] == codename for s in suites) and "main" in comps
+for path in sorted(glob.glob(os.path.join(srcparts, "*.sources"))):
+    for para in re.split(r"\n\s*\n", open(path).read()):
+        f = {}
+        key = None
+        for line in para.splitlines():
+            if line.startswith("#") or not line.strip():
+                continue
+            if line[0] in " \t" and key:
+                f[key] += "\n" + line
+                continue
+            key, _, val = line.partition(":")
+            key = key.strip().lower()
+            f[key] = val.strip()
+        if "deb" not in f.get("types", "").split():
+            continue
+        if f.get("enabled", "yes").lower() == "no":
+            continue
+        suites = f.get("suites", "").split()
+        comps = f.get("components", "").split()
+        if not keep(suites, comps):
+            continue
+        st = ["Types: deb-src", "URIs: " + f["uris"],
+              "Suites: " + " ".join(s for s in suites if not s.endswith("-security")),
+              "Components: main"]
+        if "signed-by" in f:
+            st.append("Signed-By: " + f["signed-by"])
+        if st[2] != "Suites: ":
+            out.append("\n".join(st))
+for path in [srclist] + sorted(glob.glob(os.path.join(srcparts, "*.list"))):
+    if not os.path.exists(path):
+        continue
+    for line in open(path):
+        line = line.split("#", 1)[0].strip()
+        m = re.match(r"deb\s+(\[[^\]]*\]\s+)?(\S+)\s+(\S+)\s+(.*)", line)
+        if not m:
+            continue
+        opts, uri, suite, comps = m.group(1) or "", m.group(2), m.group(3), m.group(4).split()
+        if not keep([suite], comps) or suite.endswith("-security"):
+            continue
+        st = ["Types: deb-src", "URIs: " + uri, "Suites: " + suite, "Components: main"]
+        sb = re.search(r"signed-by=(\S+?)\s*\]?$", opts.rstrip("] ").strip() + "]")
+        if sb:
+            st.append("Signed-By: " + sb.group(1).rstrip("]"))
+        out.append("\n".join(st))
+print("\n\n".join(out))
+EOF
+}
+
+from_debian() {
+	command -v apt-get >/dev/null || { log "no apt-get: not a Debian system"; return 1; }
+	local codename
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	[ -n "$codename" ] || { log "no VERSION_CODENAME in /etc/os-release"; return 1; }
+	rm -rf "$work"
+	mkdir -p "$work/sources.list.d" "$work/lists/partial" "$work/cache/archives/partial" "$work/src"
+	derive_sources "$codename" >"$work/sources.list.d/dpdk-src.sources"
+	if ! [ -s "$work/sources.list.d/dpdk-src.sources" ]; then
+		log "no Debian '$codename' entry with component main in this machine's apt sources"
+		return 1
+	fi
+	: >"$work/sources.list"
+	local apt=(apt-get -q
+		-o "Dir::Etc::sourcelist=$work/sources.list"
+		-o "Dir::Etc::sourceparts=$work/sources.list.d"
+		-o "Dir::State::lists=$work/lists"
+		-o "Dir::Cache=$work/cache"
+		-o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache="
+		-o "APT::Sandbox::User=$(id -un)"
+		-o "Debug::NoLocking=1")
+	log "reading Debian '$codename' source index (private apt state in ${work#"$here"/})"
+	"${apt[@]}" update >"$work/update.log" 2>&1 || {
+		log "apt-get update of the private source list failed; see $work/update.log"
+		return 1
+	}
+	# apt-get source takes exact versions only: pick the Debian revision of
+	# this upstream release that the index offers.
+	local aptcache=(apt-cache "${apt[@]:2}") debver
+	debver=$("${aptcache[@]}" showsrc dpdk 2>/dev/null |
+		sed -n "s/^Version: \(\(.*:\)\?$version-.*\)/\1/p" | head -n 1)
+	[ -n "$debver" ] || {
+		log "Debian's index has no dpdk source of upstream version $version"
+		return 1
+	}
+	( cd "$work/src" && "${apt[@]}" source --download-only "dpdk=$debver" ) \
+		>"$work/source.log" 2>&1 || {
+		log "Debian has no source package dpdk $version here; see $work/source.log"
+		return 1
+	}
+	local orig="$work/src/dpdk_$version.orig.tar.xz"
+	[ -f "$orig" ] || { log "$orig missing after apt-get source"; return 1; }
+	install_tarball "$orig"
+}
+
+from_upstream() {
+	log "downloading $url"
+	mkdir -p "$cache"
+	if command -v curl >/dev/null; then
+		curl -fsSL --connect-timeout 10 -o "$dest.part" "$url" || return 1
+	elif command -v wget >/dev/null; then
+		wget -q -T 10 -O "$dest.part" "$url" || return 1
+	else
+		return 1
+	fi
+	install_tarball "$dest.part"
+	local rc=$?
+	rm -f "$dest.part"
+	return $rc
+}
+
+if sha_ok "$dest"; then
+	log "DPDK $version source already in ${dest#"$here"/}"
+	exit 0
+fi
+from_debian && { rm -rf "$work"; exit 0; }
+if [ "${1:-}" != --no-download ] && from_upstream; then
+	exit 0
+fi
+cat >&2 <<EOF
+fetch-dpdk: ERROR: could not get the DPDK $version source.
+  Download: $url
+  (or Debian's dpdk_$version.orig.tar.xz, the same file)
+  sha256:   $sha
+  Put it at: $dest
+  then run the command again.
+EOF
+exit 1

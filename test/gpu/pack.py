@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Pack the gpu suite of a build tree for the GPU machine.
+
+usage: test/gpu/pack.py [BUILD_DIR] [OUT_DIR]      (defaults: build .gpu-carry)
+
+Writes OUT_DIR with:
+  bin/       each gpu-suite test executable, stripped
+  files/     every file a test names in its arguments (captures, configs)
+  lib/       the non-glibc shared libraries they need (libpcap, libibverbs,
+             libnuma, ...), so a static-DPDK binary built on Debian 12 runs
+             on the GPU machine; libcuda is never packed (the driver's is used)
+  tests.json what to run: name, argv (paths relative to OUT_DIR), env, timeout
+  run.sh     the runner (copy of test/gpu/run-carried.sh)
+OUT_DIR is git-ignored; name it in the device tool's `carry`. See
+doc/testing.md.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+# provided by every glibc system, or by the NVIDIA driver: never packed
+SYSTEM_LIBS = ("linux-vdso", "ld-linux", "libc.so", "libm.so", "libdl.so",
+               "libpthread.so", "librt.so", "libresolv.so", "libutil.so",
+               "libgcc_s.so", "libstdc++.so", "libcuda.so", "libnvidia")
+
+
+def needed_libs(exe):
+    out = subprocess.run(["ldd", exe], capture_output=True, text=True).stdout
+    libs = []
+    for line in out.splitlines():
+        parts = line.split("=>")
+        if len(parts) != 2:
+            continue
+        path = parts[1].split("(")[0].strip()
+        name = os.path.basename(path)
+        if path and not name.startswith(SYSTEM_LIBS):
+            libs.append(path)
+        elif "not found" in parts[1]:
+            sys.exit("pack: %s needs %s, not found here" % (exe, parts[0].strip()))
+    return libs
+
+
+def main():
+    build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
+    out = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else ".gpu-carry")
+    tests = json.loads(subprocess.run(
+        ["meson", "introspect", "--tests", build],
+        capture_output=True, text=True, check=True).stdout)
+    gpu = [t for t in tests if any(s.split(":")[-1] == "gpu" for s in t["suite"])]
+    if not gpu:
+        sys.exit("pack: no gpu-suite tests in %s (built without CUDA?)" % build)
+    shutil.rmtree(out, ignore_errors=True)
+    for d in ("bin", "files", "lib"):
+        os.makedirs(os.path.join(out, d))
+    here = os.path.dirname(os.path.abspath(__file__))
+    shutil.copy(os.path.join(here, "run-carried.sh"), os.path.join(out, "run.sh"))
+    packed, libs, manifest = {}, set(), []
+
+    def pack_file(path, sub):
+        if path not in packed:
+            name = os.path.basename(path)
+            dest = os.path.join(sub, name)
+            n = 1
+            while os.path.exists(os.path.join(out, dest)):
+                n += 1
+                dest = os.path.join(sub, "%d-%s" % (n, name))
+            shutil.copy2(path, os.path.join(out, dest))
+            packed[path] = dest
+        return packed[path]
+
+    for t in gpu:
+        argv = []
+        for i, a in enumerate(t["cmd"]):
+            if os.path.isfile(a):
+                rel = pack_file(a, "bin" if i == 0 else "files")
+                if i == 0:
+                    subprocess.run(["strip", "--strip-unneeded",
+                                    os.path.join(out, rel)], check=True)
+                    libs.update(needed_libs(a))
+                argv.append("@/" + rel)
+            else:
+                argv.append(a)
+        env = {k: v for k, v in t.get("env", {}).items()
+               if not k.startswith(("MESON_", "ASAN_", "UBSAN_", "MALLOC_"))}
+        manifest.append({"name": t["name"], "argv": argv, "env": env,
+                         "timeout": t.get("timeout") or 30})
+    for lib in sorted(libs):
+        real = os.path.realpath(lib)
+        shutil.copy2(real, os.path.join(out, "lib", os.path.basename(lib)))
+    with open(os.path.join(out, "tests.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+    size = sum(os.path.getsize(os.path.join(r, x))
+               for r, _, fs in os.walk(out) for x in fs)
+    print("pack: %d gpu tests, %d libraries, %.1f MiB in %s"
+          % (len(manifest), len(libs), size / 2**20, out))
+    if size > 60 * 2**20:
+        sys.exit("pack: over the device tool's 64 MiB carry limit")
+
+
+if __name__ == "__main__":
+    main()

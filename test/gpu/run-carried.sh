@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Runs the gpu suite packed by test/gpu/pack.py, on the GPU machine.
+# usage: .gpu-carry/run.sh [LOG]   (default LOG: $OUT/gpu-suite.log if $OUT
+#                                  is set, else gpu-suite.log beside this)
+# Prints each test's output and result, then "N passed, N failed, N skipped";
+# exits 1 if any test failed.
+set -uo pipefail
+dir=$(cd "$(dirname "$0")" && pwd)
+log=${1:-${OUT:-$dir}/gpu-suite.log}
+export LD_LIBRARY_PATH="$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+python3 - "$dir" "$log" <<'PY'
+import json, os, subprocess, sys, time
+d, logpath = sys.argv[1], sys.argv[2]
+tests = json.load(open(os.path.join(d, "tests.json")))
+p = f = s = 0
+with open(logpath, "w") as log:
+    for t in tests:
+        argv = [os.path.join(d, a[2:]) if a.startswith("@/") else a for a in t["argv"]]
+        env = dict(os.environ, **t["env"])
+        t0 = time.time()
+        try:
+            r = subprocess.run(argv, env=env, cwd=d, timeout=t["timeout"] * 4,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            rc, out = r.returncode, r.stdout
+        except subprocess.TimeoutExpired as e:
+            rc, out = "TIMEOUT", (e.stdout or b"").decode(errors="replace")
+        res = "OK" if rc == 0 else "SKIP" if rc == 77 else "FAIL"
+        p += res == "OK"; f += res == "FAIL"; s += res == "SKIP"
+        line = "%-4s %s (%.2f s, exit %s)" % (res, t["name"], time.time() - t0, rc)
+        log.write("==== %s\n%s\n%s\n" % (t["name"], out, line))
+        print(out, end="")
+        print(line, flush=True)
+    tot = "%d passed, %d failed, %d skipped" % (p, f, s)
+    log.write(tot + "\n")
+print(tot)
+sys.exit(1 if f else 0)
+PY
