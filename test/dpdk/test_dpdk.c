@@ -17,6 +17,7 @@
 #include <rte_mbuf.h>
 #include <rte_memory.h>
 
+#include <gpudp_mem.h>
 #include <gpudp_test.h>
 
 #define NB_MBUF 1024
@@ -87,9 +88,9 @@ extbuf_pool_lives_in_registered_memory(void)
 	int rc;
 
 	rc = ext_region_map(&r, (size_t)NB_MBUF * 2048);
-	GPUDP_TEST_ASSERT(rc == 0, "extmem_register: %s", rte_strerror(rte_errno));
+	GPUDP_TEST_ASSERT(rc == 0, "extmem_register: %s", strerror(rte_errno));
 	mp = ext_pool("t_ext", &r, 2048);
-	GPUDP_TEST_ASSERT(mp != NULL, "pool: %s", rte_strerror(rte_errno));
+	GPUDP_TEST_ASSERT(mp != NULL, "pool: %s", strerror(rte_errno));
 	rc = rte_pktmbuf_alloc_bulk(mp, m, NB_MBUF);
 	GPUDP_TEST_ASSERT(rc == 0, "could not take all %d mbufs", NB_MBUF);
 	for (i = 0; i < NB_MBUF; i++) {
@@ -104,7 +105,7 @@ extbuf_pool_lives_in_registered_memory(void)
 			  rte_mempool_avail_count(mp));
 	rte_mempool_free(mp);
 	rc = rte_extmem_unregister(r.addr, r.len);
-	GPUDP_TEST_ASSERT(rc == 0, "extmem_unregister: %s", rte_strerror(rte_errno));
+	GPUDP_TEST_ASSERT(rc == 0, "extmem_unregister: %s", strerror(rte_errno));
 	rc = rte_extmem_unregister(r.addr, r.len);
 	GPUDP_TEST_ASSERT(rc < 0 && rte_errno == ENOENT, "second unregister: rc %d errno %d",
 			  rc, rte_errno);
@@ -148,9 +149,9 @@ null_ports_forward_from_extbuf_pool(void)
 	int rc, it, outside = 0;
 
 	rc = ext_region_map(&r, (size_t)NB_MBUF * 2048);
-	GPUDP_TEST_ASSERT(rc == 0, "extmem_register: %s", rte_strerror(rte_errno));
+	GPUDP_TEST_ASSERT(rc == 0, "extmem_register: %s", strerror(rte_errno));
 	mp = ext_pool("t_fwd", &r, 2048);
-	GPUDP_TEST_ASSERT(mp != NULL, "pool: %s", rte_strerror(rte_errno));
+	GPUDP_TEST_ASSERT(mp != NULL, "pool: %s", strerror(rte_errno));
 	GPUDP_TEST_ASSERT(port_start(0, mp) == 0, "port 0 start");
 	GPUDP_TEST_ASSERT(port_start(1, mp) == 0, "port 1 start");
 	rte_eth_stats_reset(0);
@@ -184,10 +185,236 @@ null_ports_forward_from_extbuf_pool(void)
 	return GPUDP_TEST_PASS;
 }
 
+
+/* ---- lib/mem pools ---- */
+
+/* host_stand_in: ordinary aligned memory standing in for GPU memory, so the
+ * device-pool path (chunks, extmem, dma_map, extbuf pool, teardown) runs
+ * without a GPU; it counts what is outstanding. */
+static int stand_in_live;
+static size_t stand_in_bytes;
+
+static void *
+stand_in_alloc(void *ctx, size_t len, size_t align)
+{
+	void *p = aligned_alloc(align, len);
+
+	(void)ctx;
+	if (p == NULL)
+		rte_errno = ENOMEM;
+	if (p != NULL) {
+		stand_in_live++;
+		stand_in_bytes += len;
+	}
+	return p;
+}
+
+static int
+stand_in_free(void *ctx, void *p)
+{
+	(void)ctx;
+	stand_in_live--;
+	free(p);
+	return 0;
+}
+
+static const struct gpudp_mem_allocator stand_in = {
+	.name = "host_stand_in", .alloc = stand_in_alloc, .free = stand_in_free,
+};
+
+static const uint16_t both_ports[] = { 0, 1 };
+
+static struct gpudp_pool_conf
+pool_conf(const char *name, enum gpudp_mem_type type)
+{
+	return (struct gpudp_pool_conf){
+		.name = name, .type = type, .gpu_id = 0, .ports = both_ports,
+		.nb_ports = 2, .nb_mbufs = NB_MBUF, .data_room = 2048,
+		.cache_size = 32, .socket_id = SOCKET_ID_ANY, .pin = GPUDP_PIN_PEERMEM,
+	};
+}
+
+static int
+host_pool_is_a_plain_pktmbuf_pool(void)
+{
+	struct gpudp_pool_conf conf = pool_conf("t_host", GPUDP_MEM_HOST);
+	struct gpudp_pool *p = gpudp_pool_create(&conf);
+	struct gpudp_pool_info info;
+
+	GPUDP_TEST_ASSERT(p != NULL, "create: %s", strerror(rte_errno));
+	gpudp_pool_info_get(p, &info);
+	GPUDP_TEST_ASSERT(info.gpu_bytes == 0 && info.chunks == 0, "gpu %zu chunks %u",
+			  info.gpu_bytes, info.chunks);
+	GPUDP_TEST_ASSERT(rte_pktmbuf_data_room_size(gpudp_pool_mempool(p)) == 2048,
+			  "data room %u", rte_pktmbuf_data_room_size(gpudp_pool_mempool(p)));
+	GPUDP_TEST_ASSERT(gpudp_pool_destroy(p) == 0, "destroy");
+	return GPUDP_TEST_PASS;
+}
+
+static int
+forward_burst(struct rte_mempool *mp, int iters, void **lo, void **hi, int *outside)
+{
+	struct rte_mbuf *pkts[BURST];
+	int it, rx = 0;
+	uint16_t n, i, sent;
+
+	for (it = 0; it < iters; it++) {
+		n = rte_eth_rx_burst(0, 0, pkts, BURST);
+		rx += n;
+		for (i = 0; i < n; i++) {
+			if (pkts[i]->pool != mp || !RTE_MBUF_HAS_PINNED_EXTBUF(pkts[i]))
+				(*outside)++;
+			if (pkts[i]->buf_addr < *lo)
+				*lo = pkts[i]->buf_addr;
+			if (pkts[i]->buf_addr > *hi)
+				*hi = pkts[i]->buf_addr;
+		}
+		sent = rte_eth_tx_burst(1, 0, pkts, n);
+		if (sent < n)
+			rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
+	}
+	return rx;
+}
+
+/* Device pool over several chunks: registered, forwarded through
+ * net_null, torn down with nothing left (allocations, extmem). */
+static int
+device_pool_chunks_forward_and_tear_down(void)
+{
+	struct gpudp_pool_conf conf = pool_conf("t_dev", GPUDP_MEM_DEVICE);
+	struct gpudp_pool_info info;
+	struct gpudp_pool *p;
+	struct rte_mempool *mp;
+	void *lo = (void *)UINTPTR_MAX, *hi = NULL;
+	int outside = 0, rx;
+	double overhead;
+
+	conf.alloc = &stand_in;
+	conf.max_chunk = 256 << 10;
+	stand_in_live = 0;
+	stand_in_bytes = 0;
+	p = gpudp_pool_create(&conf);
+	GPUDP_TEST_ASSERT(p != NULL, "create: %s", strerror(rte_errno));
+	gpudp_pool_info_get(p, &info);
+	mp = gpudp_pool_mempool(p);
+	/* 1024 x 2048 B = 2 MiB in 256 KiB chunks */
+	GPUDP_TEST_ASSERT(info.chunks == 8 && stand_in_live == 8, "chunks %u live %d",
+			  info.chunks, stand_in_live);
+	GPUDP_TEST_ASSERT(info.gpu_bytes == stand_in_bytes, "gpu_bytes %zu allocated %zu",
+			  info.gpu_bytes, stand_in_bytes);
+	overhead = (double)(info.gpu_bytes - info.data_bytes) / (double)info.data_bytes;
+	GPUDP_TEST_ASSERT(overhead < 0.01, "device memory overhead %.2f%%", overhead * 100);
+	/* host memory per mbuf: the mbuf header and DPDK's external-buffer
+	 * shared info (no private area), never a data room */
+	GPUDP_TEST_ASSERT(mp->elt_size == sizeof(struct rte_mbuf) +
+			  sizeof(struct rte_mbuf_ext_shared_info),
+			  "mempool element %u B", mp->elt_size);
+	printf("    device pool: %zu B device memory for %zu B of buffers (%.3f%% over), "
+	       "%zu B host memory (%zu per mbuf), %u chunks, %u extmem segments\n",
+	       info.gpu_bytes, info.data_bytes, overhead * 100, info.host_bytes,
+	       info.host_bytes / NB_MBUF, info.chunks, info.extmem_segs);
+	GPUDP_TEST_ASSERT(info.pin == GPUDP_PIN_PEERMEM, "backend %s",
+			  gpudp_pin_backend_name(info.pin));
+	GPUDP_TEST_ASSERT(port_start(0, mp) == 0 && port_start(1, mp) == 0, "ports");
+	rx = forward_burst(mp, 200, &lo, &hi, &outside);
+	port_stop(0);
+	port_stop(1);
+	GPUDP_TEST_ASSERT(rx == 200 * BURST && outside == 0, "rx %d outside %d", rx, outside);
+	GPUDP_TEST_ASSERT(gpudp_pool_destroy(p) == 0, "destroy");
+	GPUDP_TEST_ASSERT(stand_in_live == 0, "%d device allocations leaked", stand_in_live);
+	/* extmem was unregistered by destroy: nothing is registered there now */
+	GPUDP_TEST_ASSERT(rte_mem_virt2memseg_list(lo) == NULL, "extmem left behind at %p", lo);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+destroy_with_mbufs_out_is_ebusy(void)
+{
+	struct gpudp_pool_conf conf = pool_conf("t_busy", GPUDP_MEM_DEVICE);
+	struct gpudp_pool *p;
+	struct rte_mbuf *m;
+
+	conf.alloc = &stand_in;
+	conf.nb_ports = 0;
+	p = gpudp_pool_create(&conf);
+	GPUDP_TEST_ASSERT(p != NULL, "create: %s", strerror(rte_errno));
+	m = rte_pktmbuf_alloc(gpudp_pool_mempool(p));
+	GPUDP_TEST_ASSERT(m != NULL, "alloc");
+	GPUDP_TEST_ASSERT(gpudp_pool_destroy(p) == -EBUSY, "destroyed with an mbuf out");
+	rte_pktmbuf_free(m);
+	GPUDP_TEST_ASSERT(gpudp_pool_destroy(p) == 0, "destroy");
+	GPUDP_TEST_ASSERT(stand_in_live == 0, "%d leaked", stand_in_live);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+device_alloc_failure_is_enomem_and_clean(void)
+{
+	struct gpudp_pool_conf conf = pool_conf("t_oom", GPUDP_MEM_DEVICE);
+
+	conf.alloc = &stand_in;
+	conf.nb_ports = 0;
+	conf.nb_mbufs = UINT32_MAX / 2;   /* ~8 TiB: no allocator has that */
+	conf.max_chunk = (size_t)1 << 62;
+	GPUDP_TEST_ASSERT(gpudp_pool_create(&conf) == NULL, "created");
+	GPUDP_TEST_ASSERT(rte_errno == ENOMEM, "rte_errno %d", rte_errno);
+	GPUDP_TEST_ASSERT(stand_in_live == 0, "%d leaked", stand_in_live);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+bad_pool_configs_are_rejected(void)
+{
+	struct gpudp_pool_conf c;
+
+#define REJECT(field_change, err) do { \
+		c = pool_conf("t_bad", GPUDP_MEM_DEVICE); \
+		c.alloc = &stand_in; \
+		field_change; \
+		GPUDP_TEST_ASSERT(gpudp_pool_create(&c) == NULL && rte_errno == (err), \
+				  "%s: rte_errno %d", #field_change, rte_errno); \
+	} while (0)
+	REJECT(c.nb_mbufs = 0, EINVAL);
+	REJECT(c.data_room = 64, EINVAL);
+	REJECT(c.cache_size = 100000, EINVAL);
+	REJECT(c.name = "", EINVAL);
+	REJECT(c.max_chunk = 4096, EINVAL);
+	REJECT(c.pin = GPUDP_PIN_DMABUF, ENOTSUP);
+	/* no gpudp_pin module here */
+	REJECT(c.pin = GPUDP_PIN_KMOD, ENOTSUP);
+	/* gpudev allocator and pinned memory need a GPU: none here */
+	REJECT(c.alloc = NULL, ENODEV);
+	REJECT(c.type = GPUDP_MEM_PINNED, ENODEV);
+#undef REJECT
+	GPUDP_TEST_ASSERT(stand_in_live == 0, "%d leaked", stand_in_live);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+mem_names_parse_both_ways(void)
+{
+	enum gpudp_mem_type t;
+	enum gpudp_pin_backend b;
+
+	GPUDP_TEST_ASSERT(gpudp_mem_type_parse("device", &t) == 0 && t == GPUDP_MEM_DEVICE, "device");
+	GPUDP_TEST_ASSERT(gpudp_mem_type_parse("gpu", &t) == -EINVAL, "gpu accepted");
+	GPUDP_TEST_ASSERT(gpudp_pin_backend_parse("kmod", &b) == 0 && b == GPUDP_PIN_KMOD, "kmod");
+	GPUDP_TEST_ASSERT(gpudp_pin_backend_parse(NULL, &b) == -EINVAL, "NULL accepted");
+	GPUDP_TEST_ASSERT(strcmp(gpudp_pin_backend_name(GPUDP_PIN_PEERMEM), "peermem") == 0,
+			  "name");
+	return GPUDP_TEST_PASS;
+}
+
 static const struct gpudp_test_case cases[] = {
 	{ "eal_sees_vdevs", eal_sees_vdevs },
 	{ "extbuf_pool_lives_in_registered_memory", extbuf_pool_lives_in_registered_memory },
 	{ "null_ports_forward_from_extbuf_pool", null_ports_forward_from_extbuf_pool },
+	{ "host_pool_is_a_plain_pktmbuf_pool", host_pool_is_a_plain_pktmbuf_pool },
+	{ "device_pool_chunks_forward_and_tear_down", device_pool_chunks_forward_and_tear_down },
+	{ "destroy_with_mbufs_out_is_ebusy", destroy_with_mbufs_out_is_ebusy },
+	{ "device_alloc_failure_is_enomem_and_clean", device_alloc_failure_is_enomem_and_clean },
+	{ "bad_pool_configs_are_rejected", bad_pool_configs_are_rejected },
+	{ "mem_names_parse_both_ways", mem_names_parse_both_ways },
 	{ NULL, NULL },
 };
 
@@ -202,7 +429,7 @@ main(int argc, char **argv)
 	int rc;
 
 	if (rte_eal_init(RTE_DIM(eal_argv) - 1, eal_argv) < 0) {
-		fprintf(stderr, "EAL init failed: %s\n", rte_strerror(rte_errno));
+		fprintf(stderr, "EAL init failed: %s\n", strerror(rte_errno));
 		return 1;
 	}
 	rc = gpudp_test_run("dpdk", cases, argc, argv);

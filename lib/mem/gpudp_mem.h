@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * gpudp_mem: mbuf pools whose data buffers are in GPU memory, registered so
+ * that a NIC can DMA into them.
+ *
+ * A device pool is built as (DESIGN.md "Memory and registration"):
+ *  1. GPU memory from an allocator (gpudev's rte_gpu_mem_alloc by default:
+ *     64 KiB aligned, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS set by gpudp's
+ *     gpudev driver), in chunks of at most conf.max_chunk bytes;
+ *  2. bus addresses for each chunk from the pin backend (kmod: the
+ *     gpudp_pin module's page table; peermem: left to the PMD);
+ *  3. rte_extmem_register() with that IOVA table;
+ *  4. rte_dev_dma_map() for every port in conf.ports;
+ *  5. rte_pktmbuf_pool_create_extbuf() over all chunks.
+ * gpudp_pool_destroy() undoes it in reverse order, rte_extmem_unregister()
+ * included. The mbuf headers stay in host memory; no payload is ever copied
+ * to host memory.
+ *
+ * Log type: gpudp.mem. Telemetry: /gpudp/pools, /gpudp/pool,<name>.
+ */
+#ifndef GPUDP_MEM_H
+#define GPUDP_MEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_mempool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Where the packet data lives. */
+enum gpudp_mem_type {
+	GPUDP_MEM_HOST,   /**< host (hugepage) memory: CPU workloads only */
+	GPUDP_MEM_PINNED, /**< host memory registered with the GPU (gpudev) */
+	GPUDP_MEM_DEVICE, /**< GPU memory */
+};
+
+/** How the NIC gets bus addresses for GPU memory. */
+enum gpudp_pin_backend {
+	GPUDP_PIN_AUTO,    /**< kmod if /dev/gpudp_pin opens, else peermem */
+	GPUDP_PIN_PEERMEM, /**< IOVA left to the PMD (mlx5 + nvidia-peermem) */
+	GPUDP_PIN_KMOD,    /**< gpudp_pin page table as the IOVA table */
+	GPUDP_PIN_DMABUF,  /**< dma-buf export (not implemented yet: -ENOTSUP) */
+};
+
+/**
+ * Allocator of device memory. The default (conf.alloc == NULL) is gpudev
+ * on conf.gpu_id. Tests and the e2e guest plug in others.
+ */
+struct gpudp_mem_allocator {
+	const char *name;
+	/** Return len bytes aligned to align, or NULL with rte_errno set. */
+	void *(*alloc)(void *ctx, size_t len, size_t align);
+	/** Free what alloc returned; 0 or a negative errno. */
+	int (*free)(void *ctx, void *ptr);
+	void *ctx;
+};
+
+/** Parameters of gpudp_pool_create(). */
+struct gpudp_pool_conf {
+	const char *name;        /**< mempool name, unique */
+	enum gpudp_mem_type type;
+	int16_t gpu_id;          /**< gpudev device (PINNED, DEVICE) */
+	const uint16_t *ports;   /**< ports that DMA into the pool */
+	uint16_t nb_ports;
+	uint32_t nb_mbufs;       /**< elements (> 0) */
+	uint16_t data_room;      /**< bytes per buffer incl. headroom (> RTE_PKTMBUF_HEADROOM) */
+	uint32_t cache_size;     /**< per-lcore cache, <= RTE_MEMPOOL_CACHE_MAX_SIZE */
+	int socket_id;           /**< NUMA node of the mbuf headers */
+	enum gpudp_pin_backend pin; /**< DEVICE pools only */
+	size_t max_chunk;        /**< most bytes per device allocation; 0: 1 GiB */
+	const struct gpudp_mem_allocator *alloc; /**< NULL: gpudev */
+};
+
+/** What a pool uses, for reports and the memory-overhead checks. */
+struct gpudp_pool_info {
+	enum gpudp_mem_type type;
+	enum gpudp_pin_backend pin; /**< the backend actually used */
+	uint32_t nb_mbufs;
+	uint16_t elt_size;        /**< bytes of data memory per mbuf */
+	uint32_t chunks;          /**< device/pinned allocations */
+	uint32_t extmem_segs;     /**< IOVA-contiguous runs given to the mempool */
+	size_t data_bytes;        /**< nb_mbufs * elt_size */
+	size_t gpu_bytes;         /**< device memory allocated (DEVICE) */
+	size_t host_bytes;        /**< host memory of the mempool (headers, ring, ...) */
+	uint64_t pins;            /**< pins made for this pool */
+};
+
+struct gpudp_pool;
+
+/**
+ * Create a pool. Logs (gpudp.mem) the backend chosen and what failed.
+ * @return the pool, or NULL with rte_errno set: EINVAL bad parameter;
+ *   ENODEV no such GPU; ENOTSUP backend not available (e.g. kmod without
+ *   the module); ENOMEM host or GPU memory exhausted; EEXIST name in use;
+ *   another errno from registration.
+ */
+struct gpudp_pool *gpudp_pool_create(const struct gpudp_pool_conf *conf);
+
+/** The mempool to give to rte_eth_rx_queue_setup(). */
+struct rte_mempool *gpudp_pool_mempool(const struct gpudp_pool *p);
+
+/** Fill @p info. */
+void gpudp_pool_info_get(const struct gpudp_pool *p, struct gpudp_pool_info *info);
+
+/**
+ * Destroy a pool: mbufs must all be back (ports stopped, queues released).
+ * Order: mempool free, dma_unmap per port, extmem_unregister, unpin, free.
+ * @return 0; -EBUSY if mbufs are still out (nothing is freed then).
+ *   A NULL pool is a no-op.
+ */
+int gpudp_pool_destroy(struct gpudp_pool *p);
+
+/**
+ * Check that the pool's memory is still there: for kmod pins, that the
+ * module's free callback has not revoked them (the GPU memory was freed
+ * under the pin). Costs one ioctl per chunk: call it from a slow path
+ * (e.g. the stats timer), not per burst.
+ * @return 0; -EIDRM if a pin was revoked: stop the ports using the pool,
+ *   then destroy it.
+ */
+int gpudp_pool_check(struct gpudp_pool *p);
+
+/** "host", "pinned", "device" -> type; -EINVAL for anything else. */
+int gpudp_mem_type_parse(const char *s, enum gpudp_mem_type *t);
+/** "auto", "peermem", "kmod", "dmabuf" -> backend; -EINVAL otherwise. */
+int gpudp_pin_backend_parse(const char *s, enum gpudp_pin_backend *b);
+/** Names of the enums, as parsed. */
+const char *gpudp_mem_type_name(enum gpudp_mem_type t);
+const char *gpudp_pin_backend_name(enum gpudp_pin_backend b);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUDP_MEM_H */

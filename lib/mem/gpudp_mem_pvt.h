@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Internal to lib/mem. */
+#ifndef GPUDP_MEM_PVT_H
+#define GPUDP_MEM_PVT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_log.h>
+#include <rte_memory.h>
+
+#include "gpudp_mem.h"
+
+/** GPU page size (NVIDIA's GPUDirect RDMA guide, "Pinning GPU memory"). */
+#define GPUDP_GPU_PAGE ((size_t)64 << 10)
+
+extern int gpudp_mem_logtype;
+#define GPUDP_MEM_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, gpudp_mem_logtype, "gpudp.mem: " fmt "\n", \
+		##__VA_ARGS__)
+
+/** A backend's pin of one chunk. */
+struct gpudp_pin_region {
+	const void *reg;   /**< backend-private (a regcache region) */
+};
+
+/** A pin backend. */
+struct gpudp_pin_ops {
+	enum gpudp_pin_backend backend;
+	const char *name;
+	/**
+	 * Pin [va, va + len) and return its bus addresses, one per page of
+	 * *pgsz bytes, in a malloc'ed array the caller frees. NULL: the
+	 * backend does not pin (IOVA left to the PMD).
+	 */
+	int (*pin)(void *va, size_t len, struct gpudp_pin_region *r,
+		   rte_iova_t **iova, size_t *n, size_t *pgsz);
+	/** Release a pin (lazily: the registration cache keeps it). */
+	void (*unpin)(struct gpudp_pin_region *r);
+	/** 0 if the pin is still valid; -EIDRM if revoked (memory freed). */
+	int (*check)(struct gpudp_pin_region *r);
+};
+
+/** Resolve AUTO and check the backend is usable; logs the choice. */
+int gpudp_pin_backend_select(enum gpudp_pin_backend want,
+			     const struct gpudp_pin_ops **ops);
+
+/** Registration cache counters of the kmod backend (zeros if unused). */
+struct gpudp_regcache_stats;
+void gpudp_pin_kmod_stats(struct gpudp_regcache_stats *st);
+
+/** Call fn for every live pool, under the pool list lock. */
+void gpudp_pool_foreach(void (*fn)(const struct gpudp_pool *p, void *arg), void *arg);
+const char *gpudp_pool_name(const struct gpudp_pool *p);
+
+#endif /* GPUDP_MEM_PVT_H */
