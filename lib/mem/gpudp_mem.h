@@ -124,6 +124,49 @@ int gpudp_pool_destroy(struct gpudp_pool *p);
  */
 int gpudp_pool_check(struct gpudp_pool *p);
 
+/** Result of one deployment check. */
+enum gpudp_check_level {
+	GPUDP_CHECK_OK,
+	GPUDP_CHECK_WARN,  /**< works, but slower or fragile */
+	GPUDP_CHECK_FAIL,  /**< GPU receive will not work as configured */
+	GPUDP_CHECK_SKIP,  /**< could not be checked here */
+};
+
+/** Called once per finding: @p check is "bar1", "iommu", "pcie", "mlx5", "port". */
+typedef void gpudp_check_report_t(enum gpudp_check_level lvl, const char *check,
+				  const char *msg, void *arg);
+
+/**
+ * Check a deployment before creating GPU pools: BAR1 free space against
+ * @p pool_bytes (through NVML, when libnvidia-ml.so.1 is present), IOMMU
+ * mode of the GPU and each PCI port (the kmod backend needs it off or in
+ * passthrough), NIC/GPU PCIe placement (NVIDIA's GPUDirect RDMA guide,
+ * "Supported Systems": a warning when they do not share a PCIe switch), and
+ * on mlx5 ports the settings GPU receive needs (txq_inline_max=0,
+ * MLX5_SCATTER_TO_CQE=0).
+ *
+ * @param gpu_pci PCI address of the GPU ("0000:00:06.0"), or NULL
+ * @param ports, nb_ports the ports that will DMA into the pools
+ * @param pool_bytes GPU memory the pools will pin
+ * @param pin the pin backend that will be used
+ * @param report called for every finding (may be NULL)
+ * @param arg passed to @p report
+ * @return the number of GPUDP_CHECK_FAIL findings.
+ */
+int gpudp_mem_check(const char *gpu_pci, const uint16_t *ports, uint16_t nb_ports,
+		    size_t pool_bytes, enum gpudp_pin_backend pin,
+		    gpudp_check_report_t *report, void *arg);
+
+/** "ok", "warn", "FAIL", "skip". */
+const char *gpudp_check_level_name(enum gpudp_check_level l);
+
+/**
+ * Where two PCI devices meet (sysfs under $GPUDP_SYSFS_ROOT, default /sys):
+ * 2 below one root port (a PCIe switch), 1 at the root complex only, 0 on
+ * different root complexes, -1 unknown (not PCI devices).
+ */
+int gpudp_mem_pcie_affinity(const char *pci_a, const char *pci_b);
+
 /** "host", "pinned", "device" -> type; -EINVAL for anything else. */
 int gpudp_mem_type_parse(const char *s, enum gpudp_mem_type *t);
 /** "auto", "peermem", "kmod", "dmabuf" -> backend; -EINVAL otherwise. */

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -405,6 +407,127 @@ mem_names_parse_both_ways(void)
 	return GPUDP_TEST_PASS;
 }
 
+/* ---- deployment checks over a fake sysfs tree ---- */
+
+static char sysroot[] = "/tmp/gpudp-sysfs-XXXXXX";
+
+static int
+mkpath(const char *path)
+{
+	char tmp[512], *p;
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (p = tmp + 1; *p; p++) {
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(tmp, 0755);
+			*p = '/';
+		}
+	}
+	return mkdir(tmp, 0755) == 0 || errno == EEXIST ? 0 : -errno;
+}
+
+/* a PCI device at sysfs path devices/<chain>/<bdf>, linked from bus/pci/devices */
+static int
+fake_pci(const char *chain, const char *bdf, const char *iommu_type)
+{
+	char dev[512], link[512], grp[512], f[600];
+	FILE *fp;
+
+	snprintf(dev, sizeof(dev), "%s/devices/%s/%s", sysroot, chain, bdf);
+	snprintf(link, sizeof(link), "%s/bus/pci/devices/%s", sysroot, bdf);
+	if (mkpath(dev) != 0 || mkpath(sysroot) != 0)
+		return -1;
+	snprintf(f, sizeof(f), "%s/bus/pci/devices", sysroot);
+	mkpath(f);
+	if (symlink(dev, link) != 0)
+		return -1;
+	if (iommu_type != NULL) {
+		snprintf(grp, sizeof(grp), "%s/kernel/iommu_groups/%s", sysroot, bdf);
+		mkpath(grp);
+		snprintf(f, sizeof(f), "%s/type", grp);
+		fp = fopen(f, "w");
+		if (fp == NULL)
+			return -1;
+		fprintf(fp, "%s\n", iommu_type);
+		fclose(fp);
+		snprintf(f, sizeof(f), "%s/iommu_group", dev);
+		if (symlink(grp, f) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+struct findings {
+	int fail, warn, ok, skip;
+	char last_fail[512];
+};
+
+static void
+collect(enum gpudp_check_level lvl, const char *check, const char *msg, void *arg)
+{
+	struct findings *f = arg;
+
+	printf("    [%s] %s: %s\n", gpudp_check_level_name(lvl), check, msg);
+	if (lvl == GPUDP_CHECK_FAIL) {
+		f->fail++;
+		snprintf(f->last_fail, sizeof(f->last_fail), "%s", msg);
+	}
+	f->warn += lvl == GPUDP_CHECK_WARN;
+	f->ok += lvl == GPUDP_CHECK_OK;
+	f->skip += lvl == GPUDP_CHECK_SKIP;
+}
+
+static int
+pcie_placement_is_classified(void)
+{
+	const char *sw = "pci0000:00/0000:00:01.0/0000:01:00.0";
+
+	GPUDP_TEST_ASSERT(mkdtemp(sysroot) != NULL, "mkdtemp");
+	setenv("GPUDP_SYSFS_ROOT", sysroot, 1);
+	GPUDP_TEST_ASSERT(fake_pci("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0",
+				   "0000:03:00.0", "DMA") == 0, "gpu");
+	GPUDP_TEST_ASSERT(fake_pci("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0",
+				   "0000:04:00.0", "identity") == 0, "nic under the switch");
+	GPUDP_TEST_ASSERT(fake_pci("pci0000:00/0000:00:02.0", "0000:05:00.0", NULL) == 0,
+			  "nic on another root port");
+	GPUDP_TEST_ASSERT(fake_pci("pci0000:80/0000:80:01.0", "0000:81:00.0", NULL) == 0,
+			  "nic on another root complex");
+	(void)sw;
+	GPUDP_TEST_ASSERT(gpudp_mem_pcie_affinity("0000:03:00.0", "0000:04:00.0") == 2,
+			  "same switch: %d", gpudp_mem_pcie_affinity("0000:03:00.0", "0000:04:00.0"));
+	GPUDP_TEST_ASSERT(gpudp_mem_pcie_affinity("0000:03:00.0", "0000:05:00.0") == 1,
+			  "root complex: %d", gpudp_mem_pcie_affinity("0000:03:00.0", "0000:05:00.0"));
+	GPUDP_TEST_ASSERT(gpudp_mem_pcie_affinity("0000:03:00.0", "0000:81:00.0") == 0,
+			  "other socket: %d", gpudp_mem_pcie_affinity("0000:03:00.0", "0000:81:00.0"));
+	GPUDP_TEST_ASSERT(gpudp_mem_pcie_affinity("0000:03:00.0", "0000:99:00.0") == -1,
+			  "unknown device");
+	return GPUDP_TEST_PASS;
+}
+
+static int
+iommu_translation_fails_kmod_backend(void)
+{
+	struct findings f = {0};
+	const uint16_t port0 = 0;
+	int fails;
+
+	GPUDP_TEST_SKIP_IF(getenv("GPUDP_SYSFS_ROOT") == NULL, "needs pcie_placement_is_classified");
+	setenv("GPUDP_LIBNVML", "/nonexistent/libnvidia-ml.so.1", 1);
+	/* the GPU's IOMMU group translates ("DMA"): kmod's physical addresses break */
+	fails = gpudp_mem_check("0000:03:00.0", &port0, 1, 1 << 20, GPUDP_PIN_KMOD, collect, &f);
+	GPUDP_TEST_ASSERT(fails == 1 && f.fail == 1, "fails %d", fails);
+	GPUDP_TEST_ASSERT(strstr(f.last_fail, "iommu=pt") != NULL, "advice missing: %s",
+			  f.last_fail);
+	/* BAR1 (no NVML) and the net_null port's placement cannot be checked */
+	GPUDP_TEST_ASSERT(f.skip == 2, "skips %d", f.skip);
+	memset(&f, 0, sizeof(f));
+	fails = gpudp_mem_check("0000:03:00.0", &port0, 1, 1 << 20, GPUDP_PIN_PEERMEM,
+				collect, &f);
+	GPUDP_TEST_ASSERT(fails == 0 && f.warn == 1, "peermem: fails %d warns %d", fails, f.warn);
+	return GPUDP_TEST_PASS;
+}
+
 static const struct gpudp_test_case cases[] = {
 	{ "eal_sees_vdevs", eal_sees_vdevs },
 	{ "extbuf_pool_lives_in_registered_memory", extbuf_pool_lives_in_registered_memory },
@@ -415,6 +538,8 @@ static const struct gpudp_test_case cases[] = {
 	{ "device_alloc_failure_is_enomem_and_clean", device_alloc_failure_is_enomem_and_clean },
 	{ "bad_pool_configs_are_rejected", bad_pool_configs_are_rejected },
 	{ "mem_names_parse_both_ways", mem_names_parse_both_ways },
+	{ "pcie_placement_is_classified", pcie_placement_is_classified },
+	{ "iommu_translation_fails_kmod_backend", iommu_translation_fails_kmod_backend },
 	{ NULL, NULL },
 };
 
@@ -433,6 +558,13 @@ main(int argc, char **argv)
 		return 1;
 	}
 	rc = gpudp_test_run("dpdk", cases, argc, argv);
+	if (strcmp(sysroot + strlen(sysroot) - 6, "XXXXXX") != 0) {
+		char cmd[600];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", sysroot);
+		if (system(cmd) != 0)
+			fprintf(stderr, "could not remove %s\n", sysroot);
+	}
 	rte_eal_cleanup();
 	return rc;
 }
