@@ -2,7 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Pack the gpu suite of a build tree for the GPU machine.
 
-usage: test/gpu/pack.py [BUILD_DIR] [OUT_DIR]      (defaults: build .gpu-carry)
+usage: test/gpu/pack.py [--bench] [BUILD_DIR] [OUT_DIR]   (defaults: build .gpu-carry)
+
+--bench also packs every meson benchmark(); an argument naming a file in the
+build tree that does not exist yet, or one under BUILD/bench/ (JSON
+outputs), is rewritten to $OUT.
 
 Writes OUT_DIR with:
   bin/       each gpu-suite test executable, stripped
@@ -44,12 +48,18 @@ def needed_libs(exe):
 
 
 def main():
-    build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
-    out = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else ".gpu-carry")
+    args = [a for a in sys.argv[1:] if a != "--bench"]
+    bench = "--bench" in sys.argv[1:]
+    build = os.path.abspath(args[0] if len(args) > 0 else "build")
+    out = os.path.abspath(args[1] if len(args) > 1 else ".gpu-carry")
     tests = json.loads(subprocess.run(
         ["meson", "introspect", "--tests", build],
         capture_output=True, text=True, check=True).stdout)
     gpu = [t for t in tests if any(s.split(":")[-1] == "gpu" for s in t["suite"])]
+    if bench:
+        gpu += json.loads(subprocess.run(
+            ["meson", "introspect", "--benchmarks", build],
+            capture_output=True, text=True, check=True).stdout)
     if not gpu:
         sys.exit("pack: no gpu-suite tests in %s (built without CUDA?)" % build)
     shutil.rmtree(out, ignore_errors=True)
@@ -74,7 +84,10 @@ def main():
     for t in gpu:
         argv = []
         for i, a in enumerate(t["cmd"]):
-            if os.path.isfile(a):
+            if i > 0 and a.startswith(build + "/") and (
+                    not os.path.exists(a) or a.startswith(build + "/bench/")):
+                argv.append("@out/" + os.path.basename(a))
+            elif os.path.isfile(a):
                 rel = pack_file(a, "bin" if i == 0 else "files")
                 if i == 0:
                     subprocess.run(["strip", "--strip-unneeded",

@@ -3,20 +3,25 @@
 # Runs the gpu suite packed by test/gpu/pack.py, on the GPU machine.
 # usage: .gpu-carry/run.sh [LOG]   (default LOG: $OUT/gpu-suite.log if $OUT
 #                                  is set, else gpu-suite.log beside this)
+# Benchmarks packed with --bench write their JSON into $OUT (or out/ here).
 # Prints each test's output and result, then "N passed, N failed, N skipped";
 # exits 1 if any test failed.
 set -uo pipefail
 dir=$(cd "$(dirname "$0")" && pwd)
 log=${1:-${OUT:-$dir}/gpu-suite.log}
 export LD_LIBRARY_PATH="$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-python3 - "$dir" "$log" <<'PY'
+outdir=${OUT:-$dir/out}
+mkdir -p "$outdir"
+python3 - "$dir" "$log" "$outdir" <<'PY'
 import json, os, subprocess, sys, time
-d, logpath = sys.argv[1], sys.argv[2]
+d, logpath, outdir = sys.argv[1], sys.argv[2], sys.argv[3]
 tests = json.load(open(os.path.join(d, "tests.json")))
 p = f = s = 0
 with open(logpath, "w") as log:
     for t in tests:
-        argv = [os.path.join(d, a[2:]) if a.startswith("@/") else a for a in t["argv"]]
+        argv = [os.path.join(d, a[2:]) if a.startswith("@/") else
+                os.path.join(outdir, a[5:]) if a.startswith("@out/") else a
+                for a in t["argv"]]
         env = dict(os.environ, **t["env"])
         t0 = time.time()
         try:
