@@ -17,6 +17,7 @@
 #include <rte_mbuf.h>
 
 #include <gpudp_cuda.h>
+#include <gpudp_gpu.h>
 #include <gpudp_mem.h>
 #include <gpudp_test.h>
 
@@ -168,6 +169,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "EAL init failed: %s\n", strerror(rte_errno));
 		return 1;
 	}
+	/* GPUs the EAL's PCI scan did not probe become gpudev devices here */
+	gpudp_gpu_probe_all();
 	if (gpudp_cuda_init() == 0 && rte_gpu_count_avail() > 0)
 		gpu = rte_gpu_find_next(0, RTE_GPU_ID_ANY);
 	else

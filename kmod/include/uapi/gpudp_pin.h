@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * gpudp_pin: user/kernel ABI of the GPU memory pinning module.
+ *
+ * This header is shared verbatim by the kernel module (kmod/) and user
+ * space (lib/pin/, test programs). Only fixed-width types, every struct
+ * padded explicitly to a multiple of 8 bytes, so 32- and 64-bit callers
+ * see the same layout. Reserved and padding fields must be zero on input
+ * (otherwise -EINVAL), so they can get a meaning later.
+ *
+ * Device node: /dev/gpudp_pin. Each open file owns its pins; close (or
+ * process exit) releases all of them. doc/kmod.md lists every errno.
+ */
+#ifndef _UAPI_GPUDP_PIN_H
+#define _UAPI_GPUDP_PIN_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define GPUDP_PIN_DEVICE_NAME	"gpudp_pin"
+#define GPUDP_PIN_DEVICE_PATH	"/dev/gpudp_pin"
+
+/* ABI version: major changes are incompatible, minor ones add features. */
+#define GPUDP_PIN_ABI_MAJOR	1
+#define GPUDP_PIN_ABI_MINOR	0
+
+/* NV-P2P pins GPU memory in 64 KiB pages (seed: "Pinning GPU memory"). */
+#define GPUDP_PIN_GPU_PAGE_SHIFT	16
+#define GPUDP_PIN_GPU_PAGE_SIZE		(1ULL << GPUDP_PIN_GPU_PAGE_SHIFT)
+
+/* struct gpudp_pin_version.caps */
+#define GPUDP_PIN_CAP_PERSISTENT	(1U << 0) /* persistent API built in */
+#define GPUDP_PIN_CAP_NV_P2P_H		(1U << 1) /* built against NVIDIA's nv-p2p.h */
+
+/* struct gpudp_pin_pin.flags */
+#define GPUDP_PIN_F_PERSISTENT	(1U << 0) /* nvidia_p2p_get_pages_persistent */
+#define GPUDP_PIN_F_STRICT	(1U << 1) /* reject unaligned va/len instead of rounding */
+#define GPUDP_PIN_F_ALL		(GPUDP_PIN_F_PERSISTENT | GPUDP_PIN_F_STRICT)
+
+/* struct gpudp_pin_query.state */
+#define GPUDP_PIN_STATE_VALID	1 /* pinned, table readable, mmap works */
+#define GPUDP_PIN_STATE_REVOKED	2 /* free callback ran: memory is gone */
+
+/* struct gpudp_pin_query.flags (in addition to the GPUDP_PIN_F_* pin flags) */
+#define GPUDP_PIN_QF_PEER_MAPPED	(1U << 16)
+
+/**
+ * struct gpudp_pin_version - GPUDP_PIN_IOC_VERSION
+ * @abi_major:		GPUDP_PIN_ABI_MAJOR of the module
+ * @abi_minor:		GPUDP_PIN_ABI_MINOR of the module
+ * @caps:		GPUDP_PIN_CAP_* bits
+ * @pad:		zero
+ * @max_pinned_bytes:	per-open-file cap (module parameter max_pinned_bytes)
+ * @pinned_bytes:	bytes currently pinned through this open file
+ */
+struct gpudp_pin_version {
+	__u32 abi_major;
+	__u32 abi_minor;
+	__u32 caps;
+	__u32 pad;
+	__u64 max_pinned_bytes;
+	__u64 pinned_bytes;
+};
+
+/**
+ * struct gpudp_pin_pin - GPUDP_PIN_IOC_PIN
+ * @va:		in: GPU virtual address (any alignment unless F_STRICT)
+ * @len:	in: length in bytes, > 0
+ * @flags:	in: GPUDP_PIN_F_*
+ * @pad:	in: zero
+ * @handle:	out: pin handle, unique for the module's lifetime, never 0
+ * @aligned_va:	out: @va rounded down to 64 KiB
+ * @aligned_len: out: pinned length, multiple of 64 KiB
+ * @offset:	out: @va - @aligned_va
+ * @mmap_offset: out: pass to mmap() to map the pin from @aligned_va on
+ */
+struct gpudp_pin_pin {
+	__u64 va;
+	__u64 len;
+	__u32 flags;
+	__u32 pad;
+	__u64 handle;
+	__u64 aligned_va;
+	__u64 aligned_len;
+	__u64 offset;
+	__u64 mmap_offset;
+};
+
+/**
+ * struct gpudp_pin_handle - GPUDP_PIN_IOC_UNPIN, GPUDP_PIN_IOC_UNMAP_PEER
+ * @handle:	in: pin handle
+ */
+struct gpudp_pin_handle {
+	__u64 handle;
+};
+
+/**
+ * struct gpudp_pin_table - GPUDP_PIN_IOC_GET_TABLE
+ * @handle:	in: pin handle
+ * @addrs:	in: user pointer to __u64[@max_entries], or 0 for the sizes only
+ *		(addresses need CAP_SYS_ADMIN or CAP_SYS_RAWIO)
+ * @max_entries: in: capacity of @addrs
+ * @entries:	out: number of GPU pages (set even on -ERANGE)
+ * @page_size:	out: GPU page size in bytes (4 KiB, 64 KiB or 128 KiB)
+ * @pad:	in: zero
+ */
+struct gpudp_pin_table {
+	__u64 handle;
+	__u64 addrs;
+	__u32 max_entries;
+	__u32 entries;
+	__u32 page_size;
+	__u32 pad;
+};
+
+/**
+ * struct gpudp_pin_map_peer - GPUDP_PIN_IOC_MAP_PEER
+ * @handle:	in: pin handle
+ * @addrs:	in: user pointer to __u64[@max_entries] for the bus addresses
+ *		the peer must use, or 0
+ * @pci_domain:	in: PCI domain of the peer device
+ * @pci_bus:	in: PCI bus of the peer device
+ * @pci_devfn:	in: PCI device/function of the peer device (PCI_DEVFN())
+ * @pad0:	in: zero
+ * @max_entries: in: capacity of @addrs
+ * @entries:	out: number of DMA addresses (set even on -ERANGE)
+ * @page_size:	out: page size of the mapping in bytes
+ * @pad1:	in: zero
+ */
+struct gpudp_pin_map_peer {
+	__u64 handle;
+	__u64 addrs;
+	__u32 pci_domain;
+	__u8 pci_bus;
+	__u8 pci_devfn;
+	__u16 pad0;
+	__u32 max_entries;
+	__u32 entries;
+	__u32 page_size;
+	__u32 pad1;
+};
+
+/**
+ * struct gpudp_pin_query - GPUDP_PIN_IOC_QUERY
+ * @handle:	in: pin handle
+ * @state:	out: GPUDP_PIN_STATE_*
+ * @flags:	out: GPUDP_PIN_F_* the pin was made with | GPUDP_PIN_QF_*
+ * @aligned_va:	out: first pinned GPU VA
+ * @aligned_len: out: pinned length
+ * @mmap_offset: out: mmap() offset of the pin
+ * @page_size:	out: GPU page size in bytes (0 once revoked)
+ * @entries:	out: number of GPU pages (0 once revoked)
+ */
+struct gpudp_pin_query {
+	__u64 handle;
+	__u32 state;
+	__u32 flags;
+	__u64 aligned_va;
+	__u64 aligned_len;
+	__u64 mmap_offset;
+	__u32 page_size;
+	__u32 entries;
+};
+
+#define GPUDP_PIN_IOC_MAGIC	0xD5
+
+#define GPUDP_PIN_IOC_VERSION	_IOR(GPUDP_PIN_IOC_MAGIC, 0x00, struct gpudp_pin_version)
+#define GPUDP_PIN_IOC_PIN	_IOWR(GPUDP_PIN_IOC_MAGIC, 0x01, struct gpudp_pin_pin)
+#define GPUDP_PIN_IOC_UNPIN	_IOW(GPUDP_PIN_IOC_MAGIC, 0x02, struct gpudp_pin_handle)
+#define GPUDP_PIN_IOC_GET_TABLE	_IOWR(GPUDP_PIN_IOC_MAGIC, 0x03, struct gpudp_pin_table)
+#define GPUDP_PIN_IOC_QUERY	_IOWR(GPUDP_PIN_IOC_MAGIC, 0x04, struct gpudp_pin_query)
+#define GPUDP_PIN_IOC_MAP_PEER	_IOWR(GPUDP_PIN_IOC_MAGIC, 0x05, struct gpudp_pin_map_peer)
+#define GPUDP_PIN_IOC_UNMAP_PEER _IOW(GPUDP_PIN_IOC_MAGIC, 0x06, struct gpudp_pin_handle)
+
+#endif /* _UAPI_GPUDP_PIN_H */
