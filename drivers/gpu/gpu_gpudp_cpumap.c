@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mem_cpu_map / mem_cpu_unmap: CPU access to GPU buffers through the
+ * gpudp_pin kernel module (kmod/, client library lib/pin), which pins the
+ * buffer's 64 KiB GPU pages with nvidia_p2p_get_pages and mmap()s them
+ * write-combined, as GDRCopy does, without GDRCopy.
+ *
+ * INTEGRATION POINT (lib/pin): this file compiles the real path only when
+ * drivers/gpu/meson.build finds `gpudp_pin_dep` (lib/pin built before
+ * drivers/) and defines GPUDP_GPU_HAVE_PIN. Without it, and at run time
+ * without /dev/gpudp_pin, cpu_map fails with -ENOTSUP and one clear log
+ * line, and gpudp_gpu_cpu_map_available() says why.
+ *
+ * Rules: the pointer must be one rte_gpu_mem_alloc returned on this device
+ * and size at most what was allocated; one CPU mapping per buffer; the
+ * mapping covers whole 64 KiB pages, the buffer's own only (mem_alloc
+ * aligns and rounds to 64 KiB). mem_free and close undo a mapping left
+ * behind.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu_gpudp_pvt.h"
+#include "gpudp_gpu.h"
+
+#ifdef GPUDP_GPU_HAVE_PIN
+#include <gpudp_pin_client.h>
+
+static pthread_once_t pin_once = PTHREAD_ONCE_INIT;
+static int pin_fd = -1;  /* process-wide; pins belong to it */
+static int pin_err;      /* negative errno when pin_fd < 0 */
+
+static void
+pin_open_once(void)
+{
+	int fd = gpudp_pin_open(NULL);
+
+	if (fd < 0)
+		pin_err = fd;
+	else
+		pin_fd = fd;
+}
+
+static int
+pin_ready(char *why, size_t len)
+{
+	pthread_once(&pin_once, pin_open_once);
+	if (pin_fd >= 0) {
+		if (why != NULL && len > 0)
+			why[0] = '\0';
+		return 0;
+	}
+	if (why != NULL)
+		snprintf(why, len, "%s: %s", GPUDP_PIN_DEVICE_PATH,
+			 pin_err == -ENOENT ? "the gpudp_pin module is not loaded" :
+			 pin_err == -EPROTO ? "module ABI differs from this build" :
+			 strerror(-pin_err));
+	return pin_err;
+}
+#else
+static int
+pin_ready(char *why, size_t len)
+{
+	if (why != NULL)
+		snprintf(why, len, "gpudp was built without lib/pin (the gpudp_pin client)");
+	return -ENOTSUP;
+}
+#endif
+
+int
+gpudp_gpu_cpu_map_available(char *why, size_t len)
+{
+	return pin_ready(why, len);
+}
+
+int
+gpudp_gpu_mem_cpu_map(struct rte_gpu *dev, size_t size, void *ptr_in,
+		      void **ptr_out)
+{
+	char why[160];
+	int rc = pin_ready(why, sizeof(why));
+
+	if (rc != 0) {
+		GPU_LOG(ERR, "%s: mem_cpu_map(%p, %zu): CPU mapping of GPU memory unavailable: %s",
+			dev->mpshared->name, ptr_in, size, why);
+		return -ENOTSUP;
+	}
+#ifdef GPUDP_GPU_HAVE_PIN
+	struct gpudp_gpu_priv *p = dev->process_private;
+	struct gpudp_gpu_mtab_ent *ent;
+	struct gpudp_pin_pin pin;
+	void *addr = NULL;
+
+	pthread_mutex_lock(&p->mtab.lock);
+	ent = gpudp_gpu_mtab_find_locked(&p->mtab, (uintptr_t)ptr_in);
+	if (ent == NULL || ent->kind != GPUDP_GPU_MEM_DEVICE) {
+		GPU_LOG(ERR, "%s: mem_cpu_map(%p): not a live rte_gpu_mem_alloc buffer of this device",
+			dev->mpshared->name, ptr_in);
+		rc = -EINVAL;
+	} else if (size > ent->size) {
+		GPU_LOG(ERR, "%s: mem_cpu_map(%p, %zu): buffer has only %zu bytes",
+			dev->mpshared->name, ptr_in, size, ent->size);
+		rc = -EINVAL;
+	} else if (ent->pin_handle != 0) {
+		GPU_LOG(ERR, "%s: mem_cpu_map(%p): already mapped at %p",
+			dev->mpshared->name, ptr_in, ent->map_addr);
+		rc = -EEXIST;
+	} else {
+		rc = gpudp_pin_pin(pin_fd, ent->key, size, 0, &pin);
+		if (rc == 0) {
+			rc = gpudp_pin_mmap(pin_fd, &pin, 0, pin.aligned_len, &addr);
+			if (rc != 0)
+				gpudp_pin_unpin(pin_fd, pin.handle);
+		}
+		if (rc != 0) {
+			GPU_LOG(ERR, "%s: mem_cpu_map(%p, %zu): gpudp_pin: %s",
+				dev->mpshared->name, ptr_in, size, strerror(-rc));
+		} else {
+			ent->pin_handle = pin.handle;
+			ent->map_addr = addr;
+			ent->map_len = pin.aligned_len;
+			*ptr_out = (char *)addr + pin.offset;
+		}
+	}
+	pthread_mutex_unlock(&p->mtab.lock);
+	return rc;
+#else
+	RTE_SET_USED(ptr_out);
+	return -ENOTSUP;
+#endif
+}
+
+int
+gpudp_gpu_mem_cpu_unmap(struct rte_gpu *dev, void *ptr)
+{
+	struct gpudp_gpu_priv *p = dev->process_private;
+	struct gpudp_gpu_mtab_ent *ent;
+	int rc = 0;
+
+	pthread_mutex_lock(&p->mtab.lock);
+	ent = gpudp_gpu_mtab_find_locked(&p->mtab, (uintptr_t)ptr);
+	if (ent == NULL || ent->kind != GPUDP_GPU_MEM_DEVICE || ent->pin_handle == 0)
+		rc = -EINVAL;
+	else
+		gpudp_gpu_cpumap_release(ent);
+	pthread_mutex_unlock(&p->mtab.lock);
+	if (rc != 0)
+		GPU_LOG(ERR, "%s: mem_cpu_unmap(%p): not a CPU-mapped rte_gpu_mem_alloc buffer of this device",
+			dev->mpshared->name, ptr);
+	return rc;
+}
+
+void
+gpudp_gpu_cpumap_release(struct gpudp_gpu_mtab_ent *ent)
+{
+	if (ent->pin_handle == 0)
+		return;
+#ifdef GPUDP_GPU_HAVE_PIN
+	gpudp_pin_munmap(ent->map_addr, ent->map_len);
+	gpudp_pin_unpin(pin_fd, ent->pin_handle);
+#endif
+	ent->pin_handle = 0;
+	ent->map_addr = NULL;
+	ent->map_len = 0;
+}
+
+size_t
+gpudp_gpu_cpumap_count(struct gpudp_gpu_priv *p)
+{
+	size_t i, n = 0;
+
+	pthread_mutex_lock(&p->mtab.lock);
+	for (i = 0; i < p->mtab.cap; i++)
+		if (p->mtab.slot[i] != NULL && p->mtab.slot[i]->pin_handle != 0)
+			n++;
+	pthread_mutex_unlock(&p->mtab.lock);
+	return n;
+}
