@@ -229,8 +229,10 @@ gpu_create(struct rte_device *rdev, CUdevice d, int numa, const char *bus,
 	p->gdr_flush_options = cu_attr(d, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS, 0);
 	if (numa < 0)
 		numa = sysfs_numa_node(p->pci_addr);
+#if CUDA_VERSION >= 12020 /* the attribute is new in CUDA 12.2's headers */
 	if (numa < 0)
 		numa = cu_attr(d, CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID, -1);
+#endif
 
 	/* wmb (seed, "Synchronization and Memory Ordering"): nothing to do
 	 * when the GPU orders remote writes for its own context; otherwise

@@ -130,7 +130,9 @@ f_cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
 	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: *v = 1; break;
 	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: *v = 0; break;
 	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: *v = 1; break;
+#if CUDA_VERSION >= 12020
 	case CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID: *v = -1; break;
+#endif
 	default: *v = 0; break;
 	}
 	return CUDA_SUCCESS;
