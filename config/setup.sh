@@ -114,6 +114,23 @@ cmd_test() {
 	meson test -C "$build" --no-rebuild --print-errorlogs || rc=1
 	read -r p f s < <(totals "$build/meson-logs/testlog.json")
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	# kmod, second stage: the guest tests on a KASAN/lockdep/kmemleak kernel
+	# (test/kmod/debug-kernel.sh). Runs when that kernel is cached
+	# (~/.cache/gpudp) or GPUDP_DEBUG_KERNEL=1 asks to build it (6-10 min
+	# on 2 cores); otherwise it counts as a skip and says why.
+	if test/kmod/debug-kernel.sh -q 2>/dev/null || [ "${GPUDP_DEBUG_KERNEL:-0}" = 1 ]; then
+		say "kmod: guest tests on the debug kernel"
+		local dk=0
+		test/kmod/debug-kernel.sh -b "$build/test/kmod" || dk=$?
+		case $dk in
+		0) pass=$((pass + 1)) ;;
+		77) skip=$((skip + 1)) ;;
+		*) fail=$((fail + 1)) rc=1 ;;
+		esac
+	else
+		say "kmod: debug-kernel stage SKIPPED: its kernel is not cached (GPUDP_DEBUG_KERNEL=1 builds it, 6-10 min)"
+		skip=$((skip + 1))
+	fi
 	if [ "${GPUDP_SKIP_ASAN:-0}" != 1 ]; then
 		build_tree "$asan_build" --native-file config/presets/asan.ini
 		say "meson test: unit and dpdk suites under ASan/UBSan ($asan_build)"

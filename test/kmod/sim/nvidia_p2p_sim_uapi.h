@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * nvidia_p2p_sim: TEST-ONLY simulator of NVIDIA's NV-P2P provider.
+ * Control interface of /dev/nvidia_p2p_sim, shared by the module and the
+ * guest test programs. Never load this module on a machine with a GPU.
+ */
+#ifndef _UAPI_NVIDIA_P2P_SIM_H
+#define _UAPI_NVIDIA_P2P_SIM_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define NVP2P_SIM_DEVICE_PATH	"/dev/nvidia_p2p_sim"
+
+/* Fake cudaMalloc: @size rounded up to 64 KiB, @va returned 64 KiB aligned. */
+struct nvp2p_sim_alloc {
+	__u64 size;
+	__u64 va;
+};
+
+/* Fake cudaFree of the allocation starting at @va: fires free callbacks. */
+struct nvp2p_sim_va {
+	__u64 va;
+};
+
+/* Read (PEEK) or write (POKE) the u64 at GPU VA @va through the kernel. */
+struct nvp2p_sim_word {
+	__u64 va;
+	__u64 value;
+};
+
+/*
+ * Fault injection, global, replaced as a whole by NVP2P_SIM_IOC_FAULT.
+ * @get_pages_err:	errno (negative) returned by the next @fail_count
+ *			get_pages/get_pages_persistent calls
+ * @fail_count:		see above
+ * @page_4k:		build page tables of 4 KiB pages instead of 64 KiB
+ * @race_put:		put_pages finds the table still registered: the
+ *			"GPU side" tears it down first, running the free
+ *			callback on another thread while put_pages waits, as
+ *			a cudaFree racing with the unpin would
+ * @cb_delay_us:	sleep this long before running each free callback
+ * @bad_version:	hand out tables with an incompatible version word
+ * @cb_thread:		FREE runs the callbacks on a worker thread
+ */
+struct nvp2p_sim_fault {
+	__s32 get_pages_err;
+	__u32 fail_count;
+	__u32 page_4k;
+	__u32 race_put;
+	__u32 cb_delay_us;
+	__u32 bad_version;
+	__u32 cb_thread;
+	__u32 pad;
+};
+
+/* Counters; "live" ones must be 0 once every client is gone. */
+struct nvp2p_sim_stats {
+	__u64 tables_live;	/* page tables handed out and not freed */
+	__u64 dmas_live;	/* dma mappings not freed */
+	__u64 allocs_live;	/* fake GPU allocations */
+	__u64 get_pages;	/* successful get_pages{,_persistent} */
+	__u64 put_pages;	/* put_pages{,_persistent} calls */
+	__u64 callbacks;	/* free callbacks run */
+	__u64 violations;	/* API contract violations by the client */
+	__u64 dma_maps;		/* successful dma_map_pages */
+};
+
+#define NVP2P_SIM_IOC_MAGIC	0xD6
+#define NVP2P_SIM_IOC_ALLOC	_IOWR(NVP2P_SIM_IOC_MAGIC, 1, struct nvp2p_sim_alloc)
+#define NVP2P_SIM_IOC_FREE	_IOW(NVP2P_SIM_IOC_MAGIC, 2, struct nvp2p_sim_va)
+#define NVP2P_SIM_IOC_PEEK	_IOWR(NVP2P_SIM_IOC_MAGIC, 3, struct nvp2p_sim_word)
+#define NVP2P_SIM_IOC_POKE	_IOW(NVP2P_SIM_IOC_MAGIC, 4, struct nvp2p_sim_word)
+#define NVP2P_SIM_IOC_FAULT	_IOW(NVP2P_SIM_IOC_MAGIC, 5, struct nvp2p_sim_fault)
+#define NVP2P_SIM_IOC_STATS	_IOR(NVP2P_SIM_IOC_MAGIC, 6, struct nvp2p_sim_stats)
+
+/* Bias the simulator adds to physical addresses to make "bus" addresses. */
+#define NVP2P_SIM_DMA_BIAS	(1ULL << 44)
+
+#endif /* _UAPI_NVIDIA_P2P_SIM_H */
