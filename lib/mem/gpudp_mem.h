@@ -36,6 +36,13 @@ enum gpudp_mem_type {
 	GPUDP_MEM_HOST,   /**< host (hugepage) memory: CPU workloads only */
 	GPUDP_MEM_PINNED, /**< host memory registered with the GPU (gpudev) */
 	GPUDP_MEM_DEVICE, /**< GPU memory */
+	/**
+	 * Buffer split: each packet's first conf.hdr_len bytes in a host
+	 * mbuf (the CPU can read headers), the rest in a GPU mbuf, for PMDs
+	 * with RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT. Set up rx queues with
+	 * gpudp_pool_rx_queue_setup().
+	 */
+	GPUDP_MEM_SPLIT,
 };
 
 /** How the NIC gets bus addresses for GPU memory. */
@@ -73,6 +80,7 @@ struct gpudp_pool_conf {
 	enum gpudp_pin_backend pin; /**< DEVICE pools only */
 	size_t max_chunk;        /**< most bytes per device allocation; 0: 1 GiB */
 	const struct gpudp_mem_allocator *alloc; /**< NULL: gpudev */
+	uint16_t hdr_len;        /**< SPLIT: header bytes in host memory; 0: 128 */
 };
 
 /** What a pool uses, for reports and the memory-overhead checks. */
@@ -85,7 +93,7 @@ struct gpudp_pool_info {
 	uint32_t extmem_segs;     /**< IOVA-contiguous runs given to the mempool */
 	size_t data_bytes;        /**< nb_mbufs * elt_size */
 	size_t gpu_bytes;         /**< device memory allocated (DEVICE) */
-	size_t host_bytes;        /**< host memory of the mempool (headers, ring, ...) */
+	size_t host_bytes;        /**< host memory of the mempools (mbufs, SPLIT header rooms) */
 	uint64_t pins;            /**< pins made for this pool */
 };
 
@@ -100,8 +108,25 @@ struct gpudp_pool;
  */
 struct gpudp_pool *gpudp_pool_create(const struct gpudp_pool_conf *conf);
 
-/** The mempool to give to rte_eth_rx_queue_setup(). */
+/**
+ * The mempool of the packet data: give it to rte_eth_rx_queue_setup()
+ * (for SPLIT pools it holds the payload segments; use
+ * gpudp_pool_rx_queue_setup() instead).
+ */
 struct rte_mempool *gpudp_pool_mempool(const struct gpudp_pool *p);
+
+/** SPLIT pools: the host mempool of the header segments; NULL otherwise. */
+struct rte_mempool *gpudp_pool_header_mempool(const struct gpudp_pool *p);
+
+/**
+ * Set up an rx queue that receives into the pool: a plain
+ * rte_eth_rx_queue_setup() for HOST, PINNED and DEVICE pools; for SPLIT
+ * pools a two-segment buffer split (header pool, then payload pool).
+ * @return 0; -ENOTSUP if the port cannot split buffers (logged with the
+ *   port and driver names); another negative errno from ethdev.
+ */
+int gpudp_pool_rx_queue_setup(const struct gpudp_pool *p, uint16_t port,
+			      uint16_t queue, uint16_t nb_desc, int socket_id);
 
 /** Fill @p info. */
 void gpudp_pool_info_get(const struct gpudp_pool *p, struct gpudp_pool_info *info);
@@ -167,7 +192,7 @@ const char *gpudp_check_level_name(enum gpudp_check_level l);
  */
 int gpudp_mem_pcie_affinity(const char *pci_a, const char *pci_b);
 
-/** "host", "pinned", "device" -> type; -EINVAL for anything else. */
+/** "host", "pinned", "device", "split" -> type; -EINVAL for anything else. */
 int gpudp_mem_type_parse(const char *s, enum gpudp_mem_type *t);
 /** "auto", "peermem", "kmod", "dmabuf" -> backend; -EINVAL otherwise. */
 int gpudp_pin_backend_parse(const char *s, enum gpudp_pin_backend *b);

@@ -60,7 +60,7 @@ tel_pool(const char *cmd, const char *params, struct rte_tel_data *d)
 		return -1;
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "type", gpudp_mem_type_name(f.info.type));
-	if (f.info.type == GPUDP_MEM_DEVICE)
+	if (f.info.type == GPUDP_MEM_DEVICE || f.info.type == GPUDP_MEM_SPLIT)
 		rte_tel_data_add_dict_string(d, "pin", gpudp_pin_backend_name(f.info.pin));
 	rte_tel_data_add_dict_u64(d, "nb_mbufs", f.info.nb_mbufs);
 	rte_tel_data_add_dict_u64(d, "elt_size", f.info.elt_size);

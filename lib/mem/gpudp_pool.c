@@ -48,6 +48,7 @@ struct gpudp_pool {
 	struct gpudp_mem_allocator alloc;
 	const struct gpudp_pin_ops *pin_ops;
 	struct rte_mempool *mp;
+	struct rte_mempool *hdr_mp;    /* SPLIT */
 	struct chunk *chunks;
 	uint32_t nb_chunks, cap_chunks;
 	struct rte_pktmbuf_extmem *ext;
@@ -62,6 +63,7 @@ static const char *const type_names[] = {
 	[GPUDP_MEM_HOST] = "host",
 	[GPUDP_MEM_PINNED] = "pinned",
 	[GPUDP_MEM_DEVICE] = "device",
+	[GPUDP_MEM_SPLIT] = "split",
 };
 
 static const char *const backend_names[] = {
@@ -332,6 +334,8 @@ pool_release(struct gpudp_pool *p)
 {
 	if (p->mp != NULL)
 		rte_mempool_free(p->mp);
+	if (p->hdr_mp != NULL)
+		rte_mempool_free(p->hdr_mp);
 	while (p->nb_chunks > 0)
 		chunk_release(p, &p->chunks[--p->nb_chunks]);
 	free(p->chunks);
@@ -362,6 +366,8 @@ check_conf(const struct gpudp_pool_conf *conf)
 		why = "nb_ports without ports";
 	else if (conf->nb_ports > RTE_MAX_ETHPORTS)
 		why = "too many ports";
+	else if (conf->type == GPUDP_MEM_SPLIT && conf->hdr_len > 4096)
+		why = "hdr_len above 4096";
 	if (why == NULL)
 		return 0;
 	GPUDP_MEM_LOG(ERR, "pool %s: invalid configuration: %s",
@@ -381,7 +387,7 @@ gpudp_pool_create(const struct gpudp_pool_conf *conf)
 	if (rc != 0)
 		goto fail_early;
 	if ((conf->type == GPUDP_MEM_PINNED ||
-	     (conf->type == GPUDP_MEM_DEVICE && conf->alloc == NULL)) &&
+	     (conf->type != GPUDP_MEM_HOST && conf->alloc == NULL)) &&
 	    !rte_gpu_is_valid(conf->gpu_id)) {
 		GPUDP_MEM_LOG(ERR, "pool %s: GPU %d not found (%u GPUs available)",
 			      conf->name, conf->gpu_id, rte_gpu_count_avail());
@@ -417,7 +423,23 @@ gpudp_pool_create(const struct gpudp_pool_conf *conf)
 		goto done;
 	}
 
-	if (conf->type == GPUDP_MEM_DEVICE) {
+	if (conf->type == GPUDP_MEM_SPLIT) {
+		char hname[RTE_MEMPOOL_NAMESIZE];
+		uint16_t hdr = conf->hdr_len ? conf->hdr_len : 128;
+
+		snprintf(hname, sizeof(hname), "%.*s_h", (int)sizeof(hname) - 3, p->name);
+		p->hdr_mp = rte_pktmbuf_pool_create(hname, conf->nb_mbufs, conf->cache_size,
+						    0, RTE_PKTMBUF_HEADROOM + hdr,
+						    conf->socket_id);
+		if (p->hdr_mp == NULL) {
+			rc = -rte_errno;
+			GPUDP_MEM_LOG(ERR, "pool %s: header pool of %u x %u B: %s", p->name,
+				      conf->nb_mbufs, RTE_PKTMBUF_HEADROOM + hdr,
+				      strerror(rte_errno));
+			goto fail;
+		}
+	}
+	if (conf->type == GPUDP_MEM_DEVICE || conf->type == GPUDP_MEM_SPLIT) {
 		if (conf->alloc != NULL)
 			p->alloc = *conf->alloc;
 		else
@@ -453,13 +475,13 @@ gpudp_pool_create(const struct gpudp_pool_conf *conf)
 		total = RTE_ALIGN_CEIL((size_t)(conf->nb_mbufs - have) * p->info.elt_size,
 				       GPUDP_GPU_PAGE);
 		total = RTE_MIN(total, max_chunk);
-		n = conf->type == GPUDP_MEM_DEVICE ? device_chunk(p, c, total) :
-						     pinned_chunk(p, c, total);
+		n = conf->type == GPUDP_MEM_PINNED ? pinned_chunk(p, c, total) :
+						     device_chunk(p, c, total);
 		if (n < 0) {
 			rc = (int)n;
 			goto fail;
 		}
-		if (conf->type == GPUDP_MEM_DEVICE)
+		if (conf->type != GPUDP_MEM_PINNED)
 			p->info.gpu_bytes += c->len;
 		have += n;
 	}
@@ -477,6 +499,9 @@ gpudp_pool_create(const struct gpudp_pool_conf *conf)
 done:
 	p->info.host_bytes = rte_mempool_calc_obj_size(p->mp->elt_size, p->mp->flags,
 						       NULL) * (size_t)p->mp->size;
+	if (p->hdr_mp != NULL)
+		p->info.host_bytes += rte_mempool_calc_obj_size(p->hdr_mp->elt_size,
+				p->hdr_mp->flags, NULL) * (size_t)p->hdr_mp->size;
 	rte_spinlock_lock(&pools_lock);
 	TAILQ_INSERT_TAIL(&pools, p, next);
 	rte_spinlock_unlock(&pools_lock);
@@ -494,6 +519,44 @@ gpudp_pool_mempool(const struct gpudp_pool *p)
 	return p->mp;
 }
 
+struct rte_mempool *
+gpudp_pool_header_mempool(const struct gpudp_pool *p)
+{
+	return p->hdr_mp;
+}
+
+int
+gpudp_pool_rx_queue_setup(const struct gpudp_pool *p, uint16_t port, uint16_t queue,
+			  uint16_t nb_desc, int socket_id)
+{
+	struct rte_eth_rxseg_split seg[2] = {
+		{ .mp = p->hdr_mp, .length = p->conf.hdr_len ? p->conf.hdr_len : 128 },
+		{ .mp = p->mp, .length = 0 },
+	};
+	struct rte_eth_dev_info di;
+	struct rte_eth_rxconf rxconf;
+	int rc;
+
+	if (p->hdr_mp == NULL) {
+		rc = rte_eth_rx_queue_setup(port, queue, nb_desc, socket_id, NULL, p->mp);
+		return rc;
+	}
+	rc = rte_eth_dev_info_get(port, &di);
+	if (rc != 0)
+		return rc;
+	if (!(di.rx_offload_capa & RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT)) {
+		GPUDP_MEM_LOG(ERR, "pool %s: port %u (%s) cannot split buffers "
+			      "(no RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT): use a device or pinned pool",
+			      p->name, port, di.driver_name);
+		return -ENOTSUP;
+	}
+	rxconf = di.default_rxconf;
+	rxconf.offloads |= RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT;
+	rxconf.rx_seg = (union rte_eth_rxseg *)seg;
+	rxconf.rx_nseg = RTE_DIM(seg);
+	return rte_eth_rx_queue_setup(port, queue, nb_desc, socket_id, &rxconf, NULL);
+}
+
 void
 gpudp_pool_info_get(const struct gpudp_pool *p, struct gpudp_pool_info *info)
 {
@@ -505,9 +568,12 @@ gpudp_pool_destroy(struct gpudp_pool *p)
 {
 	if (p == NULL)
 		return 0;
-	if (rte_mempool_avail_count(p->mp) != p->mp->size) {
+	if (rte_mempool_avail_count(p->mp) != p->mp->size ||
+	    (p->hdr_mp != NULL && rte_mempool_avail_count(p->hdr_mp) != p->hdr_mp->size)) {
 		GPUDP_MEM_LOG(ERR, "pool %s: %u of %u mbufs still in use; stop the ports first",
-			      p->name, rte_mempool_in_use_count(p->mp), p->mp->size);
+			      p->name, rte_mempool_in_use_count(p->mp) +
+			      (p->hdr_mp != NULL ? rte_mempool_in_use_count(p->hdr_mp) : 0),
+			      p->mp->size + (p->hdr_mp != NULL ? p->hdr_mp->size : 0));
 		return -EBUSY;
 	}
 	rte_spinlock_lock(&pools_lock);

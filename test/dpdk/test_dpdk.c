@@ -364,6 +364,37 @@ device_alloc_failure_is_enomem_and_clean(void)
 	return GPUDP_TEST_PASS;
 }
 
+/* SPLIT: header pool in host memory, payload pool in (stand-in) device
+ * memory; net_null cannot split buffers, so rx setup says so. */
+static int
+split_pool_has_host_headers_and_device_payload(void)
+{
+	struct gpudp_pool_conf conf = pool_conf("t_split", GPUDP_MEM_SPLIT);
+	struct gpudp_pool_info info;
+	struct gpudp_pool *p;
+	struct rte_mempool *h, *d;
+	struct rte_eth_conf ec = {0};
+
+	conf.alloc = &stand_in;
+	conf.hdr_len = 64;
+	p = gpudp_pool_create(&conf);
+	GPUDP_TEST_ASSERT(p != NULL, "create: %s", strerror(rte_errno));
+	h = gpudp_pool_header_mempool(p);
+	d = gpudp_pool_mempool(p);
+	gpudp_pool_info_get(p, &info);
+	GPUDP_TEST_ASSERT(h != NULL && d != NULL && h != d, "pools %p %p", (void *)h, (void *)d);
+	GPUDP_TEST_ASSERT(rte_pktmbuf_data_room_size(h) == RTE_PKTMBUF_HEADROOM + 64,
+			  "header room %u", rte_pktmbuf_data_room_size(h));
+	GPUDP_TEST_ASSERT(info.gpu_bytes >= info.data_bytes && stand_in_live > 0,
+			  "payload not in device memory: %zu B", info.gpu_bytes);
+	GPUDP_TEST_ASSERT(rte_eth_dev_configure(0, 1, 1, &ec) == 0, "configure");
+	GPUDP_TEST_ASSERT(gpudp_pool_rx_queue_setup(p, 0, 0, 256, SOCKET_ID_ANY) == -ENOTSUP,
+			  "net_null accepted a buffer split");
+	GPUDP_TEST_ASSERT(gpudp_pool_destroy(p) == 0, "destroy");
+	GPUDP_TEST_ASSERT(stand_in_live == 0, "%d leaked", stand_in_live);
+	return GPUDP_TEST_PASS;
+}
+
 static int
 bad_pool_configs_are_rejected(void)
 {
@@ -387,6 +418,7 @@ bad_pool_configs_are_rejected(void)
 	/* gpudev allocator and pinned memory need a GPU: none here */
 	REJECT(c.alloc = NULL, ENODEV);
 	REJECT(c.type = GPUDP_MEM_PINNED, ENODEV);
+	REJECT((c.type = GPUDP_MEM_SPLIT, c.hdr_len = 5000), EINVAL);
 #undef REJECT
 	GPUDP_TEST_ASSERT(stand_in_live == 0, "%d leaked", stand_in_live);
 	return GPUDP_TEST_PASS;
@@ -400,6 +432,7 @@ mem_names_parse_both_ways(void)
 
 	GPUDP_TEST_ASSERT(gpudp_mem_type_parse("device", &t) == 0 && t == GPUDP_MEM_DEVICE, "device");
 	GPUDP_TEST_ASSERT(gpudp_mem_type_parse("gpu", &t) == -EINVAL, "gpu accepted");
+	GPUDP_TEST_ASSERT(gpudp_mem_type_parse("split", &t) == 0 && t == GPUDP_MEM_SPLIT, "split");
 	GPUDP_TEST_ASSERT(gpudp_pin_backend_parse("kmod", &b) == 0 && b == GPUDP_PIN_KMOD, "kmod");
 	GPUDP_TEST_ASSERT(gpudp_pin_backend_parse(NULL, &b) == -EINVAL, "NULL accepted");
 	GPUDP_TEST_ASSERT(strcmp(gpudp_pin_backend_name(GPUDP_PIN_PEERMEM), "peermem") == 0,
@@ -536,6 +569,8 @@ static const struct gpudp_test_case cases[] = {
 	{ "device_pool_chunks_forward_and_tear_down", device_pool_chunks_forward_and_tear_down },
 	{ "destroy_with_mbufs_out_is_ebusy", destroy_with_mbufs_out_is_ebusy },
 	{ "device_alloc_failure_is_enomem_and_clean", device_alloc_failure_is_enomem_and_clean },
+	{ "split_pool_has_host_headers_and_device_payload",
+	  split_pool_has_host_headers_and_device_payload },
 	{ "bad_pool_configs_are_rejected", bad_pool_configs_are_rejected },
 	{ "mem_names_parse_both_ways", mem_names_parse_both_ways },
 	{ "pcie_placement_is_classified", pcie_placement_is_classified },
