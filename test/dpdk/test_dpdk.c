@@ -196,10 +196,14 @@ null_ports_forward_from_extbuf_pool(void)
 static int stand_in_live;
 static size_t stand_in_bytes;
 
+#define STAND_IN_CAPACITY ((size_t)1 << 30)	/* largest stand-in allocation */
+
 static void *
 stand_in_alloc(void *ctx, size_t len, size_t align)
 {
-	void *p = aligned_alloc(align, len);
+	/* a request over the capacity fails like cuMemAlloc does, not by
+	 * asking the host allocator (and ASan) for terabytes */
+	void *p = len <= STAND_IN_CAPACITY ? aligned_alloc(align, len) : NULL;
 
 	(void)ctx;
 	if (p == NULL)
