@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gpudp-capture-bench: packets per second analysed by the GPU engine and by
+ * the CPU engine on the same input, without DPDK: the capture file is read
+ * into memory once, then each engine analyses it `repeat` times through the
+ * same staged batches gpudp-capture uses. Writes a JSON result; with
+ * --report, also gpudp-capture's JSON report of the last engine's analysis
+ * of one pass (tests compare it with tshark, and CPU with GPU).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "capfile.h"
+#include "engine.h"
+#include "gpudp_analysis_pkt.h"
+#include "report.h"
+
+struct bench_conf {
+	const char *input;
+	const char *json;
+	const char *report;
+	const char *filter;
+	const char *engines;
+	uint32_t repeat;
+	uint32_t batch_pkts;
+	uint32_t batch_bytes;
+	uint32_t flows;
+	uint32_t inflight;
+	uint32_t vary;
+	int gpu;
+};
+
+/* Where each packet's IP addresses are, for --vary (0: not IP). */
+static uint32_t *addr_off;
+static uint8_t *addr_len;
+static uint32_t vary_n;
+
+struct bench_result {
+	int ran;
+	char note[256];
+	uint64_t pkts;
+	double seconds;
+	struct cap_engine_stats st;
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: gpudp-capture-bench [options] FILE.pcap|FILE.pcapng\n"
+		"  --engine LIST     engines to run, comma-separated: cpu,gpu (default: cpu,gpu)\n"
+		"  --repeat N        passes over the file per engine (default: 20)\n"
+		"  --batch N         packets per batch (default: 8192)\n"
+		"  --batch-bytes N   data bytes per batch (default: 16777216)\n"
+		"  --flows N         flow table slots, power of two (default: 65536)\n"
+		"  --inflight N      GPU batches in flight (default: 3)\n"
+		"  --gpu N           CUDA device (default: 0)\n"
+		"  --vary N          copy r of the file gets its IP addresses' last two bytes\n"
+		"                    XORed with r %% N: up to N times the file's flows (default: 0, off)\n"
+		"  --filter EXPR     filter evaluated on every packet (default: none)\n"
+		"  --json FILE       benchmark result as JSON (default: stdout only)\n"
+		"  --report FILE     gpudp-capture JSON report of one pass of the last engine\n"
+		"  --help            this text\n");
+}
+
+static int
+parse_u32(const char *opt, const char *v, uint32_t min, uint32_t max, uint32_t *out)
+{
+	char *e;
+	unsigned long x;
+
+	errno = 0;
+	x = strtoul(v, &e, 0);
+	if (errno != 0 || *e != '\0' || v[0] == '-' || x < min || x > max) {
+		fprintf(stderr, "gpudp-capture-bench: --%s: bad value '%s' (expected %u..%u)\n",
+			opt, v, min, max);
+		return -1;
+	}
+	*out = (uint32_t)x;
+	return 0;
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Stream `passes` copies of the file through the engine in full batches. */
+static int
+feed(struct cap_engine *e, const struct capfile_packets *pk, uint32_t passes)
+{
+	struct cap_batch *b = cap_engine_get_batch(e);
+	uint32_t r;
+	size_t i;
+
+	for (r = 0; r < passes && b != NULL; r++) {
+		for (i = 0; i < pk->n && b != NULL; i++) {
+			const struct capfile_pkt *p = &pk->pkt[i];
+			uint8_t *dst = cap_batch_alloc(b, p->caplen, p->wirelen, p->ts_ns);
+
+			if (dst == NULL) {
+				if (cap_engine_submit(e, b) != 0)
+					return -EIO;
+				b = cap_engine_get_batch(e);
+				if (b == NULL)
+					return -EIO;
+				dst = cap_batch_alloc(b, p->caplen, p->wirelen, p->ts_ns);
+				if (dst == NULL)
+					return -E2BIG;
+			}
+			memcpy(dst, p->data, p->caplen);
+			if (vary_n > 1 && addr_len[i] != 0) {
+				uint32_t v = r % vary_n, o = addr_off[i], l = addr_len[i];
+
+				/* last two bytes of source and destination */
+				dst[o + l - 2] ^= (uint8_t)(v >> 8);
+				dst[o + l - 1] ^= (uint8_t)v;
+				dst[o + 2 * l - 2] ^= (uint8_t)(v >> 8);
+				dst[o + 2 * l - 1] ^= (uint8_t)v;
+			}
+		}
+	}
+	if (b == NULL || cap_engine_submit(e, b) != 0)
+		return -EIO;
+	return 0;
+}
+
+static int
+prepare_vary(const struct capfile_packets *pk, uint32_t n)
+{
+	size_t i;
+
+	vary_n = n;
+	if (n < 2)
+		return 0;
+	addr_off = calloc(pk->n ? pk->n : 1, sizeof(*addr_off));
+	addr_len = calloc(pk->n ? pk->n : 1, 1);
+	if (addr_off == NULL || addr_len == NULL)
+		return -ENOMEM;
+	for (i = 0; i < pk->n; i++) {
+		struct gpudp_pkt_info pi;
+
+		gpudp_pkt_parse(pk->pkt[i].data, pk->pkt[i].caplen, &pi);
+		if (pi.af == 4) {
+			addr_off[i] = pi.l3_off + 12;
+			addr_len[i] = 4;
+		} else if (pi.af == 6) {
+			addr_off[i] = pi.l3_off + 8;
+			addr_len[i] = 16;
+		}
+	}
+	return 0;
+}
+
+static int
+run_engine(const struct bench_conf *bc, const char *name, const struct capfile_packets *pk,
+	   const struct gpudp_filter *filter, struct bench_result *res, int write_report)
+{
+	struct cap_engine_conf ec = {
+		.batch_pkts = bc->batch_pkts, .batch_bytes = bc->batch_bytes,
+		.flow_capacity = bc->flows, .filter = *filter, .gpu_device = bc->gpu,
+		.inflight = bc->inflight,
+	};
+	struct cap_engine e;
+	double t0;
+	int rc;
+
+	rc = cap_engine_create(&e, name, &ec, res->note, sizeof(res->note));
+	if (rc != 0)
+		return rc;
+	if (write_report) {
+		/* one pass for the report, from a fresh engine */
+		struct gpudp_analysis *a = gpudp_analysis_create(bc->flows, filter);
+		struct cap_report rep = {
+			.input = bc->input, .engine = name, .eng = &e.st, .final = 1,
+			.expected_pkts = pk->n, .filter_expr = bc->filter, .top_n = 10,
+		};
+
+		rc = a == NULL ? -ENOMEM : feed(&e, pk, 1);
+		if (rc == 0)
+			rc = cap_engine_collect(&e, a);
+		if (rc == 0) {
+			rep.a = a;
+			rep.rx_pkts = pk->n;
+			rc = cap_report_json_file(bc->report, &rep);
+			if (rc != 0)
+				snprintf(res->note, sizeof(res->note), "cannot write %s: %s",
+					 bc->report, strerror(-rc));
+		} else {
+			snprintf(res->note, sizeof(res->note), "%s", e.err);
+		}
+		gpudp_analysis_free(a);
+		cap_engine_destroy(&e);
+		if (rc != 0)
+			return rc;
+		rc = cap_engine_create(&e, name, &ec, res->note, sizeof(res->note));
+		if (rc != 0)
+			return rc;
+	}
+	/* warm-up: module load, and first touch of every batch buffer and table */
+	rc = feed(&e, pk, (uint32_t)(((uint64_t)(bc->inflight + 1) * bc->batch_pkts +
+				      pk->n - 1) / (pk->n ? pk->n : 1)) + 1);
+	if (rc == 0)
+		rc = cap_engine_flush(&e);
+	memset(&e.st.pkts, 0, sizeof(e.st) - sizeof(e.st.device));
+	t0 = now_s();
+	if (rc == 0)
+		rc = feed(&e, pk, bc->repeat);
+	if (rc == 0)
+		rc = cap_engine_flush(&e);
+	res->seconds = now_s() - t0;
+	if (rc != 0)
+		snprintf(res->note, sizeof(res->note), "%s", e.err);
+	res->pkts = e.st.pkts;
+	res->st = e.st;
+	res->ran = rc == 0;
+	cap_engine_destroy(&e);
+	return rc;
+}
+
+static void
+print_result(FILE *f, const char *name, const struct bench_result *r)
+{
+	fprintf(f, "  \"%s\": ", name);
+	if (!r->ran) {
+		fprintf(f, "{\"ran\": false, \"note\": \"%s\"}", r->note);
+		return;
+	}
+	fprintf(f, "{\"ran\": true, \"device\": \"%s\", \"packets\": %" PRIu64
+		", \"seconds\": %.6f, \"packets_per_s\": %.1f, \"batches\": %" PRIu64
+		", \"busy_ms\": %.3f, \"kernel_ms\": %.3f, \"copy_bytes\": %" PRIu64
+		", \"kernel_packets_per_s\": %.1f}",
+		r->st.device, r->pkts, r->seconds, r->seconds > 0 ? r->pkts / r->seconds : 0,
+		r->st.batches, r->st.busy_ms, r->st.kernel_ms, r->st.copy_bytes,
+		r->st.kernel_ms > 0 ? r->pkts / (r->st.kernel_ms / 1e3) : 0);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "engine", required_argument, NULL, 'e' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "batch-bytes", required_argument, NULL, 'B' },
+		{ "flows", required_argument, NULL, 'f' },
+		{ "inflight", required_argument, NULL, 'i' },
+		{ "gpu", required_argument, NULL, 'g' },
+		{ "vary", required_argument, NULL, 'v' },
+		{ "filter", required_argument, NULL, 'F' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "report", required_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bench_conf bc = {
+		.engines = "cpu,gpu", .repeat = 20, .batch_pkts = 8192,
+		.batch_bytes = 16u << 20, .flows = GPUDP_AN_DEFAULT_FLOWS, .inflight = 3,
+	};
+	struct bench_result cpu = { 0 }, gpu = { 0 };
+	struct capfile_packets pk;
+	struct gpudp_filter filter;
+	char err[256];
+	uint32_t gdev = 0;
+	int c, rc, want_cpu, want_gpu;
+	FILE *out;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e': bc.engines = optarg; break;
+		case 'r': if (parse_u32("repeat", optarg, 1, 1000000, &bc.repeat)) return 2; break;
+		case 'b': if (parse_u32("batch", optarg, 1, 1u << 20, &bc.batch_pkts)) return 2; break;
+		case 'B': if (parse_u32("batch-bytes", optarg, 65536, 1u << 30, &bc.batch_bytes))
+				return 2;
+			break;
+		case 'f': if (parse_u32("flows", optarg, 16, GPUDP_AN_MAX_FLOWS, &bc.flows)) return 2;
+			if (gpudp_analysis_capacity(bc.flows) != bc.flows) {
+				fprintf(stderr, "gpudp-capture-bench: --flows: bad value '%s' "
+					"(a power of two)\n", optarg);
+				return 2;
+			}
+			break;
+		case 'i': if (parse_u32("inflight", optarg, 1, 16, &bc.inflight)) return 2; break;
+		case 'g': if (parse_u32("gpu", optarg, 0, 64, &gdev)) return 2; break;
+		case 'v': if (parse_u32("vary", optarg, 0, 65536, &bc.vary)) return 2; break;
+		case 'F': bc.filter = optarg; break;
+		case 'j': bc.json = optarg; break;
+		case 'R': bc.report = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	bc.gpu = (int)gdev;
+	if (optind != argc - 1) {
+		fprintf(stderr, "gpudp-capture-bench: expected one capture file\n");
+		usage(stderr);
+		return 2;
+	}
+	bc.input = argv[optind];
+	want_cpu = strstr(bc.engines, "cpu") != NULL;
+	want_gpu = strstr(bc.engines, "gpu") != NULL;
+	if (!want_cpu && !want_gpu) {
+		fprintf(stderr, "gpudp-capture-bench: --engine: bad value '%s' (cpu, gpu or "
+			"cpu,gpu)\n", bc.engines);
+		return 2;
+	}
+	rc = gpudp_filter_compile(bc.filter, &filter, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "gpudp-capture-bench: --filter: %s\n", err);
+		return 2;
+	}
+	rc = capfile_read_all(bc.input, &pk, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "gpudp-capture-bench: %s\n", err);
+		return 1;
+	}
+	if (prepare_vary(&pk, bc.vary) != 0) {
+		fprintf(stderr, "gpudp-capture-bench: out of memory\n");
+		return 1;
+	}
+	if (want_cpu)
+		run_engine(&bc, "cpu", &pk, &filter, &cpu, bc.report != NULL && !want_gpu);
+	if (want_gpu)
+		run_engine(&bc, "gpu", &pk, &filter, &gpu, bc.report != NULL);
+	out = bc.json ? fopen(bc.json, "w") : stdout;
+	if (out == NULL) {
+		fprintf(stderr, "gpudp-capture-bench: --json: cannot create '%s': %s\n", bc.json,
+			strerror(errno));
+		return 1;
+	}
+	fprintf(out, "{\n  \"input\": \"%s\",\n  \"packets_per_pass\": %zu,\n  \"bytes_per_pass\": %"
+		PRIu64 ",\n  \"repeat\": %u,\n  \"vary\": %u,\n  \"batch\": %u,\n", bc.input, pk.n,
+		pk.data_bytes, bc.repeat, bc.vary, bc.batch_pkts);
+	print_result(out, "cpu", &cpu);
+	fprintf(out, ",\n");
+	print_result(out, "gpu", &gpu);
+	fprintf(out, ",\n  \"gpu_speedup\": ");
+	if (cpu.ran && gpu.ran && cpu.seconds > 0 && gpu.seconds > 0)
+		fprintf(out, "%.3f\n}\n", cpu.seconds / gpu.seconds *
+			((double)gpu.pkts / (cpu.pkts ? cpu.pkts : 1)));
+	else
+		fprintf(out, "null\n}\n");
+	if (out != stdout)
+		fclose(out);
+	if (want_gpu && !gpu.ran)
+		fprintf(stderr, "gpudp-capture-bench: GPU engine not run: %s\n", gpu.note);
+	if (want_cpu && !cpu.ran)
+		fprintf(stderr, "gpudp-capture-bench: CPU engine failed: %s\n", cpu.note);
+	capfile_packets_free(&pk);
+	free(addr_off);
+	free(addr_len);
+	if ((want_cpu && !cpu.ran) || (want_gpu && !gpu.ran))
+		return want_gpu && !gpu.ran && (!want_cpu || cpu.ran) ? 77 : 1;
+	return 0;
+}

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * GPU engine: the staged path. A ring of `inflight` slots; each slot has a
+ * pinned host staging area and a device copy laid out the same way:
+ *
+ *   [ desc: max_pkts x 24 B | match bitmap | packet data: batch_bytes ]
+ *
+ * submit: H2D copy of descriptors + zeroed bitmap, H2D copy of the used data,
+ * kernel, D2H copy of the bitmap, all on one stream (so the kernel runs only
+ * after its copy), then an event. get_batch reuses slots in order, waiting
+ * on the oldest slot's event and running its done callback first.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpudp_cuda.h"
+#include "engine.h"
+
+enum { EV_START, EV_KSTART, EV_KEND, EV_END, EV_MAX };
+
+struct gpu_slot {
+	struct cap_batch b;
+	uint8_t *host;           /* pinned */
+	CUdeviceptr dev;
+	CUevent ev[EV_MAX];
+	int inflight;
+};
+
+struct gpu_priv {
+	CUdevice dev;
+	CUcontext ctx;
+	CUmodule mod;
+	CUfunction fn;
+	CUstream stream;
+	CUdeviceptr d_ctr, d_flows, d_filter;
+	size_t match_off, data_off, slot_bytes;
+	uint32_t n_slots, next, oldest, n_inflight;
+	struct gpu_slot *slots;
+};
+
+#define CU(e, call) do { \
+	CUresult r_ = (call); \
+	if (r_ != CUDA_SUCCESS) { \
+		snprintf((e)->err, sizeof((e)->err), "%s: %s", #call, gpudp_cuda_errstr(r_)); \
+		return -EIO; \
+	} \
+} while (0)
+
+static void
+gpu_fini(struct cap_engine *e)
+{
+	struct gpu_priv *p = e->priv;
+	uint32_t i, k;
+
+	if (p == NULL)
+		return;
+	if (p->ctx != NULL)
+		gpudp_cu->cuCtxSetCurrent(p->ctx);
+	if (p->stream != NULL)
+		gpudp_cu->cuStreamSynchronize(p->stream);
+	for (i = 0; p->slots != NULL && i < p->n_slots; i++) {
+		struct gpu_slot *s = &p->slots[i];
+
+		for (k = 0; k < EV_MAX; k++)
+			if (s->ev[k] != NULL)
+				gpudp_cu->cuEventDestroy(s->ev[k]);
+		if (s->host != NULL)
+			gpudp_cu->cuMemFreeHost(s->host);
+		if (s->dev != 0)
+			gpudp_cu->cuMemFree(s->dev);
+	}
+	free(p->slots);
+	if (p->d_ctr != 0)
+		gpudp_cu->cuMemFree(p->d_ctr);
+	if (p->d_flows != 0)
+		gpudp_cu->cuMemFree(p->d_flows);
+	if (p->d_filter != 0)
+		gpudp_cu->cuMemFree(p->d_filter);
+	if (p->stream != NULL)
+		gpudp_cu->cuStreamDestroy(p->stream);
+	if (p->mod != NULL)
+		gpudp_cu->cuModuleUnload(p->mod);
+	if (p->ctx != NULL)
+		gpudp_cu->cuDevicePrimaryCtxRelease(p->dev);
+	free(p);
+	e->priv = NULL;
+}
+
+static int
+gpu_setup(struct cap_engine *e)
+{
+	struct gpu_priv *p = e->priv;
+	size_t flows_bytes = sizeof(struct gpudp_flow_slot) * (size_t)e->conf.flow_capacity;
+	char name[64], bus[32];
+	uint32_t i, k;
+	int n_dev = 0, rc;
+
+	CU(e, gpudp_cu->cuDeviceGetCount(&n_dev));
+	if (e->conf.gpu_device < 0 || e->conf.gpu_device >= n_dev) {
+		snprintf(e->err, sizeof(e->err), "GPU %d does not exist (%d GPU%s found)",
+			 e->conf.gpu_device, n_dev, n_dev == 1 ? "" : "s");
+		return -ENODEV;
+	}
+	CU(e, gpudp_cu->cuDeviceGet(&p->dev, e->conf.gpu_device));
+	CU(e, gpudp_cu->cuDevicePrimaryCtxRetain(&p->ctx, p->dev));
+	CU(e, gpudp_cu->cuCtxSetCurrent(p->ctx));
+	CU(e, gpudp_cu->cuDeviceGetName(name, sizeof(name), p->dev));
+	if (gpudp_cu->cuDeviceGetPCIBusId(bus, sizeof(bus), p->dev) != CUDA_SUCCESS)
+		snprintf(bus, sizeof(bus), "?");
+	snprintf(e->st.device, sizeof(e->st.device), "GPU %d: %s (%s)",
+		 e->conf.gpu_device, name, bus);
+	rc = gpudp_cuda_module_load("capture", &p->mod);
+	if (rc != 0) {
+		snprintf(e->err, sizeof(e->err), "cannot load the capture kernels: %s",
+			 gpudp_cuda_last_error());
+		return rc;
+	}
+	CU(e, gpudp_cu->cuModuleGetFunction(&p->fn, p->mod, "gpudp_capture_analyse"));
+	CU(e, gpudp_cu->cuStreamCreate(&p->stream, CU_STREAM_NON_BLOCKING));
+
+	CU(e, gpudp_cu->cuMemAlloc(&p->d_ctr, sizeof(struct gpudp_an_counters)));
+	CU(e, gpudp_cu->cuMemAlloc(&p->d_flows, flows_bytes));
+	CU(e, gpudp_cu->cuMemAlloc(&p->d_filter, sizeof(struct gpudp_filter)));
+	CU(e, gpudp_cu->cuMemsetD8(p->d_ctr, 0, sizeof(struct gpudp_an_counters)));
+	CU(e, gpudp_cu->cuMemsetD8(p->d_flows, 0, flows_bytes));
+	CU(e, gpudp_cu->cuMemcpyHtoD(p->d_filter, &e->conf.filter, sizeof(struct gpudp_filter)));
+
+	p->match_off = sizeof(struct gpudp_an_pkt_desc) * (size_t)e->conf.batch_pkts;
+	p->data_off = (p->match_off + 4 * (size_t)((e->conf.batch_pkts + 31) / 32) + 255) &
+		      ~(size_t)255;
+	p->slot_bytes = p->data_off + e->conf.batch_bytes;
+	p->n_slots = e->conf.inflight;
+	p->slots = calloc(p->n_slots, sizeof(*p->slots));
+	if (p->slots == NULL) {
+		snprintf(e->err, sizeof(e->err), "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < p->n_slots; i++) {
+		struct gpu_slot *s = &p->slots[i];
+
+		CU(e, gpudp_cu->cuMemAllocHost((void **)&s->host, p->slot_bytes));
+		CU(e, gpudp_cu->cuMemAlloc(&s->dev, p->slot_bytes));
+		for (k = 0; k < EV_MAX; k++)
+			CU(e, gpudp_cu->cuEventCreate(&s->ev[k], CU_EVENT_DEFAULT));
+		s->b.desc = (struct gpudp_an_pkt_desc *)s->host;
+		s->b.match = (uint32_t *)(s->host + p->match_off);
+		s->b.data = s->host + p->data_off;
+		s->b.max_pkts = e->conf.batch_pkts;
+		s->b.data_cap = e->conf.batch_bytes;
+		s->b.slot = i;
+	}
+	return 0;
+}
+
+static int
+gpu_init(struct cap_engine *e, char *err, size_t errlen)
+{
+	int rc = gpudp_cuda_init();
+
+	if (rc != 0) {
+		snprintf(err, errlen, "no usable GPU: %s", gpudp_cuda_last_error());
+		return rc;
+	}
+	e->priv = calloc(1, sizeof(struct gpu_priv));
+	if (e->priv == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rc = gpu_setup(e);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s", e->err);
+		gpu_fini(e);
+	}
+	return rc;
+}
+
+/* Wait for the oldest in-flight slot, account it, run its callback. */
+static int
+gpu_complete_oldest(struct cap_engine *e)
+{
+	struct gpu_priv *p = e->priv;
+	struct gpu_slot *s = &p->slots[p->oldest];
+	float total = 0, kern = 0;
+	uint32_t w;
+
+	CU(e, gpudp_cu->cuEventSynchronize(s->ev[EV_END]));
+	if (gpudp_cu->cuEventElapsedTime(&total, s->ev[EV_START], s->ev[EV_END]) == CUDA_SUCCESS)
+		e->st.busy_ms += total;
+	if (gpudp_cu->cuEventElapsedTime(&kern, s->ev[EV_KSTART], s->ev[EV_KEND]) == CUDA_SUCCESS)
+		e->st.kernel_ms += kern;
+	s->b.n_match = 0;
+	for (w = 0; w < (s->b.n + 31) / 32; w++)
+		s->b.n_match += (uint32_t)__builtin_popcount(s->b.match[w]);
+	if (e->conf.done != NULL)
+		e->conf.done(e->conf.done_arg, &s->b);
+	s->inflight = 0;
+	s->b.n = 0;
+	p->oldest = (p->oldest + 1) % p->n_slots;
+	p->n_inflight--;
+	return 0;
+}
+
+static struct cap_batch *
+gpu_get_batch(struct cap_engine *e)
+{
+	struct gpu_priv *p = e->priv;
+	struct gpu_slot *s = &p->slots[p->next];
+
+	if (s->inflight && gpu_complete_oldest(e) != 0)
+		return NULL;
+	s->b.n = 0;
+	s->b.data_used = 0;
+	s->b.cap_bytes = 0;
+	s->b.n_match = 0;
+	return &s->b;
+}
+
+static int
+gpu_submit(struct cap_engine *e, struct cap_batch *b)
+{
+	struct gpu_priv *p = e->priv;
+	struct gpu_slot *s = &p->slots[b->slot];
+	struct gpudp_an_kernel_args args;
+	void *params[] = { &args };
+	size_t head;
+
+	if (b->n == 0)
+		return 0;
+	if (b != &s->b || b->slot != p->next) {
+		snprintf(e->err, sizeof(e->err), "batch submitted out of order");
+		return -EINVAL;
+	}
+	memset(b->match, 0, 4 * (size_t)((b->n + 31) / 32));
+	head = p->match_off + 4 * (size_t)((b->n + 31) / 32);
+	CU(e, gpudp_cu->cuCtxSetCurrent(p->ctx));
+	CU(e, gpudp_cu->cuEventRecord(s->ev[EV_START], p->stream));
+	/* descriptors and the zeroed bitmap (the bitmap follows the descriptor array) */
+	CU(e, gpudp_cu->cuMemcpyHtoDAsync(s->dev, s->host,
+					  sizeof(struct gpudp_an_pkt_desc) * b->n, p->stream));
+	CU(e, gpudp_cu->cuMemcpyHtoDAsync(s->dev + p->match_off, s->host + p->match_off,
+					  head - p->match_off, p->stream));
+	CU(e, gpudp_cu->cuMemcpyHtoDAsync(s->dev + p->data_off, s->host + p->data_off,
+					  b->data_used, p->stream));
+	args.ctr = p->d_ctr;
+	args.flows = p->d_flows;
+	args.filter = p->d_filter;
+	args.desc = s->dev;
+	args.data = s->dev + p->data_off;
+	args.match = s->dev + p->match_off;
+	args.flow_mask = e->conf.flow_capacity - 1;
+	args.n = b->n;
+	CU(e, gpudp_cu->cuEventRecord(s->ev[EV_KSTART], p->stream));
+	CU(e, gpudp_cu->cuLaunchKernel(p->fn, (b->n + 255) / 256, 1, 1, 256, 1, 1, 0,
+				       p->stream, params, NULL));
+	CU(e, gpudp_cu->cuEventRecord(s->ev[EV_KEND], p->stream));
+	CU(e, gpudp_cu->cuMemcpyDtoHAsync(s->host + p->match_off, s->dev + p->match_off,
+					  head - p->match_off, p->stream));
+	CU(e, gpudp_cu->cuEventRecord(s->ev[EV_END], p->stream));
+	s->inflight = 1;
+	p->n_inflight++;
+	p->next = (p->next + 1) % p->n_slots;
+	e->st.pkts += b->n;
+	e->st.bytes += b->cap_bytes;
+	e->st.copy_bytes += sizeof(struct gpudp_an_pkt_desc) * b->n +
+			    (head - p->match_off) + b->data_used;
+	e->st.batches++;
+	return 0;
+}
+
+static int
+gpu_flush(struct cap_engine *e)
+{
+	struct gpu_priv *p = e->priv;
+	int rc;
+
+	while (p->n_inflight > 0) {
+		rc = gpu_complete_oldest(e);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+gpu_collect(struct cap_engine *e, struct gpudp_analysis *out)
+{
+	struct gpu_priv *p = e->priv;
+	struct gpudp_an_counters ctr;
+	struct gpudp_flow_slot *flows;
+	size_t n = e->conf.flow_capacity;
+	int rc = gpu_flush(e);
+
+	if (rc != 0)
+		return rc;
+	flows = malloc(n * sizeof(*flows));
+	if (flows == NULL)
+		return -ENOMEM;
+	if (gpudp_cu->cuMemcpyDtoH(&ctr, p->d_ctr, sizeof(ctr)) != CUDA_SUCCESS ||
+	    gpudp_cu->cuMemcpyDtoH(flows, p->d_flows, n * sizeof(*flows)) != CUDA_SUCCESS) {
+		snprintf(e->err, sizeof(e->err), "reading the GPU results failed");
+		free(flows);
+		return -EIO;
+	}
+	gpudp_analysis_reset(out);
+	rc = gpudp_analysis_merge(out, &ctr, flows, (uint32_t)n);
+	free(flows);
+	return rc;
+}
+
+const struct cap_engine_ops cap_engine_gpu_ops = {
+	.name = "gpu",
+	.init = gpu_init,
+	.get_batch = gpu_get_batch,
+	.submit = gpu_submit,
+	.flush = gpu_flush,
+	.collect = gpu_collect,
+	.fini = gpu_fini,
+};

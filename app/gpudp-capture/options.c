@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* gpudp-capture option parsing. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+enum {
+	OPT_CPU = 256, OPT_GPU, OPT_JSON, OPT_FILTER, OPT_FILTER_OUT, OPT_PORTS, OPT_BATCH,
+	OPT_BATCH_BYTES, OPT_INFLIGHT, OPT_FLOWS, OPT_BURST, OPT_MBUFS, OPT_DATA_ROOM,
+	OPT_RXD, OPT_TOP, OPT_PERIOD, OPT_PROGRESS, OPT_IDLE_MS, OPT_MAX_PACKETS,
+	OPT_DURATION, OPT_QUIET, OPT_VERIFY, OPT_PCAP, OPT_HELP,
+};
+
+static const struct option long_opts[] = {
+	{ "cpu", no_argument, NULL, OPT_CPU },
+	{ "gpu", required_argument, NULL, OPT_GPU },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "filter", required_argument, NULL, OPT_FILTER },
+	{ "filter-out", required_argument, NULL, OPT_FILTER_OUT },
+	{ "ports", required_argument, NULL, OPT_PORTS },
+	{ "batch", required_argument, NULL, OPT_BATCH },
+	{ "batch-bytes", required_argument, NULL, OPT_BATCH_BYTES },
+	{ "inflight", required_argument, NULL, OPT_INFLIGHT },
+	{ "flows", required_argument, NULL, OPT_FLOWS },
+	{ "burst", required_argument, NULL, OPT_BURST },
+	{ "mbufs", required_argument, NULL, OPT_MBUFS },
+	{ "data-room", required_argument, NULL, OPT_DATA_ROOM },
+	{ "rxd", required_argument, NULL, OPT_RXD },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "period", required_argument, NULL, OPT_PERIOD },
+	{ "progress", required_argument, NULL, OPT_PROGRESS },
+	{ "idle-ms", required_argument, NULL, OPT_IDLE_MS },
+	{ "max-packets", required_argument, NULL, OPT_MAX_PACKETS },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "verify", no_argument, NULL, OPT_VERIFY },
+	{ "pcap", required_argument, NULL, OPT_PCAP },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+void
+cap_conf_usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+"usage: %s [EAL options] -- [options]\n"
+"Analyse packets from DPDK ports (net_pcap rx_pcap= files, tap, af_packet, NICs)\n"
+"on the GPU (staged path), or on the CPU when no GPU is usable.\n"
+"\n"
+"Analysis:\n"
+"  --cpu               analyse on the CPU even if a GPU is usable (default: GPU if usable)\n"
+"  --gpu N             CUDA device ordinal (default: 0)\n"
+"  --flows N           flow table slots, a power of two, 16..16777216 (default: 65536)\n"
+"  --filter EXPR       filter expression, see doc/capture.md (default: none)\n"
+"  --filter-out FILE   write packets matching --filter to FILE as pcapng (default: none)\n"
+"  --batch N           packets per batch handed to the engine, 1..1048576 (default: 4096)\n"
+"  --batch-bytes N     packet bytes per batch, 65536..1073741824 (default: 8388608)\n"
+"  --inflight N        GPU batches in flight, 1..16 (default: 3)\n"
+"  --verify            also analyse every batch on the CPU and compare with the GPU:\n"
+"                      exit 1 on a difference, 77 if no GPU is used (default: off)\n"
+"Input:\n"
+"  --pcap FILE         read FILE (pcap or pcapng) through a net_pcap vdev added to the\n"
+"                      EAL arguments; repeatable, up to 16 (default: none)\n"
+"  --ports LIST        port ids to read, comma-separated (default: all ports)\n"
+"  --burst N           rx burst size, 1..512 (default: 32)\n"
+"  --mbufs N           mbufs in the rx pool, 512..4194304 (default: 16383)\n"
+"  --data-room N       mbuf data room in bytes, 256..65535 (default: 2048)\n"
+"  --rxd N             rx descriptors per queue, 32..32768 (default: 1024)\n"
+"  --idle-ms MS        capture files: end after MS ms without a packet once all\n"
+"                      expected records arrived or none come (default: 1000)\n"
+"  --max-packets N     stop after N packets, 0 = no limit (default: 0)\n"
+"  --duration S        stop after S seconds, 0 = no limit (default: 0)\n"
+"Output:\n"
+"  --json FILE         write the report as JSON to FILE (default: none)\n"
+"  --top N             rows in the flow and talker tables, 1..100000 (default: 10)\n"
+"  --period S          live ports: report every S seconds, 0 = off (default: 10)\n"
+"  --progress S        capture files: progress line every S seconds, 0 = off (default: 1)\n"
+"  --quiet             no report table on stdout (default: off)\n"
+"  --help              this text\n", prog);
+}
+
+static int
+bad(const char *opt, const char *val, const char *why)
+{
+	fprintf(stderr, "gpudp-capture: --%s: bad value '%s' (%s)\n", opt, val, why);
+	return -1;
+}
+
+static int
+u64_arg(const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *e;
+	unsigned long long x;
+	char why[96];
+
+	errno = 0;
+	x = strtoull(v, &e, 10);
+	if (errno != 0 || e == v || *e != '\0' || v[0] == '-' || x < min || x > max) {
+		snprintf(why, sizeof(why), "expected an integer %llu..%llu",
+			 (unsigned long long)min, (unsigned long long)max);
+		return bad(opt, v, why);
+	}
+	*out = x;
+	return 0;
+}
+
+static int
+u32_arg(const char *opt, const char *v, uint32_t min, uint32_t max, uint32_t *out)
+{
+	uint64_t x;
+
+	if (u64_arg(opt, v, min, max, &x) != 0)
+		return -1;
+	*out = (uint32_t)x;
+	return 0;
+}
+
+static int
+secs_arg(const char *opt, const char *v, double *out)
+{
+	char *e;
+	double x;
+
+	errno = 0;
+	x = strtod(v, &e);
+	if (errno != 0 || e == v || *e != '\0' || !(x >= 0) || x > 1e9)
+		return bad(opt, v, "expected seconds >= 0");
+	*out = x;
+	return 0;
+}
+
+static int
+ports_arg(struct cap_conf *c, const char *v)
+{
+	const char *p = v;
+
+	c->n_ports = 0;
+	while (*p) {
+		char *e;
+		unsigned long x;
+
+		errno = 0;
+		x = strtoul(p, &e, 10);
+		if (errno != 0 || e == p || x > 1023 || (*e != ',' && *e != '\0'))
+			return bad("ports", v, "expected port ids like 0,1");
+		if (c->n_ports == CAP_MAX_PORTS)
+			return bad("ports", v, "too many ports");
+		c->ports[c->n_ports++] = (uint16_t)x;
+		p = *e ? e + 1 : e;
+	}
+	if (c->n_ports == 0)
+		return bad("ports", v, "expected port ids like 0,1");
+	return 0;
+}
+
+int
+cap_conf_parse(struct cap_conf *c, int argc, char **argv)
+{
+	char err[256];
+	int o, rc = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->batch_pkts = 4096;
+	c->batch_bytes = 8u << 20;
+	c->inflight = 3;
+	c->flows = GPUDP_AN_DEFAULT_FLOWS;
+	c->burst = 32;
+	c->mbufs = 16383;
+	c->data_room = 2048;
+	c->rxd = 1024;
+	c->top = 10;
+	c->period_s = 10;
+	c->progress_s = 1;
+	c->idle_ms = 1000;
+
+	optind = 1;
+	opterr = 0;
+	while (rc == 0 && (o = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
+		switch (o) {
+		case OPT_CPU: c->force_cpu = 1; break;
+		case OPT_GPU: rc = u32_arg("gpu", optarg, 0, 1023, &c->gpu); break;
+		case OPT_JSON: c->json = optarg; break;
+		case OPT_FILTER:
+			c->filter_expr = optarg;
+			if (gpudp_filter_compile(optarg, &c->filter, err, sizeof(err)) != 0) {
+				fprintf(stderr, "gpudp-capture: --filter: bad value '%s': %s\n",
+					optarg, err);
+				rc = -1;
+			} else if (c->filter.n_insn == 0) {
+				rc = bad("filter", optarg, "empty expression");
+			}
+			break;
+		case OPT_FILTER_OUT: c->filter_out = optarg; break;
+		case OPT_PORTS: rc = ports_arg(c, optarg); break;
+		case OPT_BATCH: rc = u32_arg("batch", optarg, 1, 1u << 20, &c->batch_pkts); break;
+		case OPT_BATCH_BYTES:
+			rc = u32_arg("batch-bytes", optarg, 65536, 1u << 30, &c->batch_bytes);
+			break;
+		case OPT_INFLIGHT: rc = u32_arg("inflight", optarg, 1, 16, &c->inflight); break;
+		case OPT_FLOWS:
+			rc = u32_arg("flows", optarg, 16, GPUDP_AN_MAX_FLOWS, &c->flows);
+			if (rc == 0 && gpudp_analysis_capacity(c->flows) != c->flows)
+				rc = bad("flows", optarg, "expected a power of two");
+			break;
+		case OPT_BURST: rc = u32_arg("burst", optarg, 1, 512, &c->burst); break;
+		case OPT_MBUFS: rc = u32_arg("mbufs", optarg, 512, 1u << 22, &c->mbufs); break;
+		case OPT_DATA_ROOM:
+			rc = u32_arg("data-room", optarg, 256, 65535, &c->data_room);
+			break;
+		case OPT_RXD: rc = u32_arg("rxd", optarg, 32, 32768, &c->rxd); break;
+		case OPT_TOP: rc = u32_arg("top", optarg, 1, 100000, &c->top); break;
+		case OPT_PERIOD: rc = secs_arg("period", optarg, &c->period_s); break;
+		case OPT_PROGRESS: rc = secs_arg("progress", optarg, &c->progress_s); break;
+		case OPT_IDLE_MS:
+			rc = u32_arg("idle-ms", optarg, 1, 3600000, &c->idle_ms);
+			break;
+		case OPT_MAX_PACKETS:
+			rc = u64_arg("max-packets", optarg, 0, UINT64_MAX, &c->max_packets);
+			break;
+		case OPT_DURATION: rc = secs_arg("duration", optarg, &c->duration_s); break;
+		case OPT_QUIET: c->quiet = 1; break;
+		case OPT_VERIFY: c->verify = 1; break;
+		case OPT_PCAP:
+			if (c->n_pcap == CAP_MAX_PCAP)
+				rc = bad("pcap", optarg, "more than 16 files");
+			else if (strchr(optarg, ',') != NULL)
+				rc = bad("pcap", optarg, "a comma cannot be passed to net_pcap");
+			else
+				c->pcap[c->n_pcap++] = optarg;
+			break;
+		case OPT_HELP:
+			cap_conf_usage(stdout, "gpudp-capture");
+			return 1;
+		case ':':
+			fprintf(stderr, "gpudp-capture: option '%s' needs a value\n",
+				argv[optind - 1]);
+			rc = -1;
+			break;
+		default:
+			fprintf(stderr, "gpudp-capture: unknown option '%s' (see --help)\n",
+				argv[optind - 1]);
+			rc = -1;
+			break;
+		}
+	}
+	if (rc == 0 && optind < argc) {
+		fprintf(stderr, "gpudp-capture: unexpected argument '%s' (see --help)\n",
+			argv[optind]);
+		rc = -1;
+	}
+	if (rc == 0 && c->verify && c->force_cpu) {
+		fprintf(stderr, "gpudp-capture: --verify: bad value 'on' (needs the GPU: drop --cpu)\n");
+		rc = -1;
+	}
+	if (rc == 0 && c->filter_out != NULL && c->filter_expr == NULL) {
+		fprintf(stderr, "gpudp-capture: --filter-out: bad value '%s' (needs --filter)\n",
+			c->filter_out);
+		rc = -1;
+	}
+	if (rc == 0 && (uint64_t)c->data_room + 128 > c->batch_bytes) {
+		fprintf(stderr, "gpudp-capture: --batch-bytes: bad value '%u' (smaller than "
+			"one packet of --data-room)\n", c->batch_bytes);
+		rc = -1;
+	}
+	return rc;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * gpudp-capture's options (after EAL's "--"), parsed once into a struct
+ * that the rest of the app only reads.
+ */
+#ifndef GPUDP_CAPTURE_OPTIONS_H
+#define GPUDP_CAPTURE_OPTIONS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gpudp_analysis.h"
+
+#define CAP_MAX_PORTS 32
+#define CAP_MAX_PCAP 16
+
+/** The app's configuration. */
+struct cap_conf {
+	int force_cpu;            /**< --cpu */
+	uint32_t gpu;             /**< --gpu */
+	const char *json;         /**< --json */
+	const char *filter_expr;  /**< --filter */
+	struct gpudp_filter filter;
+	const char *filter_out;   /**< --filter-out */
+	uint16_t ports[CAP_MAX_PORTS]; /**< --ports */
+	uint32_t n_ports;         /**< 0: all ports */
+	uint32_t batch_pkts;      /**< --batch */
+	uint32_t batch_bytes;     /**< --batch-bytes */
+	uint32_t inflight;        /**< --inflight */
+	uint32_t flows;           /**< --flows */
+	uint32_t burst;           /**< --burst */
+	uint32_t mbufs;           /**< --mbufs */
+	uint32_t data_room;       /**< --data-room */
+	uint32_t rxd;             /**< --rxd */
+	uint32_t top;             /**< --top */
+	double period_s;          /**< --period */
+	double progress_s;        /**< --progress */
+	uint32_t idle_ms;         /**< --idle-ms */
+	uint64_t max_packets;     /**< --max-packets */
+	double duration_s;        /**< --duration */
+	int quiet;                /**< --quiet */
+	int verify;               /**< --verify */
+	const char *pcap[CAP_MAX_PCAP]; /**< --pcap: files opened as net_pcap vdevs */
+	uint32_t n_pcap;
+};
+
+/**
+ * Parse the app's arguments (argv[0] is the program name).
+ * @return 0; 1 if --help was printed (exit 0); -1 on an error already
+ *         printed to stderr naming the option and value (exit 2)
+ */
+int cap_conf_parse(struct cap_conf *c, int argc, char **argv);
+
+/** Print --help to f. */
+void cap_conf_usage(FILE *f, const char *prog);
+
+#endif /* GPUDP_CAPTURE_OPTIONS_H */

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * gpudp-capture's report: a human-readable table and a JSON document
+ * (schema in doc/capture.md) built from an analysis object and run counters.
+ * No DPDK dependency: the benchmark and tests print the same report.
+ */
+#ifndef GPUDP_CAPTURE_REPORT_H
+#define GPUDP_CAPTURE_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "engine.h"
+#include "gpudp_analysis.h"
+
+/** JSON schema version written as "schema". */
+#define CAP_REPORT_SCHEMA 1
+
+/** Everything a report shows. */
+struct cap_report {
+	const char *input;          /**< what was read, e.g. "port 0 (net_pcap0)" */
+	const char *engine;         /**< "gpu" or "cpu" */
+	const char *engine_note;    /**< why this engine (e.g. "no GPU: ..."), may be NULL */
+	const struct cap_engine_stats *eng;
+	const struct gpudp_analysis *a;
+	int final;                  /**< 0: periodic report of a live run */
+	double elapsed_s;           /**< wall time of the analysis */
+	uint64_t rx_pkts;           /**< packets received from the ports */
+	uint64_t rx_missed;         /**< port imissed (not received: full rings) */
+	uint64_t rx_errors;         /**< port ierrors (e.g. net_pcap: frame too large) */
+	uint64_t rx_nombuf;         /**< port rx_nombuf (mbuf pool empty) */
+	uint64_t staging_drops;     /**< received but larger than a whole batch: not analysed */
+	uint64_t multiseg;          /**< packets longer than the mbuf data room (chained), analysed */
+	uint64_t expected_pkts;     /**< records in the input files (0: unknown) */
+	int file_truncated;         /**< an input file ends inside a record */
+	const char *filter_expr;    /**< NULL: no filter */
+	const char *filter_file;    /**< pcapng output, may be NULL */
+	uint64_t filter_written;    /**< packets written to filter_file */
+	uint32_t top_n;             /**< rows of the flow and talker tables */
+};
+
+/** Print the table. @return 0 or -EIO */
+int cap_report_table(FILE *f, const struct cap_report *r);
+
+/** Write the JSON document. @return 0, -ENOMEM or -EIO */
+int cap_report_json(FILE *f, const struct cap_report *r);
+
+/** Write the JSON document to a file (atomically: temp file + rename). @return 0 or -errno */
+int cap_report_json_file(const char *path, const struct cap_report *r);
+
+#endif /* GPUDP_CAPTURE_REPORT_H */

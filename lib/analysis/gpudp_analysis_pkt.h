@@ -1,0 +1,621 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Per-packet analysis, shared verbatim by the CPU path (C11) and the GPU
+ * kernels (nvcc): parsing, flow keys, the flow table, the filter and the
+ * counters. Every function is GPUDP_AN_HD (static inline, and
+ * __host__ __device__ under nvcc).
+ *
+ * Memory accesses: packet bytes are read one byte at a time (packets sit at
+ * any alignment). Shared state is updated through the GPUDP_AN_* atomic
+ * macros: real atomics in device code, plain loads and stores on the host,
+ * where the CPU path is single-threaded per table.
+ */
+#ifndef GPUDP_ANALYSIS_PKT_H
+#define GPUDP_ANALYSIS_PKT_H
+
+#include "gpudp_analysis_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef __CUDA_ARCH__
+#define GPUDP_AN_ADD64(p, v) \
+	atomicAdd((unsigned long long *)(p), (unsigned long long)(v))
+#define GPUDP_AN_MIN64(p, v) \
+	atomicMin((unsigned long long *)(p), (unsigned long long)(v))
+#define GPUDP_AN_MAX64(p, v) \
+	atomicMax((unsigned long long *)(p), (unsigned long long)(v))
+#define GPUDP_AN_CAS32(p, o, n) \
+	atomicCAS((unsigned int *)(p), (unsigned int)(o), (unsigned int)(n))
+#define GPUDP_AN_LOAD32(p) (*(volatile uint32_t *)(p))
+#define GPUDP_AN_PUBLISH32(p, v) do { __threadfence(); \
+	atomicExch((unsigned int *)(p), (unsigned int)(v)); } while (0)
+#define GPUDP_AN_ACQUIRE() __threadfence()
+/* slot keys are read around the (incoherent) L1 cache: a line may hold a
+ * neighbouring slot that another SM fills later */
+#define GPUDP_AN_VOL volatile
+#else
+#define GPUDP_AN_ADD64(p, v) (*(p) += (v))
+#define GPUDP_AN_MIN64(p, v) do { if ((v) < *(p)) *(p) = (v); } while (0)
+#define GPUDP_AN_MAX64(p, v) do { if ((v) > *(p)) *(p) = (v); } while (0)
+#define GPUDP_AN_CAS32(p, o, n) gpudp_an_cas32_host((p), (o), (n))
+#define GPUDP_AN_LOAD32(p) (*(p))
+#define GPUDP_AN_PUBLISH32(p, v) (*(p) = (v))
+#define GPUDP_AN_ACQUIRE() do { } while (0)
+#define GPUDP_AN_VOL
+static inline uint32_t
+gpudp_an_cas32_host(uint32_t *p, uint32_t o, uint32_t n)
+{
+	uint32_t cur = *p;
+
+	if (cur == o)
+		*p = n;
+	return cur;
+}
+#endif
+
+/** Parse status of one packet. */
+enum gpudp_pkt_status {
+	GPUDP_PKT_OK = 0,
+	GPUDP_PKT_TRUNCATED,
+	GPUDP_PKT_MALFORMED,
+};
+
+/** Maximum VLAN tags recorded (more are skipped and counted as QinQ). */
+#define GPUDP_PKT_MAX_VLAN 2
+/** Maximum tags or IPv6 extension headers walked before giving up (malformed). */
+#define GPUDP_PKT_MAX_CHAIN 8
+
+/** What the parser found in one packet. */
+struct gpudp_pkt_info {
+	uint8_t status;      /**< enum gpudp_pkt_status */
+	uint8_t n_vlan;      /**< tags seen (may exceed GPUDP_PKT_MAX_VLAN) */
+	uint8_t af;          /**< 4, 6, or 0 when no complete IP header */
+	uint8_t l4proto;     /**< IP protocol after extension headers */
+	uint8_t has_ports;   /**< TCP or UDP header complete: sport/dport valid */
+	uint8_t has_l4;      /**< the L4 header was complete (TCP/UDP/ICMP/ICMPv6) */
+	uint8_t is_frag;     /**< IPv4/IPv6 fragment */
+	uint8_t frag_last;   /**< the last fragment of a datagram (offset > 0, no MF) */
+	uint8_t has_ext;     /**< IPv6 extension headers present */
+	uint16_t vlan_id[GPUDP_PKT_MAX_VLAN];
+	uint16_t ethertype;  /**< after the tags */
+	uint16_t sport, dport;
+	uint32_t ip_len;     /**< IP datagram length from the header (0 if none) */
+	uint32_t l3_off;     /**< offset of the IP header */
+	uint8_t src[16], dst[16];
+};
+
+/** Read a big-endian 16-bit field at any alignment. */
+GPUDP_AN_HD uint32_t
+gpudp_rd16(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 8) | p[1];
+}
+
+/**
+ * Parse Ethernet, up to GPUDP_PKT_MAX_CHAIN VLAN tags (0x8100, 0x88a8,
+ * 0x9100), IPv4 or IPv6 (hop-by-hop, routing, fragment, destination
+ * options, AH, mobility, HIP, shim6 extension headers), and TCP, UDP,
+ * ICMP, ICMPv6 headers.
+ *
+ * @param p       first byte of the Ethernet header
+ * @param caplen  bytes available at p
+ * @param pi      filled; fields of layers not reached are zero
+ */
+GPUDP_AN_HD void
+gpudp_pkt_parse(const uint8_t *p, uint32_t caplen, struct gpudp_pkt_info *pi)
+{
+	uint32_t off, i, et, hl, nh;
+
+	{
+		uint8_t *z = (uint8_t *)pi;
+		for (i = 0; i < sizeof(*pi); i++)
+			z[i] = 0;
+	}
+	if (caplen < 14) {
+		pi->status = GPUDP_PKT_TRUNCATED;
+		return;
+	}
+	et = gpudp_rd16(p + 12);
+	off = 14;
+	for (i = 0; et == 0x8100 || et == 0x88a8 || et == 0x9100; i++) {
+		if (i == GPUDP_PKT_MAX_CHAIN) {
+			pi->status = GPUDP_PKT_MALFORMED;
+			return;
+		}
+		if (caplen < off + 4) {
+			pi->status = GPUDP_PKT_TRUNCATED;
+			return;
+		}
+		if (pi->n_vlan < GPUDP_PKT_MAX_VLAN)
+			pi->vlan_id[pi->n_vlan] = (uint16_t)(gpudp_rd16(p + off) & 0xfff);
+		pi->n_vlan++;
+		et = gpudp_rd16(p + off + 2);
+		off += 4;
+	}
+	pi->ethertype = (uint16_t)et;
+	pi->l3_off = off;
+
+	if (et == 0x0800) {
+		uint32_t ihl, frag;
+
+		if (caplen < off + 20) {
+			pi->status = GPUDP_PKT_TRUNCATED;
+			return;
+		}
+		if ((p[off] >> 4) != 4) {
+			pi->status = GPUDP_PKT_MALFORMED;
+			return;
+		}
+		ihl = (uint32_t)(p[off] & 0xf) * 4;
+		if (ihl < 20) {
+			pi->status = GPUDP_PKT_MALFORMED;
+			return;
+		}
+		if (caplen < off + ihl) {
+			pi->status = GPUDP_PKT_TRUNCATED;
+			return;
+		}
+		pi->ip_len = gpudp_rd16(p + off + 2);
+		if (pi->ip_len < ihl) {
+			pi->status = GPUDP_PKT_MALFORMED;
+			return;
+		}
+		pi->af = 4;
+		pi->l4proto = p[off + 9];
+		for (i = 0; i < 4; i++) {
+			pi->src[i] = p[off + 12 + i];
+			pi->dst[i] = p[off + 16 + i];
+		}
+		frag = gpudp_rd16(p + off + 6);
+		if (frag & 0x3fff)
+			pi->is_frag = 1;
+		if (frag & 0x1fff) {
+			pi->frag_last = !(frag & 0x2000);
+			return; /* non-first fragment: no L4 header */
+		}
+		off += ihl;
+	} else if (et == 0x86dd) {
+		if (caplen < off + 40) {
+			pi->status = GPUDP_PKT_TRUNCATED;
+			return;
+		}
+		if ((p[off] >> 4) != 6) {
+			pi->status = GPUDP_PKT_MALFORMED;
+			return;
+		}
+		pi->ip_len = 40 + gpudp_rd16(p + off + 4);
+		pi->af = 6;
+		for (i = 0; i < 16; i++) {
+			pi->src[i] = p[off + 8 + i];
+			pi->dst[i] = p[off + 24 + i];
+		}
+		nh = p[off + 6];
+		off += 40;
+		for (i = 0; ; i++) {
+			if (nh != 0 && nh != 43 && nh != 44 && nh != 51 &&
+			    nh != 60 && nh != 135 && nh != 139 && nh != 140)
+				break;
+			if (i == GPUDP_PKT_MAX_CHAIN) {
+				pi->l4proto = (uint8_t)nh;
+				pi->status = GPUDP_PKT_MALFORMED;
+				return;
+			}
+			pi->has_ext = 1;
+			if (caplen < off + 8) {
+				pi->l4proto = (uint8_t)nh;
+				pi->status = GPUDP_PKT_TRUNCATED;
+				return;
+			}
+			if (nh == 44) {
+				pi->is_frag = 1;
+				if (gpudp_rd16(p + off + 2) & 0xfff8) {
+					pi->l4proto = p[off];
+					pi->frag_last = !(p[off + 3] & 1);
+					return; /* non-first fragment */
+				}
+				hl = 8;
+			} else if (nh == 51) {
+				hl = ((uint32_t)p[off + 1] + 2) * 4;
+			} else {
+				hl = ((uint32_t)p[off + 1] + 1) * 8;
+			}
+			nh = p[off];
+			off += hl;
+		}
+		pi->l4proto = (uint8_t)nh;
+	} else {
+		return; /* ARP or other L3: done */
+	}
+
+	hl = 0;
+	switch (pi->l4proto) {
+	case 6:
+		hl = 20;
+		break;
+	case 17:
+		hl = 8;
+		break;
+	case 1:
+		hl = pi->af == 4 ? 4 : 0;
+		break;
+	case 58:
+		hl = pi->af == 6 ? 4 : 0;
+		break;
+	default:
+		break;
+	}
+	if (hl == 0)
+		return;
+	if (caplen < off + hl) {
+		pi->status = GPUDP_PKT_TRUNCATED;
+		return;
+	}
+	pi->has_l4 = 1;
+	if (pi->l4proto == 6 || pi->l4proto == 17) {
+		pi->has_ports = 1;
+		pi->sport = (uint16_t)gpudp_rd16(p + off);
+		pi->dport = (uint16_t)gpudp_rd16(p + off + 2);
+	}
+}
+
+/**
+ * Size histogram bucket of a wire length. Buckets (bytes, inclusive):
+ * 0-63, 64-127, 128-255, 256-511, 512-1023, 1024-1518, 1519-2047,
+ * 2048-4095, 4096-9216, 9217 and more.
+ */
+GPUDP_AN_HD uint32_t
+gpudp_an_size_bucket(uint32_t len)
+{
+	if (len < 64)
+		return 0;
+	if (len < 128)
+		return 1;
+	if (len < 256)
+		return 2;
+	if (len < 512)
+		return 3;
+	if (len < 1024)
+		return 4;
+	if (len <= 1518)
+		return 5;
+	if (len < 2048)
+		return 6;
+	if (len < 4096)
+		return 7;
+	if (len <= 9216)
+		return 8;
+	return 9;
+}
+
+/**
+ * Build the canonical bidirectional key of a parsed IP packet.
+ * @return the direction of the packet: 0 if its source is endpoint 0, else 1
+ */
+GPUDP_AN_HD uint32_t
+gpudp_flow_key_make(const struct gpudp_pkt_info *pi, struct gpudp_flow_key *k)
+{
+	uint32_t i, n = pi->af == 4 ? 4 : 16, swap = 0, decided = 0;
+	uint16_t sp = pi->has_ports ? pi->sport : 0;
+	uint16_t dp = pi->has_ports ? pi->dport : 0;
+
+	for (i = 0; i < n && !decided; i++) {
+		if (pi->src[i] != pi->dst[i]) {
+			swap = pi->src[i] > pi->dst[i];
+			decided = 1;
+		}
+	}
+	if (!decided)
+		swap = sp > dp;
+	for (i = 0; i < 16; i++) {
+		uint8_t s = i < n ? pi->src[i] : 0, d = i < n ? pi->dst[i] : 0;
+		k->addr[0][i] = swap ? d : s;
+		k->addr[1][i] = swap ? s : d;
+	}
+	k->port[0] = swap ? dp : sp;
+	k->port[1] = swap ? sp : dp;
+	k->af = pi->af;
+	k->proto = pi->l4proto;
+	k->pad = 0;
+	return swap;
+}
+
+/** Hash of a flow key (never 0). */
+GPUDP_AN_HD uint32_t
+gpudp_flow_hash(const struct gpudp_flow_key *k)
+{
+	uint32_t h = 0x811c9dc5u, i, j;
+
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 16; j++)
+			h = (h ^ k->addr[i][j]) * 0x01000193u;
+	h = (h ^ k->port[0]) * 0x01000193u;
+	h = (h ^ k->port[1]) * 0x01000193u;
+	h = (h ^ ((uint32_t)k->af << 8 | k->proto)) * 0x01000193u;
+	h ^= h >> 16;
+	h *= 0x7feb352du;
+	h ^= h >> 15;
+	return h ? h : 1;
+}
+
+/** Key equality. */
+GPUDP_AN_HD int
+gpudp_flow_key_eq(const GPUDP_AN_VOL struct gpudp_flow_key *a, const struct gpudp_flow_key *b)
+{
+	uint32_t i, j;
+
+	if (a->af != b->af || a->proto != b->proto ||
+	    a->port[0] != b->port[0] || a->port[1] != b->port[1])
+		return 0;
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 16; j++)
+			if (a->addr[i][j] != b->addr[i][j])
+				return 0;
+	return 1;
+}
+
+/**
+ * Find or insert a key in the flow table (linear probing). On the GPU,
+ * several threads may race for the same empty slot: one claims it with a
+ * CAS (EMPTY -> BUSY), writes the key and publishes READY; the others wait
+ * for READY and then compare keys.
+ *
+ * @param slots   the table
+ * @param mask    capacity - 1 (capacity is a power of two)
+ * @return the slot, or NULL when the table is full
+ */
+GPUDP_AN_HD struct gpudp_flow_slot *
+gpudp_flow_lookup_insert(struct gpudp_flow_slot *slots, uint32_t mask,
+			 const struct gpudp_flow_key *k, uint32_t hash)
+{
+	uint32_t i, idx, st;
+
+	for (i = 0; i <= mask; i++) {
+		struct gpudp_flow_slot *s;
+
+		idx = (hash + i) & mask;
+		s = &slots[idx];
+		st = GPUDP_AN_LOAD32(&s->state);
+		if (st == GPUDP_FLOW_EMPTY) {
+			st = GPUDP_AN_CAS32(&s->state, GPUDP_FLOW_EMPTY, GPUDP_FLOW_BUSY);
+			if (st == GPUDP_FLOW_EMPTY) {
+				s->hash = hash;
+				s->key = *k;
+				s->first_ts = ~(uint64_t)0;
+				s->last_ts = 0;
+				GPUDP_AN_PUBLISH32(&s->state, GPUDP_FLOW_READY);
+				return s;
+			}
+		}
+		while (st == GPUDP_FLOW_BUSY)
+			st = GPUDP_AN_LOAD32(&s->state);
+		GPUDP_AN_ACQUIRE();
+		{
+			const GPUDP_AN_VOL struct gpudp_flow_slot *vs = s;
+
+			if (vs->hash == hash && gpudp_flow_key_eq(&vs->key, k))
+				return s;
+		}
+	}
+	return 0;
+}
+
+/** Whether address a lies in the prefix in->addr / in->plen. */
+GPUDP_AN_HD int
+gpudp_filter_net_match(const struct gpudp_filter_insn *in, const uint8_t *a)
+{
+	uint32_t i, bits = in->plen;
+
+	for (i = 0; bits > 0; i++) {
+		uint32_t m = bits >= 8 ? 0xffu : (0xffu << (8 - bits)) & 0xffu;
+
+		if ((a[i] & m) != in->addr[i])
+			return 0;
+		bits = bits >= 8 ? bits - 8 : 0;
+	}
+	return 1;
+}
+
+/**
+ * Evaluate a compiled filter on a parsed packet.
+ * @return 1 on a match, 0 otherwise (always 0 for an empty filter)
+ */
+GPUDP_AN_HD int
+gpudp_filter_eval(const struct gpudp_filter *f, const struct gpudp_pkt_info *pi)
+{
+	uint64_t stack = 0;
+	uint32_t sp = 0, i, v;
+
+	if (f->n_insn == 0)
+		return 0;
+	for (i = 0; i < f->n_insn && i < GPUDP_FILTER_MAX_INSN; i++) {
+		const struct gpudp_filter_insn *in = &f->insn[i];
+		uint32_t a, b;
+
+		v = 0;
+		switch (in->op) {
+		case GPUDP_FOP_TRUE:
+			v = 1;
+			break;
+		case GPUDP_FOP_L3:
+			v = pi->af == in->af;
+			break;
+		case GPUDP_FOP_L4:
+			v = pi->af != 0 && (in->af == 0 || in->af == pi->af) &&
+			    pi->l4proto == in->lo;
+			break;
+		case GPUDP_FOP_VLAN: {
+			uint32_t t, n = pi->n_vlan < GPUDP_PKT_MAX_VLAN ?
+					pi->n_vlan : GPUDP_PKT_MAX_VLAN;
+
+			if (in->lo == 0xffff)
+				v = pi->n_vlan > 0;
+			for (t = 0; t < n; t++)
+				if (pi->vlan_id[t] == in->lo)
+					v = 1;
+			break;
+		}
+		case GPUDP_FOP_NET:
+			if (pi->af == in->af) {
+				if (in->dir != GPUDP_FDIR_DST)
+					v |= (uint32_t)gpudp_filter_net_match(in, pi->src);
+				if (in->dir != GPUDP_FDIR_SRC)
+					v |= (uint32_t)gpudp_filter_net_match(in, pi->dst);
+			}
+			break;
+		case GPUDP_FOP_PORT:
+			if (pi->has_ports) {
+				if (in->dir != GPUDP_FDIR_DST)
+					v |= pi->sport >= in->lo && pi->sport <= in->hi;
+				if (in->dir != GPUDP_FDIR_SRC)
+					v |= pi->dport >= in->lo && pi->dport <= in->hi;
+			}
+			break;
+		case GPUDP_FOP_NOT:
+			if (sp < 1)
+				return 0;
+			v = !(stack & 1);
+			stack >>= 1;
+			sp--;
+			break;
+		case GPUDP_FOP_AND:
+		case GPUDP_FOP_OR:
+			if (sp < 2)
+				return 0;
+			a = (uint32_t)(stack & 1);
+			b = (uint32_t)((stack >> 1) & 1);
+			stack >>= 2;
+			sp -= 2;
+			v = in->op == GPUDP_FOP_AND ? (a && b) : (a || b);
+			break;
+		default:
+			return 0;
+		}
+		if (sp >= 64)
+			return 0;
+		stack = (stack << 1) | v;
+		sp++;
+	}
+	return sp == 1 ? (int)(stack & 1) : 0;
+}
+
+/** Where the per-packet accounting writes. Pointers are in the executing side's memory. */
+struct gpudp_an_sink {
+	struct gpudp_an_counters *ctr;   /**< counters (may be block-local on the GPU) */
+	struct gpudp_flow_slot *flows;   /**< flow table */
+	uint32_t flow_mask;              /**< capacity - 1 */
+	uint32_t pad;
+	const struct gpudp_filter *filter;
+};
+
+/**
+ * Account one packet: totals, size histogram, protocol breakdown, drops,
+ * flow table and filter. Used as is by the CPU path and by every GPU thread.
+ *
+ * @return 1 if the packet matched the filter, 0 otherwise
+ */
+GPUDP_AN_HD int
+gpudp_an_account(const struct gpudp_an_sink *sk, const uint8_t *p,
+		 uint32_t caplen, uint32_t wirelen, uint64_t ts)
+{
+	struct gpudp_an_counters *c = sk->ctr;
+	struct gpudp_pkt_info pi;
+	int match;
+
+	gpudp_pkt_parse(p, caplen, &pi);
+	GPUDP_AN_ADD64(&c->pkts, 1);
+	GPUDP_AN_ADD64(&c->bytes, wirelen);
+	GPUDP_AN_ADD64(&c->caplen_bytes, caplen);
+	GPUDP_AN_ADD64(&c->size_hist[gpudp_an_size_bucket(wirelen)], 1);
+
+#define GPUDP_AN_PROTO(x) do { \
+		GPUDP_AN_ADD64(&c->proto_pkts[x], 1); \
+		GPUDP_AN_ADD64(&c->proto_bytes[x], wirelen); \
+	} while (0)
+	if (caplen >= 14)
+		GPUDP_AN_PROTO(GPUDP_AN_PROTO_ETH);
+	if (pi.n_vlan >= 1)
+		GPUDP_AN_PROTO(GPUDP_AN_PROTO_VLAN);
+	if (pi.n_vlan >= 2)
+		GPUDP_AN_PROTO(GPUDP_AN_PROTO_QINQ);
+	if (pi.af == 4)
+		GPUDP_AN_PROTO(GPUDP_AN_PROTO_IPV4);
+	else if (pi.af == 6)
+		GPUDP_AN_PROTO(GPUDP_AN_PROTO_IPV6);
+	else if (pi.ethertype == 0x0806)
+		GPUDP_AN_PROTO(GPUDP_AN_PROTO_ARP);
+	else if (pi.status == GPUDP_PKT_OK)
+		GPUDP_AN_PROTO(GPUDP_AN_PROTO_OTHER_L3);
+	if (pi.has_ext)
+		GPUDP_AN_PROTO(GPUDP_AN_PROTO_IPV6_EXT);
+	if (pi.is_frag)
+		GPUDP_AN_PROTO(GPUDP_AN_PROTO_FRAG);
+	if (pi.is_frag) {
+		/* a fragmented datagram counts for its L4 protocol once, on its last
+		 * fragment, where tshark's reassembly attributes it */
+		if (pi.frag_last) {
+			if (pi.l4proto == 6)
+				GPUDP_AN_PROTO(GPUDP_AN_PROTO_TCP);
+			else if (pi.l4proto == 17)
+				GPUDP_AN_PROTO(GPUDP_AN_PROTO_UDP);
+			else if (pi.l4proto == 1 && pi.af == 4)
+				GPUDP_AN_PROTO(GPUDP_AN_PROTO_ICMP);
+			else if (pi.l4proto == 58 && pi.af == 6)
+				GPUDP_AN_PROTO(GPUDP_AN_PROTO_ICMPV6);
+			else
+				GPUDP_AN_PROTO(GPUDP_AN_PROTO_OTHER_L4);
+		}
+	} else if (pi.has_l4) {
+		if (pi.l4proto == 6)
+			GPUDP_AN_PROTO(GPUDP_AN_PROTO_TCP);
+		else if (pi.l4proto == 17)
+			GPUDP_AN_PROTO(GPUDP_AN_PROTO_UDP);
+		else if (pi.l4proto == 1)
+			GPUDP_AN_PROTO(GPUDP_AN_PROTO_ICMP);
+		else
+			GPUDP_AN_PROTO(GPUDP_AN_PROTO_ICMPV6);
+	} else if (pi.af != 0 && pi.status == GPUDP_PKT_OK) {
+		GPUDP_AN_PROTO(GPUDP_AN_PROTO_OTHER_L4);
+	}
+#undef GPUDP_AN_PROTO
+	if (pi.af != 0 && pi.ip_len + pi.l3_off > caplen)
+		GPUDP_AN_ADD64(&c->snapped, 1);
+
+	if (pi.status == GPUDP_PKT_TRUNCATED) {
+		GPUDP_AN_ADD64(&c->drops[GPUDP_AN_DROP_TRUNCATED], 1);
+	} else if (pi.status == GPUDP_PKT_MALFORMED) {
+		GPUDP_AN_ADD64(&c->drops[GPUDP_AN_DROP_MALFORMED], 1);
+	} else if (pi.af != 0 && (!pi.is_frag || pi.frag_last)) {
+		/* fragments: the datagram joins its flow once, with the last
+		 * fragment's length and without ports (as tshark's conv tables) */
+		struct gpudp_flow_key k;
+		struct gpudp_flow_slot *s;
+		uint32_t dir = gpudp_flow_key_make(&pi, &k);
+
+		s = gpudp_flow_lookup_insert(sk->flows, sk->flow_mask, &k,
+					     gpudp_flow_hash(&k));
+		if (s == 0) {
+			GPUDP_AN_ADD64(&c->drops[GPUDP_AN_DROP_FLOW_FULL], 1);
+		} else {
+			GPUDP_AN_ADD64(&s->pkts[dir], 1);
+			GPUDP_AN_ADD64(&s->bytes[dir], wirelen);
+			GPUDP_AN_MIN64(&s->first_ts, ts);
+			GPUDP_AN_MAX64(&s->last_ts, ts);
+		}
+	}
+
+	match = gpudp_filter_eval(sk->filter, &pi);
+	if (match) {
+		GPUDP_AN_ADD64(&c->filter_pkts, 1);
+		GPUDP_AN_ADD64(&c->filter_bytes, wirelen);
+	}
+	return match;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUDP_ANALYSIS_PKT_H */

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Data structures shared by the CPU and GPU analysis paths.
+ *
+ * Everything here is plain fixed-width data: the same structs live in host
+ * memory (CPU path, results) and in device memory (GPU path), and are copied
+ * between the two with plain byte copies. This header is included by C11 code
+ * and by nvcc (CUDA C++); it uses nothing beyond <stdint.h>.
+ *
+ * Users include gpudp_analysis.h, which includes this file.
+ */
+#ifndef GPUDP_ANALYSIS_TYPES_H
+#define GPUDP_ANALYSIS_TYPES_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Function qualifier for code that runs on both CPU and GPU: the very same
+ * source is compiled by the C compiler for the CPU path and by nvcc for the
+ * kernels, so both paths classify every packet identically.
+ */
+#ifdef __CUDACC__
+#define GPUDP_AN_HD static __host__ __device__ __forceinline__
+#else
+#define GPUDP_AN_HD static inline
+#endif
+
+/** Protocol breakdown counters (packets and bytes per class). */
+enum gpudp_an_proto {
+	GPUDP_AN_PROTO_ETH = 0,   /**< every frame with a complete Ethernet header */
+	GPUDP_AN_PROTO_VLAN,      /**< frames with at least one 802.1Q/802.1ad tag */
+	GPUDP_AN_PROTO_QINQ,      /**< frames with two or more tags */
+	GPUDP_AN_PROTO_ARP,       /**< ARP (EtherType 0x0806) */
+	GPUDP_AN_PROTO_IPV4,      /**< complete IPv4 header */
+	GPUDP_AN_PROTO_IPV6,      /**< complete IPv6 fixed header */
+	GPUDP_AN_PROTO_OTHER_L3,  /**< any other EtherType */
+	GPUDP_AN_PROTO_IPV6_EXT,  /**< IPv6 with at least one extension header */
+	GPUDP_AN_PROTO_FRAG,      /**< IPv4 or IPv6 fragments (first one included) */
+	GPUDP_AN_PROTO_TCP,       /**< complete TCP header (20 bytes) */
+	GPUDP_AN_PROTO_UDP,       /**< complete UDP header (8 bytes) */
+	GPUDP_AN_PROTO_ICMP,      /**< ICMP over IPv4 (4 bytes of header) */
+	GPUDP_AN_PROTO_ICMPV6,    /**< ICMPv6 over IPv6 (4 bytes of header) */
+	GPUDP_AN_PROTO_OTHER_L4,  /**< IP with another protocol, or a non-first fragment */
+	GPUDP_AN_PROTO_MAX
+};
+
+/**
+ * Why a packet was not (fully) analysed. Such a packet still counts in the
+ * totals, the size histogram and every protocol layer that was complete.
+ */
+enum gpudp_an_drop {
+	GPUDP_AN_DROP_TRUNCATED = 0, /**< a header is cut short by the captured length */
+	GPUDP_AN_DROP_MALFORMED,     /**< a header field is invalid (IP version, IHL, lengths) */
+	GPUDP_AN_DROP_FLOW_FULL,     /**< the flow table had no free slot for a new flow */
+	GPUDP_AN_DROP_MAX
+};
+
+/** Number of packet-size histogram buckets; bounds: gpudp_an_size_bucket(). */
+#define GPUDP_AN_SIZE_BUCKETS 10
+
+/** Global counters of one analysis run. All counts are of frames as captured. */
+struct gpudp_an_counters {
+	uint64_t pkts;                               /**< packets seen */
+	uint64_t bytes;                              /**< sum of original (wire) lengths */
+	uint64_t caplen_bytes;                       /**< sum of captured lengths */
+	uint64_t proto_pkts[GPUDP_AN_PROTO_MAX];     /**< per enum gpudp_an_proto */
+	uint64_t proto_bytes[GPUDP_AN_PROTO_MAX];    /**< per enum gpudp_an_proto */
+	uint64_t size_hist[GPUDP_AN_SIZE_BUCKETS];   /**< packets per wire-length bucket */
+	uint64_t drops[GPUDP_AN_DROP_MAX];           /**< per enum gpudp_an_drop */
+	uint64_t snapped;     /**< IP length larger than captured (snap length), informational */
+	uint64_t filter_pkts;  /**< packets that matched the filter */
+	uint64_t filter_bytes; /**< their wire bytes */
+};
+
+/**
+ * A bidirectional conversation key: (address, port) endpoints in canonical
+ * order (endpoint 0 compares lower: address bytes first, then port), plus the
+ * address family and IP protocol. Packets in either direction map to the same
+ * key, as in `tshark -z conv,tcp` / `conv,udp`; for protocols without ports
+ * (ICMP, ICMPv6, others, non-first fragments) both ports are 0.
+ */
+struct gpudp_flow_key {
+	uint8_t addr[2][16]; /**< IPv4 in the first 4 bytes, rest zero; network order */
+	uint16_t port[2];    /**< host byte order */
+	uint8_t af;          /**< 4 or 6 */
+	uint8_t proto;       /**< IP protocol number (final header after IPv6 extensions) */
+	uint16_t pad;        /**< always 0 */
+};
+
+/** Flow slot states. */
+#define GPUDP_FLOW_EMPTY 0u
+#define GPUDP_FLOW_BUSY  1u  /**< claimed, key being written */
+#define GPUDP_FLOW_READY 2u
+
+/** One slot of the open-addressing flow table (96 bytes). */
+struct gpudp_flow_slot {
+	uint32_t state;              /**< GPUDP_FLOW_* */
+	uint32_t hash;               /**< gpudp_flow_hash() of the key */
+	struct gpudp_flow_key key;
+	uint64_t pkts[2];            /**< [0]: endpoint 0 -> 1, [1]: endpoint 1 -> 0 */
+	uint64_t bytes[2];           /**< wire bytes, same directions */
+	uint64_t first_ts;           /**< smallest timestamp seen (ns), UINT64_MAX if none */
+	uint64_t last_ts;            /**< largest timestamp seen (ns) */
+};
+
+/** Maximum number of instructions of a compiled filter. */
+#define GPUDP_FILTER_MAX_INSN 64
+
+/** Filter instruction opcodes (postfix program, see gpudp_filter_compile()). */
+enum gpudp_filter_op {
+	GPUDP_FOP_TRUE = 0, /**< push true */
+	GPUDP_FOP_L3,       /**< push (packet af == af) */
+	GPUDP_FOP_L4,       /**< push (IP packet whose protocol == lo); af 0 = any */
+	GPUDP_FOP_VLAN,     /**< push (any tag's VLAN ID == lo); lo 0xffff = any tag */
+	GPUDP_FOP_NET,      /**< push (address in addr/plen of family af, by dir) */
+	GPUDP_FOP_PORT,     /**< push (TCP/UDP port in [lo, hi], by dir) */
+	GPUDP_FOP_AND,      /**< pop two, push a && b */
+	GPUDP_FOP_OR,       /**< pop two, push a || b */
+	GPUDP_FOP_NOT,      /**< pop one, push !a */
+};
+
+/** Direction qualifier of NET and PORT instructions. */
+enum gpudp_filter_dir {
+	GPUDP_FDIR_ANY = 0, /**< source or destination */
+	GPUDP_FDIR_SRC,
+	GPUDP_FDIR_DST,
+};
+
+/** One filter instruction (24 bytes). */
+struct gpudp_filter_insn {
+	uint8_t op;        /**< enum gpudp_filter_op */
+	uint8_t dir;       /**< enum gpudp_filter_dir */
+	uint8_t af;        /**< 4, 6, or 0 */
+	uint8_t plen;      /**< prefix length in bits for NET */
+	uint16_t lo;       /**< port / protocol / VLAN ID */
+	uint16_t hi;       /**< upper port of a range */
+	uint8_t addr[16];  /**< network address, host bits zero */
+};
+
+/** A compiled filter: a postfix program evaluated per packet on CPU or GPU. */
+struct gpudp_filter {
+	uint32_t n_insn;   /**< 0: no filter (matches nothing, nothing is written) */
+	uint32_t pad;
+	struct gpudp_filter_insn insn[GPUDP_FILTER_MAX_INSN];
+};
+
+/**
+ * Descriptor of one packet in a staged batch. The packet's bytes are at
+ * data + off in the batch's data area (host or device memory).
+ */
+struct gpudp_an_pkt_desc {
+	uint32_t off;     /**< offset of the first byte in the batch data area */
+	uint32_t caplen;  /**< bytes present at off */
+	uint32_t wirelen; /**< original length on the wire (>= caplen) */
+	uint32_t pad;
+	uint64_t ts_ns;   /**< capture timestamp, ns since the epoch (0 if unknown) */
+};
+
+/**
+ * Argument of the kernel gpudp_capture_analyse (lib/kernels/capture.cu),
+ * passed by value. Pointers are device addresses (CUdeviceptr).
+ */
+struct gpudp_an_kernel_args {
+	uint64_t ctr;     /**< struct gpudp_an_counters, accumulated over batches */
+	uint64_t flows;   /**< struct gpudp_flow_slot[flow_mask + 1] */
+	uint64_t filter;  /**< struct gpudp_filter */
+	uint64_t desc;    /**< struct gpudp_an_pkt_desc[n] of this batch */
+	uint64_t data;    /**< the batch data area */
+	uint64_t match;   /**< uint32_t[(n + 31) / 32], zeroed by the kernel's caller */
+	uint32_t flow_mask;
+	uint32_t n;       /**< packets in the batch */
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUDP_ANALYSIS_TYPES_H */

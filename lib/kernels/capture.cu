@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// gpudp-capture's analysis kernel: one thread per packet of a staged batch,
+// running the very per-packet code of the CPU path (gpudp_analysis_pkt.h).
+// Global counters are first summed in shared memory per block, then added
+// to the accumulated counters in device memory with one atomic per non-zero
+// field; flow slots are updated with atomics directly; filter matches set
+// bits of the batch's match bitmap.
+#include <stdint.h>
+
+#include "gpudp_analysis_pkt.h"
+
+#define GPUDP_AN_NCTR (sizeof(struct gpudp_an_counters) / sizeof(uint64_t))
+
+extern "C" __global__ void
+gpudp_capture_analyse(struct gpudp_an_kernel_args a)
+{
+	__shared__ unsigned long long blk[GPUDP_AN_NCTR];
+	struct gpudp_an_sink sk;
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x, k;
+
+	for (k = threadIdx.x; k < GPUDP_AN_NCTR; k += blockDim.x)
+		blk[k] = 0;
+	__syncthreads();
+
+	sk.ctr = (struct gpudp_an_counters *)blk;
+	sk.flows = (struct gpudp_flow_slot *)a.flows;
+	sk.flow_mask = a.flow_mask;
+	sk.pad = 0;
+	sk.filter = (const struct gpudp_filter *)a.filter;
+	if (i < a.n) {
+		const struct gpudp_an_pkt_desc *d = (const struct gpudp_an_pkt_desc *)a.desc + i;
+		const uint8_t *p = (const uint8_t *)a.data + d->off;
+
+		if (gpudp_an_account(&sk, p, d->caplen, d->wirelen, d->ts_ns))
+			atomicOr((unsigned int *)a.match + i / 32, 1u << (i % 32));
+	}
+	__syncthreads();
+
+	for (k = threadIdx.x; k < GPUDP_AN_NCTR; k += blockDim.x)
+		if (blk[k] != 0)
+			atomicAdd((unsigned long long *)a.ctr + k, blk[k]);
+}

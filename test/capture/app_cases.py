@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""gpudp-capture end-to-end cases on net_pcap vdevs (meson suite 'dpdk').
+
+usage: app_cases.py GPUDP_CAPTURE DATA_DIR GROUP
+
+GROUP is one of:
+  bad_inputs   each bad capture file gives a clear error or a counted drop
+  filter       --filter-out pcapng read back by tshark equals tshark's own
+               selection from the input (timestamps, lengths, bytes)
+  options      usage errors name the option and value and exit 2; --help
+  engine       the CPU notice, and --json written on a clean SIGINT stop
+Prints one line per case and "N passed, N failed"; exit 1 on any failure,
+77 when tshark is needed and missing.
+"""
+import json
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+EAL = ["-l", "0", "--no-huge", "-m", "256", "--no-pci", "--no-shconf", "--log-level=lib.*:error"]
+
+
+def pcap_records(path):
+    """(original lengths of the complete records, file ends inside a record)"""
+    data = open(path, "rb").read()
+    e = "<" if data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    off, lens = 24, []
+    while off + 16 <= len(data):
+        cap, wire = struct.unpack_from(e + "II", data, off + 8)
+        if off + 16 + cap > len(data):
+            return lens, True
+        lens.append((cap, wire))
+        off += 16 + cap
+    return lens, off != len(data)
+
+
+class Cases:
+    def __init__(self, app, data):
+        self.app, self.data = app, data
+        self.passed = self.failed = 0
+        self.tmp = tempfile.mkdtemp(prefix="gpudp-capture-test-")
+
+    def run(self, vdev_file, *opts, eal_extra=(), timeout=60):
+        eal = list(EAL) + list(eal_extra)
+        if vdev_file is not None:
+            eal += ["--vdev", "net_pcap0,rx_pcap=" + vdev_file]
+        cmd = [self.app] + eal + ["--"] + list(opts)
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+
+    def check(self, name, cond, detail=""):
+        if cond:
+            self.passed += 1
+            print("ok   %s" % name)
+        else:
+            self.failed += 1
+            print("FAIL %s %s" % (name, detail))
+
+    def path(self, f):
+        return os.path.join(self.data, f)
+
+    def out(self, f):
+        return os.path.join(self.tmp, f)
+
+
+def bad_inputs(c):
+    r = c.run(c.path("empty.pcap"))
+    c.check("empty_file_is_a_clear_error", r.returncode == 1 and "empty file" in r.stderr
+            and "empty.pcap" in r.stderr, r.stderr[-400:])
+    r = c.run(c.path("corrupt-header.pcap"))
+    c.check("corrupt_header_is_a_clear_error", r.returncode == 1 and
+            "not a pcap or pcapng file" in r.stderr, r.stderr[-400:])
+    r = c.run(c.path("linux-cooked.pcap"))
+    c.check("non_ethernet_link_type_is_a_clear_error", r.returncode == 1 and
+            "is not Ethernet" in r.stderr and "LINUX_SLL" in r.stderr, r.stderr[-400:])
+    r = c.run(c.path("no-such-file.pcap"))
+    c.check("missing_file_is_a_clear_error", r.returncode == 1 and
+            "cannot open" in r.stderr, r.stderr[-400:])
+
+    n_trunc, cut = pcap_records(c.path("truncated.pcap"))
+    j = c.out("trunc.json")
+    r = c.run(c.path("truncated.pcap"), "--cpu", "--json", j, "--quiet")
+    ok = r.returncode == 0 and os.path.exists(j)
+    rep = json.load(open(j)) if ok else {}
+    c.check("truncated_file_counts_complete_packets_and_an_error", ok and cut and
+            "truncated" in r.stderr and
+            rep["packets"] == rep["input_file"]["packets"] == len(n_trunc) > 0
+            and rep["input_file"]["truncated"] and rep["drops"]["rx_errors"] == 1,
+            (r.stderr[-400:], {k: rep.get(k) for k in ("packets", "input_file", "drops")}))
+    j = c.out("rec.json")
+    r = c.run(c.path("corrupt-record.pcap"), "--cpu", "--json", j, "--quiet")
+    ok = r.returncode == 0 and os.path.exists(j)
+    rep = json.load(open(j)) if ok else {}
+    c.check("corrupt_record_length_stops_with_a_counted_error", ok and rep["packets"] == 2
+            and rep["drops"]["rx_errors"] == 1, (r.stderr[-400:], rep.get("drops")))
+    j = c.out("hdr.json")
+    r = c.run(c.path("header-only.pcap"), "--cpu", "--json", j, "--quiet")
+    ok = r.returncode == 0 and os.path.exists(j)
+    rep = json.load(open(j)) if ok else {}
+    c.check("header_only_file_reports_zero_packets", ok and rep["packets"] == 0 and
+            rep["flows_total"] == 0, r.stderr[-400:])
+    jumbo, _ = pcap_records(c.path("jumbo.pcap"))
+    big = sum(1 for cap, _ in jumbo if cap > 2048)
+    j = c.out("jumbo.json")
+    r = c.run(c.path("jumbo.pcap"), "--cpu", "--json", j, "--quiet")
+    ok = r.returncode == 0 and os.path.exists(j)
+    rep = json.load(open(j)) if ok else {}
+    c.check("jumbo_frames_beyond_data_room_are_analysed_and_counted", ok and big > 0 and
+            rep["packets"] == len(jumbo) and rep["rx"]["multi_segment"] == big and
+            sum(h["packets"] for h in rep["size_histogram"] if h["min"] >= 2048) == big and
+            sum(rep["drops"].values()) == 0 and "data room" in r.stderr,
+            (r.stderr[-400:], rep.get("rx")))
+    j = c.out("jumbo-room.json")
+    r = c.run(c.path("jumbo.pcap"), "--cpu", "--json", j, "--quiet", "--data-room", "9216")
+    ok = r.returncode == 0 and os.path.exists(j)
+    rep = json.load(open(j)) if ok else {}
+    c.check("jumbo_frames_within_a_larger_data_room_are_single_segment", ok and
+            rep["packets"] == len(jumbo) and rep["rx"]["multi_segment"] == 0 and
+            "data room" not in r.stderr, (r.stderr[-400:], rep.get("rx")))
+    snapped, _ = pcap_records(c.path("snapped.pcap"))
+    j = c.out("snapped.json")
+    r = c.run(c.path("snapped.pcap"), "--cpu", "--json", j, "--quiet")
+    ok = r.returncode == 0 and os.path.exists(j)
+    rep = json.load(open(j)) if ok else {}
+    c.check("snapped_frames_keep_original_lengths_and_are_not_dropped", ok and
+            rep["packets"] == len(snapped) and rep["snapped"] > 0 and
+            rep["bytes"] == sum(w for _, w in snapped) and
+            rep["captured_bytes"] == sum(cp for cp, _ in snapped) and
+            sum(rep["drops"].values()) == 0,
+            (rep.get("snapped"), rep.get("bytes"), rep.get("drops")))
+
+
+def tshark_fields(pcap, dfilter=None):
+    cmd = ["tshark", "-n", "-r", pcap, "-o", "frame.generate_md5_hash:TRUE", "-T", "fields",
+           "-e", "frame.time_epoch", "-e", "frame.len", "-e", "frame.cap_len",
+           "-e", "frame.md5_hash"]
+    if dfilter:
+        cmd += ["-Y", dfilter]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    return r.returncode, r.stdout.splitlines(), r.stderr
+
+
+def filter_cases(c):
+    if not shutil.which("tshark"):
+        print("tshark not found: SKIP")
+        return 77
+    pairs = [
+        ("tcp and port 8080", "tcp.port == 8080"),
+        ("udp and dst portrange 9990-9999", "udp.dstport >= 9990 and udp.dstport <= 9999"),
+        ("net 10.77.100.0/24 or host fd77::2",
+         "ip.addr == 10.77.100.0/24 or ipv6.addr == fd77::2"),
+        ("vlan 300", "vlan.id == 300"),
+        ("icmp and not vlan", "icmp and not vlan"),
+        ("src net fd77::/64 and not icmp6", "ipv6.src == fd77::/64 and not icmpv6 and "
+         "not ipv6.fraghdr"),
+    ]
+    for i, (ours, theirs) in enumerate(pairs):
+        out = c.out("f%d.pcapng" % i)
+        j = c.out("f%d.json" % i)
+        r = c.run(c.path("sample.pcap"), "--cpu", "--quiet", "--filter", ours,
+                  "--filter-out", out, "--json", j)
+        if r.returncode != 0:
+            c.check("filter '%s'" % ours, False, r.stderr[-400:])
+            continue
+        rc1, got, err1 = tshark_fields(out)
+        rc2, want, err2 = tshark_fields(c.path("sample.pcap"), theirs)
+        rep = json.load(open(j))
+        c.check("filter_output_equals_tshark_selection '%s'" % ours,
+                rc1 == 0 and rc2 == 0 and got == want and len(want) > 0 and
+                rep["filter"]["written"] == len(want) == rep["filter"]["matched_packets"],
+                "gpudp %d packets, tshark %d (%s%s)" % (len(got), len(want), err1[-200:],
+                                                        err2[-200:]))
+    r = c.run(c.path("sample.pcap"), "--cpu", "--quiet", "--filter", "port 8080")
+    c.check("filter_without_output_only_counts", r.returncode == 0, r.stderr[-300:])
+
+
+def options(c):
+    for args, needle in [
+        (["--flows", "1000"], "--flows: bad value '1000'"),
+        (["--batch", "0"], "--batch: bad value '0'"),
+        (["--burst", "abc"], "--burst: bad value 'abc'"),
+        (["--filter", "port 99999"], "--filter: bad value 'port 99999'"),
+        (["--filter-out", "x.pcapng"], "--filter-out: bad value 'x.pcapng' (needs --filter)"),
+        (["--period", "-1"], "--period: bad value '-1'"),
+        (["--ports", "0,x"], "--ports: bad value '0,x'"),
+        (["--frobnicate"], "unknown option '--frobnicate'"),
+        (["--json"], "option '--json' needs a value"),
+        (["--pcap", "a,b.pcap"], "--pcap: bad value 'a,b.pcap'"),
+        (["--verify", "--cpu"], "--verify: bad value 'on' (needs the GPU: drop --cpu)"),
+    ]:
+        r = c.run(c.path("sample.pcap"), *args)
+        c.check("usage_error %s" % " ".join(args), r.returncode == 2 and needle in r.stderr,
+                "status %d: %s" % (r.returncode, r.stderr[-300:]))
+    r = c.run(c.path("sample.pcap"), "--ports", "5")
+    c.check("usage_error --ports 5 (no such port)", r.returncode == 2 and
+            "--ports: bad value '5'" in r.stderr, r.stderr[-300:])
+    r = subprocess.run([c.app, "--help"], capture_output=True, text=True)
+    helptext = r.stdout
+    missing = [o for o in ("--cpu", "--gpu", "--json", "--filter", "--filter-out", "--ports",
+                           "--batch", "--batch-bytes", "--inflight", "--flows", "--burst",
+                           "--mbufs", "--data-room", "--rxd", "--top", "--period",
+                           "--progress", "--idle-ms", "--max-packets", "--duration",
+                           "--quiet", "--verify", "--pcap", "--help") if o not in helptext]
+    blocks = []
+    for line in helptext.splitlines():
+        if line.startswith("  --"):
+            blocks.append(line)
+        elif blocks and line.startswith("      "):
+            blocks[-1] += line
+    undocumented = [b.split()[0] for b in blocks
+                    if b.split()[0] != "--help" and "(default:" not in b]
+    c.check("help_lists_every_option_with_its_default", r.returncode == 0 and not missing and
+            not undocumented and len(blocks) == 24, (missing, undocumented, len(blocks)))
+
+
+def engine(c):
+    j = c.out("cpu.json")
+    r = c.run(c.path("sample.pcap"), "--json", j, "--quiet", "--progress", "0")
+    rep = json.load(open(j)) if r.returncode == 0 and os.path.exists(j) else {}
+    gpu = rep.get("engine", {}).get("kind") == "gpu"
+    c.check("cpu_fallback_is_announced_or_gpu_used", r.returncode == 0 and
+            (gpu or ("analysing on the CPU" in r.stderr and rep["engine"]["note"] != "")),
+            r.stderr[-400:])
+    n_sample = len(pcap_records(c.path("sample.pcap"))[0])
+    c.check("report_counts_every_file_packet", rep.get("packets") == n_sample and
+            rep.get("rx", {}).get("packets") == n_sample, rep.get("packets"))
+    j = c.out("two.json")
+    r = c.run(None, "--cpu", "--quiet", "--json", j, "--pcap", c.path("sample.pcap"),
+              "--pcap", c.path("jumbo.pcap"))
+    rep = json.load(open(j)) if r.returncode == 0 and os.path.exists(j) else {}
+    c.check("pcap_option_reads_each_file_on_its_own_port",
+            rep.get("packets") == n_sample + len(pcap_records(c.path("jumbo.pcap"))[0]) and
+            "port 1 (net_pcap_gpudp1)" in rep.get("input", ""), (r.stderr[-300:], rep.get("input")))
+    r = c.run(c.path("sample.pcap"), "--verify", "--quiet")
+    c.check("verify_exits_77_without_a_gpu_or_0_when_equal",
+            (not gpu and r.returncode == 77 and "nothing to verify" in r.stderr) or
+            (gpu and r.returncode == 0 and "results are identical" in r.stderr),
+            (r.returncode, r.stderr[-300:]))
+    j = c.out("forced.json")
+    r = c.run(c.path("sample.pcap"), "--cpu", "--json", j, "--quiet", "--max-packets", "50",
+              "--burst", "10")
+    rep = json.load(open(j)) if r.returncode == 0 and os.path.exists(j) else {}
+    c.check("max_packets_stops_early", rep.get("packets") == 50 and
+            rep["engine"]["kind"] == "cpu" and rep["engine"]["gpu_share"] == 0, rep.get("packets"))
+    # live-like input: infinite_rx replays the file until SIGINT
+    j = c.out("sigint.json")
+    cmd = [c.app] + EAL + ["--vdev", "net_pcap0,rx_pcap=%s,infinite_rx=1" %
+                           c.path("sample.pcap"), "--", "--cpu", "--json", j, "--period", "0.5"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    p.send_signal(signal.SIGINT)
+    try:
+        out, err = p.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    rep = json.load(open(j)) if os.path.exists(j) else {}
+    c.check("sigint_stops_cleanly_with_final_counters", p.returncode == 0 and
+            rep.get("final") is True and rep.get("packets", 0) > n_sample and
+            "periodic report" in out and "final report" in out,
+            (p.returncode, err[-300:]))
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    c = Cases(sys.argv[1], sys.argv[2])
+    group = {"bad_inputs": bad_inputs, "filter": filter_cases, "options": options,
+             "engine": engine}.get(sys.argv[3])
+    if group is None:
+        sys.exit("unknown group %s" % sys.argv[3])
+    rc = group(c)
+    shutil.rmtree(c.tmp, ignore_errors=True)
+    if rc == 77:
+        return 77
+    print("%d passed, %d failed" % (c.passed, c.failed))
+    return 1 if c.failed or not c.passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

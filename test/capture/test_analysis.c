@@ -1,0 +1,796 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of lib/analysis (parser, flows, counters, filter, pcapng
+ * writer) and of gpudp-capture's capture file reader. Pure C, no DPDK.
+ * Packets are built field by field with the small builder below.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capfile.h"
+#include "gpudp_analysis.h"
+#include "gpudp_analysis_pkt.h"
+#include "gpudp_pcapng.h"
+#include "gpudp_test.h"
+
+#ifndef CAP_TEST_DATA
+#define CAP_TEST_DATA "test/data"
+#endif
+
+/* ---- packet builder ---- */
+
+struct pb {
+	uint8_t b[4096];
+	uint32_t n;
+	uint32_t l3;     /* offset of the IP header, for lengths */
+};
+
+static void
+put8(struct pb *p, uint8_t v)
+{
+	p->b[p->n++] = v;
+}
+
+static void
+put16(struct pb *p, uint16_t v)
+{
+	put8(p, (uint8_t)(v >> 8));
+	put8(p, (uint8_t)v);
+}
+
+static void
+putn(struct pb *p, const void *d, uint32_t n)
+{
+	memcpy(p->b + p->n, d, n);
+	p->n += n;
+}
+
+static void
+pb_eth(struct pb *p)
+{
+	static const uint8_t macs[12] = { 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1 };
+
+	p->n = 0;
+	putn(p, macs, 12);
+}
+
+static void
+pb_ipv4(struct pb *p, uint8_t proto, const char *src, const char *dst, uint16_t frag)
+{
+	put16(p, 0x0800);
+	p->l3 = p->n;
+	put8(p, 0x45);
+	put8(p, 0);
+	put16(p, 0);     /* total length: pb_done */
+	put16(p, 1);
+	put16(p, frag);
+	put8(p, 64);
+	put8(p, proto);
+	put16(p, 0);
+	inet_pton(AF_INET, src, p->b + p->n);
+	p->n += 4;
+	inet_pton(AF_INET, dst, p->b + p->n);
+	p->n += 4;
+}
+
+static void
+pb_ipv6(struct pb *p, uint8_t nh, const char *src, const char *dst)
+{
+	put16(p, 0x86dd);
+	p->l3 = p->n;
+	put8(p, 0x60);
+	put8(p, 0);
+	put16(p, 0);
+	put16(p, 0);     /* payload length: pb_done */
+	put8(p, nh);
+	put8(p, 64);
+	inet_pton(AF_INET6, src, p->b + p->n);
+	p->n += 16;
+	inet_pton(AF_INET6, dst, p->b + p->n);
+	p->n += 16;
+}
+
+static void
+pb_ports(struct pb *p, uint16_t sport, uint16_t dport, uint32_t hdrlen)
+{
+	uint32_t i;
+
+	put16(p, sport);
+	put16(p, dport);
+	for (i = 4; i < hdrlen; i++)
+		put8(p, i == 12 && hdrlen == 20 ? 0x50 : 0);
+}
+
+static void
+pb_done(struct pb *p, uint32_t payload)
+{
+	uint32_t len;
+
+	memset(p->b + p->n, 0xab, payload);
+	p->n += payload;
+	len = p->n - p->l3;
+	if ((p->b[p->l3] >> 4) == 4) {
+		p->b[p->l3 + 2] = (uint8_t)(len >> 8);
+		p->b[p->l3 + 3] = (uint8_t)len;
+	} else {
+		p->b[p->l3 + 4] = (uint8_t)((len - 40) >> 8);
+		p->b[p->l3 + 5] = (uint8_t)(len - 40);
+	}
+}
+
+static void
+tcp4(struct pb *p, const char *s, const char *d, uint16_t sp, uint16_t dp, uint32_t payload)
+{
+	pb_eth(p);
+	pb_ipv4(p, 6, s, d, 0);
+	pb_ports(p, sp, dp, 20);
+	pb_done(p, payload);
+}
+
+/* ---- parser ---- */
+
+static int
+parse_ipv4_tcp_ports(void)
+{
+	struct gpudp_pkt_info pi;
+	struct pb p;
+
+	tcp4(&p, "10.0.0.1", "10.0.0.2", 40000, 80, 10);
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_OK, "status %u", pi.status);
+	GPUDP_TEST_ASSERT(pi.af == 4 && pi.l4proto == 6 && pi.has_ports, "af %u proto %u",
+			  pi.af, pi.l4proto);
+	GPUDP_TEST_ASSERT(pi.sport == 40000 && pi.dport == 80, "ports %u %u", pi.sport, pi.dport);
+	GPUDP_TEST_ASSERT(pi.src[3] == 1 && pi.dst[3] == 2, "addresses");
+	GPUDP_TEST_ASSERT(pi.ip_len == 50, "ip_len %u", pi.ip_len);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+parse_vlan_and_qinq_tags(void)
+{
+	struct gpudp_pkt_info pi;
+	struct pb p;
+
+	pb_eth(&p);
+	put16(&p, 0x88a8);
+	put16(&p, 200);
+	put16(&p, 0x8100);
+	put16(&p, 0x2000 | 300); /* PCP bits must not leak into the ID */
+	pb_ipv4(&p, 17, "10.0.0.1", "10.0.0.2", 0);
+	pb_ports(&p, 5000, 53, 8);
+	pb_done(&p, 4);
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_OK && pi.n_vlan == 2, "status %u tags %u",
+			  pi.status, pi.n_vlan);
+	GPUDP_TEST_ASSERT(pi.vlan_id[0] == 200 && pi.vlan_id[1] == 300, "ids %u %u",
+			  pi.vlan_id[0], pi.vlan_id[1]);
+	GPUDP_TEST_ASSERT(pi.l4proto == 17 && pi.dport == 53, "udp after tags");
+	return GPUDP_TEST_PASS;
+}
+
+static int
+parse_ipv6_extension_chain(void)
+{
+	struct gpudp_pkt_info pi;
+	struct pb p;
+	uint32_t i;
+
+	pb_eth(&p);
+	pb_ipv6(&p, 0, "fd00::1", "fd00::2");
+	/* hop-by-hop (8 bytes) -> destination options (16 bytes) -> routing (8) -> TCP */
+	put8(&p, 60);
+	put8(&p, 0);
+	for (i = 0; i < 6; i++)
+		put8(&p, 0);
+	put8(&p, 43);
+	put8(&p, 1);
+	for (i = 0; i < 14; i++)
+		put8(&p, 0);
+	put8(&p, 6);
+	put8(&p, 0);
+	for (i = 0; i < 6; i++)
+		put8(&p, 0);
+	pb_ports(&p, 1234, 443, 20);
+	pb_done(&p, 0);
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_OK, "status %u", pi.status);
+	GPUDP_TEST_ASSERT(pi.af == 6 && pi.has_ext && pi.l4proto == 6, "af %u ext %u proto %u",
+			  pi.af, pi.has_ext, pi.l4proto);
+	GPUDP_TEST_ASSERT(pi.sport == 1234 && pi.dport == 443, "ports %u %u", pi.sport, pi.dport);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+parse_fragments_have_ports_only_in_first(void)
+{
+	struct gpudp_pkt_info pi;
+	struct pb p;
+
+	/* IPv4 first fragment (MF) has the UDP header; a later one has none */
+	pb_eth(&p);
+	pb_ipv4(&p, 17, "10.0.0.1", "10.0.0.2", 0x2000);
+	pb_ports(&p, 7, 9, 8);
+	pb_done(&p, 16);
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.is_frag && pi.has_ports && pi.dport == 9, "first v4 fragment");
+	pb_eth(&p);
+	pb_ipv4(&p, 17, "10.0.0.1", "10.0.0.2", 0x0003);
+	pb_done(&p, 16);
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_OK && pi.is_frag && !pi.has_ports &&
+			  !pi.has_l4, "later v4 fragment: ports %u l4 %u", pi.has_ports, pi.has_l4);
+	/* IPv6 fragment header, offset 0 then offset 1448 */
+	pb_eth(&p);
+	pb_ipv6(&p, 44, "fd00::1", "fd00::2");
+	put8(&p, 58);
+	put8(&p, 0);
+	put16(&p, 0x0001);
+	put16(&p, 0);
+	put16(&p, 7);
+	put8(&p, 128);
+	put8(&p, 0);
+	put16(&p, 0);
+	pb_done(&p, 8);
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.is_frag && pi.has_l4 && pi.l4proto == 58, "first v6 fragment");
+	pb_eth(&p);
+	pb_ipv6(&p, 44, "fd00::1", "fd00::2");
+	put8(&p, 58);
+	put8(&p, 0);
+	put16(&p, 1448);
+	put16(&p, 0);
+	put16(&p, 7);
+	pb_done(&p, 8);
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.is_frag && !pi.has_l4 && pi.l4proto == 58 &&
+			  pi.status == GPUDP_PKT_OK, "later v6 fragment");
+	return GPUDP_TEST_PASS;
+}
+
+static int
+parse_truncated_prefixes_never_ok(void)
+{
+	struct gpudp_pkt_info pi;
+	struct pb p;
+	uint32_t len, full;
+
+	/* every prefix shorter than Ethernet + tag + IPv6 + TCP headers is truncated */
+	pb_eth(&p);
+	put16(&p, 0x8100);
+	put16(&p, 5);
+	pb_ipv6(&p, 6, "fd00::1", "fd00::2");
+	pb_ports(&p, 1, 2, 20);
+	full = p.n;
+	pb_done(&p, 0);
+	for (len = 0; len < full; len++) {
+		gpudp_pkt_parse(p.b, len, &pi);
+		GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_TRUNCATED, "length %u: status %u", len,
+				  pi.status);
+	}
+	gpudp_pkt_parse(p.b, full, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_OK, "full length: status %u", pi.status);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+parse_malformed_ip_headers(void)
+{
+	struct gpudp_pkt_info pi;
+	struct pb p;
+
+	tcp4(&p, "10.0.0.1", "10.0.0.2", 1, 2, 0);
+	p.b[14] = 0x65; /* version 6 in an IPv4 EtherType */
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_MALFORMED, "version: status %u", pi.status);
+	tcp4(&p, "10.0.0.1", "10.0.0.2", 1, 2, 0);
+	p.b[14] = 0x44; /* IHL 4 */
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_MALFORMED, "ihl: status %u", pi.status);
+	tcp4(&p, "10.0.0.1", "10.0.0.2", 1, 2, 0);
+	p.b[16] = 0;
+	p.b[17] = 10; /* total length below the header length */
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_MALFORMED, "total length: status %u", pi.status);
+	return GPUDP_TEST_PASS;
+}
+
+/* ---- flows and counters ---- */
+
+static int
+flow_key_is_bidirectional(void)
+{
+	struct gpudp_pkt_info a, b;
+	struct gpudp_flow_key ka, kb;
+	struct pb p;
+	uint32_t da, db;
+
+	tcp4(&p, "10.0.0.9", "10.0.0.2", 40000, 80, 0);
+	gpudp_pkt_parse(p.b, p.n, &a);
+	tcp4(&p, "10.0.0.2", "10.0.0.9", 80, 40000, 0);
+	gpudp_pkt_parse(p.b, p.n, &b);
+	da = gpudp_flow_key_make(&a, &ka);
+	db = gpudp_flow_key_make(&b, &kb);
+	GPUDP_TEST_ASSERT(gpudp_flow_key_eq(&ka, &kb), "keys differ");
+	GPUDP_TEST_ASSERT(da != db, "directions %u %u", da, db);
+	GPUDP_TEST_ASSERT(ka.addr[0][3] == 2 && ka.port[0] == 80, "endpoint 0 is the lower address");
+	GPUDP_TEST_ASSERT(gpudp_flow_hash(&ka) == gpudp_flow_hash(&kb), "hashes differ");
+	return GPUDP_TEST_PASS;
+}
+
+static int
+flow_counts_each_direction(void)
+{
+	struct gpudp_analysis *a = gpudp_analysis_create(0, NULL);
+	struct gpudp_flow_record *fl;
+	struct pb p;
+	size_t n;
+	int i;
+
+	GPUDP_TEST_ASSERT(a != NULL, "create");
+	for (i = 0; i < 3; i++) {
+		tcp4(&p, "10.0.0.1", "10.0.0.2", 40000, 80, 100);
+		gpudp_analysis_packet(a, p.b, p.n, p.n, 1000 + i);
+	}
+	tcp4(&p, "10.0.0.2", "10.0.0.1", 80, 40000, 1000);
+	gpudp_analysis_packet(a, p.b, p.n, p.n, 500);
+	tcp4(&p, "10.0.0.2", "10.0.0.1", 80, 40001, 0);
+	gpudp_analysis_packet(a, p.b, p.n, p.n, 9);
+	GPUDP_TEST_ASSERT(gpudp_analysis_flows(a, &fl, &n) == 0 && n == 2, "flows %zu", n);
+	/* sorted by bytes: the 4-packet flow first; endpoint 0 is 10.0.0.1 */
+	GPUDP_TEST_ASSERT(fl[0].pkts[0] == 3 && fl[0].pkts[1] == 1, "packets %llu %llu",
+			  (unsigned long long)fl[0].pkts[0], (unsigned long long)fl[0].pkts[1]);
+	GPUDP_TEST_ASSERT(fl[0].bytes[0] == 3 * 154u && fl[0].bytes[1] == 1054u, "bytes %llu %llu",
+			  (unsigned long long)fl[0].bytes[0], (unsigned long long)fl[0].bytes[1]);
+	GPUDP_TEST_ASSERT(fl[0].first_ts == 500 && fl[0].last_ts == 1002, "times %llu %llu",
+			  (unsigned long long)fl[0].first_ts, (unsigned long long)fl[0].last_ts);
+	GPUDP_TEST_ASSERT(fl[1].pkts[0] + fl[1].pkts[1] == 1, "second flow");
+	free(fl);
+	gpudp_analysis_free(a);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+flow_table_full_is_counted(void)
+{
+	struct gpudp_analysis *a = gpudp_analysis_create(16, NULL);
+	struct gpudp_flow_record *fl;
+	struct pb p;
+	size_t n;
+	int i;
+
+	GPUDP_TEST_ASSERT(a != NULL && a->flow_mask == 15, "create");
+	for (i = 0; i < 20; i++) {
+		tcp4(&p, "10.0.0.1", "10.0.0.2", (uint16_t)(1000 + i), 80, 0);
+		gpudp_analysis_packet(a, p.b, p.n, p.n, 0);
+	}
+	GPUDP_TEST_ASSERT(a->ctr.drops[GPUDP_AN_DROP_FLOW_FULL] == 4, "drops %llu",
+			  (unsigned long long)a->ctr.drops[GPUDP_AN_DROP_FLOW_FULL]);
+	GPUDP_TEST_ASSERT(a->ctr.pkts == 20, "packets still counted");
+	GPUDP_TEST_ASSERT(gpudp_analysis_flows(a, &fl, &n) == 0 && n == 16, "flows %zu", n);
+	free(fl);
+	gpudp_analysis_free(a);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+fragmented_datagram_counted_once(void)
+{
+	struct gpudp_analysis *a = gpudp_analysis_create(0, NULL);
+	struct gpudp_flow_record *fl;
+	struct pb first, last;
+	size_t n;
+
+	GPUDP_TEST_ASSERT(a != NULL, "create");
+	/* ICMPv6 echo in two fragments, as tshark sees it after reassembly:
+	 * icmpv6 and the conversation count it once, on the last fragment */
+	pb_eth(&first);
+	pb_ipv6(&first, 44, "fd00::1", "fd00::2");
+	put8(&first, 58);
+	put8(&first, 0);
+	put16(&first, 0x0001);
+	put16(&first, 0);
+	put16(&first, 9);
+	pb_ports(&first, 0x8000, 0, 8);
+	pb_done(&first, 1000);
+	pb_eth(&last);
+	pb_ipv6(&last, 44, "fd00::1", "fd00::2");
+	put8(&last, 58);
+	put8(&last, 0);
+	put16(&last, 1008);
+	put16(&last, 0);
+	put16(&last, 9);
+	pb_done(&last, 200);
+	gpudp_analysis_packet(a, first.b, first.n, first.n, 1);
+	gpudp_analysis_packet(a, last.b, last.n, last.n, 2);
+	GPUDP_TEST_ASSERT(a->ctr.proto_pkts[GPUDP_AN_PROTO_IPV6] == 2 &&
+			  a->ctr.proto_pkts[GPUDP_AN_PROTO_FRAG] == 2, "layers");
+	GPUDP_TEST_ASSERT(a->ctr.proto_pkts[GPUDP_AN_PROTO_ICMPV6] == 1 &&
+			  a->ctr.proto_bytes[GPUDP_AN_PROTO_ICMPV6] == last.n, "icmpv6 %llu",
+			  (unsigned long long)a->ctr.proto_pkts[GPUDP_AN_PROTO_ICMPV6]);
+	GPUDP_TEST_ASSERT(gpudp_analysis_flows(a, &fl, &n) == 0 && n == 1, "flows %zu", n);
+	GPUDP_TEST_ASSERT(fl[0].pkts[0] + fl[0].pkts[1] == 1 &&
+			  fl[0].bytes[0] + fl[0].bytes[1] == last.n && fl[0].key.proto == 58,
+			  "flow holds the datagram once");
+	free(fl);
+	gpudp_analysis_free(a);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+size_histogram_bucket_bounds(void)
+{
+	static const uint32_t len[] = { 0, 63, 64, 127, 128, 1518, 1519, 2047, 2048, 9216, 9217 };
+	static const uint32_t want[] = { 0, 0, 1, 1, 2, 5, 6, 6, 7, 8, 9 };
+	uint32_t i, lo, hi;
+
+	for (i = 0; i < sizeof(len) / sizeof(len[0]); i++) {
+		uint32_t b = gpudp_an_size_bucket(len[i]);
+
+		GPUDP_TEST_ASSERT(b == want[i], "length %u: bucket %u, want %u", len[i], b, want[i]);
+		GPUDP_TEST_ASSERT(gpudp_an_size_bucket_bounds(b, &lo, &hi) == 0 &&
+				  lo <= len[i] && len[i] <= hi, "bounds of %u: %u-%u", b, lo, hi);
+	}
+	GPUDP_TEST_ASSERT(gpudp_an_size_bucket_bounds(GPUDP_AN_SIZE_BUCKETS, &lo, &hi) == -EINVAL,
+			  "bad bucket accepted");
+	return GPUDP_TEST_PASS;
+}
+
+static int
+protocol_counters_per_layer(void)
+{
+	struct gpudp_analysis *a = gpudp_analysis_create(0, NULL);
+	const struct gpudp_an_counters *c;
+	struct pb p;
+
+	GPUDP_TEST_ASSERT(a != NULL, "create");
+	tcp4(&p, "10.0.0.1", "10.0.0.2", 1, 2, 0);                      /* ipv4 tcp */
+	gpudp_analysis_packet(a, p.b, p.n, p.n, 0);
+	pb_eth(&p);                                                    /* vlan ipv6 icmpv6 */
+	put16(&p, 0x8100);
+	put16(&p, 7);
+	pb_ipv6(&p, 58, "fd00::1", "fd00::2");
+	pb_ports(&p, 0x8000, 0, 8);
+	pb_done(&p, 0);
+	gpudp_analysis_packet(a, p.b, p.n, p.n, 0);
+	pb_eth(&p);                                                    /* arp */
+	put16(&p, 0x0806);
+	memset(p.b + p.n, 0, 28);
+	p.n += 28;
+	gpudp_analysis_packet(a, p.b, p.n, p.n, 0);
+	pb_eth(&p);                                                    /* ipv4 gre */
+	pb_ipv4(&p, 47, "10.0.0.1", "10.0.0.2", 0);
+	pb_done(&p, 4);
+	gpudp_analysis_packet(a, p.b, p.n, p.n, 0);
+	gpudp_analysis_packet(a, p.b, 10, 10, 0);                      /* runt */
+	c = &a->ctr;
+	GPUDP_TEST_ASSERT(c->pkts == 5, "packets %llu", (unsigned long long)c->pkts);
+	GPUDP_TEST_ASSERT(c->proto_pkts[GPUDP_AN_PROTO_ETH] == 4, "eth");
+	GPUDP_TEST_ASSERT(c->proto_pkts[GPUDP_AN_PROTO_VLAN] == 1, "vlan");
+	GPUDP_TEST_ASSERT(c->proto_pkts[GPUDP_AN_PROTO_IPV4] == 2, "ipv4");
+	GPUDP_TEST_ASSERT(c->proto_pkts[GPUDP_AN_PROTO_IPV6] == 1, "ipv6");
+	GPUDP_TEST_ASSERT(c->proto_pkts[GPUDP_AN_PROTO_ARP] == 1, "arp");
+	GPUDP_TEST_ASSERT(c->proto_pkts[GPUDP_AN_PROTO_TCP] == 1, "tcp");
+	GPUDP_TEST_ASSERT(c->proto_pkts[GPUDP_AN_PROTO_ICMPV6] == 1, "icmpv6");
+	GPUDP_TEST_ASSERT(c->proto_pkts[GPUDP_AN_PROTO_OTHER_L4] == 1, "other_l4");
+	GPUDP_TEST_ASSERT(c->drops[GPUDP_AN_DROP_TRUNCATED] == 1, "runt is a truncated drop");
+	gpudp_analysis_free(a);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+talkers_sum_sent_and_received(void)
+{
+	struct gpudp_analysis *a = gpudp_analysis_create(0, NULL);
+	struct gpudp_talker *t;
+	struct pb p;
+	size_t n;
+
+	GPUDP_TEST_ASSERT(a != NULL, "create");
+	tcp4(&p, "10.0.0.1", "10.0.0.2", 1, 2, 100);
+	gpudp_analysis_packet(a, p.b, p.n, p.n, 0);
+	tcp4(&p, "10.0.0.1", "10.0.0.3", 1, 2, 1000);
+	gpudp_analysis_packet(a, p.b, p.n, p.n, 0);
+	tcp4(&p, "10.0.0.3", "10.0.0.1", 2, 1, 0);
+	gpudp_analysis_packet(a, p.b, p.n, p.n, 0);
+	GPUDP_TEST_ASSERT(gpudp_analysis_talkers(a, &t, &n) == 0 && n == 3, "talkers %zu", n);
+	GPUDP_TEST_ASSERT(t[0].addr[3] == 1 && t[0].tx_pkts == 2 && t[0].rx_pkts == 1,
+			  "10.0.0.1 first: tx %llu rx %llu", (unsigned long long)t[0].tx_pkts,
+			  (unsigned long long)t[0].rx_pkts);
+	GPUDP_TEST_ASSERT(t[0].tx_bytes == 154 + 1054 && t[0].rx_bytes == 54, "bytes");
+	GPUDP_TEST_ASSERT(t[1].addr[3] == 3 && t[2].addr[3] == 2, "order by bytes");
+	free(t);
+	gpudp_analysis_free(a);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+merge_adds_counters_and_flows(void)
+{
+	struct gpudp_analysis *x = gpudp_analysis_create(0, NULL);
+	struct gpudp_analysis *y = gpudp_analysis_create(0, NULL);
+	struct gpudp_flow_record *fl;
+	struct pb p;
+	size_t n;
+
+	GPUDP_TEST_ASSERT(x != NULL && y != NULL, "create");
+	tcp4(&p, "10.0.0.1", "10.0.0.2", 1, 2, 0);
+	gpudp_analysis_packet(x, p.b, p.n, p.n, 5);
+	tcp4(&p, "10.0.0.2", "10.0.0.1", 2, 1, 0);
+	gpudp_analysis_packet(y, p.b, p.n, p.n, 3);
+	tcp4(&p, "10.0.0.7", "10.0.0.1", 2, 1, 0);
+	gpudp_analysis_packet(y, p.b, p.n, p.n, 3);
+	GPUDP_TEST_ASSERT(gpudp_analysis_merge(x, &y->ctr, y->flows, y->flow_mask + 1) == 0,
+			  "merge");
+	GPUDP_TEST_ASSERT(x->ctr.pkts == 3 && x->ctr.proto_pkts[GPUDP_AN_PROTO_TCP] == 3,
+			  "counters");
+	GPUDP_TEST_ASSERT(gpudp_analysis_flows(x, &fl, &n) == 0 && n == 2, "flows %zu", n);
+	GPUDP_TEST_ASSERT(fl[0].pkts[0] == 1 && fl[0].pkts[1] == 1 && fl[0].first_ts == 3 &&
+			  fl[0].last_ts == 5, "merged flow");
+	free(fl);
+	gpudp_analysis_free(x);
+	gpudp_analysis_free(y);
+	return GPUDP_TEST_PASS;
+}
+
+/* ---- filter ---- */
+
+static int
+filter_rejects_bad_expressions(void)
+{
+	static const char *const bad[] = {
+		"port", "port 70000", "portrange 10-5", "portrange 5", "host 10.0.0",
+		"net 10.0.0.1/24", "net 10.0.0.0/33", "net fd00::/129", "tcp and", "(tcp",
+		"tcp)", "src tcp", "vlan 4096", "proto 256", "frobnicate", "tcp udp",
+		"not", "!", "&&",
+	};
+	struct gpudp_filter f;
+	char err[200];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = gpudp_filter_compile(bad[i], &f, err, sizeof(err));
+
+		GPUDP_TEST_ASSERT(rc == -EINVAL, "'%s' gave %d", bad[i], rc);
+		GPUDP_TEST_ASSERT(err[0] != '\0' && f.n_insn == 0, "'%s': no message", bad[i]);
+	}
+	gpudp_filter_compile("tcp and port 70000", &f, err, sizeof(err));
+	GPUDP_TEST_ASSERT(strstr(err, "offset 13") != NULL && strstr(err, "70000") != NULL,
+			  "message does not locate the token: %s", err);
+	GPUDP_TEST_ASSERT(gpudp_filter_compile("   ", &f, err, sizeof(err)) == 0 && f.n_insn == 0,
+			  "blank filter");
+	return GPUDP_TEST_PASS;
+}
+
+static int
+match(const char *expr, const struct pb *p)
+{
+	struct gpudp_filter f;
+	struct gpudp_pkt_info pi;
+	char err[200];
+
+	if (gpudp_filter_compile(expr, &f, err, sizeof(err)) != 0) {
+		fprintf(stderr, "    compile '%s': %s\n", expr, err);
+		return -1;
+	}
+	gpudp_pkt_parse(p->b, p->n, &pi);
+	return gpudp_filter_eval(&f, &pi);
+}
+
+static int
+filter_matches_fields(void)
+{
+	struct pb t, u6, v;
+
+	tcp4(&t, "192.168.1.10", "10.1.2.3", 40000, 443, 0);
+	pb_eth(&u6);
+	pb_ipv6(&u6, 17, "fd00:1::5", "2001:db8::1");
+	pb_ports(&u6, 5353, 53, 8);
+	pb_done(&u6, 0);
+	pb_eth(&v);
+	put16(&v, 0x8100);
+	put16(&v, 100);
+	pb_ipv4(&v, 1, "10.0.0.1", "10.0.0.2", 0);
+	pb_ports(&v, 0x0800, 0, 4);
+	pb_done(&v, 0);
+
+	GPUDP_TEST_ASSERT(match("tcp", &t) == 1 && match("udp", &t) == 0, "tcp");
+	GPUDP_TEST_ASSERT(match("ip", &t) == 1 && match("ip6", &t) == 0, "ip");
+	GPUDP_TEST_ASSERT(match("port 443", &t) == 1 && match("src port 443", &t) == 0 &&
+			  match("dst port 443", &t) == 1, "port direction");
+	GPUDP_TEST_ASSERT(match("portrange 40000-40010", &t) == 1 &&
+			  match("dst portrange 1-442", &t) == 0, "portrange");
+	GPUDP_TEST_ASSERT(match("net 192.168.0.0/16", &t) == 1 &&
+			  match("dst net 192.168.0.0/16", &t) == 0 &&
+			  match("net 192.168.1.8/30", &t) == 1 && match("net 192.168.1.12/30", &t) == 0,
+			  "ipv4 prefixes");
+	GPUDP_TEST_ASSERT(match("host 10.1.2.3", &t) == 1 && match("host fd00:1::5", &t) == 0,
+			  "host");
+	GPUDP_TEST_ASSERT(match("net 0.0.0.0/0", &t) == 1 && match("net 0.0.0.0/0", &u6) == 0,
+			  "zero-length prefix matches its family only");
+	GPUDP_TEST_ASSERT(match("src net fd00::/8 and udp and dst port 53", &u6) == 1, "v6 net");
+	GPUDP_TEST_ASSERT(match("net 2001:db8::/33", &u6) == 1 && match("udp and ip", &u6) == 0,
+			  "v6 prefix");
+	GPUDP_TEST_ASSERT(match("vlan", &v) == 1 && match("vlan 100", &v) == 1 &&
+			  match("vlan 101", &v) == 0 && match("vlan", &t) == 0, "vlan");
+	GPUDP_TEST_ASSERT(match("icmp", &v) == 1 && match("icmp6", &v) == 0 &&
+			  match("port 0", &v) == 0 && match("proto 1", &v) == 1, "icmp has no ports");
+	return GPUDP_TEST_PASS;
+}
+
+static int
+filter_operator_precedence(void)
+{
+	struct pb t;
+
+	tcp4(&t, "10.0.0.1", "10.0.0.2", 1, 2, 0);
+	/* and binds tighter: udp or (tcp and port 2) */
+	GPUDP_TEST_ASSERT(match("udp or tcp and port 2", &t) == 1, "or/and");
+	GPUDP_TEST_ASSERT(match("(udp or tcp) and port 3", &t) == 0, "parentheses");
+	GPUDP_TEST_ASSERT(match("not udp and tcp", &t) == 1 && match("not (udp or tcp)", &t) == 0,
+			  "not binds to the factor");
+	GPUDP_TEST_ASSERT(match("!udp && (tcp || icmp)", &t) == 1, "symbolic operators");
+	GPUDP_TEST_ASSERT(match("not not tcp", &t) == 1, "double negation");
+	return GPUDP_TEST_PASS;
+}
+
+static int
+filter_limits_are_enforced(void)
+{
+	struct gpudp_filter f;
+	char expr[4096], err[200];
+	size_t off = 0;
+	int i;
+
+	for (i = 0; i < 40; i++)
+		off += (size_t)snprintf(expr + off, sizeof(expr) - off, "%sport %d",
+					i ? " or " : "", i);
+	GPUDP_TEST_ASSERT(gpudp_filter_compile(expr, &f, err, sizeof(err)) == -E2BIG,
+			  "79 instructions accepted");
+	off = 0;
+	for (i = 0; i < 40; i++)
+		off += (size_t)snprintf(expr + off, sizeof(expr) - off, "(");
+	snprintf(expr + off, sizeof(expr) - off, "tcp");
+	GPUDP_TEST_ASSERT(gpudp_filter_compile(expr, &f, err, sizeof(err)) == -E2BIG,
+			  "deep nesting accepted");
+	return GPUDP_TEST_PASS;
+}
+
+/* ---- pcapng writer and capture file reader ---- */
+
+static int
+pcapng_roundtrip_keeps_timestamps(void)
+{
+	char path[] = "/tmp/gpudp-test-XXXXXX";
+	struct capfile_packets pk;
+	struct capfile_info info;
+	struct gpudp_pcapng *w;
+	struct pb p;
+	char err[256];
+	int fd = mkstemp(path);
+
+	GPUDP_TEST_ASSERT(fd >= 0, "mkstemp");
+	close(fd);
+	w = gpudp_pcapng_open(path, "test", "port 0", 0);
+	GPUDP_TEST_ASSERT(w != NULL, "open");
+	tcp4(&p, "10.0.0.1", "10.0.0.2", 1, 2, 3); /* 57 bytes: padding */
+	GPUDP_TEST_ASSERT(gpudp_pcapng_write(w, p.b, p.n, 1500, 1700000000123456789ull) == 0, "w");
+	GPUDP_TEST_ASSERT(gpudp_pcapng_write(w, p.b, 20, 20, 5) == 0, "w2");
+	GPUDP_TEST_ASSERT(gpudp_pcapng_count(w) == 2, "count");
+	GPUDP_TEST_ASSERT(gpudp_pcapng_close(w) == 0, "close");
+	GPUDP_TEST_ASSERT(capfile_inspect(path, 2048, &info, err, sizeof(err)) == 0, "%s", err);
+	GPUDP_TEST_ASSERT(info.format == CAPFILE_PCAPNG && info.packets == 2 &&
+			  info.linktype == 1 && !info.truncated, "inspect");
+	GPUDP_TEST_ASSERT(info.n_snaps == 1 && info.snaps[0].index == 0 &&
+			  info.snaps[0].wirelen == 1500, "snapped record listed");
+	capfile_info_free(&info);
+	GPUDP_TEST_ASSERT(capfile_read_all(path, &pk, err, sizeof(err)) == 0, "%s", err);
+	GPUDP_TEST_ASSERT(pk.n == 2 && pk.pkt[0].ts_ns == 1700000000123456789ull &&
+			  pk.pkt[0].caplen == p.n && pk.pkt[0].wirelen == 1500 &&
+			  memcmp(pk.pkt[0].data, p.b, p.n) == 0, "first packet");
+	GPUDP_TEST_ASSERT(pk.pkt[1].ts_ns == 5 && pk.pkt[1].caplen == 20, "second packet");
+	capfile_packets_free(&pk);
+	unlink(path);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+capfile_reports_bad_inputs(void)
+{
+	struct capfile_info info;
+	struct capfile_packets pk;
+	char err[512];
+
+	GPUDP_TEST_ASSERT(capfile_inspect(CAP_TEST_DATA "/empty.pcap", 2048, &info, err,
+					  sizeof(err)) == -ENODATA, "empty: %s", err);
+	GPUDP_TEST_ASSERT(strstr(err, "empty") != NULL, "message: %s", err);
+	GPUDP_TEST_ASSERT(capfile_inspect(CAP_TEST_DATA "/corrupt-header.pcap", 2048, &info, err,
+					  sizeof(err)) == -EINVAL, "corrupt header");
+	GPUDP_TEST_ASSERT(strstr(err, "magic") != NULL, "message: %s", err);
+	GPUDP_TEST_ASSERT(capfile_inspect(CAP_TEST_DATA "/truncated.pcap", 2048, &info, err,
+					  sizeof(err)) == 0 && info.truncated && info.packets > 0,
+			  "truncated flagged");
+	GPUDP_TEST_ASSERT(capfile_inspect(CAP_TEST_DATA "/corrupt-record.pcap", 2048, &info, err,
+					  sizeof(err)) == 0 && info.truncated && info.packets == 2,
+			  "corrupt record: %u packets", (unsigned int)info.packets);
+	GPUDP_TEST_ASSERT(capfile_inspect(CAP_TEST_DATA "/header-only.pcap", 2048, &info, err,
+					  sizeof(err)) == 0 && info.packets == 0 && !info.truncated,
+			  "header only");
+	GPUDP_TEST_ASSERT(capfile_inspect(CAP_TEST_DATA "/linux-cooked.pcap", 2048, &info, err,
+					  sizeof(err)) == 0 && info.linktype != 1, "cooked");
+	GPUDP_TEST_ASSERT(capfile_read_all(CAP_TEST_DATA "/linux-cooked.pcap", &pk, err,
+					   sizeof(err)) == -EPROTONOSUPPORT, "cooked read");
+	GPUDP_TEST_ASSERT(strstr(err, "not Ethernet") != NULL, "message: %s", err);
+	GPUDP_TEST_ASSERT(capfile_inspect(CAP_TEST_DATA "/jumbo.pcap", 2048, &info, err,
+					  sizeof(err)) == 0 && info.oversize > 0 &&
+			  info.max_caplen > 2048 && info.n_snaps == 0, "jumbo: oversize %llu",
+			  (unsigned long long)info.oversize);
+	GPUDP_TEST_ASSERT(capfile_inspect(CAP_TEST_DATA "/snapped.pcap", 2048, &info, err,
+					  sizeof(err)) == 0 && info.n_snaps > 0 &&
+			  info.snaps[0].wirelen > 96, "snapped: %zu", info.n_snaps);
+	capfile_info_free(&info);
+	GPUDP_TEST_ASSERT(capfile_inspect(CAP_TEST_DATA "/no-such-file.pcap", 2048, &info, err,
+					  sizeof(err)) == -ENOENT, "missing file");
+	return GPUDP_TEST_PASS;
+}
+
+static int
+sample_capture_is_fully_parsed(void)
+{
+	struct gpudp_analysis *a = gpudp_analysis_create(0, NULL);
+	struct capfile_packets pk;
+	char err[512];
+	size_t i;
+	unsigned int k;
+
+	GPUDP_TEST_ASSERT(a != NULL, "create");
+	GPUDP_TEST_ASSERT(capfile_read_all(CAP_TEST_DATA "/sample.pcap", &pk, err,
+					   sizeof(err)) == 0, "%s", err);
+	for (i = 0; i < pk.n; i++)
+		gpudp_analysis_packet(a, pk.pkt[i].data, pk.pkt[i].caplen, pk.pkt[i].wirelen,
+				      pk.pkt[i].ts_ns);
+	GPUDP_TEST_ASSERT(a->ctr.pkts == pk.n && pk.n > 100, "packets %zu", pk.n);
+	for (k = 0; k < GPUDP_AN_DROP_MAX; k++)
+		GPUDP_TEST_ASSERT(a->ctr.drops[k] == 0, "drop %s: %llu", gpudp_an_drop_name(k),
+				  (unsigned long long)a->ctr.drops[k]);
+	GPUDP_TEST_ASSERT(a->ctr.proto_pkts[GPUDP_AN_PROTO_QINQ] > 0 &&
+			  a->ctr.proto_pkts[GPUDP_AN_PROTO_IPV6_EXT] > 0 &&
+			  a->ctr.proto_pkts[GPUDP_AN_PROTO_FRAG] > 0, "sample lacks a feature");
+	capfile_packets_free(&pk);
+	gpudp_analysis_free(a);
+	return GPUDP_TEST_PASS;
+}
+
+static const struct gpudp_test_case cases[] = {
+	{ "parse_ipv4_tcp_ports", parse_ipv4_tcp_ports },
+	{ "parse_vlan_and_qinq_tags", parse_vlan_and_qinq_tags },
+	{ "parse_ipv6_extension_chain", parse_ipv6_extension_chain },
+	{ "parse_fragments_have_ports_only_in_first", parse_fragments_have_ports_only_in_first },
+	{ "parse_truncated_prefixes_never_ok", parse_truncated_prefixes_never_ok },
+	{ "parse_malformed_ip_headers", parse_malformed_ip_headers },
+	{ "flow_key_is_bidirectional", flow_key_is_bidirectional },
+	{ "flow_counts_each_direction", flow_counts_each_direction },
+	{ "flow_table_full_is_counted", flow_table_full_is_counted },
+	{ "fragmented_datagram_counted_once", fragmented_datagram_counted_once },
+	{ "size_histogram_bucket_bounds", size_histogram_bucket_bounds },
+	{ "protocol_counters_per_layer", protocol_counters_per_layer },
+	{ "talkers_sum_sent_and_received", talkers_sum_sent_and_received },
+	{ "merge_adds_counters_and_flows", merge_adds_counters_and_flows },
+	{ "filter_rejects_bad_expressions", filter_rejects_bad_expressions },
+	{ "filter_matches_fields", filter_matches_fields },
+	{ "filter_operator_precedence", filter_operator_precedence },
+	{ "filter_limits_are_enforced", filter_limits_are_enforced },
+	{ "pcapng_roundtrip_keeps_timestamps", pcapng_roundtrip_keeps_timestamps },
+	{ "capfile_reports_bad_inputs", capfile_reports_bad_inputs },
+	{ "sample_capture_is_fully_parsed", sample_capture_is_fully_parsed },
+	{ NULL, NULL },
+};
+
+int
+main(int argc, char **argv)
+{
+	return gpudp_test_run("capture_analysis", cases, argc, argv);
+}
