@@ -472,8 +472,17 @@ gpudp_pool_create(const struct gpudp_pool_conf *conf)
 			rc = -ENOMEM;
 			goto fail;
 		}
-		total = RTE_ALIGN_CEIL((size_t)(conf->nb_mbufs - have) * p->info.elt_size,
-				       GPUDP_GPU_PAGE);
+		if (p->pin_ops != NULL && p->pin_ops->pin != NULL) {
+			/* bus addresses may break at every 64 KiB page: size
+			 * for whole buffers per page, so one chunk is enough */
+			size_t per_page = GPUDP_GPU_PAGE / p->info.elt_size;
+
+			total = (conf->nb_mbufs - have + per_page - 1) / per_page *
+				GPUDP_GPU_PAGE;
+		} else {
+			total = RTE_ALIGN_CEIL((size_t)(conf->nb_mbufs - have) *
+					       p->info.elt_size, GPUDP_GPU_PAGE);
+		}
 		total = RTE_MIN(total, max_chunk);
 		n = conf->type == GPUDP_MEM_PINNED ? pinned_chunk(p, c, total) :
 						     device_chunk(p, c, total);
