@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* gpudp-fwd: pipelines, ports and counters shared by main.c and the lcores. */
+#ifndef GPUDP_FWD_H
+#define GPUDP_FWD_H
+
+#include <stdint.h>
+
+#include <rte_log.h>
+
+#include <gpudp_handoff.h>
+#include <gpudp_mem.h>
+
+#include "fwd_conf.h"
+
+extern int fwd_logtype;
+#define FWD_LOG(lvl, ...) rte_log(RTE_LOG_ ## lvl, fwd_logtype, "gpudp-fwd: " __VA_ARGS__)
+
+/** Drop reasons of the app itself (the handoff counts the per-packet verdicts). */
+enum fwd_drop {
+	FWD_DROP_RING_FULL = 0, /**< --ring-full drop: received while the ring was full */
+	FWD_DROP_TX_FULL,       /**< the tx queue did not take them */
+	FWD_DROP_SHUTDOWN,      /**< in flight when the drain timed out */
+	FWD_DROP_MAX
+};
+
+/** One pipeline: an rx queue, a handoff, a tx queue. */
+struct fwd_pipe {
+	unsigned int id;
+	uint16_t rx_port, rx_queue, tx_port, tx_queue;
+	unsigned int rx_lcore, tx_lcore;
+	struct gpudp_pool *pool;
+	struct gpudp_handoff *ho;
+	const struct fwd_conf *conf;
+	/* rx lcore */
+	struct gpudp_ho_burst *cur;
+	uint64_t flush_ns;
+	uint64_t rx_pkts, rx_bytes;
+	uint64_t ring_full_waits;
+	volatile int rx_stopped;
+	/* tx lcore */
+	uint64_t tx_pkts __attribute__((aligned(64)));
+	uint64_t tx_bytes;
+	uint64_t drops[FWD_DROP_MAX];
+};
+
+/** Totals over every pipeline. */
+struct fwd_totals {
+	uint64_t rx_pkts, rx_bytes, tx_pkts, tx_bytes;
+	uint64_t drops[FWD_DROP_MAX];
+	uint64_t verdict_drops[GPUDP_FWD_VERDICT_MAX];
+	uint64_t ring_full, flushes, in_flight, ring_slots;
+	struct gpudp_ho_hist lat_kstart, lat_done;
+};
+
+extern volatile int fwd_quit;   /* 1: stop receiving, drain, exit the lcores */
+
+/** The lcore function: rx, tx, or both for the pipelines given to this lcore. */
+int fwd_lcore_main(void *arg);
+/** One rx poll of a pipeline; returns packets received. */
+unsigned int fwd_rx_step(struct fwd_pipe *p);
+/** One tx poll of a pipeline; returns packets transmitted. */
+unsigned int fwd_tx_step(struct fwd_pipe *p);
+/** Sum the counters of @p n pipelines. */
+void fwd_totals_get(struct fwd_pipe *const *pipes, unsigned int n, struct fwd_totals *t);
+const char *fwd_drop_name(enum fwd_drop d);
+
+#endif /* GPUDP_FWD_H */

@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* gpudp-fwd option parsing: getopt_long, one table, errors naming the
+ * option and the bad value. No DPDK calls: it runs before rte_eal_init(). */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fwd_conf.h"
+
+enum {
+	OPT_PORTS = 256, OPT_QUEUES, OPT_PIPELINE_LCORES, OPT_PAIRING, OPT_GPU, OPT_MEM,
+	OPT_PIN, OPT_MODE, OPT_KERNEL, OPT_LOAD_ROUNDS, OPT_BURST, OPT_RX_BURST,
+	OPT_FLUSH_US, OPT_RING, OPT_THREADS, OPT_GRAPH_BATCH, OPT_PERSISTENT_BLOCKS,
+	OPT_RING_FULL, OPT_MBUFS, OPT_DATA_ROOM, OPT_RXD, OPT_TXD, OPT_STATS,
+	OPT_DURATION, OPT_COUNT, OPT_MIN_FORWARDED, OPT_JSON, OPT_CHECK, OPT_QUIET,
+	OPT_HELP,
+};
+
+static const struct option long_opts[] = {
+	{ "ports", required_argument, NULL, OPT_PORTS },
+	{ "queues", required_argument, NULL, OPT_QUEUES },
+	{ "pipeline-lcores", required_argument, NULL, OPT_PIPELINE_LCORES },
+	{ "pairing", required_argument, NULL, OPT_PAIRING },
+	{ "gpu", required_argument, NULL, OPT_GPU },
+	{ "mem", required_argument, NULL, OPT_MEM },
+	{ "pin", required_argument, NULL, OPT_PIN },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "load-rounds", required_argument, NULL, OPT_LOAD_ROUNDS },
+	{ "burst", required_argument, NULL, OPT_BURST },
+	{ "rx-burst", required_argument, NULL, OPT_RX_BURST },
+	{ "flush-us", required_argument, NULL, OPT_FLUSH_US },
+	{ "ring", required_argument, NULL, OPT_RING },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "graph-batch", required_argument, NULL, OPT_GRAPH_BATCH },
+	{ "persistent-blocks", required_argument, NULL, OPT_PERSISTENT_BLOCKS },
+	{ "ring-full", required_argument, NULL, OPT_RING_FULL },
+	{ "mbufs", required_argument, NULL, OPT_MBUFS },
+	{ "data-room", required_argument, NULL, OPT_DATA_ROOM },
+	{ "rxd", required_argument, NULL, OPT_RXD },
+	{ "txd", required_argument, NULL, OPT_TXD },
+	{ "stats", required_argument, NULL, OPT_STATS },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "count", required_argument, NULL, OPT_COUNT },
+	{ "min-forwarded", required_argument, NULL, OPT_MIN_FORWARDED },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+void
+fwd_conf_usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+"usage: %s [EAL options] -- [options]\n"
+"Forward packets between DPDK ports through the CPU-to-GPU handoff: each\n"
+"pipeline (one rx queue, one tx queue) has an rx lcore that hands complete\n"
+"bursts to the work and a tx lcore that transmits them once done.\n"
+"\n"
+"Ports and pipelines:\n"
+"  --ports LIST          port ids, comma-separated (default: every port)\n"
+"  --queues N            queue pairs per port, one pipeline each, 1..16;\n"
+"                        RSS over IP when N > 1 (default: 1)\n"
+"  --pipeline-lcores N   lcores per pipeline: 2 = rx and tx lcores,\n"
+"                        1 = one lcore does both (default: 2)\n"
+"  --pairing P           paired: port 2k <-> 2k+1 (odd last port to itself);\n"
+"                        same: back out of the receiving port (default: paired)\n"
+"Memory:\n"
+"  --gpu N               gpudev device id (default: 0)\n"
+"  --mem TYPE            host, pinned, device, or split (headers in host\n"
+"                        mbufs, payload in GPU mbufs: mode none only)\n"
+"                        (default: device for launch, persistent, graph;\n"
+"                        host otherwise)\n"
+"  --pin B               auto, peermem, kmod, dmabuf: device pools (default: auto)\n"
+"  --mbufs N             mbufs per pipeline pool, 1024..16777216\n"
+"                        (default: ring * burst + rxd + txd + 2048)\n"
+"  --data-room N         mbuf data room, 256..65535 (default: 2048)\n"
+"  --rxd N / --txd N     descriptors per queue, 64..16384 (default: 1024)\n"
+"Handoff:\n"
+"  --mode M              none, cpu, launch, persistent, graph, staged (default: cpu)\n"
+"  --kernel K            macswap, ipv4, load (default: macswap)\n"
+"  --load-rounds N       load kernel: hash rounds per packet, 0..1000000 (default: 16)\n"
+"  --burst N             packets per handoff burst, 1..%u (default: 64)\n"
+"  --rx-burst N          most packets per rx_burst call, 1..%u (default: 32)\n"
+"  --flush-us US         submit a partial burst once its first packet waited\n"
+"                        US microseconds; 0 = after every rx_burst, 0..10000000\n"
+"                        (default: 20)\n"
+"  --ring N              in-flight bursts per pipeline, power of two 2..%u (default: 64)\n"
+"  --ring-full P         ring full: wait (stop polling rx: back-pressure to the\n"
+"                        port) or drop (receive and drop, counted) (default: wait)\n"
+"  --threads N           GPU threads per block, multiple of 32, 32..1024 (default: 256)\n"
+"  --graph-batch N       graph mode: bursts per CUDA graph, divides --ring (default: 8)\n"
+"  --persistent-blocks N persistent mode: resident blocks, 1..--ring (default: 4)\n"
+"Run and report:\n"
+"  --stats S             stats line every S seconds, 0 = off (default: 1)\n"
+"  --duration S          stop after S seconds, 0 = until SIGINT/SIGTERM (default: 0)\n"
+"  --count N             stop after N received packets, 0 = no limit (default: 0)\n"
+"  --min-forwarded N     exit 1 if fewer than N packets were transmitted (default: 0)\n"
+"  --json FILE           write the final counters as JSON (default: none)\n"
+"  --quiet               no periodic stats lines (default: off)\n"
+"  --check               run the deployment checks (GPU, BAR1, IOMMU, PCIe, pin\n"
+"                        backend, mlx5) for the chosen ports and memory, and exit\n"
+"  --help                this text\n"
+"Exit status: 0 ok, 1 failure, 2 bad option or value, 77 GPU needed but none usable.\n",
+		prog, GPUDP_HO_BURST_MAX, GPUDP_HO_BURST_MAX, GPUDP_HO_RING_MAX);
+}
+
+static int
+bad(const char *opt, const char *val, const char *why)
+{
+	fprintf(stderr, "gpudp-fwd: --%s: bad value '%s' (%s)\n", opt, val, why);
+	return -1;
+}
+
+static int
+u64_arg(const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long x;
+	char why[96];
+	char *e;
+
+	errno = 0;
+	x = strtoull(v, &e, 0);
+	if (errno != 0 || e == v || *e != '\0' || v[0] == '-' || x < min || x > max) {
+		snprintf(why, sizeof(why), "expected an integer %llu..%llu",
+			 (unsigned long long)min, (unsigned long long)max);
+		return bad(opt, v, why);
+	}
+	*out = x;
+	return 0;
+}
+
+#define U_ARG(opt, v, min, max, dst) do { uint64_t x_; \
+	if (u64_arg((opt), (v), (min), (max), &x_) != 0) return -1; \
+	(dst) = (__typeof__(dst))x_; } while (0)
+
+static int
+secs_arg(const char *opt, const char *v, double *out)
+{
+	char *e;
+	double x;
+
+	errno = 0;
+	x = strtod(v, &e);
+	if (errno != 0 || e == v || *e != '\0' || !isfinite(x) || x < 0 || x > 1e7)
+		return bad(opt, v, "expected seconds, 0..10000000");
+	*out = x;
+	return 0;
+}
+
+static int
+ports_arg(struct fwd_conf *c, const char *v)
+{
+	const char *p = v;
+
+	c->nb_ports = 0;
+	while (*p != '\0') {
+		char *e;
+		unsigned long x;
+
+		errno = 0;
+		x = strtoul(p, &e, 10);
+		if (errno != 0 || e == p || x >= 65535 || (*e != ',' && *e != '\0') ||
+		    *p == '-')
+			return bad("ports", v, "expected port ids like 0,1");
+		if (c->nb_ports == FWD_MAX_PORTS)
+			return bad("ports", v, "at most 32 ports");
+		c->ports[c->nb_ports++] = (uint16_t)x;
+		p = *e == ',' ? e + 1 : e;
+	}
+	if (c->nb_ports == 0)
+		return bad("ports", v, "empty list");
+	return 0;
+}
+
+enum gpudp_mem_type
+fwd_conf_mem(const struct fwd_conf *c)
+{
+	if (c->mem != FWD_MEM_AUTO)
+		return (enum gpudp_mem_type)c->mem;
+	switch (c->mode) {
+	case GPUDP_HO_LAUNCH:
+	case GPUDP_HO_PERSISTENT:
+	case GPUDP_HO_GRAPH:
+		return GPUDP_MEM_DEVICE;
+	default:
+		return GPUDP_MEM_HOST;
+	}
+}
+
+/* which memory each mode can work on (the CPU cannot touch device memory,
+ * the GPU cannot touch plain host memory) */
+static const uint8_t mode_mem_ok[GPUDP_HO_MODE_MAX][GPUDP_MEM_SPLIT + 1] = {
+	/* split: the work would see only the header segment: I/O only */
+	/*                         host pinned device split */
+	[GPUDP_HO_NONE]       = { 1, 1, 1, 1 },
+	[GPUDP_HO_CPU]        = { 1, 1, 0, 0 },
+	[GPUDP_HO_LAUNCH]     = { 0, 1, 1, 0 },
+	[GPUDP_HO_PERSISTENT] = { 0, 1, 1, 0 },
+	[GPUDP_HO_GRAPH]      = { 0, 1, 1, 0 },
+	[GPUDP_HO_STAGED]     = { 1, 1, 0, 0 },
+};
+
+int
+fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
+{
+	int opt, idx;
+
+	memset(c, 0, sizeof(*c));
+	c->queues = 1;
+	c->pipeline_lcores = 2;
+	c->pairing = FWD_PAIR_PAIRED;
+	c->mem = FWD_MEM_AUTO;
+	c->pin = GPUDP_PIN_AUTO;
+	c->mode = GPUDP_HO_CPU;
+	c->kernel = GPUDP_FWD_K_MACSWAP;
+	c->load_rounds = 16;
+	c->burst = 64;
+	c->rx_burst = 32;
+	c->flush_us = 20;
+	c->ring = 64;
+	c->threads = 256;
+	c->graph_batch = 8;
+	c->persistent_blocks = 4;
+	c->full = FWD_FULL_WAIT;
+	c->data_room = 2048;
+	c->rxd = 1024;
+	c->txd = 1024;
+	c->stats_period = 1;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "", long_opts, &idx)) != -1) {
+		const char *v = optarg;
+
+		switch (opt) {
+		case OPT_PORTS:
+			if (ports_arg(c, v) != 0)
+				return -1;
+			break;
+		case OPT_QUEUES:
+			U_ARG("queues", v, 1, 16, c->queues);
+			break;
+		case OPT_PIPELINE_LCORES:
+			U_ARG("pipeline-lcores", v, 1, 2, c->pipeline_lcores);
+			break;
+		case OPT_PAIRING:
+			if (strcmp(v, "paired") == 0)
+				c->pairing = FWD_PAIR_PAIRED;
+			else if (strcmp(v, "same") == 0)
+				c->pairing = FWD_PAIR_SAME;
+			else
+				return bad("pairing", v, "expected paired or same");
+			break;
+		case OPT_GPU:
+			U_ARG("gpu", v, 0, 31, c->gpu);
+			break;
+		case OPT_MEM: {
+			enum gpudp_mem_type t;
+
+			if (gpudp_mem_type_parse(v, &t) != 0 || (unsigned int)t > GPUDP_MEM_SPLIT)
+				return bad("mem", v, "expected host, pinned, device or split");
+			c->mem = (int)t;
+			break;
+		}
+		case OPT_PIN:
+			if (gpudp_pin_backend_parse(v, &c->pin) != 0)
+				return bad("pin", v, "expected auto, peermem, kmod or dmabuf");
+			break;
+		case OPT_MODE:
+			if (gpudp_ho_mode_parse(v, &c->mode) != 0)
+				return bad("mode", v,
+					   "expected none, cpu, launch, persistent, graph or staged");
+			break;
+		case OPT_KERNEL:
+			if (gpudp_fwd_kernel_parse(v, &c->kernel) != 0)
+				return bad("kernel", v, "expected macswap, ipv4 or load");
+			break;
+		case OPT_LOAD_ROUNDS:
+			U_ARG("load-rounds", v, 0, 1000000, c->load_rounds);
+			break;
+		case OPT_BURST:
+			U_ARG("burst", v, 1, GPUDP_HO_BURST_MAX, c->burst);
+			break;
+		case OPT_RX_BURST:
+			U_ARG("rx-burst", v, 1, GPUDP_HO_BURST_MAX, c->rx_burst);
+			break;
+		case OPT_FLUSH_US:
+			U_ARG("flush-us", v, 0, 10000000, c->flush_us);
+			break;
+		case OPT_RING:
+			U_ARG("ring", v, 2, GPUDP_HO_RING_MAX, c->ring);
+			if ((c->ring & (c->ring - 1)) != 0)
+				return bad("ring", v, "expected a power of two");
+			break;
+		case OPT_THREADS:
+			U_ARG("threads", v, 32, 1024, c->threads);
+			if (c->threads % 32 != 0)
+				return bad("threads", v, "expected a multiple of 32");
+			break;
+		case OPT_GRAPH_BATCH:
+			U_ARG("graph-batch", v, 1, GPUDP_HO_RING_MAX, c->graph_batch);
+			break;
+		case OPT_PERSISTENT_BLOCKS:
+			U_ARG("persistent-blocks", v, 1, GPUDP_HO_RING_MAX, c->persistent_blocks);
+			break;
+		case OPT_RING_FULL:
+			if (strcmp(v, "wait") == 0)
+				c->full = FWD_FULL_WAIT;
+			else if (strcmp(v, "drop") == 0)
+				c->full = FWD_FULL_DROP;
+			else
+				return bad("ring-full", v, "expected wait or drop");
+			break;
+		case OPT_MBUFS:
+			U_ARG("mbufs", v, 1024, 16777216, c->mbufs);
+			break;
+		case OPT_DATA_ROOM:
+			U_ARG("data-room", v, 256, 65535, c->data_room);
+			break;
+		case OPT_RXD:
+			U_ARG("rxd", v, 64, 16384, c->rxd);
+			break;
+		case OPT_TXD:
+			U_ARG("txd", v, 64, 16384, c->txd);
+			break;
+		case OPT_STATS:
+			if (secs_arg("stats", v, &c->stats_period) != 0)
+				return -1;
+			break;
+		case OPT_DURATION:
+			if (secs_arg("duration", v, &c->duration) != 0)
+				return -1;
+			break;
+		case OPT_COUNT:
+			U_ARG("count", v, 0, UINT64_MAX, c->count);
+			break;
+		case OPT_MIN_FORWARDED:
+			U_ARG("min-forwarded", v, 0, UINT64_MAX, c->min_forwarded);
+			break;
+		case OPT_JSON:
+			c->json = v;
+			break;
+		case OPT_CHECK:
+			c->check = 1;
+			break;
+		case OPT_QUIET:
+			c->quiet = 1;
+			break;
+		case OPT_HELP:
+			fwd_conf_usage(stdout, "gpudp-fwd");
+			return 1;
+		default:
+			if (optopt != 0 && optopt < 256)
+				fprintf(stderr, "gpudp-fwd: unknown option '-%c'\n", optopt);
+			else if (optopt >= OPT_PORTS)
+				fprintf(stderr, "gpudp-fwd: --%s: missing value\n",
+					long_opts[optopt - OPT_PORTS].name);
+			else
+				fprintf(stderr, "gpudp-fwd: unknown option '%s'\n",
+					argv[optind - 1]);
+			fprintf(stderr, "gpudp-fwd: --help lists the options\n");
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "gpudp-fwd: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	/* cross-option rules, each naming the options involved */
+	if (c->ring % c->graph_batch != 0) {
+		fprintf(stderr, "gpudp-fwd: --graph-batch: %u does not divide --ring %u\n",
+			c->graph_batch, c->ring);
+		return -1;
+	}
+	if (c->persistent_blocks > c->ring) {
+		fprintf(stderr, "gpudp-fwd: --persistent-blocks: %u is more than --ring %u\n",
+			c->persistent_blocks, c->ring);
+		return -1;
+	}
+	if (!c->check && !mode_mem_ok[c->mode][fwd_conf_mem(c)]) {
+		fprintf(stderr, "gpudp-fwd: --mem: '%s' does not work with --mode %s "
+			"(cpu, staged: host or pinned; launch, persistent, graph: pinned "
+			"or device; split: none only)\n", gpudp_mem_type_name(fwd_conf_mem(c)),
+			gpudp_ho_mode_name(c->mode));
+		return -1;
+	}
+	if (c->rx_burst > c->burst)
+		c->rx_burst = c->burst;
+	return 0;
+}

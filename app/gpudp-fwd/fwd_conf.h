@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* gpudp-fwd configuration: filled once by fwd_conf_parse(), read-only after. */
+#ifndef GPUDP_FWD_CONF_H
+#define GPUDP_FWD_CONF_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <gpudp_handoff.h>
+#include <gpudp_mem.h>
+
+#define FWD_MAX_PORTS 32
+#define FWD_EXIT_USAGE 2   /* bad option or value */
+#define FWD_EXIT_NOGPU 77  /* a GPU mode or memory type, and no usable GPU */
+
+enum fwd_mem { FWD_MEM_AUTO = -1 };
+enum fwd_pairing { FWD_PAIR_PAIRED, FWD_PAIR_SAME };
+enum fwd_full { FWD_FULL_WAIT, FWD_FULL_DROP };
+
+struct fwd_conf {
+	uint16_t ports[FWD_MAX_PORTS];
+	uint16_t nb_ports;          /* 0: every port */
+	uint16_t queues;            /* queue pairs per port: one pipeline each */
+	unsigned int pipeline_lcores; /* 2: rx and tx lcores; 1: one lcore does both */
+	enum fwd_pairing pairing;
+	int16_t gpu;                /* gpudev device id */
+	int mem;                    /* enum gpudp_mem_type or FWD_MEM_AUTO */
+	enum gpudp_pin_backend pin;
+	enum gpudp_ho_mode mode;
+	enum gpudp_fwd_kernel kernel;
+	uint32_t load_rounds;
+	uint32_t burst;             /* packets per handoff burst */
+	uint32_t rx_burst;          /* most packets per rte_eth_rx_burst call */
+	uint32_t flush_us;
+	uint32_t ring;
+	uint32_t threads;
+	uint32_t graph_batch;
+	uint32_t persistent_blocks;
+	enum fwd_full full;
+	uint32_t mbufs;             /* per pipeline pool; 0: computed */
+	uint16_t data_room;
+	uint16_t rxd, txd;
+	double stats_period;        /* s, 0: off */
+	double duration;            /* s, 0: until a signal */
+	uint64_t count;             /* stop after this many received packets, 0: no limit */
+	uint64_t min_forwarded;     /* exit 1 if fewer packets were transmitted */
+	const char *json;           /* final counters as JSON, or NULL */
+	int check;                  /* --check: deployment checks, then exit */
+	int quiet;                  /* no periodic stats lines */
+};
+
+/** Fill @p c from the application arguments (after EAL's "--").
+ *  @return 0; 1 after --help (printed); -1 after an error (printed). */
+int fwd_conf_parse(struct fwd_conf *c, int argc, char **argv);
+void fwd_conf_usage(FILE *f, const char *prog);
+/** The memory type in force: --mem, or the mode's default. */
+enum gpudp_mem_type fwd_conf_mem(const struct fwd_conf *c);
+
+#endif /* GPUDP_FWD_CONF_H */

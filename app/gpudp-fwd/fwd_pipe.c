@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gpudp-fwd lcore loops (DESIGN.md "Data flow"):
+ *   rx lcore: rte_eth_rx_burst -> 1. the burst is complete w.r.t. this CPU
+ *             thread -> gpudp_handoff_submit (2. ordering step, 3. submit)
+ *   tx lcore: gpudp_handoff_completed (5. done seen) -> rte_eth_tx_burst
+ * The lcores read the configuration and never parse anything.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_pause.h>
+
+#include "fwd.h"
+
+volatile int fwd_quit;
+
+#define TX_RETRIES 1024     /* zero-progress tx_burst calls before dropping */
+#define DRAIN_NS 2000000000ull
+
+static const char *const drop_names[FWD_DROP_MAX] = {
+	"ring_full", "tx_full", "shutdown",
+};
+
+const char *
+fwd_drop_name(enum fwd_drop d)
+{
+	return drop_names[d];
+}
+
+static void
+rx_submit(struct fwd_pipe *p)
+{
+	gpudp_handoff_submit(p->ho, p->cur);
+	p->cur = NULL;
+}
+
+unsigned int
+fwd_rx_step(struct fwd_pipe *p)
+{
+	const struct fwd_conf *c = p->conf;
+	struct rte_mbuf *m[GPUDP_HO_BURST_MAX];
+	unsigned int n, i, want;
+
+	if (p->cur == NULL) {
+		p->cur = gpudp_handoff_acquire(p->ho);
+		if (p->cur == NULL) {
+			/* ring full: back-pressure (leave the packets in the
+			 * port's queue) or receive and drop them, counted */
+			p->ring_full_waits++;
+			if (c->full == FWD_FULL_WAIT)
+				return 0;
+			n = rte_eth_rx_burst(p->rx_port, p->rx_queue, m, c->rx_burst);
+			for (i = 0; i < n; i++)
+				p->rx_bytes += m[i]->pkt_len;
+			p->rx_pkts += n;
+			p->drops[FWD_DROP_RING_FULL] += n;
+			rte_pktmbuf_free_bulk(m, n);
+			return n;
+		}
+	}
+	want = RTE_MIN(c->rx_burst, p->cur->max - p->cur->n);
+	n = rte_eth_rx_burst(p->rx_port, p->rx_queue, m, want);
+	for (i = 0; i < n; i++) {
+		/* multi-segment frames: the work sees the first segment */
+		gpudp_ho_burst_add(p->cur, rte_pktmbuf_mtod(m[i], void *), m[i]->data_len, m[i]);
+		p->rx_bytes += m[i]->pkt_len;
+	}
+	p->rx_pkts += n;
+	if (p->cur->n == p->cur->max) {
+		rx_submit(p);
+	} else if (p->cur->n > 0 &&
+		   (p->flush_ns == 0 || gpudp_ho_now_ns() - p->cur->t_first >= p->flush_ns)) {
+		rx_submit(p);
+		gpudp_handoff_flush(p->ho);
+	} else if (n == 0) {
+		gpudp_handoff_flush(p->ho);  /* idle: nothing held back */
+	}
+	return n;
+}
+
+unsigned int
+fwd_tx_step(struct fwd_pipe *p)
+{
+	struct gpudp_ho_burst *b = gpudp_handoff_completed(p->ho);
+	struct rte_mbuf *out[GPUDP_HO_BURST_MAX];
+	unsigned int i, k = 0, sent = 0, tries = 0;
+	uint64_t bytes = 0;
+
+	if (b == NULL)
+		return 0;
+	for (i = 0; i < b->n; i++) {
+		struct rte_mbuf *m = b->cookie[i];
+
+		if (b->verdict[i] == GPUDP_FWD_PASS) {
+			out[k++] = m;
+			bytes += m->pkt_len;
+		} else {
+			rte_pktmbuf_free(m);
+		}
+	}
+	while (sent < k && tries < TX_RETRIES) {
+		uint16_t r = rte_eth_tx_burst(p->tx_port, p->tx_queue, out + sent,
+					      (uint16_t)RTE_MIN(k - sent, 65535u));
+
+		sent += r;
+		tries = r == 0 ? tries + 1 : 0;
+	}
+	if (sent < k) {
+		for (i = sent; i < k; i++)
+			bytes -= out[i]->pkt_len;
+		rte_pktmbuf_free_bulk(out + sent, k - sent);
+		p->drops[FWD_DROP_TX_FULL] += k - sent;
+	}
+	p->tx_pkts += sent;
+	p->tx_bytes += bytes;
+	gpudp_handoff_release(p->ho, b);
+	return sent;
+}
+
+/* rx side of shutdown: hand over what was received, release held work */
+static void
+rx_stop(struct fwd_pipe *p)
+{
+	if (p->cur != NULL && p->cur->n > 0)
+		rx_submit(p);
+	gpudp_handoff_flush(p->ho);
+	p->rx_stopped = 1;
+}
+
+/* tx side of shutdown: transmit until nothing is in flight, or give up */
+static void
+tx_drain(struct fwd_pipe *p)
+{
+	struct gpudp_handoff_stats *s = malloc(sizeof(*s));
+	uint64_t t0 = gpudp_ho_now_ns();
+
+	if (s == NULL)
+		return;
+	for (;;) {
+		fwd_tx_step(p);
+		if (!p->rx_stopped)
+			continue;
+		gpudp_handoff_stats_get(p->ho, s);
+		if (s->in_flight == 0 || gpudp_ho_now_ns() - t0 > DRAIN_NS)
+			break;
+	}
+	if (s->in_flight != 0) {
+		p->drops[FWD_DROP_SHUTDOWN] += s->pkts_submitted - s->pkts_done;
+		FWD_LOG(ERR, "pipeline %u: %u bursts (%" PRIu64 " packets) still in flight "
+			"after the drain\n", p->id, s->in_flight,
+			s->pkts_submitted - s->pkts_done);
+	}
+	free(s);
+}
+
+/* arg: the pipelines table; each lcore serves the roles it was given */
+int
+fwd_lcore_main(void *arg)
+{
+	struct fwd_pipe *const *pipes = arg;
+	struct fwd_pipe *rx[64], *tx[64];
+	unsigned int lc = rte_lcore_id(), nrx = 0, ntx = 0, i;
+
+	for (i = 0; pipes[i] != NULL; i++) {
+		if (pipes[i]->rx_lcore == lc && nrx < 64)
+			rx[nrx++] = pipes[i];
+		if (pipes[i]->tx_lcore == lc && ntx < 64)
+			tx[ntx++] = pipes[i];
+	}
+	if (nrx + ntx == 0)
+		return 0;
+	FWD_LOG(INFO, "lcore %u: %u rx, %u tx pipelines\n", lc, nrx, ntx);
+	while (!fwd_quit) {
+		for (i = 0; i < nrx; i++)
+			fwd_rx_step(rx[i]);
+		for (i = 0; i < ntx; i++)
+			fwd_tx_step(tx[i]);
+	}
+	for (i = 0; i < nrx; i++)
+		rx_stop(rx[i]);
+	for (i = 0; i < ntx; i++)
+		tx_drain(tx[i]);
+	return 0;
+}
+
+void
+fwd_totals_get(struct fwd_pipe *const *pipes, unsigned int n, struct fwd_totals *t)
+{
+	struct gpudp_handoff_stats *s = malloc(sizeof(*s)); /* big: not on the stack */
+	unsigned int i, d;
+
+	memset(t, 0, sizeof(*t));
+	if (s == NULL)
+		return;
+	for (i = 0; i < n; i++) {
+		const struct fwd_pipe *p = pipes[i];
+
+		t->rx_pkts += p->rx_pkts;
+		t->rx_bytes += p->rx_bytes;
+		t->tx_pkts += p->tx_pkts;
+		t->tx_bytes += p->tx_bytes;
+		for (d = 0; d < FWD_DROP_MAX; d++)
+			t->drops[d] += p->drops[d];
+		gpudp_handoff_stats_get(p->ho, s);
+		for (d = 1; d < GPUDP_FWD_VERDICT_MAX; d++)
+			t->verdict_drops[d] += s->drops[d];
+		t->ring_full += s->ring_full;
+		t->flushes += s->flushes;
+		t->in_flight += s->in_flight;
+		t->ring_slots += gpudp_handoff_conf_get(p->ho)->ring_size;
+		gpudp_ho_hist_merge(&t->lat_kstart, &s->lat_kstart);
+		gpudp_ho_hist_merge(&t->lat_done, &s->lat_done);
+	}
+	free(s);
+}

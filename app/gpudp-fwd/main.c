@@ -1,0 +1,621 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gpudp-fwd: forward packets between DPDK ports through the CPU-to-GPU
+ * handoff (lib/handoff). doc/fwd.md lists every option; doc/ordering.md
+ * explains why each mode is correct.
+ *
+ *   gpudp-fwd [EAL options] -- [options]
+ *
+ * The application options are parsed before rte_eal_init() (so --help and
+ * bad values need no EAL); then ports, pools and one handoff per pipeline
+ * are set up, the lcores run fwd_lcore_main(), and the main lcore prints
+ * stats until SIGINT/SIGTERM, --duration or --count ends the run.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_gpudev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_telemetry.h>
+
+#ifdef GPUDP_HAS_CUDA
+#include <gpudp_gpu.h>
+#endif
+
+#include "fwd.h"
+
+RTE_LOG_REGISTER(fwd_logtype, gpudp.fwd, INFO);
+
+static struct fwd_conf conf;
+static struct fwd_pipe *pipes[FWD_MAX_PORTS * 16 + 1];
+static unsigned int nb_pipes;
+/* pipelines fully set up: what the telemetry thread may read (0 outside
+ * the run, so a query during setup or teardown sees no half-made one) */
+static unsigned int nb_ready;
+static int ports_started;
+static uint64_t run_t0;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	fwd_quit = 1;
+}
+
+/* ---- telemetry: /gpudp/fwd/stats, /gpudp/fwd/latency, /gpudp/fwd/config ---- */
+
+static int
+tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct fwd_totals t;
+	unsigned int i;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	fwd_totals_get(pipes, __atomic_load_n(&nb_ready, __ATOMIC_ACQUIRE), &t);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "rx_pkts", t.rx_pkts);
+	rte_tel_data_add_dict_u64(d, "rx_bytes", t.rx_bytes);
+	rte_tel_data_add_dict_u64(d, "tx_pkts", t.tx_pkts);
+	rte_tel_data_add_dict_u64(d, "tx_bytes", t.tx_bytes);
+	for (i = 0; i < FWD_DROP_MAX; i++)
+		rte_tel_data_add_dict_u64(d, fwd_drop_name(i), t.drops[i]);
+	for (i = 1; i < GPUDP_FWD_VERDICT_MAX; i++)
+		rte_tel_data_add_dict_u64(d, gpudp_fwd_verdict_name(i), t.verdict_drops[i]);
+	rte_tel_data_add_dict_u64(d, "ring_full_events", t.ring_full);
+	rte_tel_data_add_dict_u64(d, "flushes", t.flushes);
+	rte_tel_data_add_dict_u64(d, "ring_in_flight", t.in_flight);
+	rte_tel_data_add_dict_u64(d, "ring_slots", t.ring_slots);
+	return 0;
+}
+
+static void
+tel_hist(struct rte_tel_data *d, const char *name, const struct gpudp_ho_hist *h)
+{
+	char k[48];
+
+	snprintf(k, sizeof(k), "%s_count", name);
+	rte_tel_data_add_dict_u64(d, k, h->count);
+	snprintf(k, sizeof(k), "%s_p50_ns", name);
+	rte_tel_data_add_dict_u64(d, k, gpudp_ho_hist_quantile(h, 0.50));
+	snprintf(k, sizeof(k), "%s_p99_ns", name);
+	rte_tel_data_add_dict_u64(d, k, gpudp_ho_hist_quantile(h, 0.99));
+	snprintf(k, sizeof(k), "%s_p999_ns", name);
+	rte_tel_data_add_dict_u64(d, k, gpudp_ho_hist_quantile(h, 0.999));
+	snprintf(k, sizeof(k), "%s_max_ns", name);
+	rte_tel_data_add_dict_u64(d, k, h->max_ns);
+}
+
+static int
+tel_latency(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct fwd_totals t;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	fwd_totals_get(pipes, __atomic_load_n(&nb_ready, __ATOMIC_ACQUIRE), &t);
+	rte_tel_data_start_dict(d);
+	tel_hist(d, "rx_to_kernel_start", &t.lat_kstart);
+	tel_hist(d, "rx_to_tx", &t.lat_done);
+	return 0;
+}
+
+static int
+tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "mode", gpudp_ho_mode_name(conf.mode));
+	rte_tel_data_add_dict_string(d, "kernel", gpudp_fwd_kernel_name(conf.kernel));
+	rte_tel_data_add_dict_string(d, "mem", gpudp_mem_type_name(fwd_conf_mem(&conf)));
+	rte_tel_data_add_dict_u64(d, "pipelines", __atomic_load_n(&nb_ready, __ATOMIC_ACQUIRE));
+	rte_tel_data_add_dict_u64(d, "burst", conf.burst);
+	rte_tel_data_add_dict_u64(d, "ring", conf.ring);
+	rte_tel_data_add_dict_u64(d, "flush_us", conf.flush_us);
+	return 0;
+}
+
+/* ---- stats ---- */
+
+static void
+print_hist(FILE *f, const char *name, const struct gpudp_ho_hist *h)
+{
+	fprintf(f, " %s p50 %.1f p99 %.1f p999 %.1f us", name,
+		gpudp_ho_hist_quantile(h, 0.50) / 1e3, gpudp_ho_hist_quantile(h, 0.99) / 1e3,
+		gpudp_ho_hist_quantile(h, 0.999) / 1e3);
+}
+
+static void
+print_drops(FILE *f, const struct fwd_totals *t)
+{
+	unsigned int i;
+
+	fprintf(f, " drops");
+	for (i = 0; i < FWD_DROP_MAX; i++)
+		fprintf(f, " %s=%" PRIu64, fwd_drop_name(i), t->drops[i]);
+	for (i = 1; i < GPUDP_FWD_VERDICT_MAX; i++)
+		fprintf(f, " %s=%" PRIu64, gpudp_fwd_verdict_name(i), t->verdict_drops[i]);
+}
+
+static void
+stats_line(struct fwd_totals *prev, double dt)
+{
+	struct fwd_totals t;
+
+	fwd_totals_get(pipes, nb_pipes, &t);
+	printf("[%.1fs] rx %.3f Mpps %.3f Gbps tx %.3f Mpps %.3f Gbps |",
+	       (gpudp_ho_now_ns() - run_t0) / 1e9,
+	       (t.rx_pkts - prev->rx_pkts) / dt / 1e6,
+	       (t.rx_bytes - prev->rx_bytes) * 8 / dt / 1e9,
+	       (t.tx_pkts - prev->tx_pkts) / dt / 1e6,
+	       (t.tx_bytes - prev->tx_bytes) * 8 / dt / 1e9);
+	print_drops(stdout, &t);
+	printf(" | ring %" PRIu64 "/%" PRIu64 " |", t.in_flight, t.ring_slots);
+	print_hist(stdout, "kstart", &t.lat_kstart);
+	print_hist(stdout, "tx", &t.lat_done);
+	printf("\n");
+	fflush(stdout);
+	*prev = t;
+}
+
+static void
+json_hist(FILE *f, const char *name, const struct gpudp_ho_hist *h, const char *sep)
+{
+	fprintf(f, "  \"%s\": {\"count\": %" PRIu64 ", \"p50_ns\": %" PRIu64
+		", \"p99_ns\": %" PRIu64 ", \"p999_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64
+		"}%s\n", name, h->count, gpudp_ho_hist_quantile(h, 0.5),
+		gpudp_ho_hist_quantile(h, 0.99), gpudp_ho_hist_quantile(h, 0.999),
+		h->max_ns, sep);
+}
+
+static int
+final_report(double secs)
+{
+	struct fwd_totals t;
+	unsigned int i;
+	FILE *f;
+
+	fwd_totals_get(pipes, nb_pipes, &t);
+	printf("final: %.3f s rx %" PRIu64 " pkts %" PRIu64 " bytes tx %" PRIu64 " pkts %"
+	       PRIu64 " bytes (%.3f Mpps, %.3f Gbps)", secs, t.rx_pkts, t.rx_bytes, t.tx_pkts,
+	       t.tx_bytes, secs > 0 ? t.tx_pkts / secs / 1e6 : 0.0,
+	       secs > 0 ? t.tx_bytes * 8 / secs / 1e9 : 0.0);
+	print_drops(stdout, &t);
+	printf(" ring_full_events=%" PRIu64 " flushes=%" PRIu64 "\nfinal latency:",
+	       t.ring_full, t.flushes);
+	print_hist(stdout, "rx->kernel-start", &t.lat_kstart);
+	print_hist(stdout, "rx->tx", &t.lat_done);
+	printf("\n");
+	fflush(stdout);
+	if (conf.json == NULL)
+		return 0;
+	f = fopen(conf.json, "w");
+	if (f == NULL) {
+		FWD_LOG(ERR, "--json %s: %s\n", conf.json, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "{\n  \"mode\": \"%s\", \"kernel\": \"%s\", \"mem\": \"%s\",\n"
+		"  \"burst\": %u, \"ring\": %u, \"pipelines\": %u, \"seconds\": %.6f,\n"
+		"  \"rx_pkts\": %" PRIu64 ", \"rx_bytes\": %" PRIu64 ", \"tx_pkts\": %" PRIu64
+		", \"tx_bytes\": %" PRIu64 ",\n  \"tx_mpps\": %.6f, \"tx_gbps\": %.6f,\n"
+		"  \"drops\": {", gpudp_ho_mode_name(conf.mode),
+		gpudp_fwd_kernel_name(conf.kernel), gpudp_mem_type_name(fwd_conf_mem(&conf)),
+		conf.burst, conf.ring, nb_pipes, secs, t.rx_pkts, t.rx_bytes, t.tx_pkts,
+		t.tx_bytes, secs > 0 ? t.tx_pkts / secs / 1e6 : 0.0,
+		secs > 0 ? t.tx_bytes * 8 / secs / 1e9 : 0.0);
+	for (i = 0; i < FWD_DROP_MAX; i++)
+		fprintf(f, "\"%s\": %" PRIu64 ", ", fwd_drop_name(i), t.drops[i]);
+	for (i = 1; i < GPUDP_FWD_VERDICT_MAX; i++)
+		fprintf(f, "\"%s\": %" PRIu64 "%s", gpudp_fwd_verdict_name(i),
+			t.verdict_drops[i], i + 1 < GPUDP_FWD_VERDICT_MAX ? ", " : "");
+	fprintf(f, "},\n  \"ring_full_events\": %" PRIu64 ",\n", t.ring_full);
+	json_hist(f, "lat_rx_to_kernel_start", &t.lat_kstart, ",");
+	json_hist(f, "lat_rx_to_tx", &t.lat_done, "");
+	fprintf(f, "}\n");
+	fclose(f);
+	return 0;
+}
+
+/* ---- setup ---- */
+
+static int
+port_setup(uint16_t port, struct gpudp_pool *const *pools)
+{
+	struct rte_eth_conf pc;
+	struct rte_eth_dev_info info;
+	uint16_t q, rxd = conf.rxd, txd = conf.txd;
+	int ret;
+
+	memset(&pc, 0, sizeof(pc));
+	ret = rte_eth_dev_info_get(port, &info);
+	if (ret != 0)
+		return ret;
+	if (conf.queues > info.max_rx_queues || conf.queues > info.max_tx_queues) {
+		FWD_LOG(ERR, "--queues %u: port %u has at most %u rx / %u tx queues\n",
+			conf.queues, port, info.max_rx_queues, info.max_tx_queues);
+		return -EINVAL;
+	}
+	if (conf.queues > 1 && info.flow_type_rss_offloads != 0) {
+		pc.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		pc.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IP & info.flow_type_rss_offloads;
+	}
+	ret = rte_eth_dev_configure(port, conf.queues, conf.queues, &pc);
+	if (ret != 0)
+		return ret;
+	ret = rte_eth_dev_adjust_nb_rx_tx_desc(port, &rxd, &txd);
+	if (ret != 0)
+		return ret;
+	for (q = 0; q < conf.queues; q++) {
+		/* a plain rx queue, or a buffer split for split pools */
+		ret = gpudp_pool_rx_queue_setup(pools[q], port, q, rxd,
+						rte_eth_dev_socket_id(port));
+		if (ret != 0)
+			return ret;
+		ret = rte_eth_tx_queue_setup(port, q, txd, rte_eth_dev_socket_id(port), NULL);
+		if (ret != 0)
+			return ret;
+	}
+	rte_eth_promiscuous_enable(port);
+	return 0;
+}
+
+static uint16_t
+peer_port(unsigned int i)
+{
+	if (conf.pairing == FWD_PAIR_SAME)
+		return conf.ports[i];
+	if ((i ^ 1) < conf.nb_ports)
+		return conf.ports[i ^ 1];
+	return conf.ports[i];
+}
+
+static int
+ports_check(void)
+{
+	uint16_t i, p;
+
+	if (conf.nb_ports == 0) {
+		RTE_ETH_FOREACH_DEV(p) {
+			if (conf.nb_ports < FWD_MAX_PORTS)
+				conf.ports[conf.nb_ports++] = p;
+		}
+		if (conf.nb_ports == 0) {
+			fprintf(stderr, "gpudp-fwd: no ports: give EAL a device or a --vdev\n");
+			return -1;
+		}
+		return 0;
+	}
+	for (i = 0; i < conf.nb_ports; i++)
+		if (!rte_eth_dev_is_valid_port(conf.ports[i])) {
+			fprintf(stderr, "gpudp-fwd: --ports: bad value '%u' (no such port; "
+				"%u ports available)\n", conf.ports[i], rte_eth_dev_count_avail());
+			return -1;
+		}
+	return 0;
+}
+
+/* the GPU's CUDA context, so the handoff runs where the pools live */
+static int
+gpu_context(uint64_t *ctx, char *pci, size_t len)
+{
+#ifndef GPUDP_HAS_CUDA
+	RTE_SET_USED(ctx);
+	RTE_SET_USED(pci);
+	RTE_SET_USED(len);
+	fprintf(stderr, "gpudp-fwd: --gpu %d: this gpudp-fwd was built without GPU support "
+		"(no CUDA toolkit at build time)\n", conf.gpu);
+	return -ENODEV;
+#else
+	struct gpudp_gpu_props props;
+	int n = gpudp_gpu_probe_all();
+
+	if (n <= 0 || gpudp_gpu_props_get(conf.gpu, &props) != 0) {
+		fprintf(stderr, "gpudp-fwd: --gpu %d: no such GPU (%d found)\n", conf.gpu,
+			n < 0 ? 0 : n);
+		return -ENODEV;
+	}
+	*ctx = props.context;
+	snprintf(pci, len, "%s", props.pci_addr);
+	FWD_LOG(INFO, "GPU %d: %s at %s, GPUDirect RDMA writes ordering %d\n", conf.gpu,
+		props.product, props.pci_addr, props.gdr_writes_ordering);
+	return 0;
+#endif
+}
+
+static void
+check_report(enum gpudp_check_level lvl, const char *check, const char *msg, void *arg)
+{
+	RTE_SET_USED(arg);
+	printf("%-5s %-6s %s\n", gpudp_check_level_name(lvl), check, msg);
+}
+
+static int
+run_check(void)
+{
+	char pci[32] = "";
+	uint64_t ctx;
+	size_t bytes = (size_t)conf.ring * conf.burst * conf.data_room * conf.nb_ports *
+		conf.queues;
+	int fails;
+
+	if (gpu_context(&ctx, pci, sizeof(pci)) != 0)
+		printf("FAIL  gpu    no usable GPU (gpudev id %d)\n", conf.gpu);
+	fails = gpudp_mem_check(pci[0] != '\0' ? pci : NULL, conf.ports, conf.nb_ports,
+				bytes, conf.pin, check_report, NULL);
+	printf("%d failed checks\n", fails + (pci[0] == '\0'));
+	return fails == 0 && pci[0] != '\0' ? 0 : 1;
+}
+
+static int
+pipes_create(uint64_t cu_ctx)
+{
+	struct gpudp_pool *pools[FWD_MAX_PORTS][16];
+	unsigned int i, q, lc, need, nlc = 0, lcores[RTE_MAX_LCORE];
+	enum gpudp_mem_type mem = fwd_conf_mem(&conf);
+	int ret;
+
+	RTE_LCORE_FOREACH_WORKER(lc)
+		lcores[nlc++] = lc;
+	need = conf.nb_ports * conf.queues * conf.pipeline_lcores;
+	if (nlc < need) {
+		fprintf(stderr, "gpudp-fwd: %u pipelines x --pipeline-lcores %u need %u worker "
+			"lcores, EAL gave %u (use -l with %u lcores)\n",
+			conf.nb_ports * conf.queues, conf.pipeline_lcores, need, nlc, need + 1);
+		return -EINVAL;
+	}
+	for (i = 0; i < conf.nb_ports; i++)
+		for (q = 0; q < conf.queues; q++) {
+			struct fwd_pipe *p = calloc(1, sizeof(*p));
+			struct gpudp_handoff_conf hc;
+			struct gpudp_pool_conf pc;
+			uint16_t ports[2];
+			char name[RTE_MEMPOOL_NAMESIZE];
+
+			if (p == NULL)
+				return -ENOMEM;
+			pipes[nb_pipes] = p;
+			p->id = nb_pipes;
+			p->conf = &conf;
+			p->rx_port = conf.ports[i];
+			p->rx_queue = q;
+			p->tx_port = peer_port(i);
+			p->tx_queue = q;
+			p->rx_lcore = lcores[nb_pipes * conf.pipeline_lcores];
+			p->tx_lcore = lcores[nb_pipes * conf.pipeline_lcores +
+					     conf.pipeline_lcores - 1];
+			p->flush_ns = (uint64_t)conf.flush_us * 1000;
+			nb_pipes++;
+			ports[0] = p->rx_port;
+			ports[1] = p->tx_port;
+			snprintf(name, sizeof(name), "fwd_p%u_q%u", p->rx_port, q);
+			memset(&pc, 0, sizeof(pc));
+			pc.name = name;
+			pc.type = mem;
+			pc.gpu_id = conf.gpu;
+			pc.ports = ports;
+			pc.nb_ports = p->tx_port == p->rx_port ? 1 : 2;
+			pc.nb_mbufs = conf.mbufs != 0 ? conf.mbufs :
+				conf.ring * conf.burst + conf.rxd + conf.txd * 2 + 2048;
+			pc.data_room = conf.data_room;
+			pc.cache_size = 256;
+			pc.socket_id = rte_eth_dev_socket_id(p->rx_port);
+			pc.pin = conf.pin;
+			p->pool = gpudp_pool_create(&pc);
+			if (p->pool == NULL) {
+				fprintf(stderr, "gpudp-fwd: pool for port %u queue %u (%s memory): "
+					"%s\n", p->rx_port, q, gpudp_mem_type_name(mem),
+					strerror(rte_errno));
+				return -rte_errno;
+			}
+			pools[i][q] = p->pool;
+			memset(&hc, 0, sizeof(hc));
+			hc.name = name;
+			hc.mode = conf.mode;
+			hc.kernel = conf.kernel;
+			hc.kernel_arg = conf.load_rounds;
+			hc.ring_size = conf.ring;
+			hc.burst_max = conf.burst;
+			hc.threads = conf.threads;
+			hc.graph_batch = conf.graph_batch;
+			hc.persistent_blocks = conf.persistent_blocks;
+			hc.stage_bytes = conf.data_room;
+			hc.cu_ctx = cu_ctx;
+			p->ho = gpudp_handoff_create(&hc);
+			if (p->ho == NULL) {
+				fprintf(stderr, "gpudp-fwd: handoff for port %u queue %u (mode %s): %s\n",
+					p->rx_port, q, gpudp_ho_mode_name(conf.mode),
+					strerror(rte_errno));
+				return -rte_errno;
+			}
+		}
+	for (i = 0; i < conf.nb_ports; i++) {
+		ret = port_setup(conf.ports[i], pools[i]);
+		if (ret != 0) {
+			fprintf(stderr, "gpudp-fwd: port %u setup: %s\n", conf.ports[i],
+				strerror(-ret));
+			return ret;
+		}
+	}
+	/* resident kernels last: they would block the CUDA calls above */
+	for (i = 0; i < nb_pipes; i++) {
+		ret = gpudp_handoff_start(pipes[i]->ho);
+		if (ret != 0) {
+			fprintf(stderr, "gpudp-fwd: pipeline %u: starting mode %s failed\n", i,
+				gpudp_ho_mode_name(conf.mode));
+			return ret;
+		}
+	}
+	for (i = 0; i < conf.nb_ports; i++) {
+		ret = rte_eth_dev_start(conf.ports[i]);
+		ports_started = 1;
+		if (ret != 0) {
+			fprintf(stderr, "gpudp-fwd: port %u start: %s\n", conf.ports[i],
+				strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* reverse of setup: every resident kernel stops before any GPU memory is
+ * freed (freeing synchronises the device), ports before pools */
+static void
+teardown(void)
+{
+	unsigned int i;
+
+	__atomic_store_n(&nb_ready, 0, __ATOMIC_RELEASE);
+	usleep(10000); /* a telemetry query already running finishes */
+	for (i = 0; i < nb_pipes; i++)
+		gpudp_handoff_stop(pipes[i]->ho);
+	for (i = 0; i < conf.nb_ports; i++) {
+		if (ports_started)
+			rte_eth_dev_stop(conf.ports[i]);
+		rte_eth_dev_close(conf.ports[i]);
+	}
+	for (i = 0; i < nb_pipes; i++) {
+		gpudp_handoff_destroy(pipes[i]->ho);
+		pipes[i]->ho = NULL;
+	}
+	for (i = 0; i < nb_pipes; i++) {
+		if (pipes[i]->pool != NULL && gpudp_pool_destroy(pipes[i]->pool) != 0)
+			FWD_LOG(WARNING, "pipeline %u: pool still has mbufs out\n", i);
+		free(pipes[i]);
+		pipes[i] = NULL;
+	}
+	nb_pipes = 0;
+}
+
+static int
+split_args(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return i;
+	return argc;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct fwd_totals prev;
+	uint64_t cu_ctx = 0, next;
+	char pci[32], **app_argv;
+	int sep, ret, rc = 0, app_argc, i;
+	double secs;
+
+	/* application options first: --help and bad values need no EAL */
+	sep = split_args(argc, argv);
+	app_argc = sep < argc ? argc - sep : 1;
+	app_argv = calloc((size_t)app_argc + 1, sizeof(char *));
+	if (app_argv == NULL)
+		return 1;
+	app_argv[0] = argv[0];
+	for (i = 1; i < app_argc; i++)
+		app_argv[i] = argv[sep + i];
+	ret = fwd_conf_parse(&conf, app_argc, app_argv);
+	free(app_argv); /* the conf points into argv's strings, not this array */
+	if (ret != 0)
+		return ret > 0 ? 0 : FWD_EXIT_USAGE;
+	ret = rte_eal_init(sep, argv);
+	if (ret < 0) {
+		fprintf(stderr, "gpudp-fwd: EAL: %s\n", strerror(rte_errno));
+		return 1;
+	}
+	if (ports_check() != 0) {
+		rte_eal_cleanup();
+		return FWD_EXIT_USAGE;
+	}
+	if (conf.check) {
+		rc = run_check();
+		rte_eal_cleanup();
+		return rc;
+	}
+	if (gpudp_ho_mode_is_gpu(conf.mode) || fwd_conf_mem(&conf) != GPUDP_MEM_HOST) {
+		if (gpu_context(&cu_ctx, pci, sizeof(pci)) != 0) {
+			rte_eal_cleanup();
+			return FWD_EXIT_NOGPU;
+		}
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	rte_telemetry_register_cmd("/gpudp/fwd/stats", tel_stats,
+				   "gpudp-fwd counters: packets, bytes, drops by reason, ring");
+	rte_telemetry_register_cmd("/gpudp/fwd/latency", tel_latency,
+				   "gpudp-fwd latency percentiles (ns): rx to kernel start, rx to tx");
+	rte_telemetry_register_cmd("/gpudp/fwd/config", tel_config, "gpudp-fwd configuration");
+
+	ret = pipes_create(cu_ctx);
+	if (ret != 0) {
+		fwd_quit = 1;
+		teardown();
+		rte_eal_cleanup();
+		return ret == -EINVAL ? FWD_EXIT_USAGE : 1;
+	}
+	FWD_LOG(INFO, "%u pipelines, mode %s, kernel %s, %s memory, burst %u, ring %u\n",
+		nb_pipes, gpudp_ho_mode_name(conf.mode), gpudp_fwd_kernel_name(conf.kernel),
+		gpudp_mem_type_name(fwd_conf_mem(&conf)), conf.burst, conf.ring);
+	pipes[nb_pipes] = NULL;
+	__atomic_store_n(&nb_ready, nb_pipes, __ATOMIC_RELEASE);
+	run_t0 = gpudp_ho_now_ns();
+	rte_eal_mp_remote_launch(fwd_lcore_main, pipes, SKIP_MAIN);
+
+	memset(&prev, 0, sizeof(prev));
+	next = run_t0 + (uint64_t)(conf.stats_period * 1e9);
+	while (!fwd_quit) {
+		uint64_t now = gpudp_ho_now_ns();
+
+		usleep(1000);
+		if (conf.duration > 0 && now - run_t0 >= (uint64_t)(conf.duration * 1e9))
+			fwd_quit = 1;
+		if (conf.count > 0) {
+			uint64_t rx = 0;
+			unsigned int i;
+
+			for (i = 0; i < nb_pipes; i++)
+				rx += pipes[i]->rx_pkts;
+			if (rx >= conf.count)
+				fwd_quit = 1;
+		}
+		if (!conf.quiet && conf.stats_period > 0 && now >= next) {
+			stats_line(&prev, conf.stats_period);
+			next += (uint64_t)(conf.stats_period * 1e9);
+		}
+	}
+	rte_eal_mp_wait_lcore();
+	secs = (gpudp_ho_now_ns() - run_t0) / 1e9;
+	if (final_report(secs) != 0)
+		rc = 1;
+	{
+		struct fwd_totals t;
+
+		fwd_totals_get(pipes, nb_pipes, &t);
+		if (t.tx_pkts < conf.min_forwarded) {
+			fprintf(stderr, "gpudp-fwd: --min-forwarded %" PRIu64 ": only %" PRIu64
+				" packets transmitted\n", conf.min_forwarded, t.tx_pkts);
+			rc = 1;
+		}
+		if (t.verdict_drops[GPUDP_FWD_DROP_ERROR] != 0 || t.drops[FWD_DROP_SHUTDOWN] != 0) {
+			fprintf(stderr, "gpudp-fwd: %" PRIu64 " packets lost to submission errors, %"
+				PRIu64 " to a stuck drain\n", t.verdict_drops[GPUDP_FWD_DROP_ERROR],
+				t.drops[FWD_DROP_SHUTDOWN]);
+			rc = 1;
+		}
+	}
+	teardown();
+	rte_eal_cleanup();
+	return rc;
+}

@@ -1,0 +1,531 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gpudp_handoff: the ring of in-flight bursts, the CPU modes, counters and
+ * latency histograms. GPU modes are in gpudp_handoff_gpu.c; everything
+ * mode-specific goes through h->ops.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_log.h>
+
+#include "gpudp_handoff_pvt.h"
+
+RTE_LOG_REGISTER(gpudp_ho_logtype, gpudp.handoff, INFO);
+
+static const struct gpudp_ho_ops *const mode_ops[GPUDP_HO_MODE_MAX] = {
+	[GPUDP_HO_NONE] = &gpudp_ho_ops_none,
+	[GPUDP_HO_CPU] = &gpudp_ho_ops_cpu,
+	[GPUDP_HO_LAUNCH] = &gpudp_ho_ops_launch,
+	[GPUDP_HO_PERSISTENT] = &gpudp_ho_ops_persistent,
+	[GPUDP_HO_GRAPH] = &gpudp_ho_ops_graph,
+	[GPUDP_HO_STAGED] = &gpudp_ho_ops_staged,
+};
+
+static const char *const mode_names[GPUDP_HO_MODE_MAX] = {
+	"none", "cpu", "launch", "persistent", "graph", "staged",
+};
+static const char *const kernel_names[GPUDP_FWD_K_MAX] = {
+	"macswap", "ipv4", "load",
+};
+static const char *const verdict_names[GPUDP_FWD_VERDICT_MAX] = {
+	"pass", "truncated", "malformed", "not_ipv4", "bad_csum", "ttl", "error",
+};
+
+/*
+ * CLOCK_MONOTONIC, not the TSC: the GPU's %globaltimer is mapped onto this
+ * clock by one calibration per handoff, and DPDK's TSC rate may be a
+ * nominal figure (CPUID), which would make the mapping drift over a run.
+ */
+uint64_t
+gpudp_ho_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- names ---- */
+
+const char *
+gpudp_ho_mode_name(enum gpudp_ho_mode m)
+{
+	return (unsigned int)m < GPUDP_HO_MODE_MAX ? mode_names[m] : NULL;
+}
+
+int
+gpudp_ho_mode_parse(const char *s, enum gpudp_ho_mode *m)
+{
+	unsigned int i;
+
+	for (i = 0; s != NULL && i < GPUDP_HO_MODE_MAX; i++)
+		if (strcmp(s, mode_names[i]) == 0) {
+			*m = (enum gpudp_ho_mode)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int
+gpudp_ho_mode_is_gpu(enum gpudp_ho_mode m)
+{
+	return (unsigned int)m < GPUDP_HO_MODE_MAX && mode_ops[m]->gpu;
+}
+
+const char *
+gpudp_fwd_kernel_name(enum gpudp_fwd_kernel k)
+{
+	return (unsigned int)k < GPUDP_FWD_K_MAX ? kernel_names[k] : NULL;
+}
+
+int
+gpudp_fwd_kernel_parse(const char *s, enum gpudp_fwd_kernel *k)
+{
+	unsigned int i;
+
+	for (i = 0; s != NULL && i < GPUDP_FWD_K_MAX; i++)
+		if (strcmp(s, kernel_names[i]) == 0) {
+			*k = (enum gpudp_fwd_kernel)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *
+gpudp_fwd_verdict_name(enum gpudp_fwd_verdict v)
+{
+	return (unsigned int)v < GPUDP_FWD_VERDICT_MAX ? verdict_names[v] : NULL;
+}
+
+/* ---- histograms ---- */
+
+static unsigned int
+hist_index(uint64_t v)
+{
+	unsigned int e;
+
+	if (v < 16)
+		return (unsigned int)v;
+	e = 63 - (unsigned int)__builtin_clzll(v);       /* >= 4 */
+	e = (e - 3) * 16 + (unsigned int)((v >> (e - 4)) & 15);
+	return e < GPUDP_HO_HIST_BUCKETS ? e : GPUDP_HO_HIST_BUCKETS - 1;
+}
+
+/* the largest value of bucket i */
+static uint64_t
+hist_upper(unsigned int i)
+{
+	unsigned int e, sub;
+
+	if (i < 16)
+		return i;
+	e = i / 16 + 3;
+	sub = i % 16;
+	return ((16ull + sub + 1) << (e - 4)) - 1;
+}
+
+void
+gpudp_ho_hist_add(struct gpudp_ho_hist *h, uint64_t ns)
+{
+	h->count++;
+	h->sum_ns += ns;
+	if (ns > h->max_ns)
+		h->max_ns = ns;
+	h->b[hist_index(ns)]++;
+}
+
+uint64_t
+gpudp_ho_hist_quantile(const struct gpudp_ho_hist *h, double q)
+{
+	uint64_t want, seen = 0;
+	unsigned int i;
+
+	if (h->count == 0)
+		return 0;
+	want = (uint64_t)(q * (double)h->count);
+	if (want >= h->count)
+		want = h->count - 1;
+	for (i = 0; i < GPUDP_HO_HIST_BUCKETS; i++) {
+		seen += h->b[i];
+		if (seen > want)
+			return RTE_MIN(hist_upper(i), h->max_ns);
+	}
+	return h->max_ns;
+}
+
+void
+gpudp_ho_hist_merge(struct gpudp_ho_hist *dst, const struct gpudp_ho_hist *src)
+{
+	unsigned int i;
+
+	dst->count += src->count;
+	dst->sum_ns += src->sum_ns;
+	dst->max_ns = RTE_MAX(dst->max_ns, src->max_ns);
+	for (i = 0; i < GPUDP_HO_HIST_BUCKETS; i++)
+		dst->b[i] += src->b[i];
+}
+
+/* ---- CPU modes ---- */
+
+void
+gpudp_ho_cpu_run(struct gpudp_handoff *h, struct gpudp_ho_burst *b, int work)
+{
+	struct gpudp_ho_ctl *c = &h->ctl[b->slot];
+	uint8_t *v = h->verdict + (size_t)b->slot * h->conf.burst_max;
+	uint32_t *aux = h->aux + (size_t)b->slot * h->conf.burst_max;
+	uint32_t i;
+
+	c->t_kstart = gpudp_ho_now_ns();
+	for (i = 0; i < b->n; i++) {
+		if (work)
+			v[i] = (uint8_t)gpudp_fwd_pkt_run(c->kernel, b->data[i], b->len[i],
+							  c->arg, &aux[i]);
+		else
+			v[i] = GPUDP_FWD_PASS;
+	}
+	__atomic_store_n(&c->done, b->seq, __ATOMIC_RELEASE);
+}
+
+void
+gpudp_ho_fail_burst(struct gpudp_handoff *h, struct gpudp_ho_burst *b, uint8_t why)
+{
+	struct gpudp_ho_ctl *c = &h->ctl[b->slot];
+
+	memset(h->verdict + (size_t)b->slot * h->conf.burst_max, why, b->n);
+	c->t_kstart = gpudp_ho_now_ns();
+	__atomic_store_n(&c->done, b->seq, __ATOMIC_RELEASE);
+}
+
+static int
+none_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
+{
+	gpudp_ho_cpu_run(h, b, 0);
+	return 0;
+}
+
+static int
+cpu_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
+{
+	gpudp_ho_cpu_run(h, b, 1);
+	return 0;
+}
+
+const struct gpudp_ho_ops gpudp_ho_ops_none = {
+	.name = "none",
+	.submit = none_submit,
+};
+
+const struct gpudp_ho_ops gpudp_ho_ops_cpu = {
+	.name = "cpu",
+	.submit = cpu_submit,
+};
+
+/* ---- create / destroy ---- */
+
+static int
+conf_fill(struct gpudp_handoff_conf *c)
+{
+	if ((unsigned int)c->mode >= GPUDP_HO_MODE_MAX ||
+	    (unsigned int)c->kernel >= GPUDP_FWD_K_MAX) {
+		HO_LOG(ERR, "mode %d or kernel %d out of range\n", c->mode, c->kernel);
+		return -EINVAL;
+	}
+	if (c->ring_size == 0)
+		c->ring_size = 64;
+	if (c->burst_max == 0)
+		c->burst_max = 1024;
+	if (c->threads == 0)
+		c->threads = 256;
+	if (c->graph_batch == 0)
+		c->graph_batch = RTE_MIN(8u, c->ring_size);
+	if (c->persistent_blocks == 0)
+		c->persistent_blocks = RTE_MIN(4u, c->ring_size);
+	if (c->stage_bytes == 0)
+		c->stage_bytes = 2048;
+	if (!rte_is_power_of_2(c->ring_size) || c->ring_size < 2 ||
+	    c->ring_size > GPUDP_HO_RING_MAX) {
+		HO_LOG(ERR, "ring size %u: want a power of two 2..%u\n",
+		       c->ring_size, GPUDP_HO_RING_MAX);
+		return -EINVAL;
+	}
+	if (c->burst_max > GPUDP_HO_BURST_MAX) {
+		HO_LOG(ERR, "burst %u: want 1..%u\n", c->burst_max, GPUDP_HO_BURST_MAX);
+		return -EINVAL;
+	}
+	if (c->threads < 32 || c->threads > 1024 || c->threads % 32 != 0) {
+		HO_LOG(ERR, "threads %u: want a multiple of 32 in 32..1024\n", c->threads);
+		return -EINVAL;
+	}
+	if (c->ring_size % c->graph_batch != 0) {
+		HO_LOG(ERR, "graph batch %u does not divide ring size %u\n",
+		       c->graph_batch, c->ring_size);
+		return -EINVAL;
+	}
+	if (c->persistent_blocks > c->ring_size) {
+		HO_LOG(ERR, "persistent blocks %u > ring size %u\n",
+		       c->persistent_blocks, c->ring_size);
+		return -EINVAL;
+	}
+	if (c->stage_bytes < 64 || c->stage_bytes > 65535) {
+		HO_LOG(ERR, "stage bytes %u: want 64..65535\n", c->stage_bytes);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+shared_alloc(struct gpudp_handoff *h)
+{
+	size_t r = h->conf.ring_size, bm = h->conf.burst_max, off = 0;
+	size_t o_ctl, o_addr, o_len, o_verdict, o_aux, o_quit;
+
+#define HO_PLACE(o, bytes) do { o = off; off = RTE_ALIGN_CEIL(off + (bytes), 64); } while (0)
+	HO_PLACE(o_ctl, r * sizeof(struct gpudp_ho_ctl));
+	HO_PLACE(o_addr, r * bm * sizeof(uint64_t));
+	HO_PLACE(o_len, r * bm * sizeof(uint32_t));
+	HO_PLACE(o_verdict, r * bm);
+	HO_PLACE(o_aux, r * bm * sizeof(uint32_t));
+	HO_PLACE(o_quit, 64);
+#undef HO_PLACE
+	h->shared_len = RTE_ALIGN_CEIL(off, 4096);
+	h->shared = aligned_alloc(4096, h->shared_len);
+	if (h->shared == NULL)
+		return -ENOMEM;
+	memset(h->shared, 0, h->shared_len);
+	h->ctl = (struct gpudp_ho_ctl *)((char *)h->shared + o_ctl);
+	h->addr = (uint64_t *)((char *)h->shared + o_addr);
+	h->len = (uint32_t *)((char *)h->shared + o_len);
+	h->verdict = (uint8_t *)h->shared + o_verdict;
+	h->aux = (uint32_t *)((char *)h->shared + o_aux);
+	h->quit = (uint32_t *)((char *)h->shared + o_quit);
+	return 0;
+}
+
+struct gpudp_handoff *
+gpudp_handoff_create(const struct gpudp_handoff_conf *conf)
+{
+	struct gpudp_handoff *h;
+	uint32_t s, bm;
+	int ret;
+
+	if (conf == NULL) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	h = aligned_alloc(64, RTE_ALIGN_CEIL(sizeof(*h), 64));
+	if (h == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	memset(h, 0, sizeof(*h));
+	h->conf = *conf;
+	if (h->conf.name == NULL)
+		h->conf.name = "handoff";
+	ret = conf_fill(&h->conf);
+	if (ret != 0)
+		goto fail;
+	h->ops = mode_ops[h->conf.mode];
+	h->mask = h->conf.ring_size - 1;
+	bm = h->conf.burst_max;
+	ret = shared_alloc(h);
+	if (ret != 0)
+		goto fail;
+	h->bursts = calloc(h->conf.ring_size, sizeof(*h->bursts));
+	h->cookies = calloc((size_t)h->conf.ring_size * bm, sizeof(void *));
+	h->data = calloc((size_t)h->conf.ring_size * bm, sizeof(void *));
+	if (h->bursts == NULL || h->cookies == NULL || h->data == NULL) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	for (s = 0; s < h->conf.ring_size; s++) {
+		struct gpudp_ho_burst *b = &h->bursts[s];
+
+		b->max = bm;
+		b->slot = s;
+		b->cookie = h->cookies + (size_t)s * bm;
+		b->data = h->data + (size_t)s * bm;
+		b->len = h->len + (size_t)s * bm;
+		b->addr = h->addr + (size_t)s * bm;
+		b->verdict = h->verdict + (size_t)s * bm;
+		b->aux = h->aux + (size_t)s * bm;
+	}
+	if (h->ops->setup != NULL) {
+		ret = h->ops->setup(h);
+		if (ret != 0)
+			goto fail;
+	}
+	HO_LOG(DEBUG, "%s: mode %s, kernel %s, ring %u x %u packets\n", h->conf.name,
+	       h->ops->name, kernel_names[h->conf.kernel], h->conf.ring_size, bm);
+	return h;
+fail:
+	gpudp_handoff_destroy(h);
+	rte_errno = -ret;
+	return NULL;
+}
+
+int
+gpudp_handoff_start(struct gpudp_handoff *h)
+{
+	int ret = 0;
+
+	if (h->started)
+		return 0;
+	if (h->ops->start != NULL)
+		ret = h->ops->start(h);
+	if (ret == 0)
+		h->started = 1;
+	return ret;
+}
+
+void
+gpudp_handoff_stop(struct gpudp_handoff *h)
+{
+	if (h == NULL || h->ops == NULL)
+		return;
+	if (h->ops->stop != NULL)
+		h->ops->stop(h);
+	h->started = 0;
+}
+
+void
+gpudp_handoff_destroy(struct gpudp_handoff *h)
+{
+	if (h == NULL)
+		return;
+	gpudp_handoff_stop(h);
+	if (h->ops != NULL && h->ops->teardown != NULL)
+		h->ops->teardown(h);
+	free(h->bursts);
+	free(h->cookies);
+	free(h->data);
+	free(h->shared);
+	free(h);
+}
+
+/* ---- data path ---- */
+
+struct gpudp_ho_burst *
+gpudp_handoff_acquire(struct gpudp_handoff *h)
+{
+	uint64_t tail = __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE);
+
+	if (h->head - tail >= h->conf.ring_size) {
+		h->rx.ring_full++;
+		return NULL;
+	}
+	return &h->bursts[h->head & h->mask];
+}
+
+int
+gpudp_handoff_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
+{
+	struct gpudp_ho_ctl *c = &h->ctl[b->slot];
+	int ret;
+
+	if (b->n == 0)
+		return 0;
+	if (!h->started && gpudp_handoff_start(h) != 0) {
+		h->started = 1; /* fail the bursts, do not retry per burst */
+		h->start_failed = 1;
+	}
+	b->seq = (uint32_t)(h->head + 1);
+	b->t_submit = gpudp_ho_now_ns();
+	c->seq = b->seq;
+	c->n = b->n;
+	c->kernel = h->conf.kernel;
+	c->arg = h->conf.kernel_arg;
+	h->rx.bursts_submitted++;
+	h->rx.pkts_submitted += b->n;
+	ret = h->start_failed ? -EIO : h->ops->submit(h, b);
+	if (ret != 0) {
+		HO_LOG(ERR, "%s: submit of burst %u failed (%d): dropping it\n",
+		       h->conf.name, b->seq, ret);
+		gpudp_ho_fail_burst(h, b, GPUDP_FWD_DROP_ERROR);
+		ret = -EIO;
+	}
+	/* publish to the tx thread only after the slot is fully described */
+	__atomic_store_n(&h->head, h->head + 1, __ATOMIC_RELEASE);
+	return ret;
+}
+
+int
+gpudp_handoff_flush(struct gpudp_handoff *h)
+{
+	return h->ops->flush != NULL ? h->ops->flush(h) : 0;
+}
+
+struct gpudp_ho_burst *
+gpudp_handoff_completed(struct gpudp_handoff *h)
+{
+	uint64_t head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
+	struct gpudp_ho_burst *b;
+
+	if (h->tail == head)
+		return NULL;
+	b = &h->bursts[h->tail & h->mask];
+	/* acquire: the verdicts and packet bytes written before done */
+	if (__atomic_load_n(&h->ctl[b->slot].done, __ATOMIC_ACQUIRE) != b->seq)
+		return NULL;
+	if (h->ops->complete != NULL)
+		h->ops->complete(h, b);
+	return b;
+}
+
+void
+gpudp_handoff_release(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
+{
+	uint64_t now = gpudp_ho_now_ns(), ks;
+	uint32_t i;
+
+	for (i = 0; i < b->n; i++) {
+		uint8_t v = b->verdict[i];
+
+		if (v == GPUDP_FWD_PASS)
+			h->tx.pkts_pass++;
+		else
+			h->tx.drops[v < GPUDP_FWD_VERDICT_MAX ? v : GPUDP_FWD_DROP_ERROR]++;
+	}
+	ks = h->ctl[b->slot].t_kstart - (uint64_t)h->clock_offset;
+	if ((int64_t)(ks - b->t_submit) >= 0)
+		gpudp_ho_hist_add(&h->tx.lat_kstart, ks - b->t_submit);
+	else
+		gpudp_ho_hist_add(&h->tx.lat_kstart, 0);
+	gpudp_ho_hist_add(&h->tx.lat_done, now - b->t_submit);
+	h->tx.bursts_done++;
+	h->tx.pkts_done += b->n;
+	b->n = 0;
+	__atomic_store_n(&h->tail, h->tail + 1, __ATOMIC_RELEASE);
+}
+
+void
+gpudp_handoff_stats_get(const struct gpudp_handoff *h, struct gpudp_handoff_stats *s)
+{
+	uint64_t head = __atomic_load_n(&h->head, __ATOMIC_RELAXED);
+	uint64_t tail = __atomic_load_n(&h->tail, __ATOMIC_RELAXED);
+
+	*s = h->tx;
+	s->bursts_submitted = h->rx.bursts_submitted;
+	s->pkts_submitted = h->rx.pkts_submitted;
+	s->ring_full = h->rx.ring_full;
+	s->flushes = h->rx.flushes;
+	s->graphs = h->rx.graphs;
+	s->in_flight = (uint32_t)(head - tail);
+}
+
+const struct gpudp_handoff_conf *
+gpudp_handoff_conf_get(const struct gpudp_handoff *h)
+{
+	return &h->conf;
+}
+
+int
+gpudp_handoff_flushes(const struct gpudp_handoff *h)
+{
+	return h->conf.mode == GPUDP_HO_PERSISTENT ? h->flush_needed : -1;
+}

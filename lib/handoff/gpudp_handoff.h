@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * gpudp_handoff: hands bursts that are complete with respect to the CPU to
+ * the per-packet work (GPU kernels or the CPU), and hands the results back.
+ *
+ * One handoff serves one pipeline: one producer thread (the rx lcore) and
+ * one consumer thread (the tx lcore). It is a ring of ring_size in-flight
+ * bursts; each burst holds up to burst_max packets:
+ *
+ *   rx:  b = gpudp_handoff_acquire(h)          NULL: ring full (counted);
+ *        gpudp_ho_burst_add(b, data, len, mbuf) ... for each packet
+ *        gpudp_handoff_submit(h, b)            ordering step + GPU submission
+ *   tx:  b = gpudp_handoff_completed(h)        oldest burst, once its done
+ *                                              word says so; NULL otherwise
+ *        use b->verdict[i] (GPUDP_FWD_PASS: transmit), then
+ *        gpudp_handoff_release(h, b)           counts verdicts, frees the slot
+ *
+ * Modes (an ops table, gpudp_handoff_pvt.h; ordering model: doc/ordering.md):
+ * - none:       no work, every packet passes (I/O baseline);
+ * - cpu:        the work runs on the rx thread in gpudp_handoff_submit();
+ * - launch:     one kernel per burst, launched after the burst is complete
+ *               with respect to the CPU (seed, "Synchronization and Memory
+ *               Ordering": a CPU-initiated work submission orders the NIC's
+ *               writes before the kernel's reads);
+ * - persistent: a resident kernel polls each slot's ready word with acquire
+ *               semantics; the CPU calls cuFlushGPUDirectRDMAWrites before
+ *               storing it, unless the device reports
+ *               GPU_DIRECT_RDMA_WRITES_ORDERING >= OWNER;
+ * - graph:      as launch, graph_batch consecutive bursts per CUDA graph;
+ * - staged:     packets in host memory are gathered into a pinned staging
+ *               area, copied to GPU memory on a copy stream, and the kernel
+ *               is ordered after the copy on the GPU (event wait); results
+ *               are copied back and scattered into the packets before done.
+ *
+ * The packet addresses given to gpudp_ho_burst_add() must be readable and
+ * writable by the GPU in launch/persistent/graph modes (GPU memory, or host
+ * memory registered with the GPU with the same address, as gpudev and
+ * gpudp_mem's pinned pools do) and by the CPU in cpu/staged modes.
+ *
+ * Log type gpudp.handoff. Errors: negative errno, rte_errno set.
+ */
+#ifndef GPUDP_HANDOFF_H
+#define GPUDP_HANDOFF_H
+
+#include <errno.h>
+#include <stdint.h>
+
+#include "gpudp_fwd_pkt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Handoff modes. */
+enum gpudp_ho_mode {
+	GPUDP_HO_NONE = 0,
+	GPUDP_HO_CPU,
+	GPUDP_HO_LAUNCH,
+	GPUDP_HO_PERSISTENT,
+	GPUDP_HO_GRAPH,
+	GPUDP_HO_STAGED,
+	GPUDP_HO_MODE_MAX
+};
+
+/** Largest burst a handoff accepts. */
+#define GPUDP_HO_BURST_MAX 4096
+/** Largest ring. */
+#define GPUDP_HO_RING_MAX 65536
+
+/** Parameters of gpudp_handoff_create(). Zero fields take the defaults. */
+struct gpudp_handoff_conf {
+	const char *name;           /**< for logs and telemetry */
+	enum gpudp_ho_mode mode;
+	enum gpudp_fwd_kernel kernel;
+	uint32_t kernel_arg;        /**< GPUDP_FWD_K_LOAD: hash rounds */
+	uint32_t ring_size;         /**< in-flight bursts, power of two 2..65536 (64) */
+	uint32_t burst_max;         /**< packets per burst 1..4096 (1024) */
+	uint32_t threads;           /**< GPU threads per block, 32..1024, multiple of 32 (256) */
+	uint32_t graph_batch;       /**< graph: bursts per graph, divides ring_size (8) */
+	uint32_t persistent_blocks; /**< persistent: resident blocks, <= ring_size (4) */
+	uint32_t stage_bytes;       /**< staged: most bytes per packet, 64..65535 (2048) */
+	uint64_t cu_ctx;            /**< CUcontext for GPU modes; 0: primary context of cu_dev */
+	int cu_dev;                 /**< CUDA ordinal when cu_ctx is 0 */
+	int force_flush;            /**< persistent: flush even when the device orders writes */
+};
+
+/** One burst in a ring slot. Fields are read-only for users except via the helpers. */
+struct gpudp_ho_burst {
+	uint32_t n;          /**< packets added */
+	uint32_t max;        /**< burst_max */
+	uint32_t slot;       /**< ring slot */
+	uint32_t seq;        /**< sequence number (gpudp_handoff_dev.h) */
+	uint64_t t_first;    /**< ns (gpudp_ho_now_ns) when the first packet was added */
+	uint64_t t_submit;   /**< ns when submitted: the burst was complete w.r.t. the CPU */
+	void **cookie;       /**< per packet, given to gpudp_ho_burst_add (e.g. the mbuf) */
+	void **data;         /**< per packet, the CPU's address of its first byte */
+	uint32_t *len;       /**< per packet length */
+	uint64_t *addr;      /**< per packet, the address the work uses (shared array) */
+	const uint8_t *verdict; /**< per packet enum gpudp_fwd_verdict, once completed */
+	const uint32_t *aux;    /**< per packet result (load hash), once completed */
+};
+
+/** Monotonic time in ns (CLOCK_MONOTONIC): the clock of every timestamp here. */
+uint64_t gpudp_ho_now_ns(void);
+
+/**
+ * Add a packet to a burst being filled (rx thread).
+ * @return 0, or -ENOSPC when the burst already holds burst_max packets.
+ */
+static inline int
+gpudp_ho_burst_add(struct gpudp_ho_burst *b, void *data, uint32_t len, void *cookie)
+{
+	if (b->n >= b->max)
+		return -ENOSPC;
+	if (b->n == 0)
+		b->t_first = gpudp_ho_now_ns();
+	b->cookie[b->n] = cookie;
+	b->data[b->n] = data;
+	b->len[b->n] = len;
+	b->addr[b->n] = (uint64_t)(uintptr_t)data;
+	b->n++;
+	return 0;
+}
+
+/** Latency histogram: log-linear buckets (16 per power of two), ns. */
+#define GPUDP_HO_HIST_BUCKETS (16 * 44)
+struct gpudp_ho_hist {
+	uint64_t count;
+	uint64_t sum_ns;
+	uint64_t max_ns;
+	uint64_t b[GPUDP_HO_HIST_BUCKETS];
+};
+
+/** Record a value (single writer). */
+void gpudp_ho_hist_add(struct gpudp_ho_hist *h, uint64_t ns);
+/** The @p q quantile (0..1) in ns, 0 if empty (bucket upper bound, <= 6.25% high). */
+uint64_t gpudp_ho_hist_quantile(const struct gpudp_ho_hist *h, double q);
+/** Add @p src into @p dst. */
+void gpudp_ho_hist_merge(struct gpudp_ho_hist *dst, const struct gpudp_ho_hist *src);
+
+/** Counters of one handoff (gpudp_handoff_stats_get()). */
+struct gpudp_handoff_stats {
+	uint64_t bursts_submitted;  /**< rx thread */
+	uint64_t pkts_submitted;
+	uint64_t ring_full;         /**< gpudp_handoff_acquire() found no free slot */
+	uint64_t flushes;           /**< cuFlushGPUDirectRDMAWrites calls */
+	uint64_t graphs;            /**< graph launches (graph mode) */
+	uint64_t bursts_done;       /**< tx thread */
+	uint64_t pkts_done;
+	uint64_t pkts_pass;
+	uint64_t drops[GPUDP_FWD_VERDICT_MAX]; /**< per verdict; [PASS] unused */
+	uint32_t in_flight;         /**< bursts submitted and not released */
+	struct gpudp_ho_hist lat_kstart; /**< submit -> kernel start */
+	struct gpudp_ho_hist lat_done;   /**< submit -> completion seen by the tx thread */
+};
+
+struct gpudp_handoff;
+
+/**
+ * Create a handoff. GPU modes need CUDA (gpudp_cuda_init()) and load the
+ * kernels of lib/kernels/fwd.cu into the context; a persistent kernel is
+ * started here. Logs why it failed.
+ * @return the handoff, or NULL with rte_errno set: EINVAL (bad conf),
+ *   ENOTSUP (GPU mode without CUDA), ENODEV (no GPU), ENOMEM, EIO (a CUDA
+ *   call failed).
+ */
+struct gpudp_handoff *gpudp_handoff_create(const struct gpudp_handoff_conf *conf);
+
+/**
+ * Start the mode's resident GPU work: the persistent kernel (a no-op in
+ * other modes). Call it once every handoff and every GPU pool of the
+ * process exists: while a resident kernel runs, CUDA calls that
+ * synchronise the device (cuMemAlloc, cuMemFree, setting SYNC_MEMOPS,
+ * cuMemHostRegister, module loads) wait for it, i.e. forever. The first
+ * gpudp_handoff_submit() starts a handoff that was not started.
+ * @return 0, or -EIO (the launch failed; logged).
+ */
+int gpudp_handoff_start(struct gpudp_handoff *h);
+
+/**
+ * Stop the resident GPU work (the persistent kernel is told to quit) and
+ * wait for everything submitted to the GPU. Call it on every handoff of a
+ * GPU before destroying any of them or freeing GPU memory (see
+ * gpudp_handoff_start()). Idempotent; NULL is a no-op.
+ */
+void gpudp_handoff_stop(struct gpudp_handoff *h);
+
+/**
+ * Stop (gpudp_handoff_stop()) and free everything. Bursts not released are dropped silently (their
+ * cookies are the caller's to free). NULL is a no-op.
+ */
+void gpudp_handoff_destroy(struct gpudp_handoff *h);
+
+/**
+ * Next free slot for the rx thread to fill; the same one until submitted.
+ * @return the burst (n == 0), or NULL when every slot is in flight (the
+ *   ring_full counter is incremented): the caller applies back-pressure or
+ *   drops, and tries again later.
+ */
+struct gpudp_ho_burst *gpudp_handoff_acquire(struct gpudp_handoff *h);
+
+/**
+ * Submit the acquired burst (rx thread). A burst with n == 0 is not
+ * submitted and stays acquired.
+ * @return 0, or -EIO when the GPU submission failed: the burst still
+ *   completes, with every packet's verdict GPUDP_FWD_DROP_ERROR, so the
+ *   tx side frees and counts it; the error is logged.
+ */
+int gpudp_handoff_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b);
+
+/**
+ * Submit what a mode holds back (graph mode: a partial batch). Call it
+ * from the rx thread when the flush timeout expires. A no-op elsewhere.
+ */
+int gpudp_handoff_flush(struct gpudp_handoff *h);
+
+/**
+ * The oldest submitted burst if it is complete (tx thread), else NULL.
+ * Returns the same burst until it is released.
+ */
+struct gpudp_ho_burst *gpudp_handoff_completed(struct gpudp_handoff *h);
+
+/** Account the burst's verdicts and latencies, and free its slot (tx thread). */
+void gpudp_handoff_release(struct gpudp_handoff *h, struct gpudp_ho_burst *b);
+
+/** Snapshot the counters (any thread; values are read without locks). */
+void gpudp_handoff_stats_get(const struct gpudp_handoff *h, struct gpudp_handoff_stats *s);
+
+/** The configuration in force (defaults filled in). */
+const struct gpudp_handoff_conf *gpudp_handoff_conf_get(const struct gpudp_handoff *h);
+
+/**
+ * Whether the persistent mode flushes before each ready store: 1 yes, 0
+ * no (device orders writes to OWNER or stronger), -1 not persistent.
+ */
+int gpudp_handoff_flushes(const struct gpudp_handoff *h);
+
+/** "none", "cpu", "launch", "persistent", "graph", "staged"; NULL if out of range. */
+const char *gpudp_ho_mode_name(enum gpudp_ho_mode m);
+/** Parse a mode name. @return 0 or -EINVAL. */
+int gpudp_ho_mode_parse(const char *s, enum gpudp_ho_mode *m);
+/** Whether a mode runs on the GPU. */
+int gpudp_ho_mode_is_gpu(enum gpudp_ho_mode m);
+/** "macswap", "ipv4", "load". */
+const char *gpudp_fwd_kernel_name(enum gpudp_fwd_kernel k);
+/** Parse a kernel name. @return 0 or -EINVAL. */
+int gpudp_fwd_kernel_parse(const char *s, enum gpudp_fwd_kernel *k);
+/** "pass", "truncated", "malformed", "not_ipv4", "bad_csum", "ttl", "error". */
+const char *gpudp_fwd_verdict_name(enum gpudp_fwd_verdict v);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUDP_HANDOFF_H */

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Memory layout shared by the handoff's CPU side and its kernels
+ * (lib/kernels/fwd.cu). Plain fixed-width data; included by C11 code and
+ * by nvcc. Users include gpudp_handoff.h, not this file.
+ *
+ * Each ring slot has a control block and per-packet arrays, all in host
+ * memory that is registered with the GPU (mapped, so kernels read and
+ * write it over PCIe). Sequence numbers make the flags ABA-free: the n-th
+ * burst submitted into the ring (n from 1) carries seq = n, so slot s on
+ * lap L carries seq = L * ring_size + s + 1 (mod 2^32).
+ */
+#ifndef GPUDP_HANDOFF_DEV_H
+#define GPUDP_HANDOFF_DEV_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** One ring slot's control block (one 64-byte line). */
+struct gpudp_ho_ctl {
+	uint32_t ready;    /**< persistent mode: seq, stored by the CPU with release
+			    *   semantics after the burst is described and flushed */
+	uint32_t done;     /**< seq, stored after every result is visible system-wide */
+	uint32_t seq;      /**< this burst's seq (every mode) */
+	uint32_t n;        /**< packets in the burst (0: empty slot, just complete it) */
+	uint32_t kernel;   /**< enum gpudp_fwd_kernel */
+	uint32_t arg;      /**< kernel argument */
+	uint64_t t_kstart; /**< kernel start, GPU %globaltimer ns (CPU ns in cpu mode) */
+	uint64_t pad[5];
+};
+
+/**
+ * Kernel argument of gpudp_fwd_burst and gpudp_fwd_persistent, passed by
+ * value. Pointers are device addresses of the mapped host arrays.
+ */
+struct gpudp_ho_kargs {
+	uint64_t ctl;       /**< struct gpudp_ho_ctl[ring_size] */
+	uint64_t addr;      /**< uint64_t[ring_size][burst_max]: packet addresses */
+	uint64_t len;       /**< uint32_t[ring_size][burst_max]: packet lengths */
+	uint64_t verdict;   /**< uint8_t[ring_size][burst_max]: enum gpudp_fwd_verdict */
+	uint64_t aux;       /**< uint32_t[ring_size][burst_max]: per-packet result */
+	uint64_t blocks;    /**< uint32_t[ring_size] in device memory: finished blocks */
+	uint64_t quit;      /**< uint32_t: persistent kernel exits when non-zero */
+	uint32_t ring_size;
+	uint32_t burst_max;
+	uint32_t slot;      /**< gpudp_fwd_burst: the slot to process */
+	uint32_t signal;    /**< gpudp_fwd_burst: 1 = store done (0: staged, a later
+			     *   gpudp_fwd_signal on the stream does it) */
+};
+
+/**
+ * Benchmarks only: argument of gpudp_fwd_comm_persistent, a resident block
+ * serving DPDK's rte_gpu_comm_list protocol (the l2fwd-nv mechanism) with
+ * the same macswap work, so the handoff's latency can be compared with it
+ * on the same GPU. Offsets are offsetof() values of struct
+ * rte_gpu_comm_list and struct rte_gpu_comm_pkt (the kernel does not
+ * include DPDK headers).
+ */
+struct gpudp_fwd_comm_args {
+	uint64_t list;        /**< struct rte_gpu_comm_list[n_items] (GPU-visible) */
+	uint64_t tstamp;      /**< uint64_t[n_items]: %globaltimer at item start */
+	uint64_t quit;        /**< uint32_t: exit when non-zero */
+	uint32_t n_items;
+	uint32_t item_size;   /**< sizeof(struct rte_gpu_comm_list) */
+	uint32_t off_pkts;    /**< offsetof(..., pkt_list) */
+	uint32_t off_num;     /**< offsetof(..., num_pkts) */
+	uint32_t off_status_d;/**< offsetof(..., status_d) */
+	uint32_t pkt_size;    /**< sizeof(struct rte_gpu_comm_pkt): {addr, size} */
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUDP_HANDOFF_DEV_H */

@@ -1,0 +1,564 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gpudp_handoff's GPU modes: launch, persistent, graph, staged. Each is an
+ * ops table (gpudp_handoff_pvt.h); the shared setup loads the kernels of
+ * lib/kernels/fwd.cu, registers the shared arrays with the GPU (mapped
+ * host memory: the kernels read descriptors and write verdicts and done
+ * words over PCIe), and calibrates the GPU clock against the CPU's.
+ *
+ * Ordering (seed "Synchronization and Memory Ordering", DESIGN.md "Data
+ * flow"; doc/ordering.md): the kernel for a burst is submitted, or its
+ * ready word stored, only on the rx thread after rte_eth_rx_burst()
+ * returned the burst, i.e. after the NIC's writes completed with respect
+ * to this CPU thread.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+
+#include "gpudp_handoff_pvt.h"
+
+#ifdef GPUDP_HAS_CUDA
+
+#include <gpudp_cuda.h>
+
+struct ho_gpu {
+	CUcontext ctx;
+	CUdevice dev;
+	int retained;         /* primary context retained here */
+	int registered;       /* shared arrays registered */
+	CUmodule mod;
+	CUfunction f_burst, f_persistent, f_signal, f_clock;
+	CUstream stream;      /* kernels (and staged copy back) */
+	CUstream copy_stream; /* staged: host -> GPU copies */
+	CUdeviceptr blocks;
+	int persistent_running;
+	/* graph */
+	CUgraph *graphs;
+	CUgraphExec *execs;
+	uint32_t n_graphs, pend_first, pend_n;
+	/* staged */
+	CUevent *copied;      /* per slot: copy finished */
+	uint8_t *stage_h;     /* pinned */
+	CUdeviceptr stage_d;
+	size_t stage_slot;    /* bytes per slot */
+	uint32_t *soff;       /* per packet staging offset, UINT32_MAX: not staged */
+};
+
+#define GPU(h) ((struct ho_gpu *)(h)->gpu)
+
+static int
+cu_fail(struct gpudp_handoff *h, const char *what, CUresult r)
+{
+	HO_LOG(ERR, "%s: %s: %s\n", h->conf.name, what, gpudp_cuda_errstr(r));
+	return -EIO;
+}
+
+#define CU_DO(h, call) do { CUresult r_ = (call); \
+	if (r_ != CUDA_SUCCESS) return cu_fail((h), #call, r_); } while (0)
+
+/* make the handoff's context current on the calling thread (rx, tx, main) */
+static int
+ctx_enter(struct gpudp_handoff *h)
+{
+	static __thread CUcontext cur;
+
+	if (cur != GPU(h)->ctx) {
+		CU_DO(h, gpudp_cu->cuCtxSetCurrent(GPU(h)->ctx));
+		cur = GPU(h)->ctx;
+	}
+	return 0;
+}
+
+static uint32_t
+grid_for(const struct gpudp_handoff *h, uint32_t n)
+{
+	uint32_t g = (n + h->conf.threads - 1) / h->conf.threads;
+
+	return RTE_MAX(1u, RTE_MIN(g, 64u));
+}
+
+static int
+launch_burst(struct gpudp_handoff *h, uint32_t slot, uint32_t n, uint32_t signal)
+{
+	struct gpudp_ho_kargs a = h->kargs;
+	void *params[] = { &a };
+
+	a.slot = slot;
+	a.signal = signal;
+	CU_DO(h, gpudp_cu->cuLaunchKernel(GPU(h)->f_burst, grid_for(h, n), 1, 1,
+					  h->conf.threads, 1, 1, 0, GPU(h)->stream,
+					  params, NULL));
+	return 0;
+}
+
+/* CPU ns = GPU %globaltimer - offset; best of a few round trips */
+static int
+clock_calibrate(struct gpudp_handoff *h)
+{
+	uint64_t *g = (uint64_t *)(h->quit + 8), best = UINT64_MAX;
+	CUdeviceptr gd = h->kargs.quit + 32;
+	void *params[] = { &gd };
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		uint64_t t0 = gpudp_ho_now_ns(), t1;
+
+		CU_DO(h, gpudp_cu->cuLaunchKernel(GPU(h)->f_clock, 1, 1, 1, 1, 1, 1, 0,
+						  GPU(h)->stream, params, NULL));
+		CU_DO(h, gpudp_cu->cuStreamSynchronize(GPU(h)->stream));
+		t1 = gpudp_ho_now_ns();
+		if (t1 - t0 < best) {
+			best = t1 - t0;
+			h->clock_offset = (int64_t)(*(volatile uint64_t *)g - (t0 + t1) / 2);
+		}
+	}
+	return 0;
+}
+
+/* persistent kernel told to quit; every stream drained */
+static void
+gpu_stop(struct gpudp_handoff *h)
+{
+	struct ho_gpu *g = GPU(h);
+
+	if (g == NULL || g->ctx == NULL || ctx_enter(h) != 0)
+		return;
+	if (g->persistent_running) {
+		__atomic_store_n(h->quit, 1, __ATOMIC_RELEASE);
+		gpudp_cu->cuStreamSynchronize(g->stream);
+		g->persistent_running = 0;
+	}
+	if (g->stream != NULL)
+		gpudp_cu->cuStreamSynchronize(g->stream);
+	if (g->copy_stream != NULL)
+		gpudp_cu->cuStreamSynchronize(g->copy_stream);
+}
+
+static void
+gpu_teardown(struct gpudp_handoff *h)
+{
+	struct ho_gpu *g = GPU(h);
+	uint32_t i;
+
+	if (g == NULL)
+		return;
+	if (g->ctx != NULL && ctx_enter(h) == 0) {
+		gpu_stop(h);
+		for (i = 0; g->execs != NULL && i < g->n_graphs; i++)
+			if (g->execs[i] != NULL)
+				gpudp_cu->cuGraphExecDestroy(g->execs[i]);
+		for (i = 0; g->graphs != NULL && i < g->n_graphs; i++)
+			if (g->graphs[i] != NULL)
+				gpudp_cu->cuGraphDestroy(g->graphs[i]);
+		for (i = 0; g->copied != NULL && i < h->conf.ring_size; i++)
+			if (g->copied[i] != NULL)
+				gpudp_cu->cuEventDestroy(g->copied[i]);
+		if (g->stage_h != NULL)
+			gpudp_cu->cuMemFreeHost(g->stage_h);
+		if (g->stage_d != 0)
+			gpudp_cu->cuMemFree(g->stage_d);
+		if (g->blocks != 0)
+			gpudp_cu->cuMemFree(g->blocks);
+		if (g->copy_stream != NULL)
+			gpudp_cu->cuStreamDestroy(g->copy_stream);
+		if (g->stream != NULL)
+			gpudp_cu->cuStreamDestroy(g->stream);
+		if (g->mod != NULL)
+			gpudp_cu->cuModuleUnload(g->mod);
+		if (g->registered)
+			gpudp_cu->cuMemHostUnregister(h->shared);
+	}
+	if (g->retained)
+		gpudp_cu->cuDevicePrimaryCtxRelease(g->dev);
+	free(g->graphs);
+	free(g->execs);
+	free(g->copied);
+	free(g->soff);
+	free(g);
+	h->gpu = NULL;
+}
+
+static int
+gpu_setup(struct gpudp_handoff *h)
+{
+	struct ho_gpu *g;
+	CUdeviceptr base;
+	int ret;
+
+	ret = gpudp_cuda_init();
+	if (ret != 0) {
+		HO_LOG(ERR, "%s: mode %s needs a GPU: %s\n", h->conf.name, h->ops->name,
+		       gpudp_cuda_last_error());
+		return ret;
+	}
+	g = calloc(1, sizeof(*g));
+	if (g == NULL)
+		return -ENOMEM;
+	h->gpu = g;
+	if (h->conf.cu_ctx != 0) {
+		g->ctx = (CUcontext)(uintptr_t)h->conf.cu_ctx;
+		CU_DO(h, gpudp_cu->cuCtxSetCurrent(g->ctx));
+		CU_DO(h, gpudp_cu->cuCtxGetDevice(&g->dev));
+	} else {
+		CU_DO(h, gpudp_cu->cuDeviceGet(&g->dev, h->conf.cu_dev));
+		CU_DO(h, gpudp_cu->cuDevicePrimaryCtxRetain(&g->ctx, g->dev));
+		g->retained = 1;
+	}
+	ret = ctx_enter(h);
+	if (ret != 0)
+		return ret;
+	CU_DO(h, gpudp_cu->cuMemHostRegister(h->shared, h->shared_len,
+					     CU_MEMHOSTREGISTER_PORTABLE |
+					     CU_MEMHOSTREGISTER_DEVICEMAP));
+	g->registered = 1;
+	CU_DO(h, gpudp_cu->cuMemHostGetDevicePointer(&base, h->shared, 0));
+	ret = gpudp_cuda_module_load("fwd", &g->mod);
+	if (ret != 0) {
+		HO_LOG(ERR, "%s: kernels: %s\n", h->conf.name, gpudp_cuda_last_error());
+		return ret;
+	}
+	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_burst, g->mod, "gpudp_fwd_burst"));
+	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_persistent, g->mod,
+					       "gpudp_fwd_persistent"));
+	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_signal, g->mod, "gpudp_fwd_signal"));
+	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_clock, g->mod, "gpudp_fwd_clock"));
+	CU_DO(h, gpudp_cu->cuStreamCreate(&g->stream, CU_STREAM_NON_BLOCKING));
+	CU_DO(h, gpudp_cu->cuMemAlloc(&g->blocks, h->conf.ring_size * sizeof(uint32_t)));
+	CU_DO(h, gpudp_cu->cuMemsetD8(g->blocks, 0, h->conf.ring_size * sizeof(uint32_t)));
+#define DEV(p) (base + (CUdeviceptr)((const char *)(p) - (const char *)h->shared))
+	h->kargs.ctl = DEV(h->ctl);
+	h->kargs.addr = DEV(h->addr);
+	h->kargs.len = DEV(h->len);
+	h->kargs.verdict = DEV(h->verdict);
+	h->kargs.aux = DEV(h->aux);
+	h->kargs.quit = DEV(h->quit);
+#undef DEV
+	h->kargs.blocks = g->blocks;
+	h->kargs.ring_size = h->conf.ring_size;
+	h->kargs.burst_max = h->conf.burst_max;
+	return clock_calibrate(h);
+}
+
+/* ---- launch: one kernel per burst, after rx_burst returned it ---- */
+
+static int
+launch_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
+{
+	int ret = ctx_enter(h);
+
+	/* seed "Synchronization and Memory Ordering": the burst is complete
+	 * w.r.t. this thread; the launch is the CPU-initiated submission that
+	 * orders the NIC's writes before the kernel's reads */
+	return ret != 0 ? ret : launch_burst(h, b->slot, b->n, 1);
+}
+
+const struct gpudp_ho_ops gpudp_ho_ops_launch = {
+	.name = "launch",
+	.gpu = 1,
+	.setup = gpu_setup,
+	.stop = gpu_stop,
+	.teardown = gpu_teardown,
+	.submit = launch_submit,
+};
+
+/* ---- persistent: resident kernel, ready word per slot ---- */
+
+static int
+persistent_setup(struct gpudp_handoff *h)
+{
+	int ret, ord = 0;
+
+	ret = gpu_setup(h);
+	if (ret != 0)
+		return ret;
+	CU_DO(h, gpudp_cu->cuDeviceGetAttribute(&ord,
+		CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING, GPU(h)->dev));
+	/* seed "Synchronization and Memory Ordering": a kernel already running
+	 * is not ordered after the NIC's writes by any submission; the flush
+	 * makes them visible to the owning device first, unless the device
+	 * already orders them for its own context (OWNER or stronger) */
+	h->flush_needed = h->conf.force_flush ||
+		ord < CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER;
+	if (h->flush_needed && gpudp_cu->cuFlushGPUDirectRDMAWrites == NULL) {
+		HO_LOG(ERR, "%s: device needs cuFlushGPUDirectRDMAWrites, driver lacks it\n",
+		       h->conf.name);
+		return -ENOTSUP;
+	}
+	HO_LOG(INFO, "%s: GPU_DIRECT_RDMA_WRITES_ORDERING %d: %s before each ready flag\n",
+	       h->conf.name, ord, h->flush_needed ? "flush" : "no flush");
+	return 0;
+}
+
+static int
+persistent_start(struct gpudp_handoff *h)
+{
+	struct gpudp_ho_kargs a = h->kargs;
+	void *params[] = { &a };
+	int ret = ctx_enter(h);
+
+	if (ret != 0)
+		return ret;
+	/* the kernel's slot walk starts at seq 1: no restart after use */
+	if (h->head != 0) {
+		HO_LOG(ERR, "%s: a persistent handoff cannot restart after use\n", h->conf.name);
+		return -EINVAL;
+	}
+	__atomic_store_n(h->quit, 0, __ATOMIC_RELEASE);
+	CU_DO(h, gpudp_cu->cuLaunchKernel(GPU(h)->f_persistent, h->conf.persistent_blocks,
+					  1, 1, h->conf.threads, 1, 1, 0, GPU(h)->stream,
+					  params, NULL));
+	GPU(h)->persistent_running = 1;
+	return 0;
+}
+
+static int
+persistent_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
+{
+	if (h->flush_needed) {
+		int ret = ctx_enter(h);
+
+		if (ret != 0)
+			return ret;
+		CU_DO(h, gpudp_cu->cuFlushGPUDirectRDMAWrites(
+			CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+			CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER));
+		h->rx.flushes++;
+	}
+	/* release: descriptors (addr, len, n) before the flag; the kernel
+	 * reads the flag with ld.acquire.sys */
+	__atomic_store_n(&h->ctl[b->slot].ready, b->seq, __ATOMIC_RELEASE);
+	return 0;
+}
+
+const struct gpudp_ho_ops gpudp_ho_ops_persistent = {
+	.name = "persistent",
+	.gpu = 1,
+	.setup = persistent_setup,
+	.start = persistent_start,
+	.stop = gpu_stop,
+	.teardown = gpu_teardown,
+	.submit = persistent_submit,
+};
+
+/* ---- graph: graph_batch bursts per CUDA graph ---- */
+
+static int
+graph_setup(struct gpudp_handoff *h)
+{
+	struct ho_gpu *g;
+	uint32_t i, j, bsz = h->conf.graph_batch;
+	int ret = gpu_setup(h);
+
+	if (ret != 0)
+		return ret;
+	g = GPU(h);
+	if (gpudp_cu->cuGraphCreate == NULL || gpudp_cu->cuGraphAddKernelNode == NULL ||
+	    gpudp_cu->cuGraphInstantiateWithFlags == NULL || gpudp_cu->cuGraphLaunch == NULL) {
+		HO_LOG(ERR, "%s: the driver lacks the CUDA graph API\n", h->conf.name);
+		return -ENOTSUP;
+	}
+	g->n_graphs = h->conf.ring_size / bsz;
+	g->graphs = calloc(g->n_graphs, sizeof(*g->graphs));
+	g->execs = calloc(g->n_graphs, sizeof(*g->execs));
+	if (g->graphs == NULL || g->execs == NULL)
+		return -ENOMEM;
+	for (i = 0; i < g->n_graphs; i++) {
+		CU_DO(h, gpudp_cu->cuGraphCreate(&g->graphs[i], 0));
+		for (j = 0; j < bsz; j++) {
+			struct gpudp_ho_kargs a = h->kargs;
+			void *params[] = { &a };
+			CUDA_KERNEL_NODE_PARAMS p;
+			CUgraphNode node;
+
+			a.slot = i * bsz + j;
+			a.signal = 1;
+			memset(&p, 0, sizeof(p));
+			p.func = g->f_burst;
+			p.gridDimX = grid_for(h, h->conf.burst_max);
+			p.gridDimY = p.gridDimZ = 1;
+			p.blockDimX = h->conf.threads;
+			p.blockDimY = p.blockDimZ = 1;
+			p.kernelParams = params;
+			CU_DO(h, gpudp_cu->cuGraphAddKernelNode(&node, g->graphs[i],
+								NULL, 0, &p));
+		}
+		CU_DO(h, gpudp_cu->cuGraphInstantiateWithFlags(&g->execs[i],
+							       g->graphs[i], 0));
+	}
+	return 0;
+}
+
+static int
+graph_flush(struct gpudp_handoff *h)
+{
+	struct ho_gpu *g = GPU(h);
+	uint32_t i;
+	int ret;
+
+	if (g->pend_n == 0)
+		return 0;
+	ret = ctx_enter(h);
+	for (i = 0; ret == 0 && i < g->pend_n; i++) {
+		uint32_t s = (g->pend_first + i) & h->mask;
+
+		ret = launch_burst(h, s, h->ctl[s].n, 1);
+	}
+	g->pend_n = 0;
+	return ret;
+}
+
+static int
+graph_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
+{
+	struct ho_gpu *g = GPU(h);
+	uint32_t bsz = h->conf.graph_batch;
+	int ret = ctx_enter(h);
+
+	if (ret != 0)
+		return ret;
+	if (g->pend_n == 0 && b->slot % bsz != 0)
+		return launch_burst(h, b->slot, b->n, 1); /* realign to a batch */
+	if (g->pend_n == 0)
+		g->pend_first = b->slot;
+	if (++g->pend_n < bsz)
+		return 0;
+	g->pend_n = 0;
+	h->rx.graphs++;
+	CU_DO(h, gpudp_cu->cuGraphLaunch(g->execs[g->pend_first / bsz], g->stream));
+	return 0;
+}
+
+const struct gpudp_ho_ops gpudp_ho_ops_graph = {
+	.name = "graph",
+	.gpu = 1,
+	.setup = graph_setup,
+	.stop = gpu_stop,
+	.teardown = gpu_teardown,
+	.submit = graph_submit,
+	.flush = graph_flush,
+};
+
+/* ---- staged: host packets through pinned staging and a copy stream ---- */
+
+static int
+staged_setup(struct gpudp_handoff *h)
+{
+	struct ho_gpu *g;
+	size_t total;
+	uint32_t i;
+	int ret = gpu_setup(h);
+
+	if (ret != 0)
+		return ret;
+	g = GPU(h);
+	if (gpudp_cu->cuStreamWaitEvent == NULL)
+		return -ENOTSUP;
+	g->stage_slot = (size_t)h->conf.burst_max * RTE_ALIGN_CEIL(h->conf.stage_bytes, 64);
+	total = g->stage_slot * h->conf.ring_size;
+	CU_DO(h, gpudp_cu->cuMemAllocHost((void **)&g->stage_h, total));
+	CU_DO(h, gpudp_cu->cuMemAlloc(&g->stage_d, total));
+	CU_DO(h, gpudp_cu->cuStreamCreate(&g->copy_stream, CU_STREAM_NON_BLOCKING));
+	g->copied = calloc(h->conf.ring_size, sizeof(*g->copied));
+	g->soff = calloc((size_t)h->conf.ring_size * h->conf.burst_max, sizeof(uint32_t));
+	if (g->copied == NULL || g->soff == NULL)
+		return -ENOMEM;
+	for (i = 0; i < h->conf.ring_size; i++)
+		CU_DO(h, gpudp_cu->cuEventCreate(&g->copied[i], CU_EVENT_DISABLE_TIMING));
+	return 0;
+}
+
+static int
+staged_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
+{
+	struct ho_gpu *g = GPU(h);
+	size_t base = (size_t)b->slot * g->stage_slot, off = 0;
+	uint32_t *soff = g->soff + (size_t)b->slot * h->conf.burst_max, i;
+	struct gpudp_ho_kargs a = h->kargs;
+	void *params[] = { &a };
+	int ret = ctx_enter(h);
+
+	if (ret != 0)
+		return ret;
+	for (i = 0; i < b->n; i++) {
+		uint32_t l = b->len[i];
+
+		if (l > h->conf.stage_bytes) {
+			/* cannot be staged: the kernel sees an empty frame and
+			 * drops it as truncated */
+			soff[i] = UINT32_MAX;
+			b->addr[i] = g->stage_d + base;
+			b->len[i] = 0;
+			continue;
+		}
+		memcpy(g->stage_h + base + off, b->data[i], l);
+		soff[i] = (uint32_t)off;
+		b->addr[i] = g->stage_d + base + off;
+		off += RTE_ALIGN_CEIL(l, 64);
+	}
+	if (off > 0) {
+		CU_DO(h, gpudp_cu->cuMemcpyHtoDAsync(g->stage_d + base, g->stage_h + base,
+						     off, g->copy_stream));
+		CU_DO(h, gpudp_cu->cuEventRecord(g->copied[b->slot], g->copy_stream));
+		/* the kernel is ordered after the copy on the GPU */
+		CU_DO(h, gpudp_cu->cuStreamWaitEvent(g->stream, g->copied[b->slot], 0));
+	}
+	ret = launch_burst(h, b->slot, b->n, 0);
+	if (ret != 0)
+		return ret;
+	if (off > 0)
+		CU_DO(h, gpudp_cu->cuMemcpyDtoHAsync(g->stage_h + base, g->stage_d + base,
+						     off, g->stream));
+	a.slot = b->slot;
+	CU_DO(h, gpudp_cu->cuLaunchKernel(g->f_signal, 1, 1, 1, 1, 1, 1, 0, g->stream,
+					  params, NULL));
+	return 0;
+}
+
+/* tx thread: results back into the packets, before anyone reads them;
+ * kernels write only the first GPUDP_FWD_HDR_SPAN bytes */
+static void
+staged_complete(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
+{
+	struct ho_gpu *g = GPU(h);
+	size_t base = (size_t)b->slot * g->stage_slot;
+	const uint32_t *soff = g->soff + (size_t)b->slot * h->conf.burst_max;
+	uint32_t i;
+
+	for (i = 0; i < b->n; i++)
+		if (soff[i] != UINT32_MAX)
+			memcpy(b->data[i], g->stage_h + base + soff[i],
+			       RTE_MIN(b->len[i], GPUDP_FWD_HDR_SPAN));
+}
+
+const struct gpudp_ho_ops gpudp_ho_ops_staged = {
+	.name = "staged",
+	.gpu = 1,
+	.setup = staged_setup,
+	.stop = gpu_stop,
+	.teardown = gpu_teardown,
+	.submit = staged_submit,
+	.complete = staged_complete,
+};
+
+#else /* !GPUDP_HAS_CUDA: GPU modes exist but cannot be set up */
+
+static int
+nogpu_setup(struct gpudp_handoff *h)
+{
+	HO_LOG(ERR, "%s: mode %s: gpudp was built without CUDA\n", h->conf.name,
+	       h->ops->name);
+	return -ENOTSUP;
+}
+
+#define HO_NOGPU(n) const struct gpudp_ho_ops gpudp_ho_ops_ ## n = { \
+	.name = #n, .gpu = 1, .setup = nogpu_setup }
+HO_NOGPU(launch);
+HO_NOGPU(persistent);
+HO_NOGPU(graph);
+HO_NOGPU(staged);
+
+#endif

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gpudp_handoff internals: the handoff object and the per-mode ops table.
+ * Each mode fills a struct gpudp_ho_ops; the library dispatches through it
+ * and has no per-mode branches of its own.
+ */
+#ifndef GPUDP_HANDOFF_PVT_H
+#define GPUDP_HANDOFF_PVT_H
+
+#include <stdint.h>
+
+#include <rte_log.h>
+
+#include "gpudp_handoff.h"
+#include "gpudp_handoff_dev.h"
+
+extern int gpudp_ho_logtype;
+#define HO_LOG(lvl, ...) \
+	rte_log(RTE_LOG_ ## lvl, gpudp_ho_logtype, "gpudp.handoff: " __VA_ARGS__)
+
+struct gpudp_handoff;
+
+/** What a mode does; NULL members are no-ops. */
+struct gpudp_ho_ops {
+	const char *name;
+	int gpu;  /**< needs CUDA */
+	/** After the shared arrays exist: streams, kernels, resident kernel. */
+	int (*setup)(struct gpudp_handoff *h);
+	/** Start resident GPU work (persistent kernel). */
+	int (*start)(struct gpudp_handoff *h);
+	/** Stop resident GPU work and wait for everything submitted. */
+	void (*stop)(struct gpudp_handoff *h);
+	/** Free what setup made (also after a failed setup); stop was called. */
+	void (*teardown)(struct gpudp_handoff *h);
+	/** Hand the described burst to the work; done is stored when finished. */
+	int (*submit)(struct gpudp_handoff *h, struct gpudp_ho_burst *b);
+	/** Submit what is held back (graph batches). */
+	int (*flush)(struct gpudp_handoff *h);
+	/** tx thread, before the verdicts are read (staged: scatter back). */
+	void (*complete)(struct gpudp_handoff *h, struct gpudp_ho_burst *b);
+};
+
+extern const struct gpudp_ho_ops gpudp_ho_ops_none;
+extern const struct gpudp_ho_ops gpudp_ho_ops_cpu;
+extern const struct gpudp_ho_ops gpudp_ho_ops_launch;
+extern const struct gpudp_ho_ops gpudp_ho_ops_persistent;
+extern const struct gpudp_ho_ops gpudp_ho_ops_graph;
+extern const struct gpudp_ho_ops gpudp_ho_ops_staged;
+
+struct gpudp_handoff {
+	struct gpudp_handoff_conf conf;
+	const struct gpudp_ho_ops *ops;
+	uint32_t mask;
+	/* shared arrays (host memory; registered with the GPU in GPU modes) */
+	struct gpudp_ho_ctl *ctl;
+	uint64_t *addr;
+	uint32_t *len;
+	uint8_t *verdict;
+	uint32_t *aux;
+	uint32_t *quit;
+	void *shared;        /* one allocation holding all of the above */
+	size_t shared_len;
+	/* host-only per-slot state */
+	struct gpudp_ho_burst *bursts;
+	void **cookies;
+	void **data;
+	/* ring indices: head (bursts submitted) by rx, tail (released) by tx */
+	uint64_t head __attribute__((aligned(64)));
+	int acquired;
+	struct gpudp_handoff_stats rx __attribute__((aligned(64)));
+	uint64_t tail __attribute__((aligned(64)));
+	struct gpudp_handoff_stats tx __attribute__((aligned(64)));
+	/* GPU state of the mode (gpudp_handoff_gpu.c) */
+	void *gpu;
+	struct gpudp_ho_kargs kargs;   /* template: device addresses */
+	int64_t clock_offset;          /* CPU ns = GPU globaltimer - offset */
+	int flush_needed;
+	int started;
+	int start_failed;
+};
+
+/** Complete a burst on the CPU: run the work (or not) and store done. */
+void gpudp_ho_cpu_run(struct gpudp_handoff *h, struct gpudp_ho_burst *b, int work);
+/** Mark every packet of @p b dropped with @p v and store done (error paths). */
+void gpudp_ho_fail_burst(struct gpudp_handoff *h, struct gpudp_ho_burst *b, uint8_t v);
+
+#endif /* GPUDP_HANDOFF_PVT_H */

@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gpudp-fwd against dpdk-testpmd io-forward: same DPDK build, same vdevs
+ * (two net_null ports), same number of forwarding lcores. For each mode
+ * and burst size the ratio of gpudp-fwd's transmitted packet rate to
+ * testpmd's. Writes JSON (doc/fwd.md, "Benchmarks").
+ *
+ * usage: bench_fwd --fwd=PATH --testpmd=PATH --json=FILE [--seconds=S]
+ *        [--huge] [--modes=none,cpu,...] [--bursts=32,256,...]
+ * A program path that does not exist is looked for beside this program
+ * and in $GPUDP_BENCH_BIN (the GPU machine's carried bin/ folder); if
+ * either program is missing the benchmark is skipped (exit 77).
+ * No DPDK here: both programs run as child processes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char fwd[4096], testpmd[4096], self_dir[4096];
+static double seconds = 3;
+static int huge;
+static char *lflag = "-l", *lval = "0-2";
+
+static int
+find_prog(const char *given, char *out, size_t len)
+{
+	char g[4096], b[4096];
+	const char *env = getenv("GPUDP_BENCH_BIN");
+
+	snprintf(g, sizeof(g), "%s", given);
+	snprintf(b, sizeof(b), "%s", given);
+	if (access(g, X_OK) == 0)
+		return snprintf(out, len, "%s", g) < (int)len ? 0 : -1;
+	if (snprintf(out, len, "%s/%s", self_dir, basename(b)) < (int)len &&
+	    access(out, X_OK) == 0)
+		return 0;
+	if (env != NULL && snprintf(out, len, "%s/%s", env, basename(b)) < (int)len &&
+	    access(out, X_OK) == 0)
+		return 0;
+	fprintf(stderr, "bench_fwd: %s not found (nor beside this program, nor in "
+		"$GPUDP_BENCH_BIN)\n", g);
+	return -1;
+}
+
+/* run argv with stdout+stderr into out_path; SIGINT after kill_after s (0: never) */
+static int
+run(char *const *argv, const char *out_path, double kill_after)
+{
+	pid_t pid = fork();
+	int st = 0;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int nul = open("/dev/null", O_RDONLY);
+
+		dup2(nul, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (kill_after > 0) {
+		struct timespec ts = { (time_t)kill_after,
+				       (long)((kill_after - (time_t)kill_after) * 1e9) };
+
+		nanosleep(&ts, NULL);
+		kill(pid, SIGINT);
+	}
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static char *
+slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *b;
+	long n;
+
+	if (f == NULL)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	b = calloc(1, (size_t)n + 1);
+	if (b != NULL && fread(b, 1, (size_t)n, f) != (size_t)n)
+		b[0] = '\0';
+	fclose(f);
+	return b;
+}
+
+/* testpmd's periodic port stats: sum "Tx-pps:" over the last report */
+static double
+testpmd_mpps(const char *log)
+{
+	const char *p = log, *last = NULL, *q;
+	double sum = 0;
+
+	while ((q = strstr(p, "NIC statistics for port")) != NULL) {
+		last = q;
+		p = q + 1;
+	}
+	/* the last report block may be cut: use the one before it if so */
+	if (last == NULL)
+		return 0;
+	p = log;
+	{
+		const char *blocks[64];
+		int n = 0, i, ports = 0;
+
+		while ((q = strstr(p, "NIC statistics for port")) != NULL && n < 64) {
+			blocks[n++] = q;
+			p = q + 1;
+		}
+		/* two ports per report; take the last complete pair */
+		for (i = n - 2; i >= 0 && ports < 2; i--) {
+			const char *t = strstr(blocks[i], "Tx-pps:");
+
+			if (t != NULL) {
+				sum += atof(t + 7);
+				ports++;
+			}
+		}
+	}
+	return sum / 1e6;
+}
+
+static double
+json_num(const char *j, const char *key)
+{
+	char k[128];
+	const char *p;
+
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	p = strstr(j, k);
+	return p != NULL ? atof(p + strlen(k)) : -1;
+}
+
+static const char *
+json_sub(const char *j, const char *key)
+{
+	char k[128];
+	const char *p;
+
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	p = strstr(j, k);
+	return p != NULL ? p : "";
+}
+
+int
+main(int argc, char **argv)
+{
+	char json[4096] = "", modes[256] = "none,cpu,launch,persistent,graph,staged";
+	char bursts[128] = "32,256,1024", tmp[4096], secs[32], *m, *save1;
+	char self[4096];
+	double tp;
+	FILE *out;
+	int i, first = 1;
+
+	snprintf(self, sizeof(self), "%s", argv[0]);
+	snprintf(self_dir, sizeof(self_dir), "%s", dirname(self));
+	for (i = 1; i < argc; i++) {
+		if (strncmp(argv[i], "--fwd=", 6) == 0)
+			snprintf(fwd, sizeof(fwd), "%s", argv[i] + 6);
+		else if (strncmp(argv[i], "--testpmd=", 10) == 0)
+			snprintf(testpmd, sizeof(testpmd), "%s", argv[i] + 10);
+		else if (strncmp(argv[i], "--json=", 7) == 0)
+			snprintf(json, sizeof(json), "%s", argv[i] + 7);
+		else if (strncmp(argv[i], "--seconds=", 10) == 0)
+			seconds = atof(argv[i] + 10);
+		else if (strncmp(argv[i], "--modes=", 8) == 0)
+			snprintf(modes, sizeof(modes), "%s", argv[i] + 8);
+		else if (strncmp(argv[i], "--bursts=", 9) == 0)
+			snprintf(bursts, sizeof(bursts), "%s", argv[i] + 9);
+		else if (strcmp(argv[i], "--huge") == 0)
+			huge = 1;
+		else if (i == argc - 1 && json[0] == '\0')
+			snprintf(json, sizeof(json), "%s", argv[i]);  /* pack.py @out/ path */
+		else {
+			fprintf(stderr, "bench_fwd: unknown argument '%s'\n", argv[i]);
+			return 2;
+		}
+	}
+	if (json[0] == '\0') {
+		fprintf(stderr, "bench_fwd: no JSON output file given\n");
+		return 2;
+	}
+	/* a program not carried (e.g. testpmd left out of the GPU carry): skip */
+	if (find_prog(fwd, fwd, sizeof(fwd)) != 0 ||
+	    find_prog(testpmd, testpmd, sizeof(testpmd)) != 0)
+		return 77;
+	snprintf(secs, sizeof(secs), "%g", seconds);
+	/* main + 2 forwarding lcores, each on its own CPU where there are 3 */
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 3) {
+		lflag = "--lcores";
+		lval = "(0-2)@(0-1)";
+	}
+	out = fopen(json, "w");
+	if (out == NULL) {
+		fprintf(stderr, "bench_fwd: %s: %s\n", json, strerror(errno));
+		return 1;
+	}
+
+	/* the peer: testpmd io-forward, two forwarding lcores */
+	{
+		char *av[] = { testpmd, huge ? "-m" : "--no-huge", huge ? "2048" : "-m",
+			huge ? "--in-memory" : "2048", "--no-pci", lflag, lval, "--file-prefix",
+			"bench-tp", "--vdev", "net_null0", "--vdev", "net_null1", "--",
+			"--forward-mode=io", "--nb-cores=2", "--stats-period=1", "--burst=32",
+			"--total-num-mbufs=32768", NULL };
+
+		if (snprintf(tmp, sizeof(tmp), "%s.testpmd.log", json) >= (int)sizeof(tmp))
+			return 2;
+		run(av, tmp, seconds + 2);
+		m = slurp(tmp);
+		tp = m != NULL ? testpmd_mpps(m) : 0;
+		free(m);
+		printf("testpmd io-fwd, 2 forwarding lcores: %.3f Mpps\n", tp);
+	}
+	fprintf(out, "{\n  \"testpmd_io_mpps\": %.6f, \"forwarding_lcores\": 2, "
+		"\"vdevs\": \"net_null0,net_null1\", \"hugepages\": %s,\n  \"runs\": [\n",
+		tp, huge ? "true" : "false");
+	for (m = strtok_r(modes, ",", &save1); m != NULL; m = strtok_r(NULL, ",", &save1)) {
+		char bl[128], *b, *save2;
+		const char *mem = strcmp(m, "launch") == 0 || strcmp(m, "persistent") == 0 ||
+				  strcmp(m, "graph") == 0 ? "device" : "host";
+
+		snprintf(bl, sizeof(bl), "%s", bursts);
+		for (b = strtok_r(bl, ",", &save2); b != NULL; b = strtok_r(NULL, ",", &save2)) {
+			char jp[4096], lp[4096];
+			char *av[] = { fwd, huge ? "-m" : "--no-huge", huge ? "2048" : "-m",
+				huge ? "--in-memory" : "2048", "--no-pci", lflag, lval,
+				"--file-prefix", "bench-fwd", "--vdev", "net_null0", "--vdev",
+				"net_null1", "--", "--mode", m, "--mem", (char *)mem,
+				"--pipeline-lcores", "1", "--burst", b, "--rx-burst", "32",
+				"--duration", secs, "--stats", "0", "--json", jp, NULL };
+			char *j;
+			double mpps;
+			int rc;
+
+			if (snprintf(jp, sizeof(jp), "%s.%s-%s.json", json, m, b) >= (int)sizeof(jp) ||
+			    snprintf(lp, sizeof(lp), "%s.%s-%s.log", json, m, b) >= (int)sizeof(lp))
+				return 2;
+			unlink(jp);
+			rc = run(av, lp, 0);
+			j = slurp(jp);
+			mpps = j != NULL ? json_num(j, "tx_mpps") : -1;
+			printf("gpudp-fwd %-10s burst %-5s %s: %8.3f Mpps, ratio %.3f (exit %d)\n",
+			       m, b, mem, mpps, tp > 0 ? mpps / tp : 0, rc);
+			fprintf(out, "%s    {\"mode\": \"%s\", \"burst\": %s, \"mem\": \"%s\", "
+				"\"exit\": %d, \"tx_mpps\": %.6f, \"ratio_to_testpmd\": %.4f, "
+				"\"lat_kstart_p50_ns\": %.0f, \"lat_kstart_p99_ns\": %.0f, "
+				"\"lat_tx_p50_ns\": %.0f, \"lat_tx_p99_ns\": %.0f}",
+				first ? "" : ",\n", m, b, mem, rc, mpps, tp > 0 ? mpps / tp : 0,
+				j ? json_num(json_sub(j, "lat_rx_to_kernel_start"), "p50_ns") : -1,
+				j ? json_num(json_sub(j, "lat_rx_to_kernel_start"), "p99_ns") : -1,
+				j ? json_num(json_sub(j, "lat_rx_to_tx"), "p50_ns") : -1,
+				j ? json_num(json_sub(j, "lat_rx_to_tx"), "p99_ns") : -1);
+			first = 0;
+			free(j);
+		}
+	}
+	fprintf(out, "\n  ]\n}\n");
+	fclose(out);
+	printf("wrote %s\n", json);
+	return 0;
+}

@@ -1,0 +1,368 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""gpudp-fwd end to end on net_pcap, and its option errors.
+
+  fwd_pcap.py gen OUT.pcap                  write the input capture
+  fwd_pcap.py expect KERNEL IN.pcap OUT.pcap  expected output of a kernel
+  fwd_pcap.py run FWD KERNEL MODE BURST DIR [extra app options]
+        generate the input, run gpudp-fwd on net_pcap (rx_pcap -> tx_pcap,
+        --pairing same), compare the output with the expected capture
+        packet by packet
+  fwd_pcap.py badopts FWD                   every bad option exits 2 with a
+                                            message naming option and value
+  fwd_pcap.py telemetry FWD                 the telemetry commands answer while
+                                            it runs; SIGINT prints the final
+                                            counters and exits 0
+
+The expected output is computed here, independently of the C code: the
+IPv4 checksum is recomputed in full (the app updates it incrementally,
+RFC 1624), and the packets the kernel must drop are left out.
+"""
+import os
+import struct
+import subprocess
+import sys
+
+LINKTYPE_ETHERNET = 1
+
+
+def write_pcap(path, frames):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, LINKTYPE_ETHERNET))
+        for i, fr in enumerate(frames):
+            f.write(struct.pack("<IIII", 1700000000 + i, 0, len(fr), len(fr)))
+            f.write(fr)
+
+
+def read_pcap(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    magic = struct.unpack("<I", data[:4])[0]
+    if magic not in (0xa1b2c3d4, 0xa1b23c4d):
+        sys.exit("%s: not a little-endian pcap file" % path)
+    off, frames = 24, []
+    while off + 16 <= len(data):
+        _, _, incl, _ = struct.unpack("<IIII", data[off:off + 16])
+        frames.append(data[off + 16:off + 16 + incl])
+        off += 16 + incl
+    return frames
+
+
+def csum(b):
+    if len(b) % 2:
+        b += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def ipv4(ttl=64, proto=17, payload=b"", ihl=5, bad_csum=False, total=None, ver=4):
+    opts = bytes(range(4 * (ihl - 5))) if ihl > 5 else b""
+    tl = total if total is not None else 4 * max(ihl, 5) + len(payload)
+    h = struct.pack("!BBHHHBBH4s4s", (ver << 4) | ihl, 0, tl, 0x1234, 0, ttl, proto, 0,
+                    bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])) + opts
+    c = csum(h)
+    if bad_csum:
+        c ^= 0x5a5a
+    return h[:10] + struct.pack("!H", c) + h[12:] + payload
+
+
+def eth(payload, et=0x0800, vlans=()):
+    tags = b"".join(struct.pack("!HH", tpid, vid) for tpid, vid in vlans)
+    return (bytes([0x02, 0, 0, 0, 0, 0x01]) + bytes([0x02, 0, 0, 0, 0, 0x02]) + tags +
+            struct.pack("!H", et) + payload)
+
+
+def frames():
+    """A mix every kernel path sees: valid, each drop reason, sizes 10..1514."""
+    out = []
+    for i in range(240):
+        udp = struct.pack("!HHHH", 1000 + i, 2000, 8 + i % 200, 0) + bytes(
+            (i * 7 + k) & 0xff for k in range(i % 200))
+        k = i % 12
+        if k == 0:
+            out.append(eth(ipv4(ttl=1 + i % 200, payload=udp)))
+        elif k == 1:
+            out.append(eth(ipv4(ttl=64, payload=udp), vlans=[(0x8100, 100 + i)]))
+        elif k == 2:
+            out.append(eth(ipv4(ttl=2, payload=udp), vlans=[(0x88a8, 10), (0x8100, 20)]))
+        elif k == 3:
+            out.append(eth(ipv4(ttl=1, payload=udp)))            # ttl expires
+        elif k == 4:
+            out.append(eth(ipv4(ttl=0, payload=udp)))            # ttl 0
+        elif k == 5:
+            out.append(eth(ipv4(payload=udp, bad_csum=True)))   # checksum
+        elif k == 6:
+            out.append(eth(b"\x60" + bytes(39 + len(udp)), et=0x86dd))  # IPv6
+        elif k == 7:
+            out.append(eth(bytes(28), et=0x0806))                # ARP
+        elif k == 8:
+            out.append(eth(ipv4(payload=udp, total=1400)))       # total > frame
+        elif k == 9:
+            out.append(eth(ipv4(payload=udp, ihl=7, ttl=255)))   # options
+        elif k == 10:
+            out.append(eth(ipv4(payload=udp, ver=5)))             # bad version
+        else:
+            out.append(bytes(range(10 + i % 4)))                  # runt frame
+    out.append(eth(ipv4(ttl=128, payload=bytes(1472))))           # 1514 bytes
+    return out
+
+
+def parse_l3(f):
+    off, et = 14, struct.unpack("!H", f[12:14])[0] if len(f) >= 14 else 0
+    while et in (0x8100, 0x88a8, 0x9100) and len(f) >= off + 4:
+        et = struct.unpack("!H", f[off + 2:off + 4])[0]
+        off += 4
+    return et, off
+
+
+def expect_ipv4(f):
+    if len(f) < 14:
+        return None
+    et, off = parse_l3(f)
+    if et != 0x0800 or len(f) < off + 20:
+        return None
+    h = f[off:]
+    ihl = (h[0] & 15) * 4
+    if h[0] >> 4 != 4 or ihl < 20 or len(h) < ihl:
+        return None
+    tl = struct.unpack("!H", h[2:4])[0]
+    if tl < ihl or off + tl > len(f) or csum(bytes(h[:ihl])) != 0 or h[8] <= 1:
+        return None
+    hdr = bytearray(h[:ihl])
+    hdr[8] -= 1
+    hdr[10:12] = b"\0\0"
+    hdr[10:12] = struct.pack("!H", csum(bytes(hdr)))
+    return f[:off] + bytes(hdr) + f[off + ihl:]
+
+
+def expect(kernel, fr):
+    out = []
+    for f in fr:
+        if kernel == "none":
+            out.append(f)
+        elif kernel in ("macswap", "load"):
+            if len(f) >= 14:
+                out.append(f[6:12] + f[0:6] + f[12:])
+        elif kernel == "ipv4":
+            e = expect_ipv4(f)
+            if e is not None:
+                out.append(e)
+    return out
+
+
+def run(fwd, kernel, mode, burst, d, extra):
+    os.makedirs(d, exist_ok=True)
+    tag = "%s-%s-%s" % (kernel, mode, burst)
+    inp, outp = os.path.join(d, "in.pcap"), os.path.join(d, "out-%s.pcap" % tag)
+    fr = frames()
+    write_pcap(inp, fr)
+    if os.path.exists(outp):
+        os.unlink(outp)
+    cmd = [fwd, "--no-huge", "-m", "256", "--no-pci", "--no-telemetry",
+           "--file-prefix", "fwdpcap-%d" % os.getpid(), "--lcores", "(0-2)@0",
+           "--vdev", "net_pcap0,rx_pcap=%s,tx_pcap=%s" % (inp, outp), "--",
+           "--pairing", "same", "--mode", mode, "--kernel", kernel,
+           "--burst", str(burst), "--count", str(len(fr)), "--duration", "30",
+           "--ring", "8", "--flush-us", "100", "--stats", "0", "--mbufs", "16384"] + extra
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    print(r.stdout, end="")
+    if r.returncode != 0:
+        print(r.stderr, end="")
+        sys.exit("FAIL %s: gpudp-fwd exited %d" % (tag, r.returncode))
+    got = read_pcap(outp)
+    want = expect("none" if mode == "none" else kernel, fr)
+    bad = 0
+    if len(got) != len(want):
+        print("FAIL %s: %d packets out, expected %d" % (tag, len(got), len(want)))
+        bad += 1
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g != w:
+            print("FAIL %s: packet %d differs (%d vs %d bytes): got %s want %s"
+                  % (tag, i, len(g), len(w), g[:48].hex(), w[:48].hex()))
+            bad += 1
+            if bad > 5:
+                break
+    if bad:
+        sys.exit(1)
+    print("ok %s: %d in, %d out, every packet as expected" % (tag, len(fr), len(got)))
+
+
+# (arguments after --, text stderr must contain)
+BAD = [
+    (["--burst", "0"], "--burst: bad value '0'"),
+    (["--burst", "4097"], "--burst: bad value '4097'"),
+    (["--burst", "12x"], "--burst: bad value '12x'"),
+    (["--ring", "48"], "--ring: bad value '48'"),
+    (["--ring", "1"], "--ring: bad value '1'"),
+    (["--mode", "warp"], "--mode: bad value 'warp'"),
+    (["--kernel", "aes"], "--kernel: bad value 'aes'"),
+    (["--mem", "hbm"], "--mem: bad value 'hbm'"),
+    (["--mode", "cpu", "--mem", "split"], "--mem: 'split' does not work with --mode cpu"),
+    (["--pin", "magic"], "--pin: bad value 'magic'"),
+    (["--flush-us", "-1"], "--flush-us: bad value '-1'"),
+    (["--threads", "100"], "--threads: bad value '100'"),
+    (["--queues", "0"], "--queues: bad value '0'"),
+    (["--ports", "0,x"], "--ports: bad value '0,x'"),
+    (["--stats", "fast"], "--stats: bad value 'fast'"),
+    (["--duration", "-3"], "--duration: bad value '-3'"),
+    (["--ring-full", "maybe"], "--ring-full: bad value 'maybe'"),
+    (["--pairing", "cross"], "--pairing: bad value 'cross'"),
+    (["--pipeline-lcores", "3"], "--pipeline-lcores: bad value '3'"),
+    (["--graph-batch", "3", "--ring", "64"], "--graph-batch: 3 does not divide --ring 64"),
+    (["--persistent-blocks", "16", "--ring", "8"], "--persistent-blocks: 16 is more than --ring 8"),
+    (["--mode", "launch", "--mem", "host"], "--mem: 'host' does not work with --mode launch"),
+    (["--mode", "cpu", "--mem", "device"], "--mem: 'device' does not work with --mode cpu"),
+    (["--frobnicate"], "unknown option '--frobnicate'"),
+    (["--ring"], "--ring: missing value"),
+    (["stray"], "unexpected argument 'stray'"),
+]
+
+
+def badopts(fwd):
+    fails = 0
+    for args, msg in BAD:
+        r = subprocess.run([fwd, "--no-huge", "--no-pci", "--"] + args,
+                           capture_output=True, text=True, timeout=30)
+        if r.returncode != 2 or msg not in r.stderr:
+            print("FAIL %s: exit %d, stderr %r (want exit 2 and %r)"
+                  % (" ".join(args), r.returncode, r.stderr.strip(), msg))
+            fails += 1
+        else:
+            print("ok   %s -> %s" % (" ".join(args), r.stderr.strip().splitlines()[0]))
+    # EAL-time errors name the option too
+    r = subprocess.run([fwd, "--no-huge", "-m", "64", "--no-pci", "--no-telemetry",
+                        "--file-prefix", "fwdbad-%d" % os.getpid(),
+                        "--vdev", "net_null0", "--", "--ports", "7"],
+                       capture_output=True, text=True, timeout=30)
+    if r.returncode != 2 or "--ports: bad value '7'" not in r.stderr:
+        print("FAIL --ports 7: exit %d, stderr %r" % (r.returncode, r.stderr.strip()[-200:]))
+        fails += 1
+    else:
+        print("ok   --ports 7 (no such port) -> exit 2")
+    # --check reports every finding and a total, exit 0 (none failed) or 1
+    r = subprocess.run([fwd, "--no-huge", "-m", "64", "--no-pci", "--no-telemetry",
+                        "--file-prefix", "fwdchk-%d" % os.getpid(), "--vdev", "net_null0",
+                        "--", "--check", "--mem", "device"],
+                       capture_output=True, text=True, timeout=60)
+    if r.returncode not in (0, 1) or "failed checks" not in r.stdout or (
+            r.returncode == 1) != ("FAIL" in r.stdout):
+        print("FAIL --check: exit %d, stdout %r" % (r.returncode, r.stdout[-300:]))
+        fails += 1
+    else:
+        print("ok   --check -> exit %d, %s" % (r.returncode, r.stdout.strip().splitlines()[-1]))
+    r = subprocess.run([fwd, "--", "--help"], capture_output=True, text=True, timeout=30)
+    for opt in ("--ports", "--queues", "--pipeline-lcores", "--gpu", "--mem", "--pin",
+                "--mode", "--kernel", "--burst", "--flush-us", "--ring", "--stats",
+                "--check", "--duration", "--json"):
+        if opt not in r.stdout:
+            print("FAIL --help does not list %s" % opt)
+            fails += 1
+    if r.returncode != 0 or r.stdout.count("(default:") < 20:
+        print("FAIL --help: exit %d, %d defaults listed" % (r.returncode,
+                                                           r.stdout.count("(default:")))
+        fails += 1
+    print("%d passed, %d failed, 0 skipped" % (len(BAD) + 3 - fails, fails))
+    sys.exit(1 if fails else 0)
+
+
+def telemetry(fwd):
+    import json
+    import signal
+    import socket
+    import time
+    prefix = "fwdtel-%d" % os.getpid()
+    # EAL's runtime directory: /var/run for root, else $XDG_RUNTIME_DIR or /tmp
+    base = "/var/run" if os.getuid() == 0 else os.environ.get("XDG_RUNTIME_DIR", "/tmp")
+    sock_dir = os.path.join(base, "dpdk", prefix)
+    import shutil
+    shutil.rmtree(sock_dir, ignore_errors=True)   # a stale one of a recycled pid
+    p = subprocess.Popen([fwd, "--no-huge", "-m", "256", "--no-pci", "--file-prefix", prefix,
+                          "--lcores", "(0-1)@0", "--vdev", "net_null0", "--",
+                          "--pipeline-lcores", "1", "--pairing", "same", "--stats", "0.5"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    fails = 0
+    try:
+        path = os.path.join(sock_dir, "dpdk_telemetry.v2")
+        for _ in range(100):
+            if os.path.exists(path):
+                break
+            time.sleep(0.1)
+        def query(cmd):
+            # one connection per query, always closed: EAL serves few clients
+            with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
+                s.connect(path)
+                json.loads(s.recv(4096).decode())          # greeting
+                s.send(cmd.encode())
+                return json.loads(s.recv(65536).decode())[cmd]
+        # forwarding has started (setup may be slow, e.g. under ASan), then
+        # at least two stats periods pass
+        for _ in range(200):
+            try:    # the command is registered a little after the socket
+                r = query("/gpudp/fwd/stats")
+            except (ValueError, KeyError, OSError):
+                r = None
+            if r and r.get("tx_pkts", 0) > 0:
+                break
+            time.sleep(0.1)
+        time.sleep(1.3)
+        try:
+            answers = {c: query(c) for c in ("/gpudp/fwd/stats", "/gpudp/fwd/latency",
+                                             "/gpudp/fwd/config")}
+        except (ValueError, KeyError, OSError) as e:
+            p.send_signal(signal.SIGINT)
+            out, err = p.communicate(timeout=30)
+            print("FAIL telemetry query: %s (exit %s)\n%s%s" % (e, p.returncode, out[-1500:],
+                                                               err[-1500:]))
+            sys.exit(1)
+        st, lat, cf = (answers["/gpudp/fwd/stats"], answers["/gpudp/fwd/latency"],
+                       answers["/gpudp/fwd/config"])
+        checks = [
+            (st.get("tx_pkts", 0) > 0, "stats: tx_pkts %r" % st.get("tx_pkts")),
+            (all(k in st for k in ("rx_pkts", "ring_full", "tx_full", "ttl", "bad_csum",
+                                   "ring_in_flight", "ring_slots")), "stats keys %r" % sorted(st)),
+            (lat.get("rx_to_tx_count", 0) > 0 and "rx_to_kernel_start_p999_ns" in lat,
+             "latency %r" % lat),
+            (cf.get("mode") == "cpu" and cf.get("kernel") == "macswap", "config %r" % cf),
+        ]
+        for ok, what in checks:
+            print("%s %s" % ("ok  " if ok else "FAIL", what[:160]))
+            fails += not ok
+    finally:
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+    periodic = [l for l in out.splitlines() if l.startswith("[")]
+    final = [l for l in out.splitlines() if l.startswith("final:")]
+    for ok, what in ((p.returncode == 0, "SIGINT: exit %d" % p.returncode),
+                     (len(final) == 1 and "tx " in final[0], "SIGINT: final counters %r" % final),
+                     (len(periodic) >= 2 and "Mpps" in periodic[0] and "ring " in periodic[0]
+                      and "p999" in periodic[0], "periodic stats lines %d" % len(periodic))):
+        print("%s %s" % ("ok  " if ok else "FAIL", what[:160]))
+        fails += not ok
+    if fails:
+        print(err[-2000:])
+    print("%d passed, %d failed, 0 skipped" % (7 - fails, fails))
+    sys.exit(1 if fails else 0)
+
+
+def main():
+    a = sys.argv[1:]
+    if not a:
+        sys.exit(__doc__)
+    if a[0] == "gen":
+        write_pcap(a[1], frames())
+    elif a[0] == "expect":
+        write_pcap(a[3], expect(a[1], read_pcap(a[2])))
+    elif a[0] == "run":
+        run(a[1], a[2], a[3], int(a[4]), a[5], a[6:])
+    elif a[0] == "badopts":
+        badopts(a[1])
+    elif a[0] == "telemetry":
+        telemetry(a[1])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
