@@ -27,6 +27,8 @@
 
 #include <rte_mempool.h>
 
+#include <gpudp_regcache.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -148,6 +150,13 @@ int gpudp_pool_destroy(struct gpudp_pool *p);
  *   then destroy it.
  */
 int gpudp_pool_check(struct gpudp_pool *p);
+
+/**
+ * Counters of the kmod backend's registration cache (all zero before its
+ * first use): pins, hits, evictions, bytes pinned... Sample them around a
+ * forwarding run to show that the steady state pins nothing.
+ */
+void gpudp_mem_pin_stats(struct gpudp_regcache_stats *st);
 
 /** Result of one deployment check. */
 enum gpudp_check_level {

@@ -45,10 +45,6 @@ struct gpudp_pin_ops {
 int gpudp_pin_backend_select(enum gpudp_pin_backend want,
 			     const struct gpudp_pin_ops **ops);
 
-/** Registration cache counters of the kmod backend (zeros if unused). */
-struct gpudp_regcache_stats;
-void gpudp_pin_kmod_stats(struct gpudp_regcache_stats *st);
-
 /** Call fn for every live pool, under the pool list lock. */
 void gpudp_pool_foreach(void (*fn)(const struct gpudp_pool *p, void *arg), void *arg);
 const char *gpudp_pool_name(const struct gpudp_pool *p);

@@ -80,7 +80,7 @@ tel_regcache(const char *cmd, const char *params, struct rte_tel_data *d)
 
 	RTE_SET_USED(cmd);
 	RTE_SET_USED(params);
-	gpudp_pin_kmod_stats(&st);
+	gpudp_mem_pin_stats(&st);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "hits", st.hits);
 	rte_tel_data_add_dict_u64(d, "misses", st.misses);

@@ -248,7 +248,7 @@ gpudp_pin_backend_select(enum gpudp_pin_backend want, const struct gpudp_pin_ops
 }
 
 void
-gpudp_pin_kmod_stats(struct gpudp_regcache_stats *st)
+gpudp_mem_pin_stats(struct gpudp_regcache_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	pthread_mutex_lock(&kmod_lock);
