@@ -17,7 +17,10 @@
  * mapping (the simulator's PEEK), and the pool is watched for a revoke (the
  * GPU memory freed under the running port, gpudp_pool_check()): the
  * forwarder then stops the port and leaves, passing only with
- * --expect-revoke.
+ * --expect-revoke. Also in kmod mode, lib/mem's registration-cache counters
+ * (gpudp_mem_pin_stats()) are sampled once the pool exists and again once
+ * every test frame was forwarded: the steady state must pin nothing
+ * (--repin-bursts injects the fault that check exists for).
  *
  * Usage: e2e-fwd [EAL options] -- [options]; --help lists them.
  */
@@ -77,6 +80,8 @@ struct fwd_conf {
 	bool expect_revoke;
 	uint32_t expect_bad;		/* frames the host corrupts on purpose */
 	uint32_t check_every;
+	uint32_t repin_bursts;		/* kmod: fault injection, see usage() */
+	uint32_t expect_repins;		/* pins during forwarding to pass with */
 };
 
 struct fwd_stats {
@@ -94,6 +99,7 @@ struct fwd_stats {
 	uint64_t addr_bad;
 	uint64_t peek_checked;	/* kmod: words read back through the provider */
 	uint64_t peek_bad;
+	uint64_t repins;	/* kmod: bursts that re-registered memory (injected) */
 };
 
 static const struct fwd_conf *conf;
@@ -106,6 +112,9 @@ static volatile sig_atomic_t force_quit;
 #ifdef E2E_HAVE_KMOD
 static struct e2e_gpu *gpu;		/* the simulated GPU and its CPU mapping */
 static struct gpudp_pool *gpool;	/* lib/mem's pool over it */
+/* lib/mem's registration cache: once the pool exists, once the frames are through */
+static struct gpudp_regcache_stats pin_created, pin_after;
+static bool pin_sampled;
 #endif
 
 /* Payload access can fault once the GPU memory is revoked. */
@@ -173,6 +182,11 @@ usage(const char *prog)
 	       "                     corrupts some on purpose to show the check works; default 0)\n"
 	       "  --check-every N    check DMA addresses (and kmod: read back through the\n"
 	       "                     provider) on every Nth frame (default 1)\n"
+	       "  --repin-bursts K   kmod, fault injection: for each of the first K rx bursts,\n"
+	       "                     register fresh GPU memory with lib/mem (create and destroy\n"
+	       "                     a small pool), as a data path that pinned per burst would\n"
+	       "  --expect-repins N  pass only if lib/mem pinned exactly N times while\n"
+	       "                     forwarding (default 0: the steady state pins nothing)\n"
 	       "  --help             this text\n", prog);
 }
 
@@ -212,6 +226,8 @@ parse_args(int argc, char **argv, struct fwd_conf *c)
 		{ "expect-revoke", no_argument, NULL, 'r' },
 		{ "expect-bad", required_argument, NULL, 'x' },
 		{ "check-every", required_argument, NULL, 'c' },
+		{ "repin-bursts", required_argument, NULL, 'P' },
+		{ "expect-repins", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -295,6 +311,16 @@ parse_args(int argc, char **argv, struct fwd_conf *c)
 				return -1;
 			c->check_every = (uint32_t)v;
 			break;
+		case 'P':
+			if (parse_u64("repin-bursts", optarg, 0, 8, &v) < 0)
+				return -1;
+			c->repin_bursts = (uint32_t)v;
+			break;
+		case 'E':
+			if (parse_u64("expect-repins", optarg, 0, UINT32_MAX, &v) < 0)
+				return -1;
+			c->expect_repins = (uint32_t)v;
+			break;
 		case 'h':
 			usage(argv[0]);
 			exit(0);
@@ -320,8 +346,10 @@ parse_args(int argc, char **argv, struct fwd_conf *c)
 		fprintf(stderr, "e2e-fwd: --mark-after and --mark-file go together\n");
 		return -1;
 	}
-	if (c->pool != POOL_KMOD && (c->expect_revoke || c->gpu_va || c->info_file || c->uva)) {
-		fprintf(stderr, "e2e-fwd: --expect-revoke, --gpu-va, --uva and --info-file need --pool kmod\n");
+	if (c->pool != POOL_KMOD && (c->expect_revoke || c->gpu_va || c->info_file || c->uva ||
+				     c->repin_bursts || c->expect_repins)) {
+		fprintf(stderr, "e2e-fwd: --expect-revoke, --gpu-va, --uva, --info-file, --repin-bursts"
+			" and --expect-repins need --pool kmod\n");
 		return -1;
 	}
 #ifndef E2E_HAVE_KMOD
@@ -410,6 +438,7 @@ kmod_pool_setup(uint16_t port)
 		SAY("gpudp_pool_create (device, kmod): %s", rte_strerror(rte_errno));
 		return NULL;
 	}
+	gpudp_mem_pin_stats(&pin_created);
 	gpudp_pool_info_get(gpool, &info);
 	n = e2e_gpu_allocations(gpu, va, len, RTE_DIM(va));
 	SAY("lib/mem pool: %u mbufs of %u B in %zu B of GPU memory, %u chunk(s) (first at"
@@ -481,6 +510,60 @@ kmod_peek_check(const struct rte_mbuf *m, const uint8_t *cpu, uint32_t off)
 			SAY("GPU VA %p: provider reads 0x%016" PRIx64
 			    ", CPU mapping reads 0x%016" PRIx64, (const void *)va, kval, uval);
 	}
+}
+
+/*
+ * Fault injection (--repin-bursts): register fresh GPU memory with lib/mem
+ * while forwarding, as a data path that pinned per burst would. A small
+ * device pool over a new simulated allocation (never pinned before, so a
+ * registration-cache miss) is created and destroyed: one pin.
+ */
+static void
+kmod_repin(uint16_t port)
+{
+	struct gpudp_pool_conf pc = {
+		.name = "e2e_repin",
+		.type = GPUDP_MEM_DEVICE,
+		.ports = &port,
+		.nb_ports = 1,
+		.nb_mbufs = 16,
+		.data_room = DATA_ROOM,
+		.socket_id = (int)rte_socket_id(),
+		.pin = GPUDP_PIN_KMOD,
+		.alloc = e2e_gpu_allocator(gpu),
+	};
+	struct gpudp_pool *p = gpudp_pool_create(&pc);
+
+	if (p == NULL) {
+		SAY("--repin-bursts: gpudp_pool_create: %s", rte_strerror(rte_errno));
+		return;
+	}
+	if (gpudp_pool_destroy(p) == 0)
+		st.repins++;
+}
+
+/*
+ * Second sample of lib/mem's registration-cache counters, once the frames
+ * went through (@at: "done", or "mark" for --mark-after, whose run is
+ * killed): one line with both samples and the pins in between.
+ */
+static void
+kmod_pin_sample(const char *at)
+{
+	if (gpool == NULL || pin_sampled)
+		return;
+	gpudp_mem_pin_stats(&pin_after);
+	pin_sampled = true;
+	SAY("pin-stats at=%s frames=%" PRIu64 " forwarded=%" PRIu64 " pins_created=%" PRIu64
+	    " hits_created=%" PRIu64 " bytes_pinned_created=%" PRIu64 " pins_after=%" PRIu64
+	    " hits_after=%" PRIu64 " bytes_pinned_after=%" PRIu64 " unpins_during=%" PRIu64
+	    " pins_during=%" PRIu64 " repins_injected=%" PRIu64, at, st.test, st.forwarded,
+	    pin_created.pins, pin_created.hits, pin_created.bytes_pinned, pin_after.pins,
+	    pin_after.hits, pin_after.bytes_pinned, pin_after.unpins - pin_created.unpins,
+	    pin_after.pins - pin_created.pins, st.repins);
+	if (pin_after.pins != pin_created.pins)
+		SAY("lib/mem pinned %" PRIu64 " time(s) while forwarding: the steady state must"
+		    " pin nothing", pin_after.pins - pin_created.pins);
 }
 
 /* Destroy the pool (every mbuf must be back) and the GPU memory. */
@@ -775,8 +858,15 @@ forward(uint16_t port, struct rte_mempool *mp)
 				return 1;
 			}
 			transmit(port, tx, ntx);
+#ifdef E2E_HAVE_KMOD
+			if (st.repins < conf->repin_bursts && gpool != NULL)
+				kmod_repin(port);
+#endif
 		}
 		if (conf->mark_after && !marked && st.forwarded >= conf->mark_after) {
+#ifdef E2E_HAVE_KMOD
+			kmod_pin_sample("mark");
+#endif
 			touch_file(conf->mark_file, NULL);
 			marked = true;
 		}
@@ -792,6 +882,9 @@ forward(uint16_t port, struct rte_mempool *mp)
 			ready = true;
 			if (st.done == 0)
 				SAY("no DONE from the host within %u ms", DONE_WAIT_MS);
+#ifdef E2E_HAVE_KMOD
+			kmod_pin_sample("done");
+#endif
 			if (conf->ready_file != NULL)
 				touch_file(conf->ready_file, NULL);
 			if (!conf->expect_revoke)
@@ -810,7 +903,7 @@ main(int argc, char **argv)
 	struct rte_eth_stats es;
 	struct rte_mempool *mp = NULL;
 	uint16_t port = 0;
-	int ret, revoked = 0, pass, teardown = 0;
+	int ret, revoked = 0, pass, teardown = 0, pins_ok = 1;
 
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
@@ -869,23 +962,29 @@ main(int argc, char **argv)
 	else
 		teardown = kmod_teardown();
 #endif
+#ifdef E2E_HAVE_KMOD
+	if (c.pool == POOL_KMOD)
+		pins_ok = pin_sampled && pin_created.pins > 0 &&
+			  pin_after.pins - pin_created.pins == c.expect_repins &&
+			  st.repins == c.repin_bursts;
+#endif
 	SAY("counters pool=%s rx=%" PRIu64 " test=%" PRIu64 " valid=%" PRIu64
 	    " bad=%" PRIu64 " dup=%" PRIu64 " other=%" PRIu64 " done=%" PRIu64
 	    " forwarded=%" PRIu64
 	    " tx_dropped=%" PRIu64 " hello=%" PRIu64 " addr_checked=%" PRIu64
 	    " addr_bad=%" PRIu64 " peek_checked=%" PRIu64 " peek_bad=%" PRIu64
 	    " revoked=%d port_ipackets=%" PRIu64 " port_opackets=%" PRIu64
-	    " port_imissed=%" PRIu64 " port_ierrors=%" PRIu64,
+	    " port_imissed=%" PRIu64 " port_ierrors=%" PRIu64 " pins_ok=%d",
 	    c.pool == POOL_KMOD ? "kmod" : "hugepage", st.rx, st.test, st.valid,
 	    st.bad, st.dup, st.other, st.done, st.forwarded, st.tx_dropped, st.hello,
 	    st.addr_checked, st.addr_bad, st.peek_checked, st.peek_bad, revoked,
-	    es.ipackets, es.opackets, es.imissed, es.ierrors);
+	    es.ipackets, es.opackets, es.imissed, es.ierrors, pins_ok);
 
 	pass = st.valid == c.frames - c.expect_bad && st.bad == c.expect_bad &&
 	       st.forwarded == st.valid &&
 	       st.tx_dropped == 0 && st.addr_checked > 0 && st.addr_bad == 0 &&
 	       st.peek_bad == 0 && revoked == c.expect_revoke && !force_quit &&
-	       es.imissed == 0 && teardown == 0 && st.done == 1 &&
+	       es.imissed == 0 && teardown == 0 && st.done == 1 && pins_ok &&
 	       (c.pool != POOL_KMOD || st.peek_checked > 0);
 	SAY("%s", pass ? "PASS" : "FAIL");
 	free(seen);

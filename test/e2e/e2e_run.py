@@ -16,13 +16,22 @@
    are back, sends one DONE frame;
 4. passes only if the boot passed, the guest counted N valid and N
    forwarded frames, and N came back correct (kmod-kill: at least N before
-   the kill, none wrong).
+   the kill, none wrong); in the kmod modes also only if lib/mem pinned
+   nothing while the frames were forwarded (gpudp_mem_pin_stats(), sampled
+   by the guest once the pool exists and once the frames are through).
+
+Mode gpudp-fwd runs the project's app (app/gpudp-fwd, cpu mode, host
+memory, macswap) in the guest instead of e2e-fwd. It sends no HELLO, so the
+host sends frame 0 alone (QEMU holds it until the guest's port is up), then
+the rest once it came back; no DONE (the app stops after N packets,
+--count). The app's final counters (--json) must match the host's.
 
 Exit status: 0 pass, 1 fail, 77 skip (no QEMU, no guest kernel, no
 busybox, or for the kmod modes no .ko files). Only 127.0.0.1 is used.
 """
 import argparse
 import glob
+import json
 import os
 import re
 import select
@@ -86,8 +95,12 @@ def test_frame(seq, dst, src, corrupt=False):
 
 # ---- the generator ----
 class Generator:
-    def __init__(self, sock, qemu_addr, frames, window, kill_mode, corrupt=()):
+    def __init__(self, sock, qemu_addr, frames, window, kill_mode, corrupt=(), app=None):
         self.sock, self.qemu_addr = sock, qemu_addr
+        # app: the guest runs gpudp-fwd, which sends no HELLO: app() says
+        # when its port is started; the first frame back stands for the
+        # HELLO, and no DONE is sent
+        self.app, self.app_ready = app is not None, app
         self.frames, self.window, self.kill_mode = frames, window, kill_mode
         self.corrupt = set(corrupt)  # seqs sent with a wrong byte: must not come back
         self.sent = 0
@@ -98,7 +111,7 @@ class Generator:
         self.other = 0      # frames that are neither
         self.hello_at = None
         self.first_sent_at = self.last_back_at = None
-        self.guest_mac = None
+        self.guest_mac = GUEST_MAC if app else None
         self.bad_report = []
 
     def _receive(self, now):
@@ -141,6 +154,9 @@ class Generator:
             return
         self.back.add(seq)
         self.last_back_at = now
+        if self.app and self.hello_at is None:
+            self.hello_at = now
+            log(f"first frame back {now - self.t0:.1f} s after QEMU start")
 
     def run(self, t0, boot, hello_timeout, stall_s):
         """Run until done, stalled, or QEMU gone. Returns a reason string."""
@@ -153,7 +169,15 @@ class Generator:
                 return "QEMU exited"
             if self.hello_at is None and now - t0 > hello_timeout:
                 return f"no HELLO from the guest within {hello_timeout} s"
+            if self.app and self.sent == 0 and self.app_ready():
+                # frame 0 alone, once the app started its port (QEMU drops
+                # what arrives before the guest set the NIC up; after, it
+                # holds frames until the link is up)
+                self.sock.sendto(test_frame(0, self.guest_mac, HOST_MAC), self.qemu_addr)
+                self.sent = 1
             if self.hello_at is not None:
+                if self.app and len(self.back) >= self.frames:
+                    return "all frames back"
                 if len(self.back) >= self.frames - len(self.corrupt) and not self.kill_mode:
                     # one DONE: the guest may stop (e2e_frame.h); the last
                     # frame the host ever sends
@@ -170,7 +194,7 @@ class Generator:
                         self.sock.sendto(f, self.qemu_addr)
                     except BlockingIOError:
                         break
-                    if self.first_sent_at is None:
+                    if self.first_sent_at is None or self.app and self.sent == 1:
                         self.first_sent_at = now
                     self.sent += 1
                 if self.last_back_at and self.last_back_at > last_progress:
@@ -180,6 +204,19 @@ class Generator:
             r, _, _ = select.select([self.sock], [], [], 0.05)
             if r:
                 self._receive(time.monotonic())
+
+
+def log_has(path, regex):
+    """A function: has the (growing) file at path a line matching regex?"""
+    rx = re.compile(regex.encode(), re.M)
+
+    def has():
+        try:
+            with open(path, "rb") as f:
+                return rx.search(f.read()) is not None
+        except OSError:
+            return False
+    return has
 
 
 # ---- initramfs ----
@@ -231,9 +268,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mode", required=True,
-                    choices=["hugepage", "kmod", "kmod-free", "kmod-kill"])
+                    choices=["hugepage", "kmod", "kmod-free", "kmod-kill", "gpudp-fwd"])
     ap.add_argument("--name", default=None, help="test name (log file names)")
     ap.add_argument("--fwd", required=True, help="the e2e-fwd executable")
+    ap.add_argument("--app", help="the gpudp-fwd executable (mode gpudp-fwd)")
     ap.add_argument("--simctl", help="the e2e-simctl executable (kmod modes)")
     ap.add_argument("--sim-ko", help="nvidia_p2p_sim.ko (kmod modes)")
     ap.add_argument("--pin-ko", help="gpudp_pin.ko (kmod modes)")
@@ -251,6 +289,10 @@ def main():
     ap.add_argument("--corrupt", type=int, default=0,
                     help="send this many test frames with one wrong bit: the guest must "
                          "flag exactly those and not forward them (shows the check bites)")
+    ap.add_argument("--repin", type=int, default=0,
+                    help="kmod: the guest re-registers GPU memory in this many bursts (fault "
+                         "injection): exactly that many pins must be seen while forwarding "
+                         "(shows the zero-pin check bites)")
     ap.add_argument("--timeout", type=int, default=150, help="QEMU wall limit (s)")
     ap.add_argument("--skip", default=None, help="report SKIP with this reason (set by meson)")
     a = ap.parse_args()
@@ -280,6 +322,9 @@ def main():
         if missing:
             skip(f"{', '.join(missing)} not built (kernel headers for {kver} missing, "
                  "or test/kmod does not build the modules yet)")
+    app = a.mode == "gpudp-fwd"
+    if app and (not a.app or not os.path.exists(a.app)):
+        skip("gpudp-fwd not built (pass --app)")
     uio = [module_file(kver, "uio"), module_file(kver, "uio_pci_generic")]
     if None in uio:
         skip(f"uio / uio_pci_generic not found for {kver}")
@@ -296,10 +341,12 @@ def main():
     if subprocess.run(["sh", os.path.join(a.qemu_dir, "extract-vmlinux.sh"),
                        vmlinuz, kernel]).returncode != 0:
         kernel = vmlinuz  # slower (decompression under TCG), same result
-    fwd = os.path.join(work, "e2e-fwd")
-    subprocess.run(["strip", "-o", fwd, a.fwd], check=True)
-    specs = [f"bin/e2e-fwd={fwd}"]
-    specs += [f"{d}={s}" for d, s in shared_libs(a.fwd)]
+    # the guest's DPDK program: e2e-fwd, or gpudp-fwd (mode gpudp-fwd)
+    exe, exe_name = (a.app, "gpudp-fwd") if app else (a.fwd, "e2e-fwd")
+    fwd = os.path.join(work, exe_name)
+    subprocess.run(["strip", "-o", fwd, exe], check=True)
+    specs = [f"bin/{exe_name}={fwd}"]
+    specs += [f"{d}={s}" for d, s in shared_libs(exe)]
     for m in uio:
         ko = stage_module(m, work)
         specs.append(f"lib/modules/{os.path.basename(ko)}={ko}")
@@ -334,7 +381,7 @@ def main():
               f"E2E_TIMEOUT={guest_tmo} E2E_GPU={a.gpu_bytes} E2E_BAD={len(corrupt)} "
               # virtio's PMD reads and writes the headroom through the buffer
               # address: map GPU memory at its GPU VA for it
-              f"E2E_UVA={1 if a.nic == 'virtio' else 0}")
+              f"E2E_UVA={1 if a.nic == 'virtio' else 0} E2E_REPIN={a.repin}")
     dev = ("e1000" if a.nic == "e1000" else "virtio-net-pci,disable-modern=on")
     serial = os.path.join(work, "serial.log")
     cmd = ["sh", os.path.join(a.qemu_dir, "boot.sh"), "-a", append, "-l", serial,
@@ -344,12 +391,16 @@ def main():
            "-device", f"{dev},netdev=n0,mac={GUEST_MAC.hex(':')},addr={NIC_ADDR},romfile="]
     log(f"mode {a.mode}, NIC {a.nic}, {frames} frames; serial log {serial}")
     log("boot: " + " ".join(f"'{c}'" if " " in c else c for c in cmd))
+    if os.path.exists(serial):
+        os.remove(serial)  # a previous run's: gpudp-fwd mode watches it
     t0 = time.monotonic()
     boot = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
     gen = Generator(sock, ("127.0.0.1", qemu_port),
                     1 << 30 if a.mode == "kmod-kill" else frames, a.window,
-                    a.mode == "kmod-kill", corrupt)
+                    a.mode == "kmod-kill", corrupt,
+                    # gpudp-fwd logs this once its ports are started
+                    log_has(serial, r"^gpudp-fwd: \d+ pipelines, mode ") if app else None)
     why = gen.run(t0, boot, hello_timeout=a.timeout, stall_s=3 if a.mode == "kmod-kill" else 15)
     t_traffic_end = time.monotonic()
     try:
@@ -365,7 +416,7 @@ def main():
     # ---- verdict ----
     text = open(serial, "rb").read().decode("utf-8", "replace") if os.path.exists(serial) else ""
     for line in text.splitlines():
-        if line.startswith(("E2E-", "GPUDP-QEMU")):
+        if line.startswith(("E2E-", "GPUDP-QEMU", "final")):
             print("  guest| " + line.rstrip())
     print(boot_out.rstrip())
     for b in gen.bad_report:
@@ -381,9 +432,48 @@ def main():
         except ValueError:
             return -1
 
+    pins = {}
+    m = re.findall(r"^E2E-GUEST: pin-stats (.*)$", text, re.M)
+    if m:
+        pins = dict(kv.split("=", 1) for kv in m[-1].split())
+
+    def pin(k):
+        try:
+            return int(pins.get(k, -1))
+        except ValueError:
+            return -1
+
     back = len(gen.back)
     checks = [("the boot passed (guest status 0, marker, no splat)", boot.returncode == 0)]
-    if a.mode == "kmod-kill":
+    if app:
+        js = {}
+        m = re.findall(r"^E2E-GUEST: gpudp-fwd json (.*)$", text, re.M)
+        if m:
+            try:
+                js = json.loads(m[-1])
+            except ValueError as e:
+                log(f"gpudp-fwd json: {e}")
+        drops = js.get("drops", {})
+        nbytes = sum(frame_len(i) for i in range(frames))
+        checks += [
+            ("EAL chose IOVA as PA and probed the e1000 with net_e1000_em",
+             "Selected IOVA mode 'PA'" in text and
+             re.search(r"Probe PCI driver: net_e1000_em .* device: 0000:00:05\.0", text)
+             is not None),
+            ("gpudp-fwd ran in cpu mode, macswap kernel, host memory",
+             (js.get("mode"), js.get("kernel"), js.get("mem")) == ("cpu", "macswap", "host")),
+            (f"the host sent {frames} frames ({nbytes} bytes)", gen.sent == frames),
+            (f"gpudp-fwd received {frames} packets, {nbytes} bytes (its final counters)",
+             js.get("rx_pkts") == frames and js.get("rx_bytes") == nbytes),
+            (f"gpudp-fwd transmitted {frames} packets, {nbytes} bytes",
+             js.get("tx_pkts") == frames and js.get("tx_bytes") == nbytes),
+            ("gpudp-fwd dropped nothing (every drop counter 0)",
+             bool(drops) and all(v == 0 for v in drops.values())),
+            (f"{frames} frames came back, each one the frame sent with MACs swapped "
+             "(payload, sequence number, length)",
+             back == frames and gen.bad == 0 and gen.dup == 0 and gen.other == 0),
+        ]
+    elif a.mode == "kmod-kill":
         checks += [
             (f"at least {frames} frames came back before the kill", back >= frames),
             ("every frame that came back was correct", gen.bad == 0 and gen.dup == 0),
@@ -408,19 +498,45 @@ def main():
             checks += [(f"2 words of each of the {frames} frames read through the provider "
                         "at the GPU VA equal what the CPU mapping shows",
                         num("peek_checked") == 2 * frames and num("peek_bad") == 0)]
+    if kmod:
+        at = (f"the first {pin('forwarded')} frames (>= {frames}, before the kill)"
+              if a.mode == "kmod-kill" else f"the {frames} frames")
+        want = a.repin
+        checks += [
+            ("lib/mem pinned the pool through the kmod registration cache when it was created "
+             f"(pins={pin('pins_created')} hits={pin('hits_created')} "
+             f"bytes_pinned={pin('bytes_pinned_created')})", pin("pins_created") >= 1),
+            (f"lib/mem pinned {'nothing' if want == 0 else f'exactly the {want} injected times'}"
+             f" while forwarding {at} (pins={pin('pins_after')} hits={pin('hits_after')} "
+             f"bytes_pinned={pin('bytes_pinned_after')} afterwards)",
+             pin("pins_during") == want and pin("repins_injected") == want and
+             pin("forwarded") >= frames and
+             (want > 0 or pin("bytes_pinned_after") == pin("bytes_pinned_created"))),
+        ]
     ok = all(c for _, c in checks)
     for what, c in checks:
         log(f"{'ok  ' if c else 'FAIL'} {what}")
 
     boot_s = (gen.hello_at - t0) if gen.hello_at else float("nan")
     traffic_s = ((gen.last_back_at or t_traffic_end) - gen.first_sent_at) if gen.first_sent_at else 0
-    log(f"figures: sent={gen.sent} corrupted={len(corrupt)} guest_bad={num('bad')} guest_valid={num('valid')} guest_forwarded={num('forwarded')} "
-        f"back_ok={back} back_bad={gen.bad} dup={gen.dup} hellos={gen.hellos} unrecognised={gen.other} "
-        f"peek_checked={num('peek_checked')} addr_checked={num('addr_checked')}")
+    if app:
+        log(f"figures: sent={gen.sent} back_ok={back} back_bad={gen.bad} dup={gen.dup} "
+            f"unrecognised={gen.other} app_rx={js.get('rx_pkts')} app_tx={js.get('tx_pkts')} "
+            f"app_rx_bytes={js.get('rx_bytes')} app_tx_bytes={js.get('tx_bytes')} "
+            f"app_drops={sum(drops.values()) if drops else None}")
+    else:
+        log(f"figures: sent={gen.sent} corrupted={len(corrupt)} guest_bad={num('bad')} "
+            f"guest_valid={num('valid')} guest_forwarded={num('forwarded')} "
+            f"back_ok={back} back_bad={gen.bad} dup={gen.dup} hellos={gen.hellos} "
+            f"unrecognised={gen.other} peek_checked={num('peek_checked')} "
+            f"addr_checked={num('addr_checked')}"
+            + (f" pins_created={pin('pins_created')} pins_during={pin('pins_during')}"
+               f" hits={pin('hits_after')} bytes_pinned={pin('bytes_pinned_after')}"
+               if kmod else ""))
     if ok and not os.environ.get("E2E_KEEP"):
         for f in (initrd, fwd):  # large; kept when the test fails
             os.remove(f)
-    log(f"times: QEMU start to HELLO {boot_s:.1f} s, traffic {traffic_s:.2f} s "
+    log(f"times: QEMU start to {'first frame back' if app else 'HELLO'} {boot_s:.1f} s, traffic {traffic_s:.2f} s "
         f"({back / traffic_s if traffic_s > 0 else 0:.0f} frames/s), "
         f"QEMU total {t_end - t0:.1f} s, test total {t_end - t_start:.1f} s; "
         f"generator stopped: {why}")

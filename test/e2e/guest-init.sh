@@ -3,12 +3,14 @@
 # /init of the e2e guest (test/e2e/e2e_run.py builds the initramfs around it).
 #
 # Environment, from the kernel command line (e2e_run.py sets them):
-#   E2E_MODE     hugepage | kmod | kmod-free | kmod-kill
+#   E2E_MODE     hugepage | kmod | kmod-free | kmod-kill | gpudp-fwd
 #   E2E_FRAMES   test frames the host sends (kmod-kill: frames before the kill)
 #   E2E_TIMEOUT  seconds the forwarder may run
 #   E2E_GPU      bytes of simulated GPU memory (kmod modes)
 #   E2E_BAD      test frames the host corrupts on purpose (default 0)
 #   E2E_UVA      1: map the GPU memory for the CPU at its GPU VA (kmod modes)
+#   E2E_REPIN    kmod: bursts that re-register GPU memory (fault injection:
+#                the forwarder must then count exactly that many pins)
 # Lines starting "E2E-INIT:" report what this script checked; the run passes
 # only with "GPUDP-QEMU: RESULT PASS" (guest_finish) and QEMU status 1.
 # shellcheck source=../qemu/guest-lib.sh
@@ -26,6 +28,7 @@ TMO=${E2E_TIMEOUT:-60}
 GPU=${E2E_GPU:-4194304}
 UVA=""
 [ "${E2E_UVA:-0}" = 1 ] && UVA=--uva
+REPIN=${E2E_REPIN:-0}
 rc=0
 
 say() { echo "E2E-INIT: $*"; }
@@ -96,10 +99,13 @@ run_fwd() {
 mode_kmod() {
 	load_kmods || return
 	rm -f /tmp/info
-	run_fwd --pool kmod $UVA --info-file /tmp/info
+	run_fwd --pool kmod $UVA --info-file /tmp/info \
+		--repin-bursts "$REPIN" --expect-repins "$REPIN"
 	# lib/mem unpins lazily (its registration cache keeps the pin), so the
-	# simulated cudaFree at teardown runs the free callback once per chunk.
-	sim expect tables_live=0 dmas_live=0 allocs_live=0 callbacks="$(chunks)" violations=0
+	# simulated cudaFree at teardown runs the free callback once per chunk
+	# (and once per memory the fault injection registered and freed).
+	sim expect tables_live=0 dmas_live=0 allocs_live=0 \
+		callbacks=$(($(chunks) + REPIN)) violations=0
 	unload_kmods
 }
 
@@ -167,6 +173,27 @@ mode_kmod_kill() {
 	unload_kmods
 }
 
+# The project's forwarding app, gpudp-fwd, in cpu mode on host memory
+# (doc/fwd.md): one pipeline on one worker lcore, which shares the guest's
+# only CPU with the main lcore (--lcores 0@0,1@0); back out of the same port
+# with the macswap kernel. It stops after E2E_FRAMES packets (--count; the
+# host sends exactly that many), drains, and writes its final counters as
+# JSON, printed on one line for the host to compare with its own counts.
+mode_gpudp_fwd() {
+	rm -f /tmp/fwd.json
+	/bin/gpudp-fwd --lcores 0@0,1@0 -n 1 --iova-mode=pa -a $NIC --in-memory \
+		--no-telemetry -- --pairing same --mode cpu --mem host --kernel macswap \
+		--pipeline-lcores 1 --rxd 256 --txd 256 --mbufs 4096 --count "$FRAMES" \
+		--duration "$TMO" --min-forwarded "$FRAMES" --stats 0 --json /tmp/fwd.json
+	st=$?
+	[ $st -eq 0 ] || fail "gpudp-fwd exited $st"
+	if [ -s /tmp/fwd.json ]; then
+		echo "E2E-GUEST: gpudp-fwd json $(tr -d '\n' < /tmp/fwd.json)"
+	else
+		fail "gpudp-fwd wrote no --json"
+	fi
+}
+
 say "mode ${E2E_MODE:-?}, $FRAMES frames, /init at uptime $(cut -d' ' -f1 /proc/uptime) s"
 if setup; then
 	case "${E2E_MODE:-}" in
@@ -174,6 +201,7 @@ if setup; then
 	kmod) mode_kmod ;;
 	kmod-free) mode_kmod_free ;;
 	kmod-kill) mode_kmod_kill ;;
+	gpudp-fwd) mode_gpudp_fwd ;;
 	*) fail "unknown E2E_MODE '${E2E_MODE:-}'" ;;
 	esac
 fi
