@@ -4,7 +4,8 @@
 
 usage: test/gpu/pack.py [--bench] [BUILD_DIR] [OUT_DIR]   (defaults: build .gpu-carry)
 
---bench also packs every meson benchmark(); an argument naming a file in the
+--bench also packs every meson benchmark(); programs named as --flag=PATH are
+carried into bin/ (the benchmark finds them beside itself); an argument naming a file in the
 build tree that does not exist yet, or one under BUILD/bench/ (JSON
 outputs), is rewritten to $OUT.
 
@@ -84,7 +85,17 @@ def main():
     for t in gpu:
         argv = []
         for i, a in enumerate(t["cmd"]):
-            if i > 0 and a.startswith(build + "/") and (
+            flag, eq, path = a.partition("=")
+            if i > 0 and eq and flag.startswith("--") and os.path.isfile(path) \
+                    and os.access(path, os.X_OK):
+                # a program the test starts (e.g. --testpmd=PATH): carried
+                # stripped into bin/, where the test looks beside itself
+                rel = pack_file(path, "bin")
+                subprocess.run(["strip", "--strip-unneeded",
+                                os.path.join(out, rel)], check=True)
+                libs.update(needed_libs(path))
+                argv.append(a)
+            elif i > 0 and a.startswith(build + "/") and (
                     not os.path.exists(a) or a.startswith(build + "/bench/")):
                 argv.append("@out/" + os.path.basename(a))
             elif os.path.isfile(a):
