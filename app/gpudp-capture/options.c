@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gpudp_opt.h>
+
 #include "options.h"
 
 enum {
@@ -82,29 +84,18 @@ cap_conf_usage(FILE *f, const char *prog)
 "  --help              this text\n", prog);
 }
 
+#define PROG "gpudp-capture"
+
 static int
 bad(const char *opt, const char *val, const char *why)
 {
-	fprintf(stderr, "gpudp-capture: --%s: bad value '%s' (%s)\n", opt, val, why);
-	return -1;
+	return gpudp_opt_bad(PROG, opt, val, why);
 }
 
 static int
 u64_arg(const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out)
 {
-	char *e;
-	unsigned long long x;
-	char why[96];
-
-	errno = 0;
-	x = strtoull(v, &e, 10);
-	if (errno != 0 || e == v || *e != '\0' || v[0] == '-' || x < min || x > max) {
-		snprintf(why, sizeof(why), "expected an integer %llu..%llu",
-			 (unsigned long long)min, (unsigned long long)max);
-		return bad(opt, v, why);
-	}
-	*out = x;
-	return 0;
+	return gpudp_opt_u64(PROG, opt, v, min, max, out);
 }
 
 static int
@@ -121,39 +112,17 @@ u32_arg(const char *opt, const char *v, uint32_t min, uint32_t max, uint32_t *ou
 static int
 secs_arg(const char *opt, const char *v, double *out)
 {
-	char *e;
-	double x;
-
-	errno = 0;
-	x = strtod(v, &e);
-	if (errno != 0 || e == v || *e != '\0' || !(x >= 0) || x > 1e9)
-		return bad(opt, v, "expected seconds >= 0");
-	*out = x;
-	return 0;
+	return gpudp_opt_secs(PROG, opt, v, 1e9, out);
 }
 
 static int
 ports_arg(struct cap_conf *c, const char *v)
 {
-	const char *p = v;
+	unsigned int n = 0;
+	int rc = gpudp_opt_ports(PROG, "ports", v, c->ports, CAP_MAX_PORTS, &n);
 
-	c->n_ports = 0;
-	while (*p) {
-		char *e;
-		unsigned long x;
-
-		errno = 0;
-		x = strtoul(p, &e, 10);
-		if (errno != 0 || e == p || x > 1023 || (*e != ',' && *e != '\0'))
-			return bad("ports", v, "expected port ids like 0,1");
-		if (c->n_ports == CAP_MAX_PORTS)
-			return bad("ports", v, "too many ports");
-		c->ports[c->n_ports++] = (uint16_t)x;
-		p = *e ? e + 1 : e;
-	}
-	if (c->n_ports == 0)
-		return bad("ports", v, "expected port ids like 0,1");
-	return 0;
+	c->n_ports = rc == 0 ? n : 0;
+	return rc;
 }
 
 int
