@@ -33,7 +33,9 @@ struct fwd_pipe {
 	const struct fwd_conf *conf;
 	/* rx lcore */
 	struct gpudp_ho_burst *cur;
-	uint64_t flush_ns;
+	uint64_t flush_tsc;       /* --flush-us in TSC cycles; 0: submit after every rx */
+	uint64_t first_tsc;       /* TSC when cur got its first packets */
+	int desc;                 /* the mode reads per-packet descriptors */
 	uint64_t rx_pkts, rx_bytes;
 	uint64_t ring_full_waits;
 	volatile int rx_stopped;

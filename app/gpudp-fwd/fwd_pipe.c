@@ -10,10 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_pause.h>
+#include <rte_cycles.h>
 
 #include "fwd.h"
 
@@ -39,42 +41,88 @@ rx_submit(struct fwd_pipe *p)
 	p->cur = NULL;
 }
 
+/* sum of pkt_len, unrolled: it is the one per-packet loop of none mode */
+static inline uint64_t
+burst_bytes(struct rte_mbuf *const *m, unsigned int n)
+{
+	uint64_t b0 = 0, b1 = 0;
+	unsigned int i = 0;
+
+	for (; i + 4 <= n; i += 4) {
+		b0 += m[i]->pkt_len + m[i + 1]->pkt_len;
+		b1 += m[i + 2]->pkt_len + m[i + 3]->pkt_len;
+	}
+	for (; i < n; i++)
+		b0 += m[i]->pkt_len;
+	return b0 + b1;
+}
+
+/* ring full with --ring-full drop: receive and drop, counted (cold path) */
+static __attribute__((noinline)) unsigned int
+rx_drop(struct fwd_pipe *p)
+{
+	struct rte_mbuf *m[GPUDP_HO_BURST_MAX];
+	unsigned int n = rte_eth_rx_burst(p->rx_port, p->rx_queue, m, p->conf->rx_burst);
+
+	p->rx_bytes += burst_bytes(m, n);
+	p->rx_pkts += n;
+	p->drops[FWD_DROP_RING_FULL] += n;
+	rte_pktmbuf_free_bulk(m, n);
+	return n;
+}
+
+/*
+ * Packets are received straight into the burst's cookie slots (no copy of
+ * the mbuf pointers); descriptors are written only for modes that read
+ * them. The flush clock (the TSC, no mapping to other clocks needed) is read
+ * once per burst and, for the --flush-us check, only on polls that find the
+ * queue drained (fewer packets than asked for): while polls keep returning
+ * full rx bursts the burst fills within burst / rx-burst of them.
+ */
 unsigned int
 fwd_rx_step(struct fwd_pipe *p)
 {
 	const struct fwd_conf *c = p->conf;
-	struct rte_mbuf *m[GPUDP_HO_BURST_MAX];
+	struct gpudp_ho_burst *b = p->cur;
+	struct rte_mbuf **slot;
 	unsigned int n, i, want;
+	uint32_t room;
+	uint64_t bytes;
 
-	if (p->cur == NULL) {
-		p->cur = gpudp_handoff_acquire(p->ho);
-		if (p->cur == NULL) {
+	if (unlikely(b == NULL)) {
+		b = p->cur = gpudp_handoff_acquire(p->ho);
+		if (b == NULL) {
 			/* ring full: back-pressure (leave the packets in the
 			 * port's queue) or receive and drop them, counted */
 			p->ring_full_waits++;
-			if (c->full == FWD_FULL_WAIT)
-				return 0;
-			n = rte_eth_rx_burst(p->rx_port, p->rx_queue, m, c->rx_burst);
-			for (i = 0; i < n; i++)
-				p->rx_bytes += m[i]->pkt_len;
-			p->rx_pkts += n;
-			p->drops[FWD_DROP_RING_FULL] += n;
-			rte_pktmbuf_free_bulk(m, n);
-			return n;
+			return c->full == FWD_FULL_WAIT ? 0 : rx_drop(p);
 		}
 	}
-	want = RTE_MIN(c->rx_burst, p->cur->max - p->cur->n);
-	n = rte_eth_rx_burst(p->rx_port, p->rx_queue, m, want);
-	for (i = 0; i < n; i++) {
-		/* multi-segment frames: the work sees the first segment */
-		gpudp_ho_burst_add(p->cur, rte_pktmbuf_mtod(m[i], void *), m[i]->data_len, m[i]);
-		p->rx_bytes += m[i]->pkt_len;
+	slot = (struct rte_mbuf **)gpudp_ho_burst_room(b, &room);
+	want = RTE_MIN(c->rx_burst, room);
+	n = rte_eth_rx_burst(p->rx_port, p->rx_queue, slot, (uint16_t)want);
+	if (n > 0) {
+		if (b->n == 0 && p->flush_tsc != 0)
+			p->first_tsc = rte_rdtsc();
+		if (p->desc) {
+			/* multi-segment frames: the work sees the first segment */
+			for (bytes = 0, i = 0; i < n; i++) {
+				gpudp_ho_burst_desc(b, b->n + i, rte_pktmbuf_mtod(slot[i], void *),
+						    slot[i]->data_len);
+				bytes += slot[i]->pkt_len;
+			}
+		} else {
+			bytes = burst_bytes(slot, n);
+		}
+		gpudp_ho_burst_commit(b, n);
+		b->udata += bytes;   /* the burst's bytes, for tx */
+		p->rx_bytes += bytes;
+		p->rx_pkts += n;
 	}
-	p->rx_pkts += n;
-	if (p->cur->n == p->cur->max) {
+	if (b->n == b->max) {
 		rx_submit(p);
-	} else if (p->cur->n > 0 &&
-		   (p->flush_ns == 0 || gpudp_ho_now_ns() - p->cur->t_first >= p->flush_ns)) {
+	} else if (b->n > 0 && (p->flush_tsc == 0 ||
+				(n < want && rte_rdtsc() - p->first_tsc >= p->flush_tsc))) {
 		rx_submit(p);
 		gpudp_handoff_flush(p->ho);
 	} else if (n == 0) {
@@ -87,20 +135,28 @@ unsigned int
 fwd_tx_step(struct fwd_pipe *p)
 {
 	struct gpudp_ho_burst *b = gpudp_handoff_completed(p->ho);
-	struct rte_mbuf *out[GPUDP_HO_BURST_MAX];
+	struct rte_mbuf *buf[GPUDP_HO_BURST_MAX], **out;
 	unsigned int i, k = 0, sent = 0, tries = 0;
 	uint64_t bytes = 0;
 
 	if (b == NULL)
 		return 0;
-	for (i = 0; i < b->n; i++) {
-		struct rte_mbuf *m = b->cookie[i];
+	if (b->n_pass == b->n) {
+		/* every packet passed: transmit the burst's own array */
+		out = (struct rte_mbuf **)b->cookie;
+		k = b->n;
+		bytes = b->udata;
+	} else {
+		out = buf;
+		for (i = 0; i < b->n; i++) {
+			struct rte_mbuf *m = b->cookie[i];
 
-		if (b->verdict[i] == GPUDP_FWD_PASS) {
-			out[k++] = m;
-			bytes += m->pkt_len;
-		} else {
-			rte_pktmbuf_free(m);
+			if (b->verdict[i] == GPUDP_FWD_PASS) {
+				out[k++] = m;
+				bytes += m->pkt_len;
+			} else {
+				rte_pktmbuf_free(m);
+			}
 		}
 	}
 	while (sent < k && tries < TX_RETRIES) {
@@ -118,6 +174,7 @@ fwd_tx_step(struct fwd_pipe *p)
 	}
 	p->tx_pkts += sent;
 	p->tx_bytes += bytes;
+	b->udata = 0;   /* before release: the slot goes back to the rx lcore */
 	gpudp_handoff_release(p->ho, b);
 	return sent;
 }

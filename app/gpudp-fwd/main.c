@@ -357,6 +357,23 @@ run_check(void)
 	return fails == 0 && pci[0] != '\0' ? 0 : 1;
 }
 
+/*
+ * Latency histograms time one burst in lat_sample(burst): the largest power
+ * of two that keeps at least one timed burst per FWD_LAT_SAMPLE_PKTS packets
+ * (1 from burst 512 up). A clock read costs as much as forwarding tens of
+ * packets; counters stay exact.
+ */
+#define FWD_LAT_SAMPLE_PKTS 512u
+static uint32_t
+lat_sample(uint32_t burst)
+{
+	uint32_t s = 1;
+
+	while ((uint64_t)s * 2 * burst <= FWD_LAT_SAMPLE_PKTS)
+		s *= 2;
+	return s;
+}
+
 static int
 pipes_create(uint64_t cu_ctx)
 {
@@ -376,7 +393,8 @@ pipes_create(uint64_t cu_ctx)
 	}
 	for (i = 0; i < conf.nb_ports; i++)
 		for (q = 0; q < conf.queues; q++) {
-			struct fwd_pipe *p = calloc(1, sizeof(*p));
+			/* whole cache lines: two lcores' pipelines never share one */
+			struct fwd_pipe *p = aligned_alloc(64, RTE_ALIGN_CEIL(sizeof(*p), 64));
 			struct gpudp_handoff_conf hc;
 			struct gpudp_pool_conf pc;
 			uint16_t ports[2];
@@ -384,6 +402,7 @@ pipes_create(uint64_t cu_ctx)
 
 			if (p == NULL)
 				return -ENOMEM;
+			memset(p, 0, sizeof(*p));
 			pipes[nb_pipes] = p;
 			p->id = nb_pipes;
 			p->conf = &conf;
@@ -394,7 +413,9 @@ pipes_create(uint64_t cu_ctx)
 			p->rx_lcore = lcores[nb_pipes * conf.pipeline_lcores];
 			p->tx_lcore = lcores[nb_pipes * conf.pipeline_lcores +
 					     conf.pipeline_lcores - 1];
-			p->flush_ns = (uint64_t)conf.flush_us * 1000;
+			p->flush_tsc = (uint64_t)((double)conf.flush_us * rte_get_tsc_hz() / 1e6);
+			if (conf.flush_us > 0 && p->flush_tsc == 0)
+				p->flush_tsc = 1;
 			nb_pipes++;
 			ports[0] = p->rx_port;
 			ports[1] = p->tx_port;
@@ -431,6 +452,7 @@ pipes_create(uint64_t cu_ctx)
 			hc.persistent_blocks = conf.persistent_blocks;
 			hc.stage_bytes = conf.data_room;
 			hc.cu_ctx = cu_ctx;
+			hc.lat_sample = lat_sample(conf.burst);
 			p->ho = gpudp_handoff_create(&hc);
 			if (p->ho == NULL) {
 				fprintf(stderr, "gpudp-fwd: handoff for port %u queue %u (mode %s): %s\n",
@@ -438,6 +460,7 @@ pipes_create(uint64_t cu_ctx)
 					strerror(rte_errno));
 				return -rte_errno;
 			}
+			p->desc = gpudp_handoff_needs_desc(p->ho);
 		}
 	for (i = 0; i < conf.nb_ports; i++) {
 		ret = port_setup(conf.ports[i], pools[i]);

@@ -15,6 +15,9 @@
 #define GPUDP_FWD_PKT_H
 
 #include <stdint.h>
+#ifndef __CUDA_ARCH__
+#include <string.h>
+#endif
 
 #include "gpudp_analysis_pkt.h"
 
@@ -55,12 +58,15 @@ enum gpudp_fwd_verdict {
 /**
  * Swap the 6-byte destination and source MAC addresses. Every load is
  * issued before any store, so on memory across PCIe (pinned host memory
- * read by a kernel) the twelve loads cost one round trip, not twelve.
+ * read by a kernel) the twelve loads cost one round trip, not twelve. On
+ * the CPU the same bytes move as one 12-byte load and two 6-byte stores
+ * (memcpy: any alignment).
  */
 GPUDP_AN_HD void
 gpudp_fwd_macswap(uint8_t *p)
 {
 	uint8_t t[12];
+#ifdef __CUDA_ARCH__
 	uint32_t i;
 
 	for (i = 0; i < 12; i++)
@@ -69,6 +75,11 @@ gpudp_fwd_macswap(uint8_t *p)
 		p[i] = t[6 + i];
 		p[6 + i] = t[i];
 	}
+#else
+	memcpy(t, p, 12);
+	memcpy(p, t + 6, 6);
+	memcpy(p + 6, t, 6);
+#endif
 }
 
 /** Fold a 32-bit one's-complement sum to 16 bits. */

@@ -173,22 +173,40 @@ gpudp_ho_hist_merge(struct gpudp_ho_hist *dst, const struct gpudp_ho_hist *src)
 
 /* ---- CPU modes ---- */
 
+/* the kernel-start timestamp, on timed bursts only (conf lat_sample) */
+static inline uint64_t
+cpu_kstart(const struct gpudp_ho_burst *b)
+{
+	return b->t_submit != 0 ? gpudp_ho_now_ns() : 0;
+}
+
+/* the work on a burst, specialised per kernel by the constant @p kernel */
+static inline __attribute__((always_inline)) void
+cpu_work(uint32_t kernel, const struct gpudp_ho_burst *b, uint32_t arg, uint8_t *v,
+	 uint32_t *aux)
+{
+	uint32_t i;
+
+	for (i = 0; i < b->n; i++)
+		v[i] = (uint8_t)gpudp_fwd_pkt_run(kernel, b->data[i], b->len[i], arg, &aux[i]);
+}
+
 void
 gpudp_ho_cpu_run(struct gpudp_handoff *h, struct gpudp_ho_burst *b, int work)
 {
 	struct gpudp_ho_ctl *c = &h->ctl[b->slot];
 	uint8_t *v = h->verdict + (size_t)b->slot * h->conf.burst_max;
 	uint32_t *aux = h->aux + (size_t)b->slot * h->conf.burst_max;
-	uint32_t i;
 
-	c->t_kstart = gpudp_ho_now_ns();
-	for (i = 0; i < b->n; i++) {
-		if (work)
-			v[i] = (uint8_t)gpudp_fwd_pkt_run(c->kernel, b->data[i], b->len[i],
-							  c->arg, &aux[i]);
-		else
-			v[i] = GPUDP_FWD_PASS;
-	}
+	c->t_kstart = cpu_kstart(b);
+	if (!work)
+		memset(v, GPUDP_FWD_PASS, b->n);
+	else if (c->kernel == GPUDP_FWD_K_MACSWAP)
+		cpu_work(GPUDP_FWD_K_MACSWAP, b, c->arg, v, aux);
+	else if (c->kernel == GPUDP_FWD_K_IPV4)
+		cpu_work(GPUDP_FWD_K_IPV4, b, c->arg, v, aux);
+	else
+		cpu_work(c->kernel, b, c->arg, v, aux);
 	__atomic_store_n(&c->done, b->seq, __ATOMIC_RELEASE);
 }
 
@@ -198,7 +216,7 @@ gpudp_ho_fail_burst(struct gpudp_handoff *h, struct gpudp_ho_burst *b, uint8_t w
 	struct gpudp_ho_ctl *c = &h->ctl[b->slot];
 
 	memset(h->verdict + (size_t)b->slot * h->conf.burst_max, why, b->n);
-	c->t_kstart = gpudp_ho_now_ns();
+	c->t_kstart = cpu_kstart(b);
 	__atomic_store_n(&c->done, b->seq, __ATOMIC_RELEASE);
 }
 
@@ -218,6 +236,7 @@ cpu_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 
 const struct gpudp_ho_ops gpudp_ho_ops_none = {
 	.name = "none",
+	.no_desc = 1,
 	.submit = none_submit,
 };
 
@@ -248,6 +267,8 @@ conf_fill(struct gpudp_handoff_conf *c)
 		c->persistent_blocks = RTE_MIN(4u, c->ring_size);
 	if (c->stage_bytes == 0)
 		c->stage_bytes = 2048;
+	if (c->lat_sample == 0)
+		c->lat_sample = 1;
 	if (!rte_is_power_of_2(c->ring_size) || c->ring_size < 2 ||
 	    c->ring_size > GPUDP_HO_RING_MAX) {
 		HO_LOG(ERR, "ring size %u: want a power of two 2..%u\n",
@@ -270,6 +291,11 @@ conf_fill(struct gpudp_handoff_conf *c)
 	if (c->persistent_blocks > c->ring_size) {
 		HO_LOG(ERR, "persistent blocks %u > ring size %u\n",
 		       c->persistent_blocks, c->ring_size);
+		return -EINVAL;
+	}
+	if (!rte_is_power_of_2(c->lat_sample) || c->lat_sample > GPUDP_HO_RING_MAX) {
+		HO_LOG(ERR, "latency sample %u: want a power of two 1..%u\n",
+		       c->lat_sample, GPUDP_HO_RING_MAX);
 		return -EINVAL;
 	}
 	if (c->stage_bytes < 64 || c->stage_bytes > 65535) {
@@ -307,6 +333,16 @@ shared_alloc(struct gpudp_handoff *h)
 	return 0;
 }
 
+static void *
+zalloc_lines(size_t len)
+{
+	void *p = aligned_alloc(64, RTE_ALIGN_CEIL(len, 64));
+
+	if (p != NULL)
+		memset(p, 0, len);
+	return p;
+}
+
 struct gpudp_handoff *
 gpudp_handoff_create(const struct gpudp_handoff_conf *conf)
 {
@@ -332,13 +368,15 @@ gpudp_handoff_create(const struct gpudp_handoff_conf *conf)
 		goto fail;
 	h->ops = mode_ops[h->conf.mode];
 	h->mask = h->conf.ring_size - 1;
+	h->lat_mask = h->conf.lat_sample - 1;
 	bm = h->conf.burst_max;
 	ret = shared_alloc(h);
 	if (ret != 0)
 		goto fail;
-	h->bursts = calloc(h->conf.ring_size, sizeof(*h->bursts));
-	h->cookies = calloc((size_t)h->conf.ring_size * bm, sizeof(void *));
-	h->data = calloc((size_t)h->conf.ring_size * bm, sizeof(void *));
+	/* whole cache lines: nothing here shares a line with another handoff */
+	h->bursts = zalloc_lines((size_t)h->conf.ring_size * sizeof(*h->bursts));
+	h->cookies = zalloc_lines((size_t)h->conf.ring_size * bm * sizeof(void *));
+	h->data = zalloc_lines((size_t)h->conf.ring_size * bm * sizeof(void *));
 	if (h->bursts == NULL || h->cookies == NULL || h->data == NULL) {
 		ret = -ENOMEM;
 		goto fail;
@@ -435,7 +473,8 @@ gpudp_handoff_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 		h->start_failed = 1;
 	}
 	b->seq = (uint32_t)(h->head + 1);
-	b->t_submit = gpudp_ho_now_ns();
+	/* timed bursts only: a clock read costs as much as tens of packets */
+	b->t_submit = ((b->seq - 1) & h->lat_mask) == 0 ? gpudp_ho_now_ns() : 0;
 	c->seq = b->seq;
 	c->n = b->n;
 	c->kernel = h->conf.kernel;
@@ -460,6 +499,26 @@ gpudp_handoff_flush(struct gpudp_handoff *h)
 	return h->ops->flush != NULL ? h->ops->flush(h) : 0;
 }
 
+/* packets whose verdict is PASS (0): all of them unless a verdict byte is set */
+static uint32_t
+count_pass(const uint8_t *v, uint32_t n)
+{
+	uint64_t any = 0, w;
+	uint32_t i = 0, pass = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, v + i, sizeof(w));
+		any |= w;
+	}
+	for (; i < n; i++)
+		any |= v[i];
+	if (any == 0)
+		return n;
+	for (i = 0; i < n; i++)
+		pass += v[i] == GPUDP_FWD_PASS;
+	return pass;
+}
+
 struct gpudp_ho_burst *
 gpudp_handoff_completed(struct gpudp_handoff *h)
 {
@@ -474,29 +533,34 @@ gpudp_handoff_completed(struct gpudp_handoff *h)
 		return NULL;
 	if (h->ops->complete != NULL)
 		h->ops->complete(h, b);
+	b->n_pass = count_pass(b->verdict, b->n);
 	return b;
 }
 
 void
 gpudp_handoff_release(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 {
-	uint64_t now = gpudp_ho_now_ns(), ks;
+	uint64_t now, ks;
 	uint32_t i;
 
-	for (i = 0; i < b->n; i++) {
-		uint8_t v = b->verdict[i];
+	h->tx.pkts_pass += b->n_pass;
+	if (b->n_pass != b->n)
+		for (i = 0; i < b->n; i++) {
+			uint8_t v = b->verdict[i];
 
-		if (v == GPUDP_FWD_PASS)
-			h->tx.pkts_pass++;
+			if (v != GPUDP_FWD_PASS)
+				h->tx.drops[v < GPUDP_FWD_VERDICT_MAX ? v :
+					    GPUDP_FWD_DROP_ERROR]++;
+		}
+	if (b->t_submit != 0) {
+		now = gpudp_ho_now_ns();
+		ks = h->ctl[b->slot].t_kstart - (uint64_t)h->clock_offset;
+		if ((int64_t)(ks - b->t_submit) >= 0)
+			gpudp_ho_hist_add(&h->tx.lat_kstart, ks - b->t_submit);
 		else
-			h->tx.drops[v < GPUDP_FWD_VERDICT_MAX ? v : GPUDP_FWD_DROP_ERROR]++;
+			gpudp_ho_hist_add(&h->tx.lat_kstart, 0);
+		gpudp_ho_hist_add(&h->tx.lat_done, now - b->t_submit);
 	}
-	ks = h->ctl[b->slot].t_kstart - (uint64_t)h->clock_offset;
-	if ((int64_t)(ks - b->t_submit) >= 0)
-		gpudp_ho_hist_add(&h->tx.lat_kstart, ks - b->t_submit);
-	else
-		gpudp_ho_hist_add(&h->tx.lat_kstart, 0);
-	gpudp_ho_hist_add(&h->tx.lat_done, now - b->t_submit);
 	h->tx.bursts_done++;
 	h->tx.pkts_done += b->n;
 	b->n = 0;
@@ -522,6 +586,12 @@ const struct gpudp_handoff_conf *
 gpudp_handoff_conf_get(const struct gpudp_handoff *h)
 {
 	return &h->conf;
+}
+
+int
+gpudp_handoff_needs_desc(const struct gpudp_handoff *h)
+{
+	return !h->ops->no_desc;
 }
 
 int

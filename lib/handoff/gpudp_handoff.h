@@ -10,10 +10,14 @@
  *
  *   rx:  b = gpudp_handoff_acquire(h)          NULL: ring full (counted);
  *        gpudp_ho_burst_add(b, data, len, mbuf) ... for each packet
+ *          (or, in bulk: receive straight into gpudp_ho_burst_room(),
+ *          gpudp_ho_burst_desc() for each packet when
+ *          gpudp_handoff_needs_desc(h), then gpudp_ho_burst_commit())
  *        gpudp_handoff_submit(h, b)            ordering step + GPU submission
  *   tx:  b = gpudp_handoff_completed(h)        oldest burst, once its done
  *                                              word says so; NULL otherwise
- *        use b->verdict[i] (GPUDP_FWD_PASS: transmit), then
+ *        use b->verdict[i] (GPUDP_FWD_PASS: transmit; b->n_pass == b->n:
+ *        every packet passed, b->cookie can go out as it is), then
  *        gpudp_handoff_release(h, b)           counts verdicts, frees the slot
  *
  * Modes (an ops table, gpudp_handoff_pvt.h; ordering model: doc/ordering.md):
@@ -83,6 +87,9 @@ struct gpudp_handoff_conf {
 	uint64_t cu_ctx;            /**< CUcontext for GPU modes; 0: primary context of cu_dev */
 	int cu_dev;                 /**< CUDA ordinal when cu_ctx is 0 */
 	int force_flush;            /**< persistent: flush even when the device orders writes */
+	uint32_t lat_sample;        /**< latency histograms: time one burst in lat_sample (the
+				     *   1st, then every lat_sample-th), a power of two 1..65536;
+				     *   0 = 1, every burst. Counters are exact either way. */
 };
 
 /** One burst in a ring slot. Fields are read-only for users except via the helpers. */
@@ -91,8 +98,14 @@ struct gpudp_ho_burst {
 	uint32_t max;        /**< burst_max */
 	uint32_t slot;       /**< ring slot */
 	uint32_t seq;        /**< sequence number (gpudp_handoff_dev.h) */
-	uint64_t t_first;    /**< ns (gpudp_ho_now_ns) when the first packet was added */
-	uint64_t t_submit;   /**< ns when submitted: the burst was complete w.r.t. the CPU */
+	uint32_t n_pass;     /**< packets whose verdict is GPUDP_FWD_PASS, once completed */
+	uint32_t pad_;
+	uint64_t t_first;    /**< ns (gpudp_ho_now_ns) when gpudp_ho_burst_add() added the first
+			      *   packet; gpudp_ho_burst_commit() does not set it */
+	uint64_t t_submit;   /**< ns when submitted: the burst was complete w.r.t. the CPU;
+			      *   0 when the burst is not timed (conf lat_sample) */
+	uint64_t udata;      /**< the caller's (e.g. the burst's bytes); the handoff never
+			      *   touches it */
 	void **cookie;       /**< per packet, given to gpudp_ho_burst_add (e.g. the mbuf) */
 	void **data;         /**< per packet, the CPU's address of its first byte */
 	uint32_t *len;       /**< per packet length */
@@ -120,6 +133,50 @@ gpudp_ho_burst_add(struct gpudp_ho_burst *b, void *data, uint32_t len, void *coo
 	b->len[b->n] = len;
 	b->addr[b->n] = (uint64_t)(uintptr_t)data;
 	b->n++;
+	return 0;
+}
+
+/**
+ * Bulk filling (rx thread): the free cookie slots of a burst, from b->n on,
+ * so a driver can receive straight into them (rte_eth_rx_burst() on
+ * (struct rte_mbuf **)room). Up to *room entries may be written; then
+ * describe them (gpudp_ho_burst_desc()) if the handoff needs descriptors,
+ * and account them with gpudp_ho_burst_commit().
+ * @param room  set to the number of free slots (b->max - b->n)
+ * @return &b->cookie[b->n]
+ */
+static inline void **
+gpudp_ho_burst_room(struct gpudp_ho_burst *b, uint32_t *room)
+{
+	*room = b->max - b->n;
+	return b->cookie + b->n;
+}
+
+/**
+ * Describe packet @p i of a burst filled through gpudp_ho_burst_room()
+ * (b->n <= i < b->n + the count about to be committed): its CPU address and
+ * length, as gpudp_ho_burst_add() would. Needed only when
+ * gpudp_handoff_needs_desc() says so (every mode but none).
+ */
+static inline void
+gpudp_ho_burst_desc(struct gpudp_ho_burst *b, uint32_t i, void *data, uint32_t len)
+{
+	b->data[i] = data;
+	b->len[i] = len;
+	b->addr[i] = (uint64_t)(uintptr_t)data;
+}
+
+/**
+ * Account @p k packets written into gpudp_ho_burst_room() (and described,
+ * where needed). No timestamp is taken: b->t_first is left as it is.
+ * @return 0, or -ENOSPC when k exceeds the room (nothing is accounted).
+ */
+static inline int
+gpudp_ho_burst_commit(struct gpudp_ho_burst *b, uint32_t k)
+{
+	if (k > b->max - b->n)
+		return -ENOSPC;
+	b->n += k;
 	return 0;
 }
 
@@ -151,8 +208,8 @@ struct gpudp_handoff_stats {
 	uint64_t pkts_pass;
 	uint64_t drops[GPUDP_FWD_VERDICT_MAX]; /**< per verdict; [PASS] unused */
 	uint32_t in_flight;         /**< bursts submitted and not released */
-	struct gpudp_ho_hist lat_kstart; /**< submit -> kernel start */
-	struct gpudp_ho_hist lat_done;   /**< submit -> completion seen by the tx thread */
+	struct gpudp_ho_hist lat_kstart; /**< submit -> kernel start (timed bursts) */
+	struct gpudp_ho_hist lat_done;   /**< submit -> completion seen by the tx thread (timed) */
 };
 
 struct gpudp_handoff;
@@ -221,11 +278,21 @@ int gpudp_handoff_flush(struct gpudp_handoff *h);
  */
 struct gpudp_ho_burst *gpudp_handoff_completed(struct gpudp_handoff *h);
 
-/** Account the burst's verdicts and latencies, and free its slot (tx thread). */
+/**
+ * Account the burst's verdicts (b->n_pass at once when every packet passed)
+ * and, if the burst was timed, its latencies; free its slot (tx thread).
+ */
 void gpudp_handoff_release(struct gpudp_handoff *h, struct gpudp_ho_burst *b);
 
 /** Snapshot the counters (any thread; values are read without locks). */
 void gpudp_handoff_stats_get(const struct gpudp_handoff *h, struct gpudp_handoff_stats *s);
+
+/**
+ * Whether the mode reads the per-packet descriptors (data, len, addr) that
+ * gpudp_ho_burst_desc() writes: 0 in none mode (only cookies are kept),
+ * 1 in every other mode.
+ */
+int gpudp_handoff_needs_desc(const struct gpudp_handoff *h);
 
 /** The configuration in force (defaults filled in). */
 const struct gpudp_handoff_conf *gpudp_handoff_conf_get(const struct gpudp_handoff *h);

@@ -24,6 +24,7 @@ struct gpudp_handoff;
 struct gpudp_ho_ops {
 	const char *name;
 	int gpu;  /**< needs CUDA */
+	int no_desc; /**< never reads the per-packet data/len/addr arrays */
 	/** After the shared arrays exist: streams, kernels, resident kernel. */
 	int (*setup)(struct gpudp_handoff *h);
 	/** Start resident GPU work (persistent kernel). */
@@ -51,6 +52,7 @@ struct gpudp_handoff {
 	struct gpudp_handoff_conf conf;
 	const struct gpudp_ho_ops *ops;
 	uint32_t mask;
+	uint32_t lat_mask;   /* a burst is timed when (seq - 1) & lat_mask == 0 */
 	/* shared arrays (host memory; registered with the GPU in GPU modes) */
 	struct gpudp_ho_ctl *ctl;
 	uint64_t *addr;
