@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gpudp_opt.h>
+
 #include "fwd_conf.h"
 
 enum {
@@ -110,29 +112,18 @@ fwd_conf_usage(FILE *f, const char *prog)
 		prog, GPUDP_HO_BURST_MAX, GPUDP_HO_BURST_MAX, GPUDP_HO_RING_MAX);
 }
 
+#define PROG "gpudp-fwd"
+
 static int
 bad(const char *opt, const char *val, const char *why)
 {
-	fprintf(stderr, "gpudp-fwd: --%s: bad value '%s' (%s)\n", opt, val, why);
-	return -1;
+	return gpudp_opt_bad(PROG, opt, val, why);
 }
 
 static int
 u64_arg(const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out)
 {
-	unsigned long long x;
-	char why[96];
-	char *e;
-
-	errno = 0;
-	x = strtoull(v, &e, 0);
-	if (errno != 0 || e == v || *e != '\0' || v[0] == '-' || x < min || x > max) {
-		snprintf(why, sizeof(why), "expected an integer %llu..%llu",
-			 (unsigned long long)min, (unsigned long long)max);
-		return bad(opt, v, why);
-	}
-	*out = x;
-	return 0;
+	return gpudp_opt_u64(PROG, opt, v, min, max, out);
 }
 
 #define U_ARG(opt, v, min, max, dst) do { uint64_t x_; \
@@ -142,40 +133,17 @@ u64_arg(const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *ou
 static int
 secs_arg(const char *opt, const char *v, double *out)
 {
-	char *e;
-	double x;
-
-	errno = 0;
-	x = strtod(v, &e);
-	if (errno != 0 || e == v || *e != '\0' || !isfinite(x) || x < 0 || x > 1e7)
-		return bad(opt, v, "expected seconds, 0..10000000");
-	*out = x;
-	return 0;
+	return gpudp_opt_secs(PROG, opt, v, 1e7, out);
 }
 
 static int
 ports_arg(struct fwd_conf *c, const char *v)
 {
-	const char *p = v;
+	unsigned int n = 0;
+	int rc = gpudp_opt_ports(PROG, "ports", v, c->ports, FWD_MAX_PORTS, &n);
 
-	c->nb_ports = 0;
-	while (*p != '\0') {
-		char *e;
-		unsigned long x;
-
-		errno = 0;
-		x = strtoul(p, &e, 10);
-		if (errno != 0 || e == p || x >= 65535 || (*e != ',' && *e != '\0') ||
-		    *p == '-')
-			return bad("ports", v, "expected port ids like 0,1");
-		if (c->nb_ports == FWD_MAX_PORTS)
-			return bad("ports", v, "at most 32 ports");
-		c->ports[c->nb_ports++] = (uint16_t)x;
-		p = *e == ',' ? e + 1 : e;
-	}
-	if (c->nb_ports == 0)
-		return bad("ports", v, "empty list");
-	return 0;
+	c->nb_ports = rc == 0 ? n : 0;
+	return rc;
 }
 
 enum gpudp_mem_type
