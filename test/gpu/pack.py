@@ -6,8 +6,8 @@ usage: test/gpu/pack.py [--bench] [BUILD_DIR] [OUT_DIR]   (defaults: build .gpu-
 
 --bench also packs every meson benchmark(); programs named as --flag=PATH are
 carried into bin/ (the benchmark finds them beside itself); an argument naming a file in the
-build tree that does not exist yet, or one under BUILD/bench/ (JSON
-outputs), is rewritten to $OUT.
+build tree that does not exist yet, a .json there, or one under BUILD/bench/
+(outputs), is rewritten to $OUT.
 
 Writes OUT_DIR with:
   bin/       each gpu-suite test executable, stripped
@@ -95,7 +95,7 @@ def main():
                                 os.path.join(out, rel)], check=True)
                 libs.update(needed_libs(path))
                 argv.append(a)
-            elif i > 0 and a.startswith(build + "/") and (
+            elif i > 0 and a.startswith(build + "/") and (a.endswith(".json") or
                     not os.path.exists(a) or a.startswith(build + "/bench/")):
                 argv.append("@out/" + os.path.basename(a))
             elif os.path.isfile(a):
