@@ -250,14 +250,31 @@ child_main(const char *mode, const char *arg)
 		}
 		goto out;
 	}
-	if (rte_gpu_count_avail() != 0) {
+	/* with -b, EAL's PCI scan has already probed the GPUs not blocked */
+	if (rte_gpu_count_avail() != 0 && strcmp(mode, "blocked") != 0) {
 		printf("child %s: expected no gpudev device before gpudp_gpu_probe_all\n", mode);
 		goto out;
 	}
 	n = gpudp_gpu_probe_all();
 	printf("child %s: gpudp_gpu_probe_all() = %d, rte_gpu_count_avail() = %u\n",
 	       mode, n, rte_gpu_count_avail());
-	if (strcmp(mode, "nodriver") == 0 || strcmp(mode, "blocked") == 0) {
+	if (strcmp(mode, "blocked") == 0) {
+		/* the blocked GPU is no gpudev device; every other GPU is */
+		int n_cuda = 0, seen = 0;
+		int16_t id;
+
+		if (gpudp_cuda_init() == 0)
+			gpudp_cu->cuDeviceGetCount(&n_cuda);
+		RTE_GPU_FOREACH(id)
+			if (gpudp_gpu_props_get(id, &pr) == 0 && strcmp(pr.pci_addr, arg) == 0)
+				seen = 1;
+		rc = !seen && n_cuda >= 1 && n == n_cuda - 1 &&
+		     rte_gpu_count_avail() == (unsigned int)n ? 0 : 1;
+		printf("child blocked: %d CUDA devices, %d gpudev devices, %s %s\n", n_cuda,
+		       n, arg, seen ? "PROBED (wrong)" : "left alone");
+		goto out;
+	}
+	if (strcmp(mode, "nodriver") == 0) {
 		p = rte_gpu_mem_alloc(0, 4096, 0);
 		rc = n == 0 && rte_gpu_count_avail() == 0 && p == NULL &&
 		     rte_errno == ENODEV ? 0 : 1;
