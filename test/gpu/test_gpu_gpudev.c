@@ -212,7 +212,7 @@ child_main(const char *mode, const char *arg)
 	const char *extra[4] = { NULL, NULL, NULL, NULL };
 	char allow[64];
 	struct gpudp_gpu_props pr;
-	int n, rc = 1;
+	int n, rc = 1, blocked = 0;
 	void *p;
 
 	if (strcmp(mode, "allowlist") == 0) {
@@ -222,6 +222,7 @@ child_main(const char *mode, const char *arg)
 	} else if (strcmp(mode, "nopci") == 0) {
 		extra[0] = "--no-pci";
 	} else if (strcmp(mode, "blocked") == 0) {
+		blocked = 1;
 		extra[0] = "-b";
 		extra[1] = arg;
 	} else if (strcmp(mode, "wmbflush") == 0) {
@@ -251,27 +252,28 @@ child_main(const char *mode, const char *arg)
 		goto out;
 	}
 	/* with -b, EAL's PCI scan has already probed the GPUs not blocked */
-	if (rte_gpu_count_avail() != 0 && strcmp(mode, "blocked") != 0) {
+	if (rte_gpu_count_avail() != 0 && !blocked) {
 		printf("child %s: expected no gpudev device before gpudp_gpu_probe_all\n", mode);
 		goto out;
 	}
 	n = gpudp_gpu_probe_all();
 	printf("child %s: gpudp_gpu_probe_all() = %d, rte_gpu_count_avail() = %u\n",
 	       mode, n, rte_gpu_count_avail());
-	if (strcmp(mode, "blocked") == 0) {
+	if (blocked) {
 		/* the blocked GPU is no gpudev device; every other GPU is */
+		const char *bdf = arg != NULL ? arg : "";
 		int n_cuda = 0, seen = 0;
 		int16_t id;
 
 		if (gpudp_cuda_init() == 0)
 			gpudp_cu->cuDeviceGetCount(&n_cuda);
 		RTE_GPU_FOREACH(id)
-			if (gpudp_gpu_props_get(id, &pr) == 0 && strcmp(pr.pci_addr, arg) == 0)
+			if (gpudp_gpu_props_get(id, &pr) == 0 && strcmp(pr.pci_addr, bdf) == 0)
 				seen = 1;
-		rc = !seen && n_cuda >= 1 && n == n_cuda - 1 &&
+		rc = !seen && bdf[0] != '\0' && n_cuda >= 1 && n == n_cuda - 1 &&
 		     rte_gpu_count_avail() == (unsigned int)n ? 0 : 1;
 		printf("child blocked: %d CUDA devices, %d gpudev devices, %s %s\n", n_cuda,
-		       n, arg, seen ? "PROBED (wrong)" : "left alone");
+		       n, bdf, seen ? "PROBED (wrong)" : "left alone");
 		goto out;
 	}
 	if (strcmp(mode, "nodriver") == 0) {
