@@ -187,6 +187,24 @@ parse_args(const char *dev_name, const char *args, bool vdev,
 	return 0;
 }
 
+/* A zeroed private part with an empty allocation table. */
+static int
+priv_new(struct gpudp_gpu_priv **out)
+{
+	struct gpudp_gpu_priv *p = calloc(1, sizeof(*p));
+	int rc;
+
+	if (p == NULL)
+		return -ENOMEM;
+	rc = gpudp_gpu_mtab_init(&p->mtab);
+	if (rc != 0) {
+		free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
 /* Create the gpudev parent for CUDA device d, named after its PCI address. */
 static int
 gpu_create(struct rte_device *rdev, CUdevice d, int numa, const char *bus,
@@ -198,14 +216,9 @@ gpu_create(struct rte_device *rdev, CUdevice d, int numa, const char *bus,
 	CUresult res;
 	int rc;
 
-	p = calloc(1, sizeof(*p));
-	if (p == NULL)
-		return -ENOMEM;
-	rc = gpudp_gpu_mtab_init(&p->mtab);
-	if (rc != 0) {
-		free(p);
+	rc = priv_new(&p);
+	if (rc != 0)
 		return rc;
-	}
 	p->cu_dev = d;
 	p->cuda_ordinal = (int)d;
 	snprintf(p->bus, sizeof(p->bus), "%s", bus);
@@ -386,14 +399,9 @@ child_attach(struct rte_gpu *dev)
 			dev->mpshared->name, (int)d, pp->pci_addr, (int)pp->cu_dev);
 		return -EINVAL;
 	}
-	p = calloc(1, sizeof(*p));
-	if (p == NULL)
-		return -ENOMEM;
-	rc = gpudp_gpu_mtab_init(&p->mtab);
-	if (rc != 0) {
-		free(p);
+	rc = priv_new(&p);
+	if (rc != 0)
 		return rc;
-	}
 	p->cu_dev = pp->cu_dev;
 	p->ctx = ctx;
 	p->owns_primary = false;
