@@ -51,7 +51,7 @@ struct fwd_totals {
 	uint64_t drops[FWD_DROP_MAX];
 	uint64_t verdict_drops[GPUDP_FWD_VERDICT_MAX];
 	uint64_t ring_full, flushes, in_flight, ring_slots;
-	struct gpudp_ho_hist lat_kstart, lat_done;
+	struct gpudp_ho_hist lat_kstart, lat_kend, lat_done;
 };
 
 extern volatile int fwd_quit;   /* 1: stop receiving, drain, exit the lcores */

@@ -14,7 +14,7 @@
 enum {
 	OPT_PORTS = 256, OPT_QUEUES, OPT_PIPELINE_LCORES, OPT_PAIRING, OPT_GPU, OPT_MEM,
 	OPT_PIN, OPT_MODE, OPT_KERNEL, OPT_LOAD_ROUNDS, OPT_BURST, OPT_RX_BURST,
-	OPT_FLUSH_US, OPT_RING, OPT_THREADS, OPT_GRAPH_BATCH, OPT_PERSISTENT_BLOCKS,
+	OPT_FLUSH_US, OPT_RING, OPT_THREADS, OPT_GRAPH_BATCH, OPT_PERSISTENT_BLOCKS, OPT_GPU_POLL_NS,
 	OPT_RING_FULL, OPT_MBUFS, OPT_DATA_ROOM, OPT_RXD, OPT_TXD, OPT_STATS,
 	OPT_DURATION, OPT_COUNT, OPT_MIN_FORWARDED, OPT_JSON, OPT_CHECK, OPT_QUIET,
 	OPT_HELP,
@@ -38,6 +38,7 @@ static const struct option long_opts[] = {
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "graph-batch", required_argument, NULL, OPT_GRAPH_BATCH },
 	{ "persistent-blocks", required_argument, NULL, OPT_PERSISTENT_BLOCKS },
+	{ "gpu-poll-ns", required_argument, NULL, OPT_GPU_POLL_NS },
 	{ "ring-full", required_argument, NULL, OPT_RING_FULL },
 	{ "mbufs", required_argument, NULL, OPT_MBUFS },
 	{ "data-room", required_argument, NULL, OPT_DATA_ROOM },
@@ -98,6 +99,8 @@ fwd_conf_usage(FILE *f, const char *prog)
 "  --threads N           GPU threads per block, multiple of 32, 32..1024 (default: 256)\n"
 "  --graph-batch N       graph mode: bursts per CUDA graph, divides --ring (default: 8)\n"
 "  --persistent-blocks N persistent mode: resident blocks, 1..--ring (default: 4)\n"
+"  --gpu-poll-ns NS      persistent mode: GPU sleep between polls of a burst not\n"
+"                        ready yet, 0 = spin, 0..%u (default: 0)\n"
 "Run and report:\n"
 "  --stats S             stats line every S seconds, 0 = off (default: 1)\n"
 "  --duration S          stop after S seconds, 0 = until SIGINT/SIGTERM (default: 0)\n"
@@ -109,7 +112,8 @@ fwd_conf_usage(FILE *f, const char *prog)
 "                        backend, mlx5) for the chosen ports and memory, and exit\n"
 "  --help                this text\n"
 "Exit status: 0 ok, 1 failure, 2 bad option or value, 77 GPU needed but none usable.\n",
-		prog, GPUDP_HO_BURST_MAX, GPUDP_HO_BURST_MAX, GPUDP_HO_RING_MAX);
+		prog, GPUDP_HO_BURST_MAX, GPUDP_HO_BURST_MAX, GPUDP_HO_RING_MAX,
+		GPUDP_HO_POLL_NS_MAX);
 }
 
 #define PROG "gpudp-fwd"
@@ -276,6 +280,9 @@ fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
 			break;
 		case OPT_PERSISTENT_BLOCKS:
 			U_ARG("persistent-blocks", v, 1, GPUDP_HO_RING_MAX, c->persistent_blocks);
+			break;
+		case OPT_GPU_POLL_NS:
+			U_ARG("gpu-poll-ns", v, 0, GPUDP_HO_POLL_NS_MAX, c->poll_ns);
 			break;
 		case OPT_RING_FULL:
 			if (strcmp(v, "wait") == 0)

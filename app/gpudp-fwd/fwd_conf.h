@@ -36,6 +36,7 @@ struct fwd_conf {
 	uint32_t threads;
 	uint32_t graph_batch;
 	uint32_t persistent_blocks;
+	uint32_t poll_ns;
 	enum fwd_full full;
 	uint32_t mbufs;             /* per pipeline pool; 0: computed */
 	uint16_t data_room;

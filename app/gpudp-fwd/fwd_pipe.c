@@ -271,6 +271,7 @@ fwd_totals_get(struct fwd_pipe *const *pipes, unsigned int n, struct fwd_totals 
 		t->in_flight += s->in_flight;
 		t->ring_slots += gpudp_handoff_conf_get(p->ho)->ring_size;
 		gpudp_ho_hist_merge(&t->lat_kstart, &s->lat_kstart);
+		gpudp_ho_hist_merge(&t->lat_kend, &s->lat_kend);
 		gpudp_ho_hist_merge(&t->lat_done, &s->lat_done);
 	}
 	free(s);

@@ -4,7 +4,9 @@
  * latency histograms. GPU modes are in gpudp_handoff_gpu.c; everything
  * mode-specific goes through h->ops.
  */
+#include <assert.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -171,7 +173,32 @@ gpudp_ho_hist_merge(struct gpudp_ho_hist *dst, const struct gpudp_ho_hist *src)
 		dst->b[i] += src->b[i];
 }
 
+/* the CPU-written and work-written halves of a slot are separate lines */
+static_assert(sizeof(struct gpudp_ho_ctl) == 128, "gpudp_ho_ctl: two cache lines");
+static_assert(offsetof(struct gpudp_ho_ctl, done) == 64, "gpudp_ho_ctl: done on line 2");
+
 /* ---- CPU modes ---- */
+
+/* packets whose verdict is PASS (0): all of them unless a verdict byte is set */
+static uint32_t
+count_pass(const uint8_t *v, uint32_t n)
+{
+	uint64_t any = 0, w;
+	uint32_t i = 0, pass = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, v + i, sizeof(w));
+		any |= w;
+	}
+	for (; i < n; i++)
+		any |= v[i];
+	if (any == 0)
+		return n;
+	for (i = 0; i < n; i++)
+		pass += v[i] == GPUDP_FWD_PASS;
+	return pass;
+}
+
 
 /* the kernel-start timestamp, on timed bursts only (conf lat_sample) */
 static inline uint64_t
@@ -200,13 +227,16 @@ gpudp_ho_cpu_run(struct gpudp_handoff *h, struct gpudp_ho_burst *b, int work)
 
 	c->t_kstart = cpu_kstart(b);
 	if (!work)
-		memset(v, GPUDP_FWD_PASS, b->n);
+		c->n_pass = b->n;  /* verdicts not written (gpudp_ho_burst.n_pass) */
 	else if (c->kernel == GPUDP_FWD_K_MACSWAP)
 		cpu_work(GPUDP_FWD_K_MACSWAP, b, c->arg, v, aux);
 	else if (c->kernel == GPUDP_FWD_K_IPV4)
 		cpu_work(GPUDP_FWD_K_IPV4, b, c->arg, v, aux);
 	else
 		cpu_work(c->kernel, b, c->arg, v, aux);
+	if (work)
+		c->n_pass = count_pass(v, b->n);
+	c->t_kend = cpu_kstart(b);
 	__atomic_store_n(&c->done, b->seq, __ATOMIC_RELEASE);
 }
 
@@ -217,6 +247,8 @@ gpudp_ho_fail_burst(struct gpudp_handoff *h, struct gpudp_ho_burst *b, uint8_t w
 
 	memset(h->verdict + (size_t)b->slot * h->conf.burst_max, why, b->n);
 	c->t_kstart = cpu_kstart(b);
+	c->t_kend = c->t_kstart;
+	c->n_pass = 0;
 	__atomic_store_n(&c->done, b->seq, __ATOMIC_RELEASE);
 }
 
@@ -291,6 +323,11 @@ conf_fill(struct gpudp_handoff_conf *c)
 	if (c->persistent_blocks > c->ring_size) {
 		HO_LOG(ERR, "persistent blocks %u > ring size %u\n",
 		       c->persistent_blocks, c->ring_size);
+		return -EINVAL;
+	}
+	if (c->poll_ns > GPUDP_HO_POLL_NS_MAX) {
+		HO_LOG(ERR, "GPU poll interval %u ns: want 0..%u\n", c->poll_ns,
+		       GPUDP_HO_POLL_NS_MAX);
 		return -EINVAL;
 	}
 	if (!rte_is_power_of_2(c->lat_sample) || c->lat_sample > GPUDP_HO_RING_MAX) {
@@ -499,26 +536,6 @@ gpudp_handoff_flush(struct gpudp_handoff *h)
 	return h->ops->flush != NULL ? h->ops->flush(h) : 0;
 }
 
-/* packets whose verdict is PASS (0): all of them unless a verdict byte is set */
-static uint32_t
-count_pass(const uint8_t *v, uint32_t n)
-{
-	uint64_t any = 0, w;
-	uint32_t i = 0, pass = 0;
-
-	for (; i + 8 <= n; i += 8) {
-		memcpy(&w, v + i, sizeof(w));
-		any |= w;
-	}
-	for (; i < n; i++)
-		any |= v[i];
-	if (any == 0)
-		return n;
-	for (i = 0; i < n; i++)
-		pass += v[i] == GPUDP_FWD_PASS;
-	return pass;
-}
-
 struct gpudp_ho_burst *
 gpudp_handoff_completed(struct gpudp_handoff *h)
 {
@@ -533,14 +550,15 @@ gpudp_handoff_completed(struct gpudp_handoff *h)
 		return NULL;
 	if (h->ops->complete != NULL)
 		h->ops->complete(h, b);
-	b->n_pass = count_pass(b->verdict, b->n);
+	/* counted by the work: GPU modes write no verdict when all passed */
+	b->n_pass = h->ctl[b->slot].n_pass;
 	return b;
 }
 
 void
 gpudp_handoff_release(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 {
-	uint64_t now, ks;
+	uint64_t now, ks, ke;
 	uint32_t i;
 
 	h->tx.pkts_pass += b->n_pass;
@@ -555,10 +573,12 @@ gpudp_handoff_release(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 	if (b->t_submit != 0) {
 		now = gpudp_ho_now_ns();
 		ks = h->ctl[b->slot].t_kstart - (uint64_t)h->clock_offset;
-		if ((int64_t)(ks - b->t_submit) >= 0)
-			gpudp_ho_hist_add(&h->tx.lat_kstart, ks - b->t_submit);
-		else
-			gpudp_ho_hist_add(&h->tx.lat_kstart, 0);
+		ke = h->ctl[b->slot].t_kend - (uint64_t)h->clock_offset;
+		/* GPU clock mapped onto the CPU's: clamp calibration error at 0 */
+		gpudp_ho_hist_add(&h->tx.lat_kstart, (int64_t)(ks - b->t_submit) >= 0 ?
+				  ks - b->t_submit : 0);
+		gpudp_ho_hist_add(&h->tx.lat_kend, (int64_t)(ke - b->t_submit) >= 0 ?
+				  ke - b->t_submit : 0);
 		gpudp_ho_hist_add(&h->tx.lat_done, now - b->t_submit);
 	}
 	h->tx.bursts_done++;

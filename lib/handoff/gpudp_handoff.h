@@ -16,8 +16,9 @@
  *        gpudp_handoff_submit(h, b)            ordering step + GPU submission
  *   tx:  b = gpudp_handoff_completed(h)        oldest burst, once its done
  *                                              word says so; NULL otherwise
- *        use b->verdict[i] (GPUDP_FWD_PASS: transmit; b->n_pass == b->n:
- *        every packet passed, b->cookie can go out as it is), then
+ *        b->n_pass == b->n: every packet passed, b->cookie can go out as
+ *        it is (b->verdict is not written then); else use b->verdict[i]
+ *        (GPUDP_FWD_PASS: transmit), then
  *        gpudp_handoff_release(h, b)           counts verdicts, frees the slot
  *
  * Modes (an ops table, gpudp_handoff_pvt.h; ordering model: doc/ordering.md):
@@ -51,6 +52,7 @@
 #include <stdint.h>
 
 #include "gpudp_fwd_pkt.h"
+#include "gpudp_handoff_dev.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -68,9 +70,11 @@ enum gpudp_ho_mode {
 };
 
 /** Largest burst a handoff accepts. */
-#define GPUDP_HO_BURST_MAX 4096
+#define GPUDP_HO_BURST_MAX GPUDP_HO_BURST_MAX_DEV
 /** Largest ring. */
 #define GPUDP_HO_RING_MAX 65536
+/** Largest persistent-mode poll interval (ns). */
+#define GPUDP_HO_POLL_NS_MAX 100000
 
 /** Parameters of gpudp_handoff_create(). Zero fields take the defaults. */
 struct gpudp_handoff_conf {
@@ -83,6 +87,8 @@ struct gpudp_handoff_conf {
 	uint32_t threads;           /**< GPU threads per block, 32..1024, multiple of 32 (256) */
 	uint32_t graph_batch;       /**< graph: bursts per graph, divides ring_size (8) */
 	uint32_t persistent_blocks; /**< persistent: resident blocks, <= ring_size (4) */
+	uint32_t poll_ns;           /**< persistent: GPU sleep between polls of a ready word
+				     *   not set yet, 0..100000 ns (0: spin) */
 	uint32_t stage_bytes;       /**< staged: most bytes per packet, 64..65535 (2048) */
 	uint64_t cu_ctx;            /**< CUcontext for GPU modes; 0: primary context of cu_dev */
 	int cu_dev;                 /**< CUDA ordinal when cu_ctx is 0 */
@@ -98,7 +104,8 @@ struct gpudp_ho_burst {
 	uint32_t max;        /**< burst_max */
 	uint32_t slot;       /**< ring slot */
 	uint32_t seq;        /**< sequence number (gpudp_handoff_dev.h) */
-	uint32_t n_pass;     /**< packets whose verdict is GPUDP_FWD_PASS, once completed */
+	uint32_t n_pass;     /**< packets whose verdict is GPUDP_FWD_PASS, once completed;
+			      *   when it equals n, verdict[] was not written (all passed) */
 	uint32_t pad_;
 	uint64_t t_first;    /**< ns (gpudp_ho_now_ns) when gpudp_ho_burst_add() added the first
 			      *   packet; gpudp_ho_burst_commit() does not set it */
@@ -110,7 +117,8 @@ struct gpudp_ho_burst {
 	void **data;         /**< per packet, the CPU's address of its first byte */
 	uint32_t *len;       /**< per packet length */
 	uint64_t *addr;      /**< per packet, the address the work uses (shared array) */
-	const uint8_t *verdict; /**< per packet enum gpudp_fwd_verdict, once completed */
+	const uint8_t *verdict; /**< per packet enum gpudp_fwd_verdict, once completed and
+				 *   only when n_pass != n (else every packet passed) */
 	const uint32_t *aux;    /**< per packet result (load hash), once completed */
 };
 
@@ -209,6 +217,7 @@ struct gpudp_handoff_stats {
 	uint64_t drops[GPUDP_FWD_VERDICT_MAX]; /**< per verdict; [PASS] unused */
 	uint32_t in_flight;         /**< bursts submitted and not released */
 	struct gpudp_ho_hist lat_kstart; /**< submit -> kernel start (timed bursts) */
+	struct gpudp_ho_hist lat_kend;   /**< submit -> kernel end, before done (timed bursts) */
 	struct gpudp_ho_hist lat_done;   /**< submit -> completion seen by the tx thread (timed) */
 };
 

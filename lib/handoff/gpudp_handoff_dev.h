@@ -20,17 +20,32 @@
 extern "C" {
 #endif
 
-/** One ring slot's control block (one 64-byte line). */
+/** Largest burst (GPUDP_HO_BURST_MAX of gpudp_handoff.h, for the kernels). */
+#define GPUDP_HO_BURST_MAX_DEV 4096
+
+/**
+ * One ring slot's control block: two 64-byte lines, so that what the CPU
+ * writes (line 1) and what the work writes (line 2) never share a line: a
+ * GPU write into a line the rx thread is writing, or a GPU poll of a line
+ * the work wrote, would bounce it between the CPU's cache and PCIe.
+ */
 struct gpudp_ho_ctl {
-	uint32_t ready;    /**< persistent mode: seq, stored by the CPU with release
-			    *   semantics after the burst is described and flushed */
-	uint32_t done;     /**< seq, stored after every result is visible system-wide */
+	/* line 1: written by the rx thread, read by the work */
+	uint64_t ready;    /**< persistent mode: seq | (uint64_t)n << 32, stored by the
+			    *   CPU with release semantics after the burst is described
+			    *   (and flushed); one 8-byte load gives the kernel both */
 	uint32_t seq;      /**< this burst's seq (every mode) */
 	uint32_t n;        /**< packets in the burst (0: empty slot, just complete it) */
 	uint32_t kernel;   /**< enum gpudp_fwd_kernel */
 	uint32_t arg;      /**< kernel argument */
+	uint32_t pad0[10];
+	/* line 2: written by the work (GPU or CPU), read by the tx thread */
+	uint32_t done;     /**< seq, stored after every result is visible system-wide */
+	uint32_t n_pass;   /**< packets whose verdict is PASS; when it equals n the
+			    *   verdicts were not written (no drop: nothing to read) */
 	uint64_t t_kstart; /**< kernel start, GPU %globaltimer ns (CPU ns in cpu mode) */
-	uint64_t pad[5];
+	uint64_t t_kend;   /**< kernel end, just before done is stored (same clock) */
+	uint64_t pad2[5];
 };
 
 /**
@@ -50,6 +65,13 @@ struct gpudp_ho_kargs {
 	uint32_t slot;      /**< gpudp_fwd_burst: the slot to process */
 	uint32_t signal;    /**< gpudp_fwd_burst: 1 = store done (0: staged, a later
 			     *   gpudp_fwd_signal on the stream does it) */
+	uint32_t n;         /**< gpudp_fwd_burst: packets; 0 = read the slot's ctl n
+			     *   (graphs, built once for every burst of a slot) */
+	uint32_t kernel;    /**< enum gpudp_fwd_kernel (the handoff's, every burst) */
+	uint32_t arg;       /**< kernel argument */
+	uint32_t poll_ns;   /**< persistent: __nanosleep between polls of a ready word
+			     *   that is not set yet (0: spin) */
+	uint32_t pad_;
 };
 
 /**

@@ -89,6 +89,7 @@ launch_burst(struct gpudp_handoff *h, uint32_t slot, uint32_t n, uint32_t signal
 
 	a.slot = slot;
 	a.signal = signal;
+	a.n = n;
 	CU_DO(h, gpudp_cu->cuLaunchKernel(GPU(h)->f_burst, grid_for(h, n), 1, 1,
 					  h->conf.threads, 1, 1, 0, GPU(h)->stream,
 					  params, NULL));
@@ -227,8 +228,9 @@ gpu_setup(struct gpudp_handoff *h)
 	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_signal, g->mod, "gpudp_fwd_signal"));
 	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_clock, g->mod, "gpudp_fwd_clock"));
 	CU_DO(h, gpudp_cu->cuStreamCreate(&g->stream, CU_STREAM_NON_BLOCKING));
-	CU_DO(h, gpudp_cu->cuMemAlloc(&g->blocks, h->conf.ring_size * sizeof(uint32_t)));
-	CU_DO(h, gpudp_cu->cuMemsetD8(g->blocks, 0, h->conf.ring_size * sizeof(uint32_t)));
+	/* per slot: finished blocks, then drops (gpudp_fwd_burst) */
+	CU_DO(h, gpudp_cu->cuMemAlloc(&g->blocks, 2 * h->conf.ring_size * sizeof(uint32_t)));
+	CU_DO(h, gpudp_cu->cuMemsetD8(g->blocks, 0, 2 * h->conf.ring_size * sizeof(uint32_t)));
 #define DEV(p) (base + (CUdeviceptr)((const char *)(p) - (const char *)h->shared))
 	h->kargs.ctl = DEV(h->ctl);
 	h->kargs.addr = DEV(h->addr);
@@ -240,6 +242,9 @@ gpu_setup(struct gpudp_handoff *h)
 	h->kargs.blocks = g->blocks;
 	h->kargs.ring_size = h->conf.ring_size;
 	h->kargs.burst_max = h->conf.burst_max;
+	h->kargs.kernel = h->conf.kernel;
+	h->kargs.arg = h->conf.kernel_arg;
+	h->kargs.poll_ns = h->conf.poll_ns;
 	return clock_calibrate(h);
 }
 
@@ -328,9 +333,10 @@ persistent_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 			CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER));
 		h->rx.flushes++;
 	}
-	/* release: descriptors (addr, len, n) before the flag; the kernel
-	 * reads the flag with ld.acquire.sys */
-	__atomic_store_n(&h->ctl[b->slot].ready, b->seq, __ATOMIC_RELEASE);
+	/* release: descriptors (addr, len) before the flag, which carries n
+	 * too; the kernel reads it with ld.acquire.sys (gpudp_handoff_dev.h) */
+	__atomic_store_n(&h->ctl[b->slot].ready, (uint64_t)b->n << 32 | b->seq,
+			 __ATOMIC_RELEASE);
 	return 0;
 }
 

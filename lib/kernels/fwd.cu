@@ -39,53 +39,93 @@ gpudp_fwd_st_release(uint32_t *p, uint32_t v)
 	asm volatile("st.release.sys.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
 }
 
-__device__ __forceinline__ void
-gpudp_fwd_one(const struct gpudp_ho_kargs &a, uint32_t slot, uint32_t i,
-	      uint32_t kernel, uint32_t arg)
+// The work on packets first + threadIdx.x, + stride, ... < n of a slot.
+// Returns the block's drop count (in every thread). Verdicts are collected
+// in shared memory and written to host memory only when the block dropped
+// something, or always with @p all (a burst split over several blocks: the
+// CPU reads every verdict once any block dropped one); with no drop the
+// CPU reads only n_pass (gpudp_handoff_dev.h) and no verdict crosses PCIe.
+// aux is written by the load kernel only (the others' is 0, never written).
+__device__ __forceinline__ uint32_t
+gpudp_fwd_work(const struct gpudp_ho_kargs &a, uint32_t slot, uint32_t n,
+	       uint32_t first, uint32_t stride, bool all)
 {
-	size_t k = (size_t)slot * a.burst_max + i;
-	const volatile uint64_t *addr = (const volatile uint64_t *)a.addr;
-	const volatile uint32_t *len = (const volatile uint32_t *)a.len;
-	uint32_t aux;
-	uint32_t v = gpudp_fwd_pkt_run(kernel, (uint8_t *)addr[k], len[k], arg, &aux);
+	__shared__ uint8_t sv[GPUDP_HO_BURST_MAX_DEV];
+	__shared__ uint32_t drops;
+	size_t base = (size_t)slot * a.burst_max;
+	const volatile uint64_t *addr = (const volatile uint64_t *)a.addr + base;
+	const volatile uint32_t *len = (const volatile uint32_t *)a.len + base;
+	uint8_t *verdict = (uint8_t *)a.verdict + base;
+	uint32_t *aux = (uint32_t *)a.aux + base;
+	uint32_t i, mine = 0, nd;
 
-	((uint8_t *)a.verdict)[k] = (uint8_t)v;
-	((uint32_t *)a.aux)[k] = aux;
+	if (threadIdx.x == 0)
+		drops = 0;
+	__syncthreads();
+	for (i = first + threadIdx.x; i < n; i += stride) {
+		uint32_t x;
+		uint32_t v = gpudp_fwd_pkt_run(a.kernel, (uint8_t *)addr[i], len[i], a.arg, &x);
+
+		sv[i] = (uint8_t)v;
+		mine += v != GPUDP_FWD_PASS;
+		if (a.kernel == GPUDP_FWD_K_LOAD)
+			aux[i] = x;
+	}
+	if (mine != 0)
+		atomicAdd(&drops, mine);
+	__syncthreads();
+	nd = drops;
+	if (nd != 0 || all)
+		for (i = first + threadIdx.x; i < n; i += stride)
+			verdict[i] = sv[i];
+	return nd;
 }
 
 // One burst: grid-stride over its packets; the last block to finish
-// stores done (blocks[] counts finished blocks in device memory).
+// stores n_pass and done (blocks[slot] counts finished blocks and
+// blocks[ring_size + slot] the drops, in device memory).
 extern "C" __global__ void
 gpudp_fwd_burst(struct gpudp_ho_kargs a)
 {
-	__shared__ uint32_t n, kernel, arg;
+	__shared__ uint32_t n;
 	volatile struct gpudp_ho_ctl *c = (volatile struct gpudp_ho_ctl *)a.ctl + a.slot;
-	uint32_t i;
+	uint32_t nd;
 
 	if (threadIdx.x == 0) {
 		if (blockIdx.x == 0)
 			c->t_kstart = gpudp_fwd_globaltimer();
-		n = c->n;
-		kernel = c->kernel;
-		arg = c->arg;
+		/* a launch passes n; a graph node reads the slot's (one PCIe read) */
+		n = a.n != 0 ? a.n : c->n;
 	}
 	__syncthreads();
-	for (i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-		gpudp_fwd_one(a, a.slot, i, kernel, arg);
-	__threadfence_system();
+	nd = gpudp_fwd_work(a, a.slot, n, blockIdx.x * blockDim.x, gridDim.x * blockDim.x,
+			    gridDim.x > 1);
 	__syncthreads();
 	if (threadIdx.x != 0)
 		return;
+	/* one system fence per block, after the barrier: cumulative, it
+	 * orders every thread's writes (ordered before it by the barrier)
+	 * before what thread 0 stores next (PTX memory model: causality
+	 * order through bar.sync, release cumulativity) */
+	__threadfence_system();
 	if (gridDim.x > 1) {
 		uint32_t *cnt = (uint32_t *)a.blocks + a.slot;
+		uint32_t *dc = (uint32_t *)a.blocks + a.ring_size + a.slot;
 
+		if (nd != 0)
+			atomicAdd(dc, nd);
+		__threadfence();
 		if (atomicAdd(cnt, 1u) != gridDim.x - 1)
 			return;
+		nd = atomicExch(dc, 0u);
 		*cnt = 0;
-		__threadfence_system();
 	}
-	if (a.signal)
+	c->n_pass = n - nd;
+	__threadfence_system();
+	if (a.signal) {
+		c->t_kend = gpudp_fwd_globaltimer();
 		gpudp_fwd_st_release((uint32_t *)&c->done, c->seq);
+	}
 }
 
 // Staged mode: stored on the stream after the copy back to host memory.
@@ -94,19 +134,35 @@ gpudp_fwd_signal(struct gpudp_ho_kargs a)
 {
 	volatile struct gpudp_ho_ctl *c = (volatile struct gpudp_ho_ctl *)a.ctl + a.slot;
 
+	c->t_kend = gpudp_fwd_globaltimer();
 	__threadfence_system();
 	gpudp_fwd_st_release((uint32_t *)&c->done, c->seq);
 }
 
+__device__ __forceinline__ uint64_t
+gpudp_fwd_ld_acquire64(const uint64_t *p)
+{
+	uint64_t v;
+
+	asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+	return v;
+}
+
 // Persistent mode: block b serves slots b, b + gridDim.x, ... in order,
-// waiting for each one's ready word to carry the expected seq.
+// waiting for each one's ready word to carry the expected seq. The ready
+// word also carries the burst's packet count, so a slot costs one PCIe
+// read before its descriptors. With poll_ns the polling thread sleeps
+// between reads of a word that is not set yet: a block waiting for a slot
+// several bursts ahead then does not keep a read to host memory in flight
+// all the time (PCIe and the CPU's coherence traffic are shared with the
+// rx thread writing the very lines being polled).
 extern "C" __global__ void
 gpudp_fwd_persistent(struct gpudp_ho_kargs a)
 {
-	__shared__ uint32_t go, n, kernel, arg;
+	__shared__ uint32_t go, n;
 	struct gpudp_ho_ctl *ctl = (struct gpudp_ho_ctl *)a.ctl;
 	const volatile uint32_t *quit = (const volatile uint32_t *)a.quit;
-	uint32_t lap, s, i;
+	uint32_t lap, s, nd;
 
 	for (lap = 0; ; lap++) {
 		for (s = blockIdx.x; s < a.ring_size; s += gridDim.x) {
@@ -114,29 +170,34 @@ gpudp_fwd_persistent(struct gpudp_ho_kargs a)
 			volatile struct gpudp_ho_ctl *c = ctl + s;
 
 			if (threadIdx.x == 0) {
+				uint64_t r;
+
 				go = 1;
-				while (gpudp_fwd_ld_acquire(&ctl[s].ready) != expect) {
+				while ((uint32_t)(r = gpudp_fwd_ld_acquire64(&ctl[s].ready)) != expect) {
 					if (*quit) {
 						go = 0;
 						break;
 					}
+					if (a.poll_ns != 0)
+						__nanosleep(a.poll_ns);
 				}
 				if (go) {
 					c->t_kstart = gpudp_fwd_globaltimer();
-					n = c->n;
-					kernel = c->kernel;
-					arg = c->arg;
+					n = (uint32_t)(r >> 32);
 				}
 			}
 			__syncthreads();
 			if (!go)
 				return;
-			for (i = threadIdx.x; i < n; i += blockDim.x)
-				gpudp_fwd_one(a, s, i, kernel, arg);
-			__threadfence_system();
+			nd = gpudp_fwd_work(a, s, n, 0, blockDim.x, false);
 			__syncthreads();
-			if (threadIdx.x == 0)
+			if (threadIdx.x == 0) {
+				/* one fence per block (see gpudp_fwd_burst) */
+				__threadfence_system();
+				c->n_pass = n - nd;
+				c->t_kend = gpudp_fwd_globaltimer();
 				gpudp_fwd_st_release(&ctl[s].done, expect);
+			}
 			__syncthreads();
 		}
 	}

@@ -145,10 +145,24 @@ run_packets(struct run *r, uint8_t *const *data, const uint32_t *len, uint32_t n
 			}
 		for (uint32_t i = 0; i < b->n; i++) {
 			uint32_t idx = (uint32_t)(uintptr_t)b->cookie[i];
+			/* verdicts exist only when something was dropped */
+			uint8_t v = b->n_pass == b->n ? GPUDP_FWD_PASS : b->verdict[i];
 
-			r->verdict[idx] = b->verdict[i];
+			r->verdict[idx] = v;
 			r->aux[idx] = b->aux[i];
-			r->vcount[b->verdict[i] < GPUDP_FWD_VERDICT_MAX ? b->verdict[i] : 0]++;
+			r->vcount[v < GPUDP_FWD_VERDICT_MAX ? v : 0]++;
+		}
+		if (b->n_pass != b->n) {
+			uint32_t pass = 0;
+
+			for (uint32_t i = 0; i < b->n; i++)
+				pass += b->verdict[i] == GPUDP_FWD_PASS;
+			if (pass != b->n_pass) {
+				fprintf(stderr, "    %s: burst of %u: n_pass %u, %u verdicts PASS\n",
+					gpudp_ho_mode_name(r->mode), b->n, b->n_pass, pass);
+				gpudp_handoff_destroy(h);
+				return -1;
+			}
 		}
 		done += b->n;
 		gpudp_handoff_release(h, b);
