@@ -98,7 +98,8 @@ fwd_conf_usage(FILE *f, const char *prog)
 "                        port) or drop (receive and drop, counted) (default: wait)\n"
 "  --threads N           GPU threads per block, multiple of 32, 32..1024 (default: 256)\n"
 "  --graph-batch N       graph mode: bursts per CUDA graph, divides --ring (default: 8)\n"
-"  --persistent-blocks N persistent mode: resident blocks, 1..--ring (default: 4)\n"
+"  --persistent-blocks N persistent mode: resident blocks, 1..--ring (default:\n"
+"                        512 / --burst, within 4..16 and at most --ring)\n"
 "  --gpu-poll-ns NS      persistent mode: GPU sleep between polls of a burst not\n"
 "                        ready yet, 0 = spin, 0..%u (default: 0)\n"
 "Run and report:\n"
@@ -117,6 +118,15 @@ fwd_conf_usage(FILE *f, const char *prog)
 }
 
 #define PROG "gpudp-fwd"
+
+uint32_t
+fwd_persistent_blocks(uint32_t burst, uint32_t ring)
+{
+	uint32_t b = 512 / burst;
+
+	b = b < 4 ? 4 : b > 16 ? 16 : b;
+	return b < ring ? b : ring;
+}
 
 static int
 bad(const char *opt, const char *val, const char *why)
@@ -198,7 +208,7 @@ fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
 	c->ring = 64;
 	c->threads = 256;
 	c->graph_batch = 8;
-	c->persistent_blocks = 4;
+	c->persistent_blocks = 0;  /* auto: fwd_persistent_blocks() */
 	c->full = FWD_FULL_WAIT;
 	c->data_room = 2048;
 	c->rxd = 1024;
@@ -348,6 +358,8 @@ fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
 		return -1;
 	}
 	/* cross-option rules, each naming the options involved */
+	if (c->persistent_blocks == 0)
+		c->persistent_blocks = fwd_persistent_blocks(c->burst, c->ring);
 	if (c->ring % c->graph_batch != 0) {
 		fprintf(stderr, "gpudp-fwd: --graph-batch: %u does not divide --ring %u\n",
 			c->graph_batch, c->ring);

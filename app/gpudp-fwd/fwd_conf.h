@@ -57,4 +57,12 @@ void fwd_conf_usage(FILE *f, const char *prog);
 /** The memory type in force: --mem, or the mode's default. */
 enum gpudp_mem_type fwd_conf_mem(const struct fwd_conf *c);
 
+/**
+ * Default resident blocks of the persistent mode: about 512 packets being
+ * worked on at once (512 / burst), within 4..16, at most @p ring. Measured
+ * on the H200 (doc/fwd.md): 16 blocks at burst 32 forward 1.35-3x what 4
+ * do; at burst 256 more than 4 to 8 blocks only lengthen each burst.
+ */
+uint32_t fwd_persistent_blocks(uint32_t burst, uint32_t ring);
+
 #endif /* GPUDP_FWD_CONF_H */
