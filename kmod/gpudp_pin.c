@@ -2,22 +2,26 @@
 /*
  * gpudp_pin: pin GPU memory with NVIDIA's NV-P2P kernel API and hand it to
  * user space as a page table, as bus addresses for a peer PCI device and as
- * a write-combined CPU mapping.
+ * a write-combined CPU mapping. Also imports dma-bufs (what
+ * cuMemGetHandleForAddressRange exports) as a dynamic importer and hands
+ * out their DMA addresses for a PCI device the same way.
  *
  * The NV-P2P rules followed here come from NVIDIA's GPUDirect RDMA guide
  * (shared/seeds, "the guide" below); comments name its sections.
  *
  * Objects
  *   struct gpudp_file: one per open file, owns a list of pins.
- *   struct gpudp_pin: one pinned GPU VA range. Reference counted: the file's
- *   list, every VMA mapping it and every ioctl in flight hold a reference.
- *   The provider's pages are released when the pin is unpinned or its file
- *   closed (gpudp_pin_teardown()), the struct itself when the last
- *   reference goes.
+ *   struct gpudp_pin: one pinned GPU VA range (kind NV_P2P) or one mapped
+ *   range of a dma-buf (kind DMABUF). Reference counted: the file's list,
+ *   every VMA mapping it and every ioctl in flight hold a reference.
+ *   The provider's pages (or the dma-buf attachment) are released when the
+ *   pin is unpinned or its file closed (gpudp_pin_teardown()), the struct
+ *   itself when the last reference goes.
  *
  * Pin states (gpudp_pin.state, under gpudp_pin.lock)
  *   NEW -> VALID          get_pages succeeded and the table checked out
- *   VALID -> REVOKED      the free callback ran (memory freed under us)
+ *   VALID -> REVOKED      the free callback ran (memory freed under us);
+ *                         dma-buf: the exporter's move_notify
  *   VALID -> UNPINNING    unpin/close is releasing the pages
  *   UNPINNING -> REVOKED  the free callback raced with the release
  *   * -> RELEASED         teardown finished; no callback can come any more
@@ -26,10 +30,11 @@
  *
  *   mmap_lock                  taken by the mm core around ->mmap, ->fault
  *     gpudp_file.lock          mutex: pin list, pinned_bytes
- *     gpudp_pin.lock           mutex: state, page table, DMA mapping
- *       i_mmap_rwsem           inside unmap_mapping_range()
+ *     dma_buf.resv             ww_mutex of an imported dma-buf (DMABUF pins)
+ *       gpudp_pin.lock         mutex: state, page table, DMA mapping
+ *         i_mmap_rwsem         inside unmap_mapping_range()
  *
- *   gpudp_file.lock and gpudp_pin.lock are never held together.
+ *   gpudp_file.lock is never held together with the other two.
  *   1. No copy_to_user()/copy_from_user() with either mutex held: a fault
  *      takes mmap_lock, which ranks above both (ABBA with ->mmap/->fault).
  *   2. The free callback takes gpudp_pin.lock and nothing else of ours; it
@@ -48,6 +53,12 @@
  *      for real drivers, prefer persistent pins for peer mappings: they have
  *      no callback).
  *
+ *   5. DMABUF pins: the exporter calls move_notify with dma_buf.resv held,
+ *      and dma_buf_{map,unmap}_attachment() need it held (dynamic
+ *      importer), so every change of such a pin's mapping happens under
+ *      dma_buf.resv, then gpudp_pin.lock. Never take dma_buf.resv with
+ *      gpudp_pin.lock held.
+ *
  * Provider contract assumed (the simulator implements it): the free
  * callback is never invoked for a table whose get_pages call failed, and
  * once nvidia_p2p_put_pages() has returned, the callback of that table has
@@ -58,6 +69,9 @@
 #include <linux/atomic.h>
 #include <linux/capability.h>
 #include <linux/completion.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/dma-resv.h>
 #include <linux/fs.h>
 #include <linux/kref.h>
 #include <linux/list.h>
@@ -81,6 +95,14 @@ module_param(max_pinned_bytes, ullong, 0644);
 MODULE_PARM_DESC(max_pinned_bytes,
 		 "Most bytes one open file may have pinned at a time (default 16 GiB)");
 
+/* dma-buf import needs the kernel's dma-buf core. */
+#define GPUDP_HAVE_DMABUF	IS_ENABLED(CONFIG_DMA_SHARED_BUFFER)
+
+enum gpudp_pin_kind {
+	GPUDP_KIND_NV_P2P,		/* PIN: nvidia_p2p_get_pages */
+	GPUDP_KIND_DMABUF,		/* ATTACH_DMABUF: dynamic importer */
+};
+
 enum gpudp_pin_state {
 	GPUDP_NEW,
 	GPUDP_VALID,
@@ -102,13 +124,18 @@ struct gpudp_pin {
 	enum gpudp_pin_state state;
 	struct nvidia_p2p_page_table *pt;	/* VALID, UNPINNING */
 	struct nvidia_p2p_dma_mapping *dma;	/* VALID only */
-	struct pci_dev *peer;			/* with dma */
+	struct pci_dev *peer;			/* with dma; DMABUF: device */
 	bool cb_ran;			/* free callback entered its section */
 	struct completion cb_done;	/* free callback returned */
+	struct sg_table *sgt;		/* DMABUF, VALID only: the mapping */
+	u64 *addrs;			/* DMABUF, VALID only: page addresses */
 
 	/* Immutable once the pin is on its file's list. */
+	enum gpudp_pin_kind kind;
+	struct dma_buf *dmabuf;		/* DMABUF: our reference */
+	struct dma_buf_attachment *attach;	/* DMABUF */
 	u64 handle;
-	u64 va;				/* 64 KiB aligned */
+	u64 va;				/* 64 KiB aligned; DMABUF: offset */
 	u64 len;			/* 64 KiB multiple */
 	u64 mmap_off;
 	u32 flags;			/* GPUDP_PIN_F_* */
@@ -117,6 +144,7 @@ struct gpudp_pin {
 	struct address_space *mapping;	/* of the file that made the pin */
 };
 
+static struct miscdevice gpudp_misc;
 static atomic64_t gpudp_next_handle = ATOMIC64_INIT(0);
 static atomic64_t gpudp_next_mmap_off = ATOMIC64_INIT(GPUDP_PIN_GPU_PAGE_SIZE);
 
@@ -198,6 +226,76 @@ static int gpudp_put_pages(struct gpudp_pin *pin,
 	return nvidia_p2p_put_pages(0, 0, pin->va, pt);
 }
 
+#if GPUDP_HAVE_DMABUF
+/*
+ * Drop the mapping of a DMABUF pin. Caller holds dma_buf.resv and
+ * pin->lock (rule 5).
+ */
+static void gpudp_dmabuf_unmap(struct gpudp_pin *pin)
+{
+	dma_resv_assert_held(pin->dmabuf->resv);
+	lockdep_assert_held(&pin->lock);
+	if (pin->sgt)
+		dma_buf_unmap_attachment(pin->attach, pin->sgt,
+					 DMA_BIDIRECTIONAL);
+	pin->sgt = NULL;
+	kvfree(pin->addrs);
+	pin->addrs = NULL;
+}
+
+/*
+ * The exporter moves or revokes the buffer (a dma-buf of GPU memory is
+ * revoked when the memory is freed). Called by dma_buf_move_notify() with
+ * dma_buf.resv held; takes pin->lock (rule 5). The addresses user space
+ * holds cannot follow a move, so any move revokes the pin, exactly as the
+ * NV-P2P free callback does: QUERY reports REVOKED, GET_TABLE -EIDRM.
+ */
+static void gpudp_dmabuf_move_notify(struct dma_buf_attachment *attach)
+{
+	struct gpudp_pin *pin = attach->importer_priv;
+
+	mutex_lock(&pin->lock);
+	if (pin->state == GPUDP_VALID)
+		gpudp_dmabuf_unmap(pin);
+	if (pin->state == GPUDP_VALID || pin->state == GPUDP_NEW)
+		pin->state = GPUDP_REVOKED;
+	mutex_unlock(&pin->lock);
+}
+
+static const struct dma_buf_attach_ops gpudp_dmabuf_importer_ops = {
+	.allow_peer2peer = true,
+	.move_notify = gpudp_dmabuf_move_notify,
+};
+
+/*
+ * Detach a DMABUF pin (unpin or close). No lock held by the caller; takes
+ * dma_buf.resv, then pin->lock. On return no move_notify for this pin is
+ * running or can run any more: dma_buf_detach() takes the attachment off
+ * the buffer's list under dma_buf.resv.
+ */
+static void gpudp_dmabuf_teardown(struct gpudp_pin *pin)
+{
+	dma_resv_lock(pin->dmabuf->resv, NULL);
+	mutex_lock(&pin->lock);
+	if (pin->state == GPUDP_VALID)
+		gpudp_dmabuf_unmap(pin);
+	pin->state = GPUDP_RELEASED;
+	mutex_unlock(&pin->lock);
+	dma_resv_unlock(pin->dmabuf->resv);
+
+	dma_buf_detach(pin->dmabuf, pin->attach);
+	pin->attach = NULL;
+	dma_buf_put(pin->dmabuf);
+	pin->dmabuf = NULL;
+	pci_dev_put(pin->peer);
+	pin->peer = NULL;
+}
+#else
+static void gpudp_dmabuf_teardown(struct gpudp_pin *pin)
+{
+}
+#endif
+
 /*
  * Release the provider's pages of @pin (unpin or close). The pin is off its
  * file's list already, so no new lookup finds it. Takes pin->lock itself;
@@ -210,6 +308,10 @@ static void gpudp_pin_teardown(struct gpudp_pin *pin)
 	bool cb_ran;
 	int ret;
 
+	if (pin->kind == GPUDP_KIND_DMABUF) {
+		gpudp_dmabuf_teardown(pin);
+		return;
+	}
 	mutex_lock(&pin->lock);
 	gpudp_pin_zap(pin);
 	if (pin->state == GPUDP_VALID) {
@@ -320,6 +422,8 @@ static int gpudp_ioc_version(struct gpudp_file *gf, void __user *uarg)
 #ifdef GPUDP_HAVE_NV_P2P_H
 	v.caps |= GPUDP_PIN_CAP_NV_P2P_H;
 #endif
+	if (GPUDP_HAVE_DMABUF)
+		v.caps |= GPUDP_PIN_CAP_DMABUF;
 	mutex_lock(&gf->lock);
 	v.pinned_bytes = gf->pinned_bytes;
 	mutex_unlock(&gf->lock);
@@ -487,6 +591,8 @@ static int gpudp_copy_addrs(struct gpudp_pin *pin, bool from_dma,
 	mutex_lock(&pin->lock);
 	if (pin->state != GPUDP_VALID || (from_dma && !pin->dma)) {
 		ret = gpudp_pin_state_err(pin);
+	} else if (pin->kind == GPUDP_KIND_DMABUF) {
+		memcpy(buf, pin->addrs, (size_t)n * sizeof(*buf));
 	} else {
 		for (i = 0; i < n; i++)
 			buf[i] = from_dma ? pin->dma->dma_addresses[i] :
@@ -558,6 +664,8 @@ static int gpudp_ioc_query(struct gpudp_file *gf, void __user *uarg)
 	memset(&q, 0, sizeof(q));
 	q.handle = pin->handle;
 	q.flags = pin->flags;
+	if (pin->kind == GPUDP_KIND_DMABUF)
+		q.flags |= GPUDP_PIN_QF_DMABUF;
 	q.aligned_va = pin->va;
 	q.aligned_len = pin->len;
 	q.mmap_offset = pin->mmap_off;
@@ -621,6 +729,9 @@ static int gpudp_ioc_map_peer(struct gpudp_file *gf, void __user *uarg)
 	mutex_lock(&pin->lock);		/* rule 4 */
 	if (pin->state != GPUDP_VALID) {
 		ret = gpudp_pin_state_err(pin);
+	} else if (pin->kind == GPUDP_KIND_DMABUF) {
+		/* Mapped for its device by ATTACH_DMABUF already. */
+		ret = -EOPNOTSUPP;
 	} else if (pin->dma) {
 		ret = -EBUSY;
 	} else if (pin->page_size < GPUDP_PIN_GPU_PAGE_SIZE) {
@@ -689,6 +800,230 @@ static int gpudp_ioc_unmap_peer(struct gpudp_file *gf, void __user *uarg)
 	return ret;
 }
 
+#if GPUDP_HAVE_DMABUF
+/*
+ * The table of a DMABUF pin, from the exporter's mapping: one address per
+ * 64 KiB page of [pin->va, pin->va + pin->len) of the buffer when each of
+ * those pages is contiguous in DMA space, else one per PAGE_SIZE page.
+ * dma-buf mappings are PAGE_SIZE aligned; anything else, or a mapping that
+ * does not cover the range, is -EPROTO. Caller holds dma_buf.resv.
+ */
+static int gpudp_dmabuf_table(struct gpudp_pin *pin, struct sg_table *sgt,
+			      u64 **addrsp)
+{
+	const u64 per = GPUDP_PIN_GPU_PAGE_SIZE >> PAGE_SHIFT;
+	u64 n = pin->len >> PAGE_SHIFT, end = pin->va + pin->len;
+	u64 pos = 0, k = 0, i, j, addr, dlen, off;
+	struct scatterlist *sg;
+	u64 *a;
+	int si;
+
+	BUILD_BUG_ON(PAGE_SIZE > GPUDP_PIN_GPU_PAGE_SIZE);
+	a = kvmalloc_array(n, sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	for_each_sgtable_dma_sg(sgt, sg, si) {
+		addr = sg_dma_address(sg);
+		dlen = sg_dma_len(sg);
+		if (!PAGE_ALIGNED(addr) || !PAGE_ALIGNED(dlen))
+			goto bad;
+		off = pin->va > pos ? min(pin->va - pos, dlen) : 0;
+		for (; off < dlen && pos + off < end; off += PAGE_SIZE)
+			a[k++] = addr + off;
+		pos += dlen;
+		if (pos >= end)
+			break;
+	}
+	if (k != n)
+		goto bad;
+
+	pin->page_size = GPUDP_PIN_GPU_PAGE_SIZE;
+	for (i = 0; i < n && pin->page_size != PAGE_SIZE; i += per)
+		for (j = 1; j < per; j++)
+			if (a[i + j] != a[i] + (j << PAGE_SHIFT))
+				pin->page_size = PAGE_SIZE;
+	if (pin->page_size == GPUDP_PIN_GPU_PAGE_SIZE)
+		for (i = 0; i < n / per; i++)
+			a[i] = a[i * per];
+	pin->entries = pin->len / pin->page_size;
+	*addrsp = a;
+	return 0;
+bad:
+	pr_err_ratelimited("dma-buf mapping does not cover offset 0x%llx len 0x%llx in page-aligned segments\n",
+			   pin->va, pin->len);
+	kvfree(a);
+	return -EPROTO;
+}
+
+/*
+ * Map a new DMABUF pin for its device and build its table; the pin becomes
+ * VALID. Caller holds dma_buf.resv (rule 5); takes pin->lock. -EIDRM if the
+ * exporter revoked the buffer since dma_buf_dynamic_attach().
+ */
+static int gpudp_dmabuf_map(struct gpudp_pin *pin)
+{
+	struct sg_table *sgt;
+	u64 *addrs = NULL;
+	long wait;
+	int ret;
+
+	dma_resv_assert_held(pin->dmabuf->resv);
+	mutex_lock(&pin->lock);
+	ret = pin->state == GPUDP_NEW ? 0 : -EIDRM;
+	mutex_unlock(&pin->lock);
+	if (ret)
+		return ret;
+
+	sgt = dma_buf_map_attachment(pin->attach, DMA_BIDIRECTIONAL);
+	if (IS_ERR(sgt))
+		return PTR_ERR(sgt);
+	/* Dynamic importers wait for the exporter's kernel fences. */
+	wait = dma_resv_wait_timeout(pin->dmabuf->resv, DMA_RESV_USAGE_KERNEL,
+				     true, MAX_SCHEDULE_TIMEOUT);
+	ret = wait < 0 ? wait : gpudp_dmabuf_table(pin, sgt, &addrs);
+	if (ret) {
+		dma_buf_unmap_attachment(pin->attach, sgt, DMA_BIDIRECTIONAL);
+		return ret;
+	}
+
+	mutex_lock(&pin->lock);
+	pin->sgt = sgt;
+	pin->addrs = addrs;
+	pin->state = GPUDP_VALID;
+	mutex_unlock(&pin->lock);
+	return 0;
+}
+
+/*
+ * Attach a dma-buf as a dynamic importer (peer-to-peer allowed) and map
+ * [offset, offset + len) of it for a PCI device, or for our own device
+ * (CPU physical addresses). Takes gf->lock, then dma_buf.resv and
+ * pin->lock (rule 5); gf->lock is not nested with them.
+ */
+static int gpudp_ioc_attach_dmabuf(struct gpudp_file *gf, void __user *uarg)
+{
+	struct dma_buf_attachment *attach;
+	struct pci_dev *pdev = NULL;
+	struct gpudp_pin_dmabuf a;
+	struct dma_buf *dmabuf;
+	struct gpudp_pin *pin;
+	struct device *dev;
+	u64 cap;
+	int ret;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	if (a.flags & ~GPUDP_PIN_DMABUF_F_ALL || a.pad0 ||
+	    (!(a.flags & GPUDP_PIN_DMABUF_F_PCI) &&
+	     (a.pci_domain || a.pci_bus || a.pci_devfn)))
+		return -EINVAL;
+	if (!a.len || (a.offset | a.len) & GPUDP_GPU_PAGE_MASK)
+		return -EINVAL;
+	if (a.offset + a.len < a.offset)
+		return -EOVERFLOW;
+	/* Maps memory for DMA by a device, as MAP_PEER does. */
+	if (!gpudp_privileged())
+		return -EPERM;
+	cap = READ_ONCE(max_pinned_bytes);
+	if (a.len > cap || (a.len >> PAGE_SHIFT) > U32_MAX)
+		return -E2BIG;
+
+	dmabuf = dma_buf_get(a.fd);
+	if (IS_ERR(dmabuf)) {
+		/* dma_buf_get(): -EBADF no such fd, -EINVAL not a dma-buf */
+		ret = PTR_ERR(dmabuf);
+		return ret == -EINVAL ? -EBADFD : ret;
+	}
+	if (a.offset + a.len > dmabuf->size) {
+		ret = -ENXIO;
+		goto err_put;
+	}
+	if (a.flags & GPUDP_PIN_DMABUF_F_PCI) {
+		pdev = pci_get_domain_bus_and_slot(a.pci_domain, a.pci_bus,
+						   a.pci_devfn);
+		if (!pdev) {
+			ret = -ENODEV;
+			goto err_put;
+		}
+		dev = &pdev->dev;
+	} else {
+		dev = gpudp_misc.this_device;
+	}
+
+	pin = kzalloc(sizeof(*pin), GFP_KERNEL);
+	if (!pin) {
+		ret = -ENOMEM;
+		goto err_dev;
+	}
+	kref_init(&pin->ref);
+	INIT_LIST_HEAD(&pin->node);
+	mutex_init(&pin->lock);
+	init_completion(&pin->cb_done);
+	pin->kind = GPUDP_KIND_DMABUF;
+	pin->state = GPUDP_NEW;
+	pin->dmabuf = dmabuf;
+	pin->va = a.offset;
+	pin->len = a.len;
+
+	mutex_lock(&gf->lock);
+	if (gf->pinned_bytes + a.len > cap) {
+		mutex_unlock(&gf->lock);
+		ret = -ENOSPC;
+		goto err_free;
+	}
+	gf->pinned_bytes += a.len;
+	mutex_unlock(&gf->lock);
+
+	attach = dma_buf_dynamic_attach(dmabuf, dev, &gpudp_dmabuf_importer_ops,
+					pin);
+	if (IS_ERR(attach)) {
+		ret = PTR_ERR(attach);
+		goto err_unreserve;
+	}
+	pin->attach = attach;
+	dma_resv_lock(dmabuf->resv, NULL);
+	ret = gpudp_dmabuf_map(pin);
+	dma_resv_unlock(dmabuf->resv);
+	if (ret) {
+		dma_buf_detach(dmabuf, attach);
+		goto err_unreserve;
+	}
+
+	pin->peer = pdev;	/* references move to the pin */
+	pin->handle = atomic64_inc_return(&gpudp_next_handle);
+	mutex_lock(&gf->lock);
+	list_add_tail(&pin->node, &gf->pins);
+	mutex_unlock(&gf->lock);
+
+	a.handle = pin->handle;
+	a.entries = pin->entries;
+	a.page_size = pin->page_size;
+	a.size = dmabuf->size;
+	if (copy_to_user(uarg, &a, sizeof(a))) {
+		gpudp_unpin_handle(gf, a.handle);
+		return -EFAULT;
+	}
+	return 0;
+
+err_unreserve:
+	mutex_lock(&gf->lock);
+	gf->pinned_bytes -= a.len;
+	mutex_unlock(&gf->lock);
+err_free:
+	gpudp_pin_put(pin);
+err_dev:
+	pci_dev_put(pdev);
+err_put:
+	dma_buf_put(dmabuf);
+	return ret;
+}
+#else
+static int gpudp_ioc_attach_dmabuf(struct gpudp_file *gf, void __user *uarg)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
 /* Dispatch; called without locks, each handler takes what it needs. */
 static long gpudp_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
@@ -710,6 +1045,8 @@ static long gpudp_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 		return gpudp_ioc_map_peer(gf, uarg);
 	case GPUDP_PIN_IOC_UNMAP_PEER:
 		return gpudp_ioc_unmap_peer(gf, uarg);
+	case GPUDP_PIN_IOC_ATTACH_DMABUF:
+		return gpudp_ioc_attach_dmabuf(gf, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -777,7 +1114,8 @@ static int gpudp_mmap(struct file *filp, struct vm_area_struct *vma)
 
 	mutex_lock(&gf->lock);
 	list_for_each_entry(pin, &gf->pins, node) {
-		if (off >= pin->mmap_off && off < pin->mmap_off + pin->len) {
+		if (pin->kind == GPUDP_KIND_NV_P2P && off >= pin->mmap_off &&
+		    off < pin->mmap_off + pin->len) {
 			found = pin;
 			kref_get(&pin->ref);
 			break;
@@ -869,7 +1207,21 @@ static struct miscdevice gpudp_misc = {
 
 static int __init gpudp_pin_init(void)
 {
-	return misc_register(&gpudp_misc);
+	int ret;
+
+	ret = misc_register(&gpudp_misc);
+	if (ret || !GPUDP_HAVE_DMABUF)
+		return ret;
+	/*
+	 * dma-bufs attached without a PCI device are mapped for the misc
+	 * device: no IOMMU translates for it, its DMA addresses are the CPU
+	 * physical addresses.
+	 */
+	ret = dma_coerce_mask_and_coherent(gpudp_misc.this_device,
+					   DMA_BIT_MASK(64));
+	if (ret)
+		misc_deregister(&gpudp_misc);
+	return ret;
 }
 
 static void __exit gpudp_pin_exit(void)
@@ -882,3 +1234,6 @@ module_exit(gpudp_pin_exit);
 
 MODULE_DESCRIPTION("gpudp: pin GPU memory for NIC DMA and CPU mapping (NV-P2P)");
 MODULE_LICENSE("GPL");
+#if GPUDP_HAVE_DMABUF
+MODULE_IMPORT_NS(DMA_BUF);
+#endif

@@ -8,8 +8,10 @@
  *  1. GPU memory from an allocator (gpudev's rte_gpu_mem_alloc by default:
  *     64 KiB aligned, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS set by gpudp's
  *     gpudev driver), in chunks of at most conf.max_chunk bytes;
- *  2. bus addresses for each chunk from the pin backend (kmod: the
- *     gpudp_pin module's page table; peermem: left to the PMD);
+ *  2. bus addresses for each chunk from the pin backend (dmabuf: the chunk
+ *     exported as a dma-buf and attached by the gpudp_pin module for the
+ *     ports' PCI device; kmod: the module's NV-P2P page table; peermem:
+ *     left to the PMD);
  *  3. rte_extmem_register() with that IOVA table;
  *  4. rte_dev_dma_map() for every port in conf.ports;
  *  5. rte_pktmbuf_pool_create_extbuf() over all chunks.
@@ -49,10 +51,20 @@ enum gpudp_mem_type {
 
 /** How the NIC gets bus addresses for GPU memory. */
 enum gpudp_pin_backend {
-	GPUDP_PIN_AUTO,    /**< kmod if /dev/gpudp_pin opens, else peermem */
+	/**
+	 * dmabuf if /dev/gpudp_pin opens, imports dma-bufs
+	 * (GPUDP_PIN_CAP_DMABUF) and the allocator can export them; else kmod
+	 * if /dev/gpudp_pin opens; else peermem. The choice is logged.
+	 */
+	GPUDP_PIN_AUTO,
 	GPUDP_PIN_PEERMEM, /**< IOVA left to the PMD (mlx5 + nvidia-peermem) */
 	GPUDP_PIN_KMOD,    /**< gpudp_pin page table as the IOVA table */
-	GPUDP_PIN_DMABUF,  /**< dma-buf export (not implemented yet: -ENOTSUP) */
+	/**
+	 * Each chunk exported as a dma-buf (allocator's export_dmabuf:
+	 * cuMemGetHandleForAddressRange for gpudev), attached by gpudp_pin for
+	 * the first PCI port's device; its DMA addresses are the IOVA table.
+	 */
+	GPUDP_PIN_DMABUF,
 };
 
 /**
@@ -66,6 +78,15 @@ struct gpudp_mem_allocator {
 	/** Free what alloc returned; 0 or a negative errno. */
 	int (*free)(void *ctx, void *ptr);
 	void *ctx;
+	/**
+	 * Optional (NULL: cannot): export [ptr, ptr + len) of what alloc
+	 * returned (64 KiB aligned) as a dma-buf whose byte 0 is ptr.
+	 * @return its file descriptor (the caller closes it), or a negative
+	 *   errno. Needed by the dmabuf backend. gpudev's allocator has it when
+	 *   the GPU reports CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: it calls
+	 *   cuMemGetHandleForAddressRange(CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD).
+	 */
+	int (*export_dmabuf)(void *ctx, void *ptr, size_t len);
 };
 
 /** Parameters of gpudp_pool_create(). */
@@ -144,7 +165,9 @@ int gpudp_pool_destroy(struct gpudp_pool *p);
 /**
  * Check that the pool's memory is still there: for kmod pins, that the
  * module's free callback has not revoked them (the GPU memory was freed
- * under the pin). Costs one ioctl per chunk: call it from a slow path
+ * under the pin); for dmabuf attachments, that the exporter has not
+ * revoked the buffer (move_notify). A revoked region is dropped from the
+ * registration cache. Costs one ioctl per chunk: call it from a slow path
  * (e.g. the stats timer), not per burst.
  * @return 0; -EIDRM if a pin was revoked: stop the ports using the pool,
  *   then destroy it.
@@ -152,8 +175,9 @@ int gpudp_pool_destroy(struct gpudp_pool *p);
 int gpudp_pool_check(struct gpudp_pool *p);
 
 /**
- * Counters of the kmod backend's registration cache (all zero before its
- * first use): pins, hits, evictions, bytes pinned... Sample them around a
+ * Counters of the kmod and dmabuf backends' registration caches, summed
+ * (all zero before their first use): pins (dmabuf: attachments), hits,
+ * evictions, bytes pinned... Sample them around a
  * forwarding run to show that the steady state pins nothing.
  */
 void gpudp_mem_pin_stats(struct gpudp_regcache_stats *st);

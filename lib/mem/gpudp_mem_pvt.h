@@ -22,6 +22,15 @@ extern int gpudp_mem_logtype;
 /** A backend's pin of one chunk. */
 struct gpudp_pin_region {
 	const void *reg;   /**< backend-private (a regcache region) */
+	void *cache;       /**< the registration cache holding it */
+};
+
+/** What a backend may need besides the range: who exports it, who DMAs. */
+struct gpudp_pin_target {
+	const char *pool;                        /**< for logs */
+	const struct gpudp_mem_allocator *alloc; /**< the chunk's allocator */
+	const uint16_t *ports;                   /**< ports that DMA into it */
+	uint16_t nb_ports;
 };
 
 /** A pin backend. */
@@ -33,17 +42,32 @@ struct gpudp_pin_ops {
 	 * *pgsz bytes, in a malloc'ed array the caller frees. NULL: the
 	 * backend does not pin (IOVA left to the PMD).
 	 */
-	int (*pin)(void *va, size_t len, struct gpudp_pin_region *r,
-		   rte_iova_t **iova, size_t *n, size_t *pgsz);
+	int (*pin)(const struct gpudp_pin_target *t, void *va, size_t len,
+		   struct gpudp_pin_region *r, rte_iova_t **iova, size_t *n,
+		   size_t *pgsz);
 	/** Release a pin (lazily: the registration cache keeps it). */
 	void (*unpin)(struct gpudp_pin_region *r);
 	/** 0 if the pin is still valid; -EIDRM if revoked (memory freed). */
 	int (*check)(struct gpudp_pin_region *r);
 };
 
-/** Resolve AUTO and check the backend is usable; logs the choice. */
+/**
+ * Resolve AUTO (dmabuf, else kmod, else peermem) and check the backend is
+ * usable with @p alloc; logs the choice and why.
+ */
 int gpudp_pin_backend_select(enum gpudp_pin_backend want,
+			     const struct gpudp_mem_allocator *alloc,
 			     const struct gpudp_pin_ops **ops);
+
+/** An allocator's export_dmabuf hook. */
+typedef int gpudp_dmabuf_export_t(void *ctx, void *ptr, size_t len);
+
+/**
+ * gpudev's allocator on @p gpu_id: the dma-buf export hook if the GPU
+ * reports CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED and the driver has
+ * cuMemGetHandleForAddressRange, else NULL.
+ */
+gpudp_dmabuf_export_t *gpudp_gpudev_dmabuf_exporter(int16_t gpu_id);
 
 /** Call fn for every live pool, under the pool list lock. */
 void gpudp_pool_foreach(void (*fn)(const struct gpudp_pool *p, void *arg), void *arg);

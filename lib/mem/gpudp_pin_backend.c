@@ -4,22 +4,36 @@
  *
  * kmod: the gpudp_pin module pins GPU memory through nvidia_p2p_get_pages
  *   and returns its page table; the addresses become the extmem IOVA table,
- *   so any PMD in IOVA-as-PA mode can DMA into GPU memory. Pins go through
- *   a registration cache (lib/regcache): a pool re-created over the same
- *   memory costs no pin ("Lazy Unpinning Optimization" in NVIDIA's
- *   GPUDirect RDMA guide), and a revoked pin (the module's free callback
- *   ran, "Unpinning GPU memory") is dropped from the cache.
+ *   so any PMD in IOVA-as-PA mode can DMA into GPU memory.
+ * dmabuf: the allocator exports each chunk as a dma-buf (gpudev:
+ *   cuMemGetHandleForAddressRange(CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD)) and
+ *   the module attaches it for the ports' PCI device as a dynamic importer;
+ *   the DMA addresses of that mapping become the IOVA table (right under an
+ *   IOMMU too). The exporter revoking the buffer (move_notify: the memory
+ *   was freed) shows up exactly as a kmod free callback does.
  * peermem: no pin here; the PMD registers the VA itself (mlx5 with
  *   ibv_reg_mr, and nvidia-peermem pins).
- * dmabuf: not implemented yet.
+ *
+ * kmod and dmabuf pins go through registration caches (lib/regcache): a
+ * pool re-created over the same memory costs no pin ("Lazy Unpinning
+ * Optimization" in NVIDIA's GPUDirect RDMA guide), and a revoked pin
+ * ("Unpinning GPU memory") is dropped from the cache. The dmabuf backend
+ * keeps one cache per (exporter, PCI device) pair.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <rte_bus.h>
 #include <rte_common.h>
+#include <rte_dev.h>
+#include <rte_ethdev.h>
+#include <rte_gpudev.h>
 
 #include <gpudp_pin_client.h>
 #include <gpudp_regcache.h>
@@ -29,45 +43,33 @@
 
 #include "gpudp_mem_pvt.h"
 
-static pthread_mutex_t kmod_lock = PTHREAD_MUTEX_INITIALIZER;
-static int kmod_fd = -1;
+/* Most (exporter, device) pairs the dmabuf backend serves at once. */
+#define DMABUF_DOMAINS 8
+
+/* One registration cache of dma-buf attachments. */
+struct dmabuf_domain {
+	gpudp_dmabuf_export_t *export_dmabuf;
+	void *ctx;                 /* the allocator's */
+	int32_t pci_domain;        /* -1: no device (physical addresses) */
+	uint8_t bus, devfn;
+	char alloc_name[32];
+	struct gpudp_regcache *cache;
+};
+
+/* pin_lock protects everything below; the caches have their own locks. */
+static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
+static int pin_fd = -1;
+static struct gpudp_pin_version pin_version;
 static struct gpudp_regcache *kmod_cache;
+static struct dmabuf_domain dmabuf_domains[DMABUF_DOMAINS];
+static unsigned int nb_dmabuf_domains;
 
+/* ---- both: buffer ID tags, the module ---- */
+
+/* CU_POINTER_ATTRIBUTE_BUFFER_ID of va (0 without CUDA). */
 static int
-kmod_cache_pin(void *ctx, uint64_t va, uint64_t len, uint64_t *handle, uint64_t *tag)
+buffer_id_tag(uint64_t va, uint64_t *tag)
 {
-	struct gpudp_pin_pin out;
-	int rc;
-
-	(void)ctx;
-	rc = gpudp_pin_pin(kmod_fd, va, len, 0, &out);
-	if (rc != 0)
-		return rc;
-	*handle = out.handle;
-	*tag = 0;
-#ifdef GPUDP_HAS_CUDA
-	if (gpudp_cu != NULL) {
-		unsigned long long id = 0;
-
-		if (gpudp_cu->cuPointerGetAttribute(&id, CU_POINTER_ATTRIBUTE_BUFFER_ID,
-						    (CUdeviceptr)va) == CUDA_SUCCESS)
-			*tag = id;
-	}
-#endif
-	return 0;
-}
-
-static void
-kmod_cache_unpin(void *ctx, uint64_t handle)
-{
-	(void)ctx;
-	gpudp_pin_unpin(kmod_fd, handle);
-}
-
-static int
-kmod_cache_tag(void *ctx, uint64_t va, uint64_t *tag)
-{
-	(void)ctx;
 	*tag = 0;
 #ifdef GPUDP_HAS_CUDA
 	if (gpudp_cu != NULL) {
@@ -84,57 +86,114 @@ kmod_cache_tag(void *ctx, uint64_t va, uint64_t *tag)
 	return 0;
 }
 
+static int
+cache_tag(void *ctx, uint64_t va, uint64_t *tag)
+{
+	(void)ctx;
+	return buffer_id_tag(va, tag);
+}
+
+static void
+cache_unpin(void *ctx, uint64_t handle)
+{
+	(void)ctx;
+	gpudp_pin_unpin(pin_fd, handle);
+}
+
+/* Open /dev/gpudp_pin once. Caller holds pin_lock. */
+static int
+module_open_locked(void)
+{
+	int rc;
+
+	if (pin_fd >= 0)
+		return 0;
+	rc = gpudp_pin_open(NULL);
+	if (rc < 0)
+		return rc;
+	pin_fd = rc;
+	rc = gpudp_pin_version(pin_fd, &pin_version);
+	if (rc != 0) {
+		gpudp_pin_close(pin_fd);
+		pin_fd = -1;
+	}
+	return rc;
+}
+
+/* ---- kmod ---- */
+
+static int
+kmod_cache_pin(void *ctx, uint64_t va, uint64_t len, uint64_t *handle, uint64_t *tag)
+{
+	struct gpudp_pin_pin out;
+	int rc;
+
+	(void)ctx;
+	rc = gpudp_pin_pin(pin_fd, va, len, 0, &out);
+	if (rc != 0)
+		return rc;
+	*handle = out.handle;
+	if (buffer_id_tag(va, tag) != 0)
+		*tag = 0;
+	return 0;
+}
+
 static const struct gpudp_regcache_ops kmod_cache_ops = {
 	.pin = kmod_cache_pin,
-	.unpin = kmod_cache_unpin,
-	.tag = kmod_cache_tag,
+	.unpin = cache_unpin,
+	.tag = cache_tag,
 };
 
-/* Open the module and create the cache once. */
+/* Open the module and create the kmod cache once. */
 static int
 kmod_open(void)
 {
 	struct gpudp_regcache_conf conf = { .ops = &kmod_cache_ops };
-	int rc = 0;
+	int rc;
 
-	pthread_mutex_lock(&kmod_lock);
-	if (kmod_fd < 0) {
-		rc = gpudp_pin_open(NULL);
-		if (rc >= 0) {
-			kmod_fd = rc;
-			rc = 0;
-			kmod_cache = gpudp_regcache_create(&conf);
-			if (kmod_cache == NULL) {
-				rc = -errno;
-				gpudp_pin_close(kmod_fd);
-				kmod_fd = -1;
-			}
-		}
+	pthread_mutex_lock(&pin_lock);
+	rc = module_open_locked();
+	if (rc == 0 && kmod_cache == NULL) {
+		kmod_cache = gpudp_regcache_create(&conf);
+		if (kmod_cache == NULL)
+			rc = -errno;
 	}
-	pthread_mutex_unlock(&kmod_lock);
+	pthread_mutex_unlock(&pin_lock);
 	return rc;
 }
 
+/*
+ * Get a region covering [va, va + len) from @cache and read this chunk's
+ * part of its table. A cached region whose pin was revoked since (its
+ * memory freed, then allocated again at the same address) is dropped and
+ * pinned afresh, once.
+ */
 static int
-kmod_pin(void *va, size_t len, struct gpudp_pin_region *r, rte_iova_t **iova,
-	 size_t *n, size_t *pgsz)
+cache_pin_table(struct gpudp_regcache *cache, const char *what, void *va, size_t len,
+		struct gpudp_pin_region *r, rte_iova_t **iova, size_t *n, size_t *pgsz)
 {
 	const struct gpudp_reg *reg;
 	uint32_t entries = 0, page = 0;
 	uint64_t *all;
 	size_t first, i;
-	int rc;
+	int rc, tries = 0;
 
-	rc = gpudp_regcache_acquire(kmod_cache, (uintptr_t)va, len, &reg);
+again:
+	rc = gpudp_regcache_acquire(cache, (uintptr_t)va, len, &reg);
 	if (rc != 0)
 		return rc;
-	rc = gpudp_pin_get_table(kmod_fd, reg->handle, NULL, 0, &entries, &page);
+	rc = gpudp_pin_get_table(pin_fd, reg->handle, NULL, 0, &entries, &page);
+	if (rc == -EIDRM && tries++ == 0) {
+		gpudp_regcache_invalidate(cache, reg->va, reg->len);
+		gpudp_regcache_release(cache, reg);
+		goto again;
+	}
 	if (rc != 0 && rc != -ERANGE)
 		goto fail;
 	if (page == 0 || entries == 0 || (uint64_t)entries * page != reg->len ||
 	    len % page != 0) {
-		GPUDP_MEM_LOG(ERR, "kmod: unusable page table: %u entries of %u bytes for %"
-			      PRIu64 " bytes", entries, page, reg->len);
+		GPUDP_MEM_LOG(ERR, "%s: unusable page table: %u entries of %u bytes for %"
+			      PRIu64 " bytes", what, entries, page, reg->len);
 		rc = -EPROTO;
 		goto fail;
 	}
@@ -143,10 +202,11 @@ kmod_pin(void *va, size_t len, struct gpudp_pin_region *r, rte_iova_t **iova,
 		rc = -ENOMEM;
 		goto fail;
 	}
-	rc = gpudp_pin_get_table(kmod_fd, reg->handle, all, entries, &entries, &page);
+	rc = gpudp_pin_get_table(pin_fd, reg->handle, all, entries, &entries, &page);
 	if (rc != 0) {
 		if (rc == -EPERM)
-			GPUDP_MEM_LOG(ERR, "kmod: reading bus addresses needs CAP_SYS_ADMIN or CAP_SYS_RAWIO");
+			GPUDP_MEM_LOG(ERR, "%s: reading bus addresses needs CAP_SYS_ADMIN or CAP_SYS_RAWIO",
+				      what);
 		free(all);
 		goto fail;
 	}
@@ -164,33 +224,242 @@ kmod_pin(void *va, size_t len, struct gpudp_pin_region *r, rte_iova_t **iova,
 	free(all);
 	*pgsz = page;
 	r->reg = reg;
+	r->cache = cache;
 	return 0;
 fail:
-	gpudp_regcache_release(kmod_cache, reg);
+	gpudp_regcache_release(cache, reg);
 	return rc;
 }
 
-static void
-kmod_unpin(struct gpudp_pin_region *r)
+static int
+kmod_pin(const struct gpudp_pin_target *t, void *va, size_t len, struct gpudp_pin_region *r,
+	 rte_iova_t **iova, size_t *n, size_t *pgsz)
 {
-	gpudp_regcache_release(kmod_cache, r->reg);
+	(void)t;
+	return cache_pin_table(kmod_cache, "kmod", va, len, r, iova, n, pgsz);
+}
+
+static void
+cache_region_unpin(struct gpudp_pin_region *r)
+{
+	gpudp_regcache_release(r->cache, r->reg);
 	r->reg = NULL;
 }
 
+/* kmod and dmabuf: the module says whether the pin was revoked. */
 static int
-kmod_check(struct gpudp_pin_region *r)
+cache_region_check(struct gpudp_pin_region *r)
 {
 	const struct gpudp_reg *reg = r->reg;
 	struct gpudp_pin_query q;
 
-	if (gpudp_pin_query(kmod_fd, reg->handle, &q) != 0 ||
+	if (gpudp_pin_query(pin_fd, reg->handle, &q) != 0 ||
 	    q.state != GPUDP_PIN_STATE_VALID) {
-		/* the free callback ran: never hand this region out again */
-		gpudp_regcache_invalidate(kmod_cache, reg->va, reg->len);
+		/* revoked: never hand this region out again */
+		gpudp_regcache_invalidate(r->cache, reg->va, reg->len);
 		return -EIDRM;
 	}
 	return 0;
 }
+
+/* ---- dmabuf ---- */
+
+static int
+dmabuf_cache_pin(void *ctx, uint64_t va, uint64_t len, uint64_t *handle, uint64_t *tag)
+{
+	struct dmabuf_domain *d = ctx;
+	struct gpudp_pin_dmabuf out;
+	int dfd, rc;
+
+	dfd = d->export_dmabuf(d->ctx, (void *)(uintptr_t)va, len);
+	if (dfd < 0) {
+		GPUDP_MEM_LOG(ERR, "dmabuf: %s could not export %" PRIu64 " bytes at 0x%" PRIx64
+			      " as a dma-buf: %s", d->alloc_name, len, va, strerror(-dfd));
+		return dfd;
+	}
+	rc = gpudp_pin_attach_dmabuf(pin_fd, dfd, 0, len, d->pci_domain, d->bus, d->devfn,
+				     &out);
+	close(dfd);	/* the module holds its own reference */
+	if (rc != 0) {
+		GPUDP_MEM_LOG(ERR, "dmabuf: gpudp_pin could not attach the dma-buf of %" PRIu64
+			      " bytes at 0x%" PRIx64 ": %s", len, va, strerror(-rc));
+		return rc;
+	}
+	*handle = out.handle;
+	if (buffer_id_tag(va, tag) != 0)
+		*tag = 0;
+	return 0;
+}
+
+static const struct gpudp_regcache_ops dmabuf_cache_ops = {
+	.pin = dmabuf_cache_pin,
+	.unpin = cache_unpin,
+	.tag = cache_tag,
+};
+
+/*
+ * The PCI device the ports DMA from: the first port on the PCI bus. Ports
+ * on other PCI devices get the same addresses, which are only right for
+ * them without an IOMMU (logged). No PCI port: *domain = -1.
+ */
+static void
+dmabuf_device(const struct gpudp_pin_target *t, int32_t *domain, uint8_t *bus,
+	      uint8_t *devfn)
+{
+	unsigned int d, b, s, f;
+	uint16_t i;
+	bool found = false;
+
+	*domain = -1;
+	*bus = 0;
+	*devfn = 0;
+	for (i = 0; i < t->nb_ports; i++) {
+		struct rte_eth_dev_info di;
+		const struct rte_bus *rb;
+
+		if (rte_eth_dev_info_get(t->ports[i], &di) != 0 || di.device == NULL)
+			continue;
+		rb = rte_dev_bus(di.device);
+		if (rb == NULL || strcmp(rte_bus_name(rb), "pci") != 0 ||
+		    sscanf(rte_dev_name(di.device), "%x:%x:%x.%x", &d, &b, &s, &f) != 4)
+			continue;
+		if (!found) {
+			*domain = (int32_t)d;
+			*bus = (uint8_t)b;
+			*devfn = (uint8_t)((s << 3) | f);
+			found = true;
+		} else if ((int32_t)d != *domain || b != *bus || ((s << 3) | f) != *devfn) {
+			GPUDP_MEM_LOG(NOTICE, "pool %s: dmabuf: port %u (%s) is another PCI device "
+				      "than the first; it gets the first one's DMA addresses, "
+				      "right only without an IOMMU", t->pool, t->ports[i],
+				      rte_dev_name(di.device));
+		}
+	}
+}
+
+/* The cache for this exporter and device, created on first use. */
+static struct dmabuf_domain *
+dmabuf_domain_get(const struct gpudp_pin_target *t)
+{
+	struct gpudp_regcache_conf conf = { .ops = &dmabuf_cache_ops };
+	struct dmabuf_domain *d = NULL;
+	int32_t dom;
+	uint8_t bus, devfn;
+	unsigned int i;
+
+	dmabuf_device(t, &dom, &bus, &devfn);
+	pthread_mutex_lock(&pin_lock);
+	for (i = 0; i < nb_dmabuf_domains; i++) {
+		d = &dmabuf_domains[i];
+		if (d->export_dmabuf == t->alloc->export_dmabuf && d->ctx == t->alloc->ctx &&
+		    d->pci_domain == dom && d->bus == bus && d->devfn == devfn)
+			goto out;
+	}
+	d = NULL;
+	if (nb_dmabuf_domains == DMABUF_DOMAINS) {
+		GPUDP_MEM_LOG(ERR, "pool %s: dmabuf: more than %d (allocator, device) pairs",
+			      t->pool, DMABUF_DOMAINS);
+		goto out;
+	}
+	d = &dmabuf_domains[nb_dmabuf_domains];
+	memset(d, 0, sizeof(*d));
+	d->export_dmabuf = t->alloc->export_dmabuf;
+	d->ctx = t->alloc->ctx;
+	d->pci_domain = dom;
+	d->bus = bus;
+	d->devfn = devfn;
+	snprintf(d->alloc_name, sizeof(d->alloc_name), "%s",
+		 t->alloc->name != NULL ? t->alloc->name : "?");
+	conf.ctx = d;
+	d->cache = gpudp_regcache_create(&conf);
+	if (d->cache == NULL) {
+		d = NULL;
+		goto out;
+	}
+	nb_dmabuf_domains++;
+	if (dom >= 0)
+		GPUDP_MEM_LOG(INFO, "pool %s: dmabuf: dma-bufs of %s attached for PCI device "
+			      "%04x:%02x:%02x.%x", t->pool, d->alloc_name, (unsigned int)dom, bus,
+			      devfn >> 3, devfn & 7);
+	else
+		GPUDP_MEM_LOG(INFO, "pool %s: dmabuf: no PCI port: dma-bufs of %s attached "
+			      "without a device (physical addresses, as kmod)", t->pool,
+			      d->alloc_name);
+out:
+	pthread_mutex_unlock(&pin_lock);
+	return d;
+}
+
+static int
+dmabuf_pin(const struct gpudp_pin_target *t, void *va, size_t len, struct gpudp_pin_region *r,
+	   rte_iova_t **iova, size_t *n, size_t *pgsz)
+{
+	struct dmabuf_domain *d = dmabuf_domain_get(t);
+
+	if (d == NULL)
+		return -ENOMEM;
+	return cache_pin_table(d->cache, "dmabuf", va, len, r, iova, n, pgsz);
+}
+
+/* ---- gpudev's exporter ---- */
+
+#ifdef GPUDP_HAS_CUDA
+static int
+gpudev_export_dmabuf(void *ctx, void *ptr, size_t len)
+{
+	CUcontext cuctx = NULL, prev;
+	CUresult res;
+	int fd = -1;
+
+	(void)ctx;
+	res = gpudp_cu->cuPointerGetAttribute(&cuctx, CU_POINTER_ATTRIBUTE_CONTEXT,
+					      (CUdeviceptr)(uintptr_t)ptr);
+	if (res != CUDA_SUCCESS) {
+		GPUDP_MEM_LOG(ERR, "dmabuf: %p is not CUDA memory: %s", ptr, gpudp_cuda_errstr(res));
+		return -EINVAL;
+	}
+	res = gpudp_cu->cuCtxPushCurrent(cuctx);
+	if (res != CUDA_SUCCESS)
+		return -EIO;
+	res = gpudp_cu->cuMemGetHandleForAddressRange(&fd, (CUdeviceptr)(uintptr_t)ptr, len,
+						      CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
+	gpudp_cu->cuCtxPopCurrent(&prev);
+	if (res != CUDA_SUCCESS) {
+		GPUDP_MEM_LOG(ERR, "dmabuf: cuMemGetHandleForAddressRange(%p, %zu, DMA_BUF_FD): %s",
+			      ptr, len, gpudp_cuda_errstr(res));
+		return res == CUDA_ERROR_NOT_SUPPORTED ? -ENOTSUP : -EIO;
+	}
+	return fd;
+}
+#endif
+
+gpudp_dmabuf_export_t *
+gpudp_gpudev_dmabuf_exporter(int16_t gpu_id)
+{
+#ifdef GPUDP_HAS_CUDA
+	struct rte_gpu_info info;
+	CUdevice dev;
+	int v = 0;
+
+	if (gpudp_cu == NULL || gpudp_cu->cuMemGetHandleForAddressRange == NULL ||
+	    rte_gpu_info_get(gpu_id, &info) != 0)
+		return NULL;
+	/* children share their parent's GPU; parents are named after it */
+	if (info.parent != RTE_GPU_ID_NONE && rte_gpu_info_get(info.parent, &info) != 0)
+		return NULL;
+	if (info.name == NULL ||
+	    gpudp_cu->cuDeviceGetByPCIBusId(&dev, info.name) != CUDA_SUCCESS ||
+	    gpudp_cu->cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED,
+					   dev) != CUDA_SUCCESS || v == 0)
+		return NULL;
+	return gpudev_export_dmabuf;
+#else
+	(void)gpu_id;
+	return NULL;
+#endif
+}
+
+/* ---- selection ---- */
 
 static int
 peermem_check(struct gpudp_pin_region *r)
@@ -201,7 +470,12 @@ peermem_check(struct gpudp_pin_region *r)
 
 static const struct gpudp_pin_ops kmod_ops = {
 	.backend = GPUDP_PIN_KMOD, .name = "kmod",
-	.pin = kmod_pin, .unpin = kmod_unpin, .check = kmod_check,
+	.pin = kmod_pin, .unpin = cache_region_unpin, .check = cache_region_check,
+};
+
+static const struct gpudp_pin_ops dmabuf_ops = {
+	.backend = GPUDP_PIN_DMABUF, .name = "dmabuf",
+	.pin = dmabuf_pin, .unpin = cache_region_unpin, .check = cache_region_check,
 };
 
 static const struct gpudp_pin_ops peermem_ops = {
@@ -209,50 +483,102 @@ static const struct gpudp_pin_ops peermem_ops = {
 	.check = peermem_check,
 };
 
-int
-gpudp_pin_backend_select(enum gpudp_pin_backend want, const struct gpudp_pin_ops **ops)
+/* NULL if the dmabuf backend can serve @alloc, else why not. */
+static const char *
+dmabuf_unusable(const struct gpudp_mem_allocator *alloc)
 {
+	if (!(pin_version.caps & GPUDP_PIN_CAP_DMABUF))
+		return "the gpudp_pin module has no dma-buf import (GPUDP_PIN_CAP_DMABUF)";
+	if (alloc == NULL || alloc->export_dmabuf == NULL)
+		return "the allocator cannot export dma-bufs (gpudev: no "
+		       "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED)";
+	return NULL;
+}
+
+int
+gpudp_pin_backend_select(enum gpudp_pin_backend want, const struct gpudp_mem_allocator *alloc,
+			 const struct gpudp_pin_ops **ops)
+{
+	const char *why;
 	int rc;
 
 	switch (want) {
 	case GPUDP_PIN_AUTO:
-		if (kmod_open() == 0) {
-			*ops = &kmod_ops;
-			GPUDP_MEM_LOG(INFO, "pin backend: kmod (auto: %s opened)",
-				      GPUDP_PIN_DEVICE_PATH);
-		} else {
+		if (kmod_open() != 0) {
 			*ops = &peermem_ops;
 			GPUDP_MEM_LOG(INFO, "pin backend: peermem (auto: %s not available)",
 				      GPUDP_PIN_DEVICE_PATH);
+			return 0;
+		}
+		why = dmabuf_unusable(alloc);
+		if (why == NULL) {
+			*ops = &dmabuf_ops;
+			GPUDP_MEM_LOG(INFO, "pin backend: dmabuf (auto: %s imports dma-bufs and %s "
+				      "exports them)", GPUDP_PIN_DEVICE_PATH, alloc->name);
+		} else {
+			*ops = &kmod_ops;
+			GPUDP_MEM_LOG(INFO, "pin backend: kmod (auto: %s opened; not dmabuf: %s)",
+				      GPUDP_PIN_DEVICE_PATH, why);
 		}
 		return 0;
 	case GPUDP_PIN_KMOD:
+	case GPUDP_PIN_DMABUF:
 		rc = kmod_open();
 		if (rc != 0) {
-			GPUDP_MEM_LOG(ERR, "pin backend kmod: cannot open %s: %s%s",
-				      GPUDP_PIN_DEVICE_PATH, strerror(-rc),
+			GPUDP_MEM_LOG(ERR, "pin backend %s: cannot open %s: %s%s",
+				      gpudp_pin_backend_name(want), GPUDP_PIN_DEVICE_PATH,
+				      strerror(-rc),
 				      rc == -ENOENT ? " (is the gpudp_pin module loaded?)" : "");
 			return -ENOTSUP;
 		}
-		*ops = &kmod_ops;
+		if (want == GPUDP_PIN_KMOD) {
+			*ops = &kmod_ops;
+			return 0;
+		}
+		why = dmabuf_unusable(alloc);
+		if (why != NULL) {
+			GPUDP_MEM_LOG(ERR, "pin backend dmabuf: %s; use kmod or peermem", why);
+			return -ENOTSUP;
+		}
+		*ops = &dmabuf_ops;
 		return 0;
 	case GPUDP_PIN_PEERMEM:
 		*ops = &peermem_ops;
 		return 0;
-	case GPUDP_PIN_DMABUF:
 	default:
-		GPUDP_MEM_LOG(ERR, "pin backend %s is not implemented yet; use kmod or peermem",
-			      gpudp_pin_backend_name(want));
-		return -ENOTSUP;
+		GPUDP_MEM_LOG(ERR, "pin backend %d unknown", (int)want);
+		return -EINVAL;
 	}
+}
+
+static void
+stats_add(struct gpudp_regcache_stats *sum, struct gpudp_regcache *c)
+{
+	struct gpudp_regcache_stats st;
+
+	if (c == NULL)
+		return;
+	gpudp_regcache_stats(c, &st);
+	sum->hits += st.hits;
+	sum->misses += st.misses;
+	sum->pins += st.pins;
+	sum->pin_failures += st.pin_failures;
+	sum->unpins += st.unpins;
+	sum->evictions += st.evictions;
+	sum->invalidations += st.invalidations;
+	sum->bytes_pinned += st.bytes_pinned;
+	sum->regions += st.regions;
 }
 
 void
 gpudp_mem_pin_stats(struct gpudp_regcache_stats *st)
 {
+	unsigned int i;
+
 	memset(st, 0, sizeof(*st));
-	pthread_mutex_lock(&kmod_lock);
-	if (kmod_cache != NULL)
-		gpudp_regcache_stats(kmod_cache, st);
-	pthread_mutex_unlock(&kmod_lock);
+	pthread_mutex_lock(&pin_lock);
+	stats_add(st, kmod_cache);
+	for (i = 0; i < nb_dmabuf_domains; i++)
+		stats_add(st, dmabuf_domains[i].cache);
+	pthread_mutex_unlock(&pin_lock);
 }

@@ -258,7 +258,12 @@ device_chunk(struct gpudp_pool *p, struct chunk *c, size_t len)
 	c->allocated = true;
 	c->iova0 = RTE_BAD_IOVA;
 	if (p->pin_ops->pin != NULL) {
-		rc = p->pin_ops->pin(c->va, len, &c->pin, &iova, &pages, &pg);
+		const struct gpudp_pin_target t = {
+			.pool = p->name, .alloc = &p->alloc,
+			.ports = p->ports, .nb_ports = p->conf.nb_ports,
+		};
+
+		rc = p->pin_ops->pin(&t, c->va, len, &c->pin, &iova, &pages, &pg);
 		if (rc != 0) {
 			GPUDP_MEM_LOG(ERR, "pool %s: %s pin of %zu bytes at %p failed: %s",
 				      p->name, p->pin_ops->name, len, c->va, strerror(-rc));
@@ -446,8 +451,9 @@ gpudp_pool_create(const struct gpudp_pool_conf *conf)
 			p->alloc = (struct gpudp_mem_allocator){
 				.name = "gpudev", .alloc = gpudev_alloc,
 				.free = gpudev_free, .ctx = (void *)(intptr_t)conf->gpu_id,
+				.export_dmabuf = gpudp_gpudev_dmabuf_exporter(conf->gpu_id),
 			};
-		rc = gpudp_pin_backend_select(conf->pin, &p->pin_ops);
+		rc = gpudp_pin_backend_select(conf->pin, &p->alloc, &p->pin_ops);
 		if (rc != 0)
 			goto fail;
 		p->info.pin = p->pin_ops->backend;

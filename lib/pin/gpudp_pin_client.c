@@ -136,6 +136,24 @@ gpudp_pin_unmap_peer(int fd, uint64_t handle)
 }
 
 int
+gpudp_pin_attach_dmabuf(int fd, int dmabuf_fd, uint64_t offset, uint64_t len,
+			int32_t pci_domain, uint8_t bus, uint8_t devfn,
+			struct gpudp_pin_dmabuf *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->fd = dmabuf_fd;
+	out->offset = offset;
+	out->len = len;
+	if (pci_domain >= 0) {
+		out->flags = GPUDP_PIN_DMABUF_F_PCI;
+		out->pci_domain = (uint32_t)pci_domain;
+		out->pci_bus = bus;
+		out->pci_devfn = devfn;
+	}
+	return pin_ioctl(fd, GPUDP_PIN_IOC_ATTACH_DMABUF, out);
+}
+
+int
 gpudp_pin_mmap(int fd, const struct gpudp_pin_pin *pin, uint64_t offset,
 	       size_t len, void **addr)
 {

@@ -137,7 +137,8 @@ int gpudp_pin_get_table(int fd, uint64_t handle, uint64_t *addrs,
  * @param q
  *   Filled on success.
  * @return
- *   0 or -ENOENT.
+ *   0 or -ENOENT. For a dma-buf attachment @p q->aligned_va is the offset
+ *   in the buffer and GPUDP_PIN_QF_DMABUF is set in @p q->flags.
  */
 int gpudp_pin_query(int fd, uint64_t handle, struct gpudp_pin_query *q);
 
@@ -187,6 +188,53 @@ int gpudp_pin_map_peer(int fd, uint64_t handle, uint32_t domain,
  *   it); -EINVAL no peer mapping.
  */
 int gpudp_pin_unmap_peer(int fd, uint64_t handle);
+
+/**
+ * Attach a dma-buf (for example one exported with
+ * cuMemGetHandleForAddressRange(CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD)) and
+ * map [offset, offset + len) of it for DMA by a PCI device. The result is
+ * used like a pin: gpudp_pin_get_table() reads the DMA addresses,
+ * gpudp_pin_query() reports GPUDP_PIN_STATE_REVOKED (with
+ * GPUDP_PIN_QF_DMABUF in its flags) once the exporter revoked the buffer
+ * (move_notify: the GPU memory was freed), gpudp_pin_unpin() detaches, and
+ * so does closing @p fd. No mmap, no peer mapping (it is one already).
+ * Needs CAP_SYS_ADMIN or CAP_SYS_RAWIO and GPUDP_PIN_CAP_DMABUF.
+ *
+ * @param fd
+ *   Descriptor from gpudp_pin_open().
+ * @param dmabuf_fd
+ *   The dma-buf; the module keeps its own reference, so it may be closed
+ *   as soon as this returns.
+ * @param offset
+ *   First byte of the buffer to map, a multiple of 64 KiB.
+ * @param len
+ *   Bytes to map, > 0, a multiple of 64 KiB.
+ * @param pci_domain
+ *   PCI domain of the device that will DMA (the NIC), or -1 for none: the
+ *   addresses are then CPU physical addresses (the module's own device,
+ *   which no IOMMU translates for); exporters of GPU memory may refuse it.
+ * @param bus
+ *   PCI bus of that device (0 with @p pci_domain -1).
+ * @param devfn
+ *   Its device and function, (slot << 3) | function (0 with -1).
+ * @param out
+ *   Filled on success: handle, entries, page_size (64 KiB, or 4 KiB when
+ *   the exporter's mapping is not contiguous over each 64 KiB), size of
+ *   the whole buffer.
+ * @return
+ *   0; -EINVAL unknown flags, non-zero padding, zero or unaligned
+ *   @p offset / @p len; -EOVERFLOW offset + len wraps; -EPERM no
+ *   capability; -E2BIG longer than the fd's budget; -EBADF @p dmabuf_fd is
+ *   not open; -EBADFD it is not a dma-buf; -ENXIO the range ends beyond
+ *   the buffer; -ENODEV no such PCI device; -ENOSPC does not fit next to
+ *   the fd's other pins; -EIDRM the exporter revoked the buffer (its
+ *   memory was freed); -EPROTO the exporter's mapping does not cover the
+ *   range in page-aligned pieces; -ENOMEM; -EOPNOTSUPP a module without
+ *   dma-buf support; another negative errno from the exporter.
+ */
+int gpudp_pin_attach_dmabuf(int fd, int dmabuf_fd, uint64_t offset,
+			    uint64_t len, int32_t pci_domain, uint8_t bus,
+			    uint8_t devfn, struct gpudp_pin_dmabuf *out);
 
 /**
  * Map a pinned range into the caller, write-combined (MAP_SHARED).

@@ -10,7 +10,9 @@
  * one "E2E-GUEST: counters" line and "E2E-GUEST: PASS" or "E2E-GUEST: FAIL".
  *
  * Pools (--pool): "hugepage" (rte_pktmbuf_pool_create over EAL memory) or
- * "kmod": lib/mem's device pool with the kmod pin backend, over simulated
+ * "kmod": lib/mem's device pool with the kmod pin backend (or "dmabuf": the
+ * same with the dmabuf backend, attaching the simulator's dma-buf export of
+ * each chunk for the NIC), over simulated
  * GPU memory (e2e_gpu.h): mbuf data addresses are GPU VAs, the IOVAs the
  * gpudp_pin page table. In kmod mode the payloads are read through the
  * module's CPU mapping, sampled words also through the provider's own kernel
@@ -67,6 +69,7 @@ enum pool_kind { POOL_HUGEPAGE, POOL_KMOD };
 /* Filled once by parse_args(); read-only afterwards. */
 struct fwd_conf {
 	enum pool_kind pool;
+	bool dmabuf;			/* kmod pool, dmabuf pin backend */
 	uint32_t frames;
 	unsigned int timeout_s;
 	unsigned int n_mbufs;
@@ -162,7 +165,8 @@ usage(const char *prog)
 {
 	printf("usage: %s [EAL options] -- [options]\n"
 	       "  --frames N         test frames to receive, then exit (required)\n"
-	       "  --pool KIND        hugepage | kmod (default hugepage)\n"
+	       "  --pool KIND        hugepage | kmod | dmabuf (default hugepage); dmabuf is a\n"
+	       "                     kmod pool pinned by the dmabuf backend\n"
 	       "  --timeout S        give up after S seconds (default 60)\n"
 	       "  --mbufs N          mbufs in the pool (default 1024)\n"
 	       "  --gpu-va VA        kmod: use this simulated GPU allocation instead of\n"
@@ -252,10 +256,12 @@ parse_args(int argc, char **argv, struct fwd_conf *c)
 		case 'p':
 			if (strcmp(optarg, "hugepage") == 0) {
 				c->pool = POOL_HUGEPAGE;
-			} else if (strcmp(optarg, "kmod") == 0) {
+			} else if (strcmp(optarg, "kmod") == 0 ||
+				   strcmp(optarg, "dmabuf") == 0) {
 				c->pool = POOL_KMOD;
+				c->dmabuf = optarg[0] == 'd';
 			} else {
-				fprintf(stderr, "e2e-fwd: bad value for --pool: '%s' (hugepage, kmod)\n",
+				fprintf(stderr, "e2e-fwd: bad value for --pool: '%s' (hugepage, kmod, dmabuf)\n",
 					optarg);
 				return -1;
 			}
@@ -414,7 +420,7 @@ kmod_pool_setup(uint16_t port)
 		.nb_mbufs = conf->n_mbufs,
 		.data_room = DATA_ROOM,
 		.socket_id = (int)rte_socket_id(),
-		.pin = GPUDP_PIN_KMOD,
+		.pin = conf->dmabuf ? GPUDP_PIN_DMABUF : GPUDP_PIN_KMOD,
 	};
 	struct gpudp_pool_info info;
 	uint64_t va[16], len[16], off, iova;
@@ -435,7 +441,8 @@ kmod_pool_setup(uint16_t port)
 	pc.alloc = e2e_gpu_allocator(gpu);
 	gpool = gpudp_pool_create(&pc);
 	if (gpool == NULL) {
-		SAY("gpudp_pool_create (device, kmod): %s", rte_strerror(rte_errno));
+		SAY("gpudp_pool_create (device, %s): %s", gpudp_pin_backend_name(pc.pin),
+		    rte_strerror(rte_errno));
 		return NULL;
 	}
 	gpudp_mem_pin_stats(&pin_created);
@@ -446,6 +453,11 @@ kmod_pool_setup(uint16_t port)
 	    info.nb_mbufs, info.elt_size, info.gpu_bytes, info.chunks, va[0],
 	    info.extmem_segs, gpudp_pin_backend_name(info.pin),
 	    conf->uva ? "at the GPU VA" : "elsewhere");
+	if (info.pin != pc.pin) {
+		SAY("lib/mem used pin backend %s, not %s", gpudp_pin_backend_name(info.pin),
+		    gpudp_pin_backend_name(pc.pin));
+		return NULL;
+	}
 	if (n != info.chunks || n > RTE_DIM(va)) {
 		SAY("lib/mem reports %u chunks, the allocator saw %u", info.chunks, n);
 		return NULL;
@@ -529,7 +541,7 @@ kmod_repin(uint16_t port)
 		.nb_mbufs = 16,
 		.data_room = DATA_ROOM,
 		.socket_id = (int)rte_socket_id(),
-		.pin = GPUDP_PIN_KMOD,
+		.pin = conf->dmabuf ? GPUDP_PIN_DMABUF : GPUDP_PIN_KMOD,
 		.alloc = e2e_gpu_allocator(gpu),
 	};
 	struct gpudp_pool *p = gpudp_pool_create(&pc);
@@ -975,7 +987,7 @@ main(int argc, char **argv)
 	    " addr_bad=%" PRIu64 " peek_checked=%" PRIu64 " peek_bad=%" PRIu64
 	    " revoked=%d port_ipackets=%" PRIu64 " port_opackets=%" PRIu64
 	    " port_imissed=%" PRIu64 " port_ierrors=%" PRIu64 " pins_ok=%d",
-	    c.pool == POOL_KMOD ? "kmod" : "hugepage", st.rx, st.test, st.valid,
+	    c.pool == POOL_KMOD ? (c.dmabuf ? "dmabuf" : "kmod") : "hugepage", st.rx, st.test, st.valid,
 	    st.bad, st.dup, st.other, st.done, st.forwarded, st.tx_dropped, st.hello,
 	    st.addr_checked, st.addr_bad, st.peek_checked, st.peek_bad, revoked,
 	    es.ipackets, es.opackets, es.imissed, es.ierrors, pins_ok);

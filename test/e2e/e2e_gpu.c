@@ -159,6 +159,15 @@ gpu_alloc(void *ctx, size_t len, size_t align)
 	return (void *)(uintptr_t)a->va;
 }
 
+/* The allocator's dma-buf export (lib/mem's dmabuf backend). */
+static int
+gpu_export(void *ctx, void *ptr, size_t len)
+{
+	struct e2e_gpu *g = ctx;
+
+	return e2e_sim_export_dmabuf(g->sim_fd, (uintptr_t)ptr, len);
+}
+
 static int
 gpu_free(void *ctx, void *ptr)
 {
@@ -186,6 +195,7 @@ e2e_gpu_open(const struct e2e_gpu_conf *conf)
 	g->conf = *conf;
 	g->alloc = (struct gpudp_mem_allocator){
 		.name = "nvidia_p2p_sim", .alloc = gpu_alloc, .free = gpu_free, .ctx = g,
+		.export_dmabuf = gpu_export,
 	};
 	g->pin_fd = -1;
 	g->sim_fd = e2e_sim_open();

@@ -5,7 +5,8 @@
  * (test/kmod/sim), handed to lib/mem as a gpudp_mem_allocator, plus a CPU
  * mapping of it through gpudp_pin (the stand-in for gpudev's cpu_map).
  *
- * lib/mem pins what the allocator returns through its own kmod backend and
+ * lib/mem pins what the allocator returns through its own kmod backend (or
+ * attaches the simulator's dma-buf export of it, dmabuf backend) and
  * registers it with the page table as IOVA table; mbuf data addresses are
  * GPU VAs, as with a real GPU. The forwarder reads payloads through the CPU
  * mapping, translating with e2e_gpu_cpu_ptr().

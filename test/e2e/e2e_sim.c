@@ -47,6 +47,15 @@ e2e_sim_free(int fd, uint64_t va)
 }
 
 int
+e2e_sim_export_dmabuf(int fd, uint64_t va, uint64_t len)
+{
+	struct nvp2p_sim_export e = { .va = va, .len = len };
+	int ret = sim_ioctl(fd, NVP2P_SIM_IOC_EXPORT_DMABUF, &e);
+
+	return ret < 0 ? ret : e.fd;
+}
+
+int
 e2e_sim_peek(int fd, uint64_t va, uint64_t *value)
 {
 	struct nvp2p_sim_word w = { .va = va };

@@ -22,6 +22,12 @@ int e2e_sim_alloc(int fd, uint64_t size, uint64_t *va);
 /** Fake cudaFree of the allocation at @p va: runs the free callbacks. */
 int e2e_sim_free(int fd, uint64_t va);
 
+/**
+ * Fake cuMemGetHandleForAddressRange(DMA_BUF_FD): export [@p va, @p va +
+ * @p len) as a dma-buf. @return its descriptor, or a negative errno.
+ */
+int e2e_sim_export_dmabuf(int fd, uint64_t va, uint64_t len);
+
 /** Read the u64 at GPU VA @p va through the provider's kernel mapping. */
 int e2e_sim_peek(int fd, uint64_t va, uint64_t *value);
 

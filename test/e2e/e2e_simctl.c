@@ -11,7 +11,8 @@
  *                                counter K equals V
  *
  * Counters: tables_live dmas_live allocs_live get_pages put_pages
- * callbacks violations dma_maps. Built static: the guest has no libc.
+ * callbacks violations dma_maps exports_live dmabuf_maps_live dmabuf_maps
+ * move_notifies. Built static: the guest has no libc.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -108,6 +109,10 @@ cmd_expect(int fd, int argc, char **argv)
 		{ "callbacks", &s.callbacks },
 		{ "violations", &s.violations },
 		{ "dma_maps", &s.dma_maps },
+		{ "exports_live", &s.exports_live },
+		{ "dmabuf_maps_live", &s.dmabuf_maps_live },
+		{ "dmabuf_maps", &s.dmabuf_maps },
+		{ "move_notifies", &s.move_notifies },
 	};
 	const size_t n = sizeof(ctr) / sizeof(ctr[0]);
 	size_t i;

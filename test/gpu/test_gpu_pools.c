@@ -2,13 +2,18 @@
 /*
  * gpu suite: lib/mem device and pinned pools on a real GPU through gpudp's
  * gpudev driver, forwarding through net_null (which never touches the
- * payload, so GPU memory is fine behind it). Exits 77 without a GPU.
+ * payload, so GPU memory is fine behind it). Also exports device memory
+ * as a dma-buf (cuMemGetHandleForAddressRange, what the dmabuf pin backend
+ * hands to gpudp_pin). Exits 77 without a GPU.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -148,10 +153,106 @@ device_pool_teardown_leaks_nothing_x1000(void)
 	return GPUDP_TEST_PASS;
 }
 
+/* Export [ptr, ptr + len) as a dma-buf fd in ptr's context; negative on error. */
+static int
+export_dmabuf(void *ptr, size_t len, CUresult *res)
+{
+	CUcontext ctx = NULL, prev;
+	int fd = -1;
+
+	*res = gpudp_cu->cuPointerGetAttribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT,
+					       (CUdeviceptr)(uintptr_t)ptr);
+	if (*res != CUDA_SUCCESS)
+		return -1;
+	*res = gpudp_cu->cuCtxPushCurrent(ctx);
+	if (*res != CUDA_SUCCESS)
+		return -1;
+	*res = gpudp_cu->cuMemGetHandleForAddressRange(&fd, (CUdeviceptr)(uintptr_t)ptr, len,
+						       CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
+	gpudp_cu->cuCtxPopCurrent(&prev);
+	return *res == CUDA_SUCCESS ? fd : -1;
+}
+
+/* Is fd a dma-buf of len bytes? Prints what it found. */
+static int
+check_dmabuf_fd(int fd, size_t len)
+{
+	char path[64], link[128] = "", info[512] = "", *exp;
+	struct stat st;
+	ssize_t n;
+	off_t end;
+	int fi;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	link[n > 0 ? n : 0] = '\0';
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	fi = open(path, O_RDONLY);
+	if (fi >= 0) {
+		n = read(fi, info, sizeof(info) - 1);
+		info[n > 0 ? n : 0] = '\0';
+		close(fi);
+	}
+	exp = strstr(info, "exp_name:");
+	if (exp != NULL)
+		exp[strcspn(exp, "\n")] = '\0';
+	end = lseek(fd, 0, SEEK_END);
+	printf("    fd %d -> '%s', size %jd (%s)\n", fd, link, (intmax_t)end,
+	       exp != NULL ? exp : "no exp_name in fdinfo");
+	GPUDP_TEST_ASSERT(fstat(fd, &st) == 0, "fstat: %s", strerror(errno));
+	/* "/dmabuf:" on kernels with the dmabuf pseudo-fs, "anon_inode:dmabuf" before */
+	GPUDP_TEST_ASSERT(strstr(link, "dmabuf") != NULL, "not a dma-buf: '%s'", link);
+	GPUDP_TEST_ASSERT(end == (off_t)len, "size %jd, want %zu", (intmax_t)end, len);
+	return GPUDP_TEST_PASS;
+}
+
+/* device memory exports as a dma-buf: whole allocation and a 64 KiB range */
+static int
+device_memory_exports_as_dmabuf(void)
+{
+	const size_t len = 2u << 20, page = 64u << 10;
+	struct rte_gpu_info info;
+	CUdevice dev;
+	CUresult res;
+	int v = 0, fd, rc;
+	void *p;
+
+	NEED_GPU();
+	GPUDP_TEST_SKIP_IF(gpudp_cu->cuMemGetHandleForAddressRange == NULL,
+			   "driver lacks cuMemGetHandleForAddressRange");
+	GPUDP_TEST_ASSERT(rte_gpu_info_get(gpu, &info) == 0 && info.name != NULL, "info");
+	GPUDP_TEST_ASSERT(gpudp_cu->cuDeviceGetByPCIBusId(&dev, info.name) == CUDA_SUCCESS,
+			  "CUDA device of %s", info.name);
+	GPUDP_TEST_ASSERT(gpudp_cu->cuDeviceGetAttribute(&v,
+			  CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, dev) == CUDA_SUCCESS,
+			  "DMA_BUF_SUPPORTED");
+	printf("    %s: CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = %d\n", info.name, v);
+	GPUDP_TEST_SKIP_IF(v == 0, "%s: CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED is 0", info.name);
+	p = rte_gpu_mem_alloc(gpu, len, page);
+	GPUDP_TEST_ASSERT(p != NULL, "rte_gpu_mem_alloc: %s", strerror(rte_errno));
+	fd = export_dmabuf(p, len, &res);
+	if (fd < 0)
+		printf("    export of %zu bytes: %s\n", len, gpudp_cuda_errstr(res));
+	rc = fd >= 0 ? check_dmabuf_fd(fd, len) : GPUDP_TEST_FAIL;
+	if (fd >= 0)
+		close(fd);
+	if (rc == GPUDP_TEST_PASS) {
+		fd = export_dmabuf((char *)p + page, page, &res);
+		if (fd < 0)
+			printf("    export of 64 KiB at +64 KiB: %s\n", gpudp_cuda_errstr(res));
+		rc = fd >= 0 ? check_dmabuf_fd(fd, page) : GPUDP_TEST_FAIL;
+		if (fd >= 0)
+			close(fd);
+	}
+	GPUDP_TEST_ASSERT(rte_gpu_mem_free(gpu, p) == 0, "free");
+	return rc;
+}
+
 static const struct gpudp_test_case cases[] = {
 	{ "device_pool_forwards_through_null", device_pool_forwards_through_null },
 	{ "pinned_pool_forwards_through_null", pinned_pool_forwards_through_null },
 	{ "device_pool_teardown_leaks_nothing_x1000", device_pool_teardown_leaks_nothing_x1000 },
+	{ "device_memory_exports_as_dmabuf", device_memory_exports_as_dmabuf },
 	{ NULL, NULL },
 };
 

@@ -114,6 +114,10 @@ static int expect_clean(void)
 	       (unsigned long long)s.dmas_live);
 	ASSERT(s.violations == 0, "%llu provider API violations",
 	       (unsigned long long)s.violations);
+	ASSERT(s.dmabuf_maps_live == 0, "%llu dma-buf mappings outstanding",
+	       (unsigned long long)s.dmabuf_maps_live);
+	ASSERT(s.exports_live == 0, "%llu dma-bufs not released",
+	       (unsigned long long)s.exports_live);
 	return GPUDP_TEST_PASS;
 }
 
@@ -217,6 +221,8 @@ static int version_reports_abi_and_caps(void)
 	ASSERT_RC(gpudp_pin_version(fd, &v), 0);
 	ASSERT(v.abi_major == GPUDP_PIN_ABI_MAJOR, "major %u", v.abi_major);
 	ASSERT(v.caps & GPUDP_PIN_CAP_PERSISTENT, "caps 0x%x", v.caps);
+	ASSERT(v.caps & GPUDP_PIN_CAP_DMABUF, "caps 0x%x", v.caps);
+	ASSERT(v.abi_minor >= 1, "minor %u", v.abi_minor);
 	ASSERT(v.max_pinned_bytes > 0, "no cap");
 	ASSERT(v.pinned_bytes == 0, "fresh fd has %llu pinned",
 	       (unsigned long long)v.pinned_bytes);
@@ -232,6 +238,7 @@ static int ioctl_bad_user_pointer_is_efault(void)
 		GPUDP_PIN_IOC_VERSION, GPUDP_PIN_IOC_PIN, GPUDP_PIN_IOC_UNPIN,
 		GPUDP_PIN_IOC_GET_TABLE, GPUDP_PIN_IOC_QUERY,
 		GPUDP_PIN_IOC_MAP_PEER, GPUDP_PIN_IOC_UNMAP_PEER,
+		GPUDP_PIN_IOC_ATTACH_DMABUF,
 	};
 	unsigned int i;
 	int fd = open_pin();
@@ -1198,6 +1205,10 @@ static int process_exit_releases_in_either_fd_order(void)
 #define FZ_FDS 2
 #define FZ_HANDLES 16
 
+static int sim_export(uint64_t va, uint64_t len);
+static int attach(int fd, int dfd, uint64_t off, uint64_t len,
+		  struct gpudp_pin_dmabuf *d);
+
 static int errno_in(int rc, const int *ok)
 {
 	for (; *ok != 1; ok++)
@@ -1216,6 +1227,7 @@ static int fuzz_random_ioctl_sequences(void)
 	int hfd[FZ_HANDLES];
 	int fds[FZ_FDS] = { -1, -1 };
 	uint64_t ops = 0, addrs[64], pins_ok = 0, maps_ok = 0, mmaps_ok = 0;
+	uint64_t attaches_ok = 0;
 	struct nvp2p_sim_stats s0 = sim_stats(), s1;
 	time_t end = time(NULL) + secs;
 	uint32_t dom = 0;
@@ -1231,6 +1243,8 @@ static int fuzz_random_ioctl_sequences(void)
 	static const int ok_unmap[] = { 0, -ENOENT, -EIDRM, -EINVAL, 1 };
 	static const int ok_mmap[] = { 0, -ENXIO, -EIDRM, -EINVAL, 1 };
 	static const int ok_free[] = { 0, -EBUSY, -ENOENT, 1 };
+	static const int ok_attach[] = { 0, -EINVAL, -ENXIO, -E2BIG, -ENOSPC,
+					 -EIDRM, -EIO, -ENOMEM, 1 };
 
 	printf("    fuzz: seed %u, %ld s\n", seed, secs);
 	srand(seed);
@@ -1239,7 +1253,9 @@ static int fuzz_random_ioctl_sequences(void)
 	for (i = 0; i < FZ_HANDLES; i++)
 		hfd[i] = 0;
 	while (time(NULL) < end) {
-		int op = rand() % 13, a = rand() % FZ_ALLOCS, f = rand() % FZ_FDS;
+		int op = rand() % 14, a = rand() % FZ_ALLOCS, f = rand() % FZ_FDS;
+		struct gpudp_pin_dmabuf dh;
+		int dfd;
 		int h = rand() % FZ_HANDLES;
 		struct gpudp_pin_query q;
 		struct nvp2p_sim_fault fl;
@@ -1326,6 +1342,27 @@ static int fuzz_random_ioctl_sequences(void)
 				fds[f] = -1;
 			}
 			break;
+		case 12:	/* export a dma-buf, attach part of it */
+			if (!allocs[a])
+				break;
+			dfd = sim_export(allocs[a], (uint64_t)(1 + rand() % 2) * GPU_PAGE);
+			if (dfd < 0) {
+				ASSERT(dfd == -ENOENT, "export: %d", dfd);
+				break;
+			}
+			rc = attach(fds[f], dfd, (uint64_t)(rand() % 3) * GPU_PAGE +
+				    (rand() % 4 ? 0 : 4096), (uint64_t)(rand() % 3) * GPU_PAGE,
+				    &dh);
+			close(dfd);
+			ASSERT(errno_in(rc, ok_attach), "attach: %d (op %llu)", rc,
+			       (unsigned long long)ops);
+			if (rc == 0) {
+				memset(&handles[nh % FZ_HANDLES], 0, sizeof(handles[0]));
+				handles[nh % FZ_HANDLES].handle = dh.handle;
+				hfd[nh++ % FZ_HANDLES] = f;
+				attaches_ok++;
+			}
+			break;
 		case 11:	/* fault injection */
 			memset(&fl, 0, sizeof(fl));
 			if (rand() % 3 == 0) {
@@ -1335,6 +1372,7 @@ static int fuzz_random_ioctl_sequences(void)
 				fl.race_put = rand() % 3 == 0;
 				fl.cb_thread = rand() % 3 == 0;
 				fl.bad_version = rand() % 16 == 0;
+				fl.map_err = rand() % 4 == 0 ? -EIO : 0;
 			}
 			ASSERT_RC(sim_set_fault(&fl), 0);
 			break;
@@ -1350,13 +1388,437 @@ static int fuzz_random_ioctl_sequences(void)
 		if (allocs[i])
 			ASSERT_RC(sim_free(allocs[i]), 0);
 	s1 = sim_stats();
-	printf("    fuzz: %llu operations: %llu pins, %llu peer maps, %llu mmaps, %llu callbacks\n",
+	printf("    fuzz: %llu operations: %llu pins, %llu peer maps, %llu mmaps, %llu callbacks, "
+	       "%llu dma-buf attachments, %llu move_notifies\n",
 	       (unsigned long long)ops, (unsigned long long)pins_ok,
 	       (unsigned long long)maps_ok, (unsigned long long)mmaps_ok,
-	       (unsigned long long)(s1.callbacks - s0.callbacks));
-	ASSERT(pins_ok > 0 && (secs < 2 || (maps_ok > 0 && mmaps_ok > 0)),
+	       (unsigned long long)(s1.callbacks - s0.callbacks),
+	       (unsigned long long)attaches_ok,
+	       (unsigned long long)(s1.move_notifies - s0.move_notifies));
+	ASSERT(pins_ok > 0 && (secs < 2 || (maps_ok > 0 && mmaps_ok > 0 &&
+					    attaches_ok > 0)),
 	       "the fuzzer did not exercise the module");
 	return expect_clean();
+}
+
+/* ---- dma-buf attachments (ATTACH_DMABUF) over the provider's export ---- */
+
+/* Fake cuMemGetHandleForAddressRange: a dma-buf fd, or a negative errno. */
+static int sim_export(uint64_t va, uint64_t len)
+{
+	struct nvp2p_sim_export e = { .va = va, .len = len };
+	int rc = sim_ioctl(NVP2P_SIM_IOC_EXPORT_DMABUF, &e);
+
+	return rc < 0 ? rc : e.fd;
+}
+
+/* Attach without a device: CPU physical addresses. */
+static int attach(int fd, int dfd, uint64_t off, uint64_t len,
+		  struct gpudp_pin_dmabuf *d)
+{
+	return gpudp_pin_attach_dmabuf(fd, dfd, off, len, -1, 0, 0, d);
+}
+
+/* The provider's own addresses of [va, va + len), through a PIN. */
+static int provider_table(int fd, uint64_t va, uint64_t len, uint64_t *addrs,
+			  uint32_t max)
+{
+	struct gpudp_pin_pin p;
+	int rc = gpudp_pin_pin(fd, va, len, GPUDP_PIN_F_STRICT, &p);
+
+	if (rc == 0)
+		rc = gpudp_pin_get_table(fd, p.handle, addrs, max, NULL, NULL);
+	gpudp_pin_unpin(fd, p.handle);
+	return rc;
+}
+
+static int dmabuf_attach_table_matches_provider_pages(void)
+{
+	uint64_t va = sim_alloc(4 * GPU_PAGE), want[2], got[4];
+	struct gpudp_pin_version v;
+	struct gpudp_pin_dmabuf d;
+	struct gpudp_pin_query q;
+	struct gpudp_pin_pin fake;
+	uint32_t n = 0, ps = 0;
+	int fd = open_pin(), dfd = sim_export(va, 4 * GPU_PAGE);
+	void *m;
+
+	ASSERT(va && fd >= 0 && dfd >= 0, "setup: dfd %d", dfd);
+	ASSERT_RC(attach(fd, dfd, GPU_PAGE, 2 * GPU_PAGE, &d), 0);
+	close(dfd);	/* the module holds its own reference */
+	ASSERT(d.handle != 0 && d.entries == 2 && d.page_size == GPU_PAGE &&
+	       d.size == 4 * GPU_PAGE, "handle %llu entries %u page %u size %llu",
+	       (unsigned long long)d.handle, d.entries, d.page_size,
+	       (unsigned long long)d.size);
+	ASSERT_RC(gpudp_pin_get_table(fd, d.handle, got, 4, &n, &ps), 0);
+	ASSERT(n == 2 && ps == GPU_PAGE, "table %u x %u", n, ps);
+	ASSERT_RC(provider_table(fd, va + GPU_PAGE, 2 * GPU_PAGE, want, 2), 0);
+	ASSERT(got[0] == want[0] && got[1] == want[1],
+	       "dma-buf 0x%llx 0x%llx, provider 0x%llx 0x%llx",
+	       (unsigned long long)got[0], (unsigned long long)got[1],
+	       (unsigned long long)want[0], (unsigned long long)want[1]);
+	ASSERT_RC(gpudp_pin_query(fd, d.handle, &q), 0);
+	ASSERT(q.state == GPUDP_PIN_STATE_VALID && q.flags == GPUDP_PIN_QF_DMABUF &&
+	       q.aligned_va == GPU_PAGE && q.aligned_len == 2 * GPU_PAGE &&
+	       q.entries == 2 && q.page_size == GPU_PAGE && q.mmap_offset == 0,
+	       "query state %u flags 0x%x range 0x%llx+0x%llx", q.state, q.flags,
+	       (unsigned long long)q.aligned_va, (unsigned long long)q.aligned_len);
+	ASSERT_RC(gpudp_pin_version(fd, &v), 0);
+	ASSERT(v.pinned_bytes == 2 * GPU_PAGE, "pinned_bytes %llu",
+	       (unsigned long long)v.pinned_bytes);
+	ASSERT(sim_stats().dmabuf_maps_live == 1, "not mapped by the exporter");
+	/* No peer mapping (it is one), no CPU mapping. */
+	ASSERT_RC(gpudp_pin_map_peer(fd, d.handle, 0, 0, 0, NULL, 0, NULL, NULL),
+		  -EOPNOTSUPP);
+	ASSERT_RC(gpudp_pin_unmap_peer(fd, d.handle), -EINVAL);
+	memset(&fake, 0, sizeof(fake));
+	fake.aligned_len = 2 * GPU_PAGE;
+	ASSERT_RC(gpudp_pin_mmap(fd, &fake, 0, 4096, &m), -ENXIO);
+	ASSERT_RC(gpudp_pin_unpin(fd, d.handle), 0);
+	ASSERT_RC(gpudp_pin_unpin(fd, d.handle), -ENOENT);
+	ASSERT_RC(gpudp_pin_version(fd, &v), 0);
+	ASSERT(v.pinned_bytes == 0, "pinned_bytes %llu after detach",
+	       (unsigned long long)v.pinned_bytes);
+	close(fd);
+	ASSERT_RC(sim_free(va), 0);
+	return expect_clean();
+}
+
+static int dmabuf_attach_for_pci_device(void)
+{
+	uint64_t va = sim_alloc(2 * GPU_PAGE), a[2], b[2];
+	struct gpudp_pin_dmabuf d, e;
+	uint32_t dom = 0;
+	uint8_t bus = 0, devfn = 0;
+	int fd = open_pin(), dfd = sim_export(va, 2 * GPU_PAGE);
+
+	ASSERT(va && fd >= 0 && dfd >= 0, "setup");
+	ASSERT(first_pci_dev(&dom, &bus, &devfn) == 0, "no PCI device in the guest");
+	ASSERT_RC(gpudp_pin_attach_dmabuf(fd, dfd, 0, 2 * GPU_PAGE, (int32_t)dom,
+					  bus, devfn, &d), 0);
+	ASSERT_RC(attach(fd, dfd, 0, 2 * GPU_PAGE, &e), 0);
+	ASSERT_RC(gpudp_pin_get_table(fd, d.handle, a, 2, NULL, NULL), 0);
+	ASSERT_RC(gpudp_pin_get_table(fd, e.handle, b, 2, NULL, NULL), 0);
+	/* The guest has no IOMMU: the device sees physical addresses. */
+	ASSERT(a[0] == b[0] && a[1] == b[1], "device 0x%llx, none 0x%llx",
+	       (unsigned long long)a[0], (unsigned long long)b[0]);
+	ASSERT_RC(gpudp_pin_attach_dmabuf(fd, dfd, 0, GPU_PAGE, 9, bus, devfn, &e),
+		  -ENODEV);
+	close(dfd);
+	close(fd);
+	ASSERT_RC(sim_free(va), 0);
+	return expect_clean();
+}
+
+static int dmabuf_attach_bad_fd_is_ebadf(void)
+{
+	struct gpudp_pin_dmabuf d;
+	int fd = open_pin(), gone = dup(fd);
+
+	ASSERT(fd >= 0 && gone >= 0, "setup");
+	close(gone);
+	ASSERT_RC(attach(fd, -1, 0, GPU_PAGE, &d), -EBADF);
+	ASSERT_RC(attach(fd, gone, 0, GPU_PAGE, &d), -EBADF);
+	close(fd);
+	return expect_clean();
+}
+
+static int dmabuf_attach_non_dmabuf_fd_is_ebadfd(void)
+{
+	struct gpudp_pin_dmabuf d;
+	int fd = open_pin(), null = open("/dev/null", O_RDWR);
+
+	ASSERT(fd >= 0 && null >= 0, "setup");
+	ASSERT_RC(attach(fd, null, 0, GPU_PAGE, &d), -EBADFD);
+	ASSERT_RC(attach(fd, fd, 0, GPU_PAGE, &d), -EBADFD);
+	ASSERT_RC(attach(fd, sim_fd, 0, GPU_PAGE, &d), -EBADFD);
+	close(null);
+	close(fd);
+	return expect_clean();
+}
+
+static int unpriv_attach(int fd, uint64_t dfd)
+{
+	struct gpudp_pin_dmabuf d;
+
+	return attach(fd, (int)dfd, 0, GPU_PAGE, &d) == -EPERM ? 0 : 1;
+}
+
+static int dmabuf_attach_range_and_argument_errors(void)
+{
+	uint64_t va = sim_alloc(2 * GPU_PAGE);
+	struct gpudp_pin_dmabuf d, e;
+	int fd = open_pin(), dfd = sim_export(va, 2 * GPU_PAGE), rc1, rc2, rc3;
+
+	ASSERT(va && fd >= 0 && dfd >= 0, "setup");
+	ASSERT_RC(attach(fd, dfd, 4096, GPU_PAGE, &d), -EINVAL);
+	ASSERT_RC(attach(fd, dfd, 0, 0, &d), -EINVAL);
+	ASSERT_RC(attach(fd, dfd, 0, 4096, &d), -EINVAL);
+	ASSERT_RC(attach(fd, dfd, 0, GPU_PAGE + 4096, &d), -EINVAL);
+	ASSERT_RC(attach(fd, dfd, GPU_PAGE, 2 * GPU_PAGE, &d), -ENXIO);
+	ASSERT_RC(attach(fd, dfd, 2 * GPU_PAGE, GPU_PAGE, &d), -ENXIO);
+	ASSERT_RC(attach(fd, dfd, 0, 3 * GPU_PAGE, &d), -ENXIO);
+	ASSERT_RC(attach(fd, dfd, 1ULL << 40, GPU_PAGE, &d), -ENXIO);
+	ASSERT_RC(attach(fd, dfd, UINT64_MAX - GPU_PAGE + 1, 2 * GPU_PAGE, &d),
+		  -EOVERFLOW);
+	memset(&d, 0, sizeof(d));
+	d.fd = dfd;
+	d.len = GPU_PAGE;
+	d.flags = 1U << 5;
+	ASSERT(ioctl(fd, GPUDP_PIN_IOC_ATTACH_DMABUF, &d) < 0 && errno == EINVAL,
+	       "unknown flag: errno %d", errno);
+	d.flags = 0;
+	d.pad0 = 1;
+	ASSERT(ioctl(fd, GPUDP_PIN_IOC_ATTACH_DMABUF, &d) < 0 && errno == EINVAL,
+	       "pad: errno %d", errno);
+	d.pad0 = 0;
+	d.pci_bus = 1;	/* a device without F_PCI */
+	ASSERT(ioctl(fd, GPUDP_PIN_IOC_ATTACH_DMABUF, &d) < 0 && errno == EINVAL,
+	       "pci without F_PCI: errno %d", errno);
+	ASSERT(as_unprivileged(fd, (uint64_t)dfd, unpriv_attach) == 0, "EPERM");
+	/* The fd's budget counts attachments like pins. */
+	ASSERT_RC(set_cap(GPU_PAGE), 0);
+	rc1 = attach(fd, dfd, 0, 2 * GPU_PAGE, &d);
+	rc2 = attach(fd, dfd, 0, GPU_PAGE, &d);
+	rc3 = attach(fd, dfd, GPU_PAGE, GPU_PAGE, &e);
+	set_cap(16ULL << 30);
+	ASSERT(rc1 == -E2BIG && rc2 == 0 && rc3 == -ENOSPC, "cap: %d %d %d",
+	       rc1, rc2, rc3);
+	ASSERT(sim_stats().dmabuf_maps_live == 1, "a failed attach left a mapping");
+	close(dfd);
+	close(fd);
+	ASSERT_RC(sim_free(va), 0);
+	return expect_clean();
+}
+
+static int dmabuf_revoked_by_free_is_invalidated(void)
+{
+	uint64_t va = sim_alloc(2 * GPU_PAGE), addrs[2];
+	struct nvp2p_sim_stats s0 = sim_stats(), s1;
+	struct gpudp_pin_version v;
+	struct gpudp_pin_dmabuf d;
+	struct gpudp_pin_query q;
+	uint32_t n = 7;
+	int fd = open_pin(), dfd = sim_export(va, 2 * GPU_PAGE);
+
+	ASSERT(va && fd >= 0 && dfd >= 0, "setup");
+	ASSERT_RC(attach(fd, dfd, 0, 2 * GPU_PAGE, &d), 0);
+	close(dfd);
+	ASSERT_RC(sim_free(va), 0);	/* fake cudaFree: move_notify */
+	s1 = sim_stats();
+	ASSERT(s1.move_notifies == s0.move_notifies + 1, "%llu move_notifies",
+	       (unsigned long long)(s1.move_notifies - s0.move_notifies));
+	ASSERT(s1.dmabuf_maps_live == 0, "mapping kept after move_notify");
+	ASSERT_RC(gpudp_pin_query(fd, d.handle, &q), 0);
+	ASSERT(q.state == GPUDP_PIN_STATE_REVOKED && (q.flags & GPUDP_PIN_QF_DMABUF) &&
+	       q.entries == 0 && q.page_size == 0, "state %u flags 0x%x entries %u",
+	       q.state, q.flags, q.entries);
+	ASSERT_RC(gpudp_pin_get_table(fd, d.handle, addrs, 2, &n, NULL), -EIDRM);
+	ASSERT_RC(gpudp_pin_get_table(fd, d.handle, NULL, 0, &n, NULL), -EIDRM);
+	ASSERT_RC(gpudp_pin_map_peer(fd, d.handle, 0, 0, 0, NULL, 0, NULL, NULL),
+		  -EIDRM);
+	/* Revoked attachments count against the budget until detached. */
+	ASSERT_RC(gpudp_pin_version(fd, &v), 0);
+	ASSERT(v.pinned_bytes == 2 * GPU_PAGE, "pinned %llu",
+	       (unsigned long long)v.pinned_bytes);
+	ASSERT_RC(gpudp_pin_unpin(fd, d.handle), 0);
+	close(fd);
+	return expect_clean();
+}
+
+static int dmabuf_attach_revoked_or_failing_buffer(void)
+{
+	struct nvp2p_sim_fault f = { .map_err = -EIO };
+	uint64_t va = sim_alloc(GPU_PAGE);
+	struct gpudp_pin_dmabuf d;
+	int fd = open_pin(), dfd = sim_export(va, GPU_PAGE);
+
+	ASSERT(va && fd >= 0 && dfd >= 0, "setup");
+	/* The exporter's errors are passed through. */
+	ASSERT_RC(sim_set_fault(&f), 0);
+	ASSERT_RC(attach(fd, dfd, 0, GPU_PAGE, &d), -EIO);
+	ASSERT_RC(sim_reset_fault(), 0);
+	ASSERT_RC(sim_free(va), 0);
+	/* Memory freed before the attach: the exporter refuses to map. */
+	ASSERT_RC(attach(fd, dfd, 0, GPU_PAGE, &d), -EIDRM);
+	ASSERT_RC(gpudp_pin_version(fd, &(struct gpudp_pin_version){ 0 }), 0);
+	close(dfd);
+	close(fd);
+	return expect_clean();
+}
+
+static int dmabuf_unaligned_export_gives_4k_table(void)
+{
+	uint64_t va = sim_alloc(3 * GPU_PAGE), want[48], got[32];
+	struct gpudp_pin_dmabuf d;
+	uint32_t n = 0, ps = 0, i;
+	int fd = open_pin(), dfd = sim_export(va + 4096, 2 * GPU_PAGE);
+
+	ASSERT(va && fd >= 0 && dfd >= 0, "setup");
+	/* Each 64 KiB of this buffer straddles two provider chunks. */
+	ASSERT_RC(attach(fd, dfd, 0, 2 * GPU_PAGE, &d), 0);
+	ASSERT(d.page_size == 4096 && d.entries == 32, "table %u x %u",
+	       d.entries, d.page_size);
+	ASSERT_RC(gpudp_pin_get_table(fd, d.handle, got, 32, &n, &ps), 0);
+	ASSERT_RC(provider_table(fd, va, 3 * GPU_PAGE, want, 3), 0);
+	for (i = 0; i < 32; i++) {
+		uint64_t off = 4096 + (uint64_t)i * 4096;
+		uint64_t exp = want[off / GPU_PAGE] + off % GPU_PAGE;
+
+		ASSERT(got[i] == exp, "page %u: 0x%llx, want 0x%llx", i,
+		       (unsigned long long)got[i], (unsigned long long)exp);
+	}
+	close(dfd);
+	close(fd);
+	ASSERT_RC(sim_free(va), 0);
+	return expect_clean();
+}
+
+static int dmabuf_close_without_detach_releases(void)
+{
+	uint64_t va = sim_alloc(2 * GPU_PAGE);
+	struct gpudp_pin_dmabuf d, e;
+	int fd = open_pin(), dfd = sim_export(va, 2 * GPU_PAGE);
+
+	ASSERT(va && fd >= 0 && dfd >= 0, "setup");
+	ASSERT_RC(attach(fd, dfd, 0, GPU_PAGE, &d), 0);
+	ASSERT_RC(attach(fd, dfd, GPU_PAGE, GPU_PAGE, &e), 0);
+	ASSERT(sim_stats().dmabuf_maps_live == 2, "two mappings");
+	close(fd);
+	ASSERT(sim_stats().dmabuf_maps_live == 0, "close left mappings");
+	ASSERT(sim_stats().exports_live == 1, "the buffer is still ours");
+	close(dfd);
+	ASSERT_RC(sim_free(va), 0);
+	return expect_clean();
+}
+
+static int dmabuf_same_buffer_twice_gives_two_attachments(void)
+{
+	uint64_t va = sim_alloc(2 * GPU_PAGE), a[2], b[2];
+	struct nvp2p_sim_stats s0 = sim_stats(), s1;
+	struct gpudp_pin_dmabuf d[3];
+	struct gpudp_pin_query q;
+	int fd = open_pin(), dfd = sim_export(va, 2 * GPU_PAGE);
+	int dfd2 = sim_export(va, 2 * GPU_PAGE), i;
+
+	ASSERT(va && fd >= 0 && dfd >= 0 && dfd2 >= 0, "setup");
+	ASSERT_RC(attach(fd, dfd, 0, 2 * GPU_PAGE, &d[0]), 0);
+	ASSERT_RC(attach(fd, dfd, 0, 2 * GPU_PAGE, &d[1]), 0);
+	ASSERT_RC(attach(fd, dfd2, 0, 2 * GPU_PAGE, &d[2]), 0);	/* 2nd export */
+	ASSERT(d[0].handle != d[1].handle && d[1].handle != d[2].handle,
+	       "handles not distinct");
+	ASSERT_RC(gpudp_pin_get_table(fd, d[0].handle, a, 2, NULL, NULL), 0);
+	for (i = 1; i < 3; i++) {
+		ASSERT_RC(gpudp_pin_get_table(fd, d[i].handle, b, 2, NULL, NULL), 0);
+		ASSERT(a[0] == b[0] && a[1] == b[1], "attachment %d differs", i);
+	}
+	ASSERT(sim_stats().dmabuf_maps_live == 3, "three mappings");
+	/* One detach leaves the other attachments alone. */
+	ASSERT_RC(gpudp_pin_unpin(fd, d[1].handle), 0);
+	ASSERT_RC(gpudp_pin_query(fd, d[0].handle, &q), 0);
+	ASSERT(q.state == GPUDP_PIN_STATE_VALID, "state %u", q.state);
+	ASSERT_RC(attach(fd, dfd, 0, 2 * GPU_PAGE, &d[1]), 0);
+	close(dfd);
+	close(dfd2);
+	ASSERT_RC(sim_free(va), 0);
+	s1 = sim_stats();
+	ASSERT(s1.move_notifies == s0.move_notifies + 2, "%llu buffers revoked",
+	       (unsigned long long)(s1.move_notifies - s0.move_notifies));
+	for (i = 0; i < 3; i++) {
+		ASSERT_RC(gpudp_pin_query(fd, d[i].handle, &q), 0);
+		ASSERT(q.state == GPUDP_PIN_STATE_REVOKED, "attachment %d: state %u",
+		       i, q.state);
+	}
+	close(fd);
+	return expect_clean();
+}
+
+static int dmabuf_process_exit_detaches(void)
+{
+	uint64_t va = sim_alloc(2 * GPU_PAGE);
+	int status, maps;
+	pid_t pid;
+
+	ASSERT(va, "setup");
+	pid = fork();
+	if (pid == 0) {
+		struct gpudp_pin_dmabuf d;
+		int fd = open_pin(), dfd = sim_export(va, 2 * GPU_PAGE);
+
+		if (fd < 0 || dfd < 0 || attach(fd, dfd, 0, 2 * GPU_PAGE, &d) != 0)
+			_exit(1);
+		_exit(0);	/* nothing closed by hand */
+	}
+	ASSERT(pid > 0 && waitpid(pid, &status, 0) == pid, "fork");
+	ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child failed");
+	maps = (int)sim_stats().dmabuf_maps_live;
+	ASSERT(maps == 0, "%d mappings left by the dead process", maps);
+	ASSERT_RC(sim_free(va), 0);
+	return expect_clean();
+}
+
+struct dmabuf_racer {
+	uint64_t va;
+	int rc;
+	pthread_barrier_t go;
+};
+
+static void *dmabuf_free_racer(void *arg)
+{
+	struct dmabuf_racer *r = arg;
+
+	pthread_barrier_wait(&r->go);
+	r->rc = sim_free(r->va);
+	return NULL;
+}
+
+/* move_notify (simulated cudaFree) against detach: mode 0 unpin, 1 close. */
+static int dmabuf_race_loop(int mode)
+{
+	long loops = env_long("GPUDP_RACE_LOOPS", 2000) / 4, i;
+	struct gpudp_pin_dmabuf d;
+	struct dmabuf_racer r;
+	pthread_t t;
+	int fd = -1, dfd, rc;
+
+	for (i = 0; i < loops; i++) {
+		memset(&r, 0, sizeof(r));
+		r.va = sim_alloc(2 * GPU_PAGE);
+		ASSERT(r.va, "alloc");
+		if (fd < 0)
+			fd = open_pin();
+		dfd = sim_export(r.va, 2 * GPU_PAGE);
+		ASSERT(fd >= 0 && dfd >= 0, "open %d export %d", fd, dfd);
+		ASSERT_RC(attach(fd, dfd, 0, 2 * GPU_PAGE, &d), 0);
+		close(dfd);
+		pthread_barrier_init(&r.go, NULL, 2);
+		pthread_create(&t, NULL, dmabuf_free_racer, &r);
+		pthread_barrier_wait(&r.go);
+		spin((unsigned int)rand() % 2000);
+		if (mode == 0) {
+			rc = gpudp_pin_unpin(fd, d.handle);
+			ASSERT(rc == 0, "detach during free: %d (loop %ld)", rc, i);
+		} else {
+			close(fd);
+			fd = -1;
+		}
+		pthread_join(t, NULL);
+		ASSERT(r.rc == 0, "free during detach: %d (loop %ld)", r.rc, i);
+		pthread_barrier_destroy(&r.go);
+	}
+	if (fd >= 0)
+		close(fd);
+	return expect_clean();
+}
+
+static int race_dmabuf_revoke_vs_detach(void)
+{
+	return dmabuf_race_loop(0);
+}
+
+static int race_dmabuf_revoke_vs_close(void)
+{
+	return dmabuf_race_loop(1);
 }
 
 /* ---- leak check, run after rmmod gpudp_pin ---- */
@@ -1368,6 +1830,7 @@ static int provider_has_nothing_outstanding(void)
 	ASSERT(s.allocs_live == 0, "%llu allocations left",
 	       (unsigned long long)s.allocs_live);
 	ASSERT(s.get_pages > 0, "no page table was ever handed out");
+	ASSERT(s.dmabuf_maps > 0, "no dma-buf was ever mapped");
 	return expect_clean();
 }
 
@@ -1412,6 +1875,19 @@ static const struct gpudp_test_case cases[] = {
 	{ "race_free_callback_vs_cpu_faults", race_free_callback_vs_cpu_faults },
 	{ "race_two_unpins_of_one_handle", race_two_unpins_of_one_handle },
 	{ "process_exit_releases_in_either_fd_order", process_exit_releases_in_either_fd_order },
+	{ "dmabuf_attach_table_matches_provider_pages", dmabuf_attach_table_matches_provider_pages },
+	{ "dmabuf_attach_for_pci_device", dmabuf_attach_for_pci_device },
+	{ "dmabuf_attach_bad_fd_is_ebadf", dmabuf_attach_bad_fd_is_ebadf },
+	{ "dmabuf_attach_non_dmabuf_fd_is_ebadfd", dmabuf_attach_non_dmabuf_fd_is_ebadfd },
+	{ "dmabuf_attach_range_and_argument_errors", dmabuf_attach_range_and_argument_errors },
+	{ "dmabuf_revoked_by_free_is_invalidated", dmabuf_revoked_by_free_is_invalidated },
+	{ "dmabuf_attach_revoked_or_failing_buffer", dmabuf_attach_revoked_or_failing_buffer },
+	{ "dmabuf_unaligned_export_gives_4k_table", dmabuf_unaligned_export_gives_4k_table },
+	{ "dmabuf_close_without_detach_releases", dmabuf_close_without_detach_releases },
+	{ "dmabuf_same_buffer_twice_gives_two_attachments", dmabuf_same_buffer_twice_gives_two_attachments },
+	{ "dmabuf_process_exit_detaches", dmabuf_process_exit_detaches },
+	{ "race_dmabuf_revoke_vs_detach", race_dmabuf_revoke_vs_detach },
+	{ "race_dmabuf_revoke_vs_close", race_dmabuf_revoke_vs_close },
 	{ "fuzz_random_ioctl_sequences", fuzz_random_ioctl_sequences },
 	{ NULL, NULL },
 };

@@ -22,6 +22,9 @@ static int struct_layout_is_frozen(void)
 	GPUDP_TEST_ASSERT(sizeof(struct gpudp_pin_map_peer) == 40, "map_peer");
 	GPUDP_TEST_ASSERT(offsetof(struct gpudp_pin_map_peer, pci_bus) == 20, "pci_bus");
 	GPUDP_TEST_ASSERT(sizeof(struct gpudp_pin_query) == 48, "query");
+	GPUDP_TEST_ASSERT(sizeof(struct gpudp_pin_dmabuf) == 56, "dmabuf");
+	GPUDP_TEST_ASSERT(offsetof(struct gpudp_pin_dmabuf, pci_bus) == 28, "dmabuf pci_bus");
+	GPUDP_TEST_ASSERT(offsetof(struct gpudp_pin_dmabuf, handle) == 40, "dmabuf handle");
 	GPUDP_TEST_ASSERT(sizeof(struct nvp2p_sim_fault) == 32, "sim fault");
 	return GPUDP_TEST_PASS;
 }
@@ -36,6 +39,8 @@ static int ioctl_numbers_are_frozen(void)
 			  (unsigned long)GPUDP_PIN_IOC_UNPIN);
 	GPUDP_TEST_ASSERT(GPUDP_PIN_IOC_MAP_PEER == 0xc028d505UL, "0x%lx",
 			  (unsigned long)GPUDP_PIN_IOC_MAP_PEER);
+	GPUDP_TEST_ASSERT(GPUDP_PIN_IOC_ATTACH_DMABUF == 0xc038d507UL, "0x%lx",
+			  (unsigned long)GPUDP_PIN_IOC_ATTACH_DMABUF);
 	return GPUDP_TEST_PASS;
 }
 

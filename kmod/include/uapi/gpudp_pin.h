@@ -8,8 +8,8 @@
  * see the same layout. Reserved and padding fields must be zero on input
  * (otherwise -EINVAL), so they can get a meaning later.
  *
- * Device node: /dev/gpudp_pin. Each open file owns its pins; close (or
- * process exit) releases all of them. doc/kmod.md lists every errno.
+ * Device node: /dev/gpudp_pin. Each open file owns its pins and dma-buf
+ * attachments; close (or process exit) releases all of them. doc/kmod.md lists every errno.
  */
 #ifndef _UAPI_GPUDP_PIN_H
 #define _UAPI_GPUDP_PIN_H
@@ -22,7 +22,7 @@
 
 /* ABI version: major changes are incompatible, minor ones add features. */
 #define GPUDP_PIN_ABI_MAJOR	1
-#define GPUDP_PIN_ABI_MINOR	0
+#define GPUDP_PIN_ABI_MINOR	1	/* 1: ATTACH_DMABUF */
 
 /* NV-P2P pins GPU memory in 64 KiB pages (seed: "Pinning GPU memory"). */
 #define GPUDP_PIN_GPU_PAGE_SHIFT	16
@@ -31,6 +31,7 @@
 /* struct gpudp_pin_version.caps */
 #define GPUDP_PIN_CAP_PERSISTENT	(1U << 0) /* persistent API built in */
 #define GPUDP_PIN_CAP_NV_P2P_H		(1U << 1) /* built against NVIDIA's nv-p2p.h */
+#define GPUDP_PIN_CAP_DMABUF		(1U << 2) /* GPUDP_PIN_IOC_ATTACH_DMABUF works */
 
 /* struct gpudp_pin_pin.flags */
 #define GPUDP_PIN_F_PERSISTENT	(1U << 0) /* nvidia_p2p_get_pages_persistent */
@@ -43,6 +44,11 @@
 
 /* struct gpudp_pin_query.flags (in addition to the GPUDP_PIN_F_* pin flags) */
 #define GPUDP_PIN_QF_PEER_MAPPED	(1U << 16)
+#define GPUDP_PIN_QF_DMABUF		(1U << 17) /* a dma-buf attachment */
+
+/* struct gpudp_pin_dmabuf.flags */
+#define GPUDP_PIN_DMABUF_F_PCI	(1U << 0) /* pci_* name the importing device */
+#define GPUDP_PIN_DMABUF_F_ALL	GPUDP_PIN_DMABUF_F_PCI
 
 /**
  * struct gpudp_pin_version - GPUDP_PIN_IOC_VERSION
@@ -141,13 +147,53 @@ struct gpudp_pin_map_peer {
 };
 
 /**
+ * struct gpudp_pin_dmabuf - GPUDP_PIN_IOC_ATTACH_DMABUF
+ * @fd:		in: dma-buf file descriptor; the module takes its own
+ *		reference, the caller may close it once the ioctl returned
+ * @flags:	in: GPUDP_PIN_DMABUF_F_*
+ * @offset:	in: first byte of the buffer to map, multiple of 64 KiB
+ * @len:	in: bytes to map, > 0, multiple of 64 KiB, within the buffer
+ * @pci_domain:	in: with F_PCI, PCI domain of the device that will DMA
+ *		(the NIC): the addresses are mapped for it, so they are right
+ *		under an IOMMU. Without F_PCI the three pci_* fields must be 0
+ *		and the attachment is made for the module's own device, which
+ *		has no IOMMU translation: the addresses are then CPU physical
+ *		addresses, as PIN gives (exporters of GPU memory may refuse
+ *		that; name the NIC)
+ * @pci_bus:	in: PCI bus of that device
+ * @pci_devfn:	in: PCI device/function of that device (PCI_DEVFN())
+ * @pad0:	in: zero
+ * @entries:	out: number of pages in the table GET_TABLE returns
+ * @page_size:	out: their size: 64 KiB, or 4 KiB when the exporter's
+ *		mapping is not contiguous over every 64 KiB page
+ * @handle:	out: handle, used like a pin handle (GET_TABLE, QUERY,
+ *		UNPIN detaches); unique for the module's lifetime, never 0
+ * @size:	out: size of the whole dma-buf
+ */
+struct gpudp_pin_dmabuf {
+	__s32 fd;
+	__u32 flags;
+	__u64 offset;
+	__u64 len;
+	__u32 pci_domain;
+	__u8 pci_bus;
+	__u8 pci_devfn;
+	__u16 pad0;
+	__u32 entries;
+	__u32 page_size;
+	__u64 handle;
+	__u64 size;
+};
+
+/**
  * struct gpudp_pin_query - GPUDP_PIN_IOC_QUERY
  * @handle:	in: pin handle
- * @state:	out: GPUDP_PIN_STATE_*
+ * @state:	out: GPUDP_PIN_STATE_* (dma-buf: REVOKED once the exporter
+ *		invalidated the mapping, through move_notify)
  * @flags:	out: GPUDP_PIN_F_* the pin was made with | GPUDP_PIN_QF_*
- * @aligned_va:	out: first pinned GPU VA
+ * @aligned_va:	out: first pinned GPU VA (dma-buf: offset in the buffer)
  * @aligned_len: out: pinned length
- * @mmap_offset: out: mmap() offset of the pin
+ * @mmap_offset: out: mmap() offset of the pin (dma-buf: 0, no mmap)
  * @page_size:	out: GPU page size in bytes (0 once revoked)
  * @entries:	out: number of GPU pages (0 once revoked)
  */
@@ -171,5 +217,6 @@ struct gpudp_pin_query {
 #define GPUDP_PIN_IOC_QUERY	_IOWR(GPUDP_PIN_IOC_MAGIC, 0x04, struct gpudp_pin_query)
 #define GPUDP_PIN_IOC_MAP_PEER	_IOWR(GPUDP_PIN_IOC_MAGIC, 0x05, struct gpudp_pin_map_peer)
 #define GPUDP_PIN_IOC_UNMAP_PEER _IOW(GPUDP_PIN_IOC_MAGIC, 0x06, struct gpudp_pin_handle)
+#define GPUDP_PIN_IOC_ATTACH_DMABUF _IOWR(GPUDP_PIN_IOC_MAGIC, 0x07, struct gpudp_pin_dmabuf)
 
 #endif /* _UAPI_GPUDP_PIN_H */

@@ -18,13 +18,24 @@
  *  - put_pages on a table that the GPU side already tore down returns 0;
  *    if that teardown is in flight, put_pages waits for it to finish.
  *
- * Locking: sim_lock (mutex) protects the allocation and table lists and
- * every field marked below. It is never held while a client callback runs.
+ * It also exports ranges of the fake GPU memory as dma-bufs (dynamic
+ * exporter: pin/unpin ops), the way the NVIDIA driver does for
+ * cuMemGetHandleForAddressRange(CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD). FREE
+ * revokes them: dma_buf_move_notify() to dynamic importers, whose mappings
+ * must then be gone; later mappings fail with -EIDRM.
+ *
+ * Locking: sim_lock (mutex) protects the allocation, table and export
+ * lists and every field marked below. It is never held while a client
+ * callback runs. dma_buf.resv ranks above sim_lock (the map and unmap ops
+ * run under resv and take sim_lock), so resv is never taken under sim_lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/dma-resv.h>
 #include <linux/fs.h>
 #include <linux/kref.h>
 #include <linux/list.h>
@@ -33,6 +44,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
@@ -83,10 +95,21 @@ struct sim_dma {
 	struct pci_dev *peer;
 };
 
+/* A dma-buf over part of an allocation; freed by the buffer's release. */
+struct sim_export {
+	struct list_head node;		/* sim_exports */
+	struct dma_buf *dmabuf;
+	struct sim_alloc *alloc;	/* sim_lock; NULL once revoked */
+	u64 va;
+	u64 len;
+	unsigned int maps;		/* sim_lock: live mappings */
+};
+
 static DEFINE_MUTEX(sim_lock);
 static struct workqueue_struct *sim_wq;
 static LIST_HEAD(sim_allocs);
 static LIST_HEAD(sim_tables);
+static LIST_HEAD(sim_exports);
 static u64 sim_next_va = SIM_VA_BASE;
 static struct nvp2p_sim_fault sim_fault;	/* sim_lock */
 static struct nvp2p_sim_stats sim_stats;	/* sim_lock */
@@ -560,14 +583,32 @@ static int sim_ioc_alloc(struct file *filp, void __user *uarg)
 static int sim_free_alloc(struct sim_alloc *a, bool on_thread)
 {
 	struct sim_table *t, **run;
-	unsigned int n = 0, i;
+	struct dma_buf **revoke;
+	struct sim_export *e;
+	unsigned int n = 0, nr = 0, i;
 
 	lockdep_assert_held(&sim_lock);
 	if (a->persistent_users)
 		return -EBUSY;
 	run = kcalloc(sim_stats.tables_live + 1, sizeof(*run), GFP_KERNEL);
-	if (!run)
+	revoke = kcalloc(sim_stats.exports_live + 1, sizeof(*revoke),
+			 GFP_KERNEL);
+	if (!run || !revoke) {
+		kfree(run);
+		kfree(revoke);
 		return -ENOMEM;
+	}
+	/*
+	 * Its dma-bufs: no new mapping from now on. A buffer whose last
+	 * reference is going has no importer left to notify.
+	 */
+	list_for_each_entry(e, &sim_exports, node) {
+		if (e->alloc != a)
+			continue;
+		e->alloc = NULL;
+		if (get_file_rcu(e->dmabuf->file))
+			revoke[nr++] = e->dmabuf;
+	}
 	list_for_each_entry(t, &sim_tables, node) {
 		if (t->alloc != a)
 			continue;
@@ -586,6 +627,22 @@ static int sim_free_alloc(struct sim_alloc *a, bool on_thread)
 	list_del(&a->node);
 	sim_stats.allocs_live--;
 	mutex_unlock(&sim_lock);
+
+	/* Revoke the dma-bufs, as the real driver does when memory goes. */
+	for (i = 0; i < nr; i++) {
+		e = revoke[i]->priv;
+		dma_resv_lock(revoke[i]->resv, NULL);
+		dma_buf_move_notify(revoke[i]);
+		dma_resv_unlock(revoke[i]->resv);
+		mutex_lock(&sim_lock);
+		sim_stats.move_notifies++;
+		if (e->maps)
+			sim_violation("importer kept %u dma-buf mapping(s) after move_notify",
+				      e->maps);
+		mutex_unlock(&sim_lock);
+		dma_buf_put(revoke[i]);
+	}
+	kfree(revoke);
 
 	for (i = 0; i < n; i++) {
 		t = run[i];
@@ -655,6 +712,157 @@ static int sim_ioc_word(void __user *uarg, bool write)
 	return ret;
 }
 
+/*
+ * Map the exported range for the importer's device, one scatterlist entry
+ * per 64 KiB chunk it touches. Called with dma_buf.resv held (dynamic
+ * exporter); takes sim_lock.
+ */
+static struct sg_table *sim_dmabuf_map(struct dma_buf_attachment *at,
+				       enum dma_data_direction dir)
+{
+	struct sim_export *e = at->dmabuf->priv;
+	struct scatterlist *sg;
+	struct sg_table *sgt;
+	struct sim_alloc *a;
+	u64 off, end, in, n;
+	int ret, i;
+
+	dma_resv_assert_held(at->dmabuf->resv);
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return ERR_PTR(-ENOMEM);
+	mutex_lock(&sim_lock);
+	a = e->alloc;
+	ret = !a ? -EIDRM : sim_fault.map_err;
+	if (ret)
+		goto err;
+	off = e->va - a->va;
+	end = off + e->len;
+	n = (end - 1) / SIM_CHUNK_SIZE - off / SIM_CHUNK_SIZE + 1;
+	ret = sg_alloc_table(sgt, n, GFP_KERNEL);
+	if (ret)
+		goto err;
+	for_each_sgtable_sg(sgt, sg, i) {
+		in = off % SIM_CHUNK_SIZE;
+		sg_set_page(sg, nth_page(a->chunks[off / SIM_CHUNK_SIZE],
+					 in >> PAGE_SHIFT),
+			    min(SIM_CHUNK_SIZE - in, end - off), 0);
+		off += sg->length;
+	}
+	ret = dma_map_sgtable(at->dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
+	if (ret) {
+		sg_free_table(sgt);
+		goto err;
+	}
+	e->maps++;
+	sim_stats.dmabuf_maps_live++;
+	sim_stats.dmabuf_maps++;
+	mutex_unlock(&sim_lock);
+	return sgt;
+err:
+	mutex_unlock(&sim_lock);
+	kfree(sgt);
+	return ERR_PTR(ret);
+}
+
+/* Called with dma_buf.resv held; takes sim_lock. */
+static void sim_dmabuf_unmap(struct dma_buf_attachment *at,
+			     struct sg_table *sgt, enum dma_data_direction dir)
+{
+	struct sim_export *e = at->dmabuf->priv;
+
+	dma_unmap_sgtable(at->dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
+	sg_free_table(sgt);
+	kfree(sgt);
+	mutex_lock(&sim_lock);
+	e->maps--;
+	sim_stats.dmabuf_maps_live--;
+	mutex_unlock(&sim_lock);
+}
+
+/* Dynamic exporter: the memory never moves, pinning has nothing to do. */
+static int sim_dmabuf_pin(struct dma_buf_attachment *at)
+{
+	return 0;
+}
+
+static void sim_dmabuf_unpin(struct dma_buf_attachment *at)
+{
+}
+
+/* Last reference to the buffer gone. Takes sim_lock. */
+static void sim_dmabuf_release(struct dma_buf *dmabuf)
+{
+	struct sim_export *e = dmabuf->priv;
+
+	mutex_lock(&sim_lock);
+	if (e->maps)
+		sim_violation("dma-buf released with %u mapping(s)", e->maps);
+	list_del(&e->node);
+	sim_stats.exports_live--;
+	mutex_unlock(&sim_lock);
+	kfree(e);
+}
+
+static const struct dma_buf_ops sim_dmabuf_ops = {
+	.pin = sim_dmabuf_pin,
+	.unpin = sim_dmabuf_unpin,
+	.map_dma_buf = sim_dmabuf_map,
+	.unmap_dma_buf = sim_dmabuf_unmap,
+	.release = sim_dmabuf_release,
+};
+
+/* Fake cuMemGetHandleForAddressRange(DMA_BUF_FD). Takes sim_lock. */
+static int sim_ioc_export(void __user *uarg)
+{
+	DEFINE_DMA_BUF_EXPORT_INFO(info);
+	struct nvp2p_sim_export arg;
+	struct dma_buf *dmabuf;
+	struct sim_export *e;
+	int fd;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	if (arg.flags || !arg.len || !PAGE_ALIGNED(arg.va) ||
+	    !PAGE_ALIGNED(arg.len))
+		return -EINVAL;
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	mutex_lock(&sim_lock);
+	e->alloc = sim_find_alloc(arg.va, arg.len);
+	if (!e->alloc) {
+		mutex_unlock(&sim_lock);
+		kfree(e);
+		return -ENOENT;
+	}
+	e->va = arg.va;
+	e->len = arg.len;
+	info.ops = &sim_dmabuf_ops;
+	info.size = arg.len;
+	info.flags = O_RDWR;
+	info.priv = e;
+	dmabuf = dma_buf_export(&info);
+	if (IS_ERR(dmabuf)) {
+		mutex_unlock(&sim_lock);
+		kfree(e);
+		return PTR_ERR(dmabuf);
+	}
+	e->dmabuf = dmabuf;
+	list_add_tail(&e->node, &sim_exports);
+	sim_stats.exports_live++;
+	mutex_unlock(&sim_lock);
+
+	fd = dma_buf_fd(dmabuf, O_CLOEXEC);
+	if (fd < 0) {
+		dma_buf_put(dmabuf);
+		return fd;
+	}
+	arg.fd = fd;
+	/* On -EFAULT the descriptor stays open until the caller exits. */
+	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
+}
+
 static long sim_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
@@ -673,12 +881,15 @@ static long sim_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	case NVP2P_SIM_IOC_FAULT:
 		if (copy_from_user(&f, uarg, sizeof(f)))
 			return -EFAULT;
-		if (f.get_pages_err > 0 || f.get_pages_err < -4095 || f.pad)
+		if (f.get_pages_err > 0 || f.get_pages_err < -4095 ||
+		    f.map_err > 0 || f.map_err < -4095)
 			return -EINVAL;
 		mutex_lock(&sim_lock);
 		sim_fault = f;
 		mutex_unlock(&sim_lock);
 		return 0;
+	case NVP2P_SIM_IOC_EXPORT_DMABUF:
+		return sim_ioc_export(uarg);
 	case NVP2P_SIM_IOC_STATS:
 		mutex_lock(&sim_lock);
 		s = sim_stats;
@@ -747,9 +958,11 @@ static void __exit sim_exit(void)
 
 	misc_deregister(&sim_misc);
 	destroy_workqueue(sim_wq);
-	if (sim_stats.tables_live || sim_stats.dmas_live)
-		pr_err("leak: %llu page tables, %llu dma mappings outstanding\n",
-		       sim_stats.tables_live, sim_stats.dmas_live);
+	if (sim_stats.tables_live || sim_stats.dmas_live ||
+	    sim_stats.dmabuf_maps_live)
+		pr_err("leak: %llu page tables, %llu dma mappings, %llu dma-buf mappings outstanding\n",
+		       sim_stats.tables_live, sim_stats.dmas_live,
+		       sim_stats.dmabuf_maps_live);
 	if (sim_stats.violations)
 		pr_err("%llu client violations\n", sim_stats.violations);
 	list_for_each_entry_safe(a, tmp, &sim_allocs, node) {
@@ -763,3 +976,4 @@ module_exit(sim_exit);
 
 MODULE_DESCRIPTION("TEST-ONLY simulator of the NVIDIA NV-P2P API over RAM pages");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(DMA_BUF);

@@ -23,6 +23,20 @@ struct nvp2p_sim_va {
 	__u64 va;
 };
 
+/*
+ * Export [@va, @va + @len) of one allocation as a dma-buf, as the NVIDIA
+ * driver does for cuMemGetHandleForAddressRange(DMA_BUF_FD): @va and @len
+ * page aligned, @flags 0; the new descriptor (O_CLOEXEC) in @fd. Byte 0 of
+ * the buffer is @va. FREE of the allocation revokes the buffer: attached
+ * dynamic importers get move_notify, later mappings fail with -EIDRM.
+ */
+struct nvp2p_sim_export {
+	__u64 va;
+	__u64 len;
+	__u32 flags;
+	__s32 fd;
+};
+
 /* Read (PEEK) or write (POKE) the u64 at GPU VA @va through the kernel. */
 struct nvp2p_sim_word {
 	__u64 va;
@@ -42,6 +56,7 @@ struct nvp2p_sim_word {
  * @cb_delay_us:	sleep this long before running each free callback
  * @bad_version:	hand out tables with an incompatible version word
  * @cb_thread:		FREE runs the callbacks on a worker thread
+ * @map_err:		errno (negative) every dma-buf mapping fails with
  */
 struct nvp2p_sim_fault {
 	__s32 get_pages_err;
@@ -51,7 +66,7 @@ struct nvp2p_sim_fault {
 	__u32 cb_delay_us;
 	__u32 bad_version;
 	__u32 cb_thread;
-	__u32 pad;
+	__s32 map_err;
 };
 
 /* Counters; "live" ones must be 0 once every client is gone. */
@@ -64,6 +79,10 @@ struct nvp2p_sim_stats {
 	__u64 callbacks;	/* free callbacks run */
 	__u64 violations;	/* API contract violations by the client */
 	__u64 dma_maps;		/* successful dma_map_pages */
+	__u64 exports_live;	/* dma-bufs exported and not released */
+	__u64 dmabuf_maps_live;	/* dma-buf mappings not unmapped */
+	__u64 dmabuf_maps;	/* successful dma-buf mappings */
+	__u64 move_notifies;	/* dma-bufs revoked by FREE (move_notify) */
 };
 
 #define NVP2P_SIM_IOC_MAGIC	0xD6
@@ -73,6 +92,7 @@ struct nvp2p_sim_stats {
 #define NVP2P_SIM_IOC_POKE	_IOW(NVP2P_SIM_IOC_MAGIC, 4, struct nvp2p_sim_word)
 #define NVP2P_SIM_IOC_FAULT	_IOW(NVP2P_SIM_IOC_MAGIC, 5, struct nvp2p_sim_fault)
 #define NVP2P_SIM_IOC_STATS	_IOR(NVP2P_SIM_IOC_MAGIC, 6, struct nvp2p_sim_stats)
+#define NVP2P_SIM_IOC_EXPORT_DMABUF _IOWR(NVP2P_SIM_IOC_MAGIC, 7, struct nvp2p_sim_export)
 
 /* Bias the simulator adds to physical addresses to make "bus" addresses. */
 #define NVP2P_SIM_DMA_BIAS	(1ULL << 44)
