@@ -461,6 +461,8 @@ pipes_create(uint64_t cu_ctx)
 			hc.persistent_blocks = conf.persistent_blocks;
 			hc.poll_ns = conf.poll_ns;
 			hc.stage_bytes = conf.data_room;
+			/* pinned mbufs: the GPU itself copies them in and out */
+			hc.stage_gpu_copy = mem == GPUDP_MEM_PINNED;
 			hc.cu_ctx = cu_ctx;
 			hc.lat_sample = lat_sample(conf.burst);
 			p->ho = gpudp_handoff_create(&hc);

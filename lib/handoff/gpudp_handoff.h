@@ -37,6 +37,9 @@
  *               area, copied to GPU memory on a copy stream, and the kernel
  *               is ordered after the copy on the GPU (event wait); results
  *               are copied back and scattered into the packets before done.
+ *               With conf.stage_gpu_copy (packets in pinned memory) a gather
+ *               kernel on the copy stream copies them from the packets into
+ *               GPU memory and another copies the headers back: no CPU copy.
  *
  * The packet addresses given to gpudp_ho_burst_add() must be readable and
  * writable by the GPU in launch/persistent/graph modes (GPU memory, or host
@@ -90,6 +93,11 @@ struct gpudp_handoff_conf {
 	uint32_t poll_ns;           /**< persistent: GPU sleep between polls of a ready word
 				     *   not set yet, 0..100000 ns (0: spin) */
 	uint32_t stage_bytes;       /**< staged: most bytes per packet, 64..65535 (2048) */
+	int stage_gpu_copy;         /**< staged: packets are in memory the GPU can address
+				     *   (pinned or CUDA-registered host memory): the copies
+				     *   into and out of the staging buffers run on the GPU
+				     *   (a gather kernel on the copy stream) instead of a CPU
+				     *   memcpy. 0: CPU copies (any host memory). */
 	uint64_t cu_ctx;            /**< CUcontext for GPU modes; 0: primary context of cu_dev */
 	int cu_dev;                 /**< CUDA ordinal when cu_ctx is 0 */
 	int force_flush;            /**< persistent: flush even when the device orders writes */

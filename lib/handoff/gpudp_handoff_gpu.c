@@ -31,7 +31,7 @@ struct ho_gpu {
 	int retained;         /* primary context retained here */
 	int registered;       /* shared arrays registered */
 	CUmodule mod;
-	CUfunction f_burst, f_persistent, f_signal, f_clock;
+	CUfunction f_burst, f_persistent, f_signal, f_clock, f_gather;
 	CUstream stream;      /* kernels (and staged copy back) */
 	CUstream copy_stream; /* staged: host -> GPU copies */
 	CUdeviceptr blocks;
@@ -46,6 +46,7 @@ struct ho_gpu {
 	CUdeviceptr stage_d;
 	size_t stage_slot;    /* bytes per slot */
 	uint32_t *soff;       /* per packet staging offset, UINT32_MAX: not staged */
+	uint64_t *src;        /* stage_gpu_copy: per packet source address (pinned) */
 };
 
 #define GPU(h) ((struct ho_gpu *)(h)->gpu)
@@ -160,6 +161,8 @@ gpu_teardown(struct gpudp_handoff *h)
 				gpudp_cu->cuEventDestroy(g->copied[i]);
 		if (g->stage_h != NULL)
 			gpudp_cu->cuMemFreeHost(g->stage_h);
+		if (g->src != NULL)
+			gpudp_cu->cuMemFreeHost(g->src);
 		if (g->stage_d != 0)
 			gpudp_cu->cuMemFree(g->stage_d);
 		if (g->blocks != 0)
@@ -227,6 +230,7 @@ gpu_setup(struct gpudp_handoff *h)
 					       "gpudp_fwd_persistent"));
 	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_signal, g->mod, "gpudp_fwd_signal"));
 	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_clock, g->mod, "gpudp_fwd_clock"));
+	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_gather, g->mod, "gpudp_fwd_gather"));
 	CU_DO(h, gpudp_cu->cuStreamCreate(&g->stream, CU_STREAM_NON_BLOCKING));
 	/* per slot: finished blocks, then drops (gpudp_fwd_burst) */
 	CU_DO(h, gpudp_cu->cuMemAlloc(&g->blocks, 2 * h->conf.ring_size * sizeof(uint32_t)));
@@ -474,6 +478,73 @@ staged_setup(struct gpudp_handoff *h)
 		return -ENOMEM;
 	for (i = 0; i < h->conf.ring_size; i++)
 		CU_DO(h, gpudp_cu->cuEventCreate(&g->copied[i], CU_EVENT_DISABLE_TIMING));
+	if (h->conf.stage_gpu_copy)
+		CU_DO(h, gpudp_cu->cuMemAllocHost((void **)&g->src, (size_t)h->conf.ring_size *
+						  h->conf.burst_max * sizeof(uint64_t)));
+	HO_LOG(INFO, "%s: staging copies by the %s\n", h->conf.name,
+	       h->conf.stage_gpu_copy ? "GPU (gather kernel on the copy stream)" : "CPU");
+	return 0;
+}
+
+/* stage_gpu_copy: one warp per packet, 8 warps per block */
+static int
+launch_gather(struct gpudp_handoff *h, uint32_t slot, uint32_t n, uint32_t back,
+	      CUstream st)
+{
+	struct ho_gpu *g = GPU(h);
+	struct gpudp_ho_kargs a = h->kargs;
+	CUdeviceptr src;
+	void *params[] = { &a, &src, &n, &back };
+
+	a.slot = slot;
+	CU_DO(h, gpudp_cu->cuMemHostGetDevicePointer(&src, g->src, 0));
+	CU_DO(h, gpudp_cu->cuLaunchKernel(g->f_gather, RTE_MIN((n + 7) / 8, 256u), 1, 1,
+					  256, 1, 1, 0, st, params, NULL));
+	return 0;
+}
+
+/* the packets are GPU-addressable: the GPU copies in and out of staging */
+static int
+staged_submit_gpu_copy(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
+{
+	struct ho_gpu *g = GPU(h);
+	size_t base = (size_t)b->slot * g->stage_slot, off = 0;
+	uint64_t *src = g->src + (size_t)b->slot * h->conf.burst_max;
+	struct gpudp_ho_kargs a = h->kargs;
+	void *params[] = { &a };
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < b->n; i++) {
+		uint32_t l = b->len[i];
+
+		if (l > h->conf.stage_bytes) {
+			/* cannot be staged: an empty frame, dropped as truncated */
+			src[i] = 0;
+			b->addr[i] = g->stage_d + base;
+			b->len[i] = 0;
+			continue;
+		}
+		src[i] = (uint64_t)(uintptr_t)b->data[i];
+		b->addr[i] = g->stage_d + base + off;
+		off += RTE_ALIGN_CEIL(l, 64);
+	}
+	if (off > 0) {
+		ret = launch_gather(h, b->slot, b->n, 0, g->copy_stream);
+		if (ret != 0)
+			return ret;
+		CU_DO(h, gpudp_cu->cuEventRecord(g->copied[b->slot], g->copy_stream));
+		/* the kernel is ordered after the copy on the GPU */
+		CU_DO(h, gpudp_cu->cuStreamWaitEvent(g->stream, g->copied[b->slot], 0));
+	}
+	ret = launch_burst(h, b->slot, b->n, 0);
+	if (ret == 0 && off > 0)
+		ret = launch_gather(h, b->slot, b->n, 1, g->stream);
+	if (ret != 0)
+		return ret;
+	a.slot = b->slot;
+	CU_DO(h, gpudp_cu->cuLaunchKernel(g->f_signal, 1, 1, 1, 1, 1, 1, 0, g->stream,
+					  params, NULL));
 	return 0;
 }
 
@@ -489,6 +560,8 @@ staged_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 
 	if (ret != 0)
 		return ret;
+	if (g->src != NULL)
+		return staged_submit_gpu_copy(h, b);
 	for (i = 0; i < b->n; i++) {
 		uint32_t l = b->len[i];
 
@@ -534,6 +607,8 @@ staged_complete(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 	const uint32_t *soff = g->soff + (size_t)b->slot * h->conf.burst_max;
 	uint32_t i;
 
+	if (g->src != NULL)
+		return;  /* the GPU copied the headers back */
 	for (i = 0; i < b->n; i++)
 		if (soff[i] != UINT32_MAX)
 			memcpy(b->data[i], g->stage_h + base + soff[i],

@@ -203,6 +203,60 @@ gpudp_fwd_persistent(struct gpudp_ho_kargs a)
 	}
 }
 
+// Staged mode with packets in memory the GPU can address (pinned or
+// registered host memory, gpudp_handoff_conf.stage_gpu_copy): the copies
+// into the staging buffers (back = 0: src[i] -> addr[i], len[i] bytes) and
+// back out of them (back = 1: the first GPUDP_FWD_HDR_SPAN bytes, the only
+// ones a kernel writes) run on the GPU, one warp per packet, instead of a
+// CPU memcpy. Launched after rx_burst returned the burst, like any kernel.
+extern "C" __global__ void
+gpudp_fwd_gather(struct gpudp_ho_kargs a, uint64_t src, uint32_t n, uint32_t back)
+{
+	uint32_t lane = threadIdx.x & 31;
+	uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+	uint32_t nw = (gridDim.x * blockDim.x) >> 5;
+	size_t base = (size_t)a.slot * a.burst_max;
+	uint32_t i, j;
+
+	for (i = w; i < n; i += nw) {
+		uint8_t *d = (uint8_t *)((const uint64_t *)a.addr)[base + i];
+		uint8_t *s = (uint8_t *)((const uint64_t *)src)[base + i];
+		uint32_t l = ((const uint32_t *)a.len)[base + i], l16;
+
+		if (back) {
+			uint8_t *t = d;
+
+			d = s;
+			s = t;
+			l = l < GPUDP_FWD_HDR_SPAN ? l : GPUDP_FWD_HDR_SPAN;
+		}
+		l16 = (((uintptr_t)d | (uintptr_t)s) & 15) == 0 ? l & ~15u : 0;
+		/* 2 KiB per round, every load issued before any store: one
+		 * PCIe round trip per round instead of one per 512 bytes */
+		for (j = 0; j < l16; j += 32 * 16 * 4) {
+			uint4 v[4];
+			uint32_t k;
+
+#pragma unroll
+			for (k = 0; k < 4; k++) {
+				uint32_t o = j + (k * 32 + lane) * 16;
+
+				if (o < l16)
+					v[k] = *(const uint4 *)(s + o);
+			}
+#pragma unroll
+			for (k = 0; k < 4; k++) {
+				uint32_t o = j + (k * 32 + lane) * 16;
+
+				if (o < l16)
+					*(uint4 *)(d + o) = v[k];
+			}
+		}
+		for (j = l16 + lane; j < l; j += 32)
+			d[j] = s[j];
+	}
+}
+
 // Clock calibration: the GPU's %globaltimer, for the latency histograms.
 extern "C" __global__ void
 gpudp_fwd_clock(uint64_t *out)

@@ -92,6 +92,7 @@ struct run {
 	enum gpudp_ho_mode mode;
 	enum gpudp_fwd_kernel kernel;
 	uint32_t burst, ring;
+	int gpu_copy;       /* staged: the GPU copies (packets GPU-addressable) */
 	uint64_t cu_ctx;
 	uint8_t *verdict;   /* per packet */
 	uint32_t *aux;
@@ -116,6 +117,7 @@ run_packets(struct run *r, uint8_t *const *data, const uint32_t *len, uint32_t n
 	c.ring_size = r->ring ? r->ring : 8;
 	c.graph_batch = 4;
 	c.persistent_blocks = 2;
+	c.stage_gpu_copy = r->gpu_copy;
 	c.cu_ctx = r->cu_ctx;
 	h = gpudp_handoff_create(&c);
 	if (h == NULL) {
@@ -223,13 +225,14 @@ ipv4_kernel_gives_each_drop_reason(void)
 
 /* every packet of bursts of any size is processed exactly once */
 static int
-check_macswap_once(enum gpudp_ho_mode mode, uint64_t cu_ctx, uint8_t *const *data,
-		   uint8_t *const *view, uint32_t n, uint32_t burst)
+check_macswap_once(enum gpudp_ho_mode mode, int gpu_copy, uint64_t cu_ctx,
+		   uint8_t *const *data, uint8_t *const *view, uint32_t n, uint32_t burst)
 {
 	static uint32_t len[4096], aux[4096];
 	static uint8_t verdict[4096];
 	struct run r = { .mode = mode, .kernel = GPUDP_FWD_K_MACSWAP, .burst = burst,
-			 .cu_ctx = cu_ctx, .verdict = verdict, .aux = aux };
+			 .gpu_copy = gpu_copy, .cu_ctx = cu_ctx, .verdict = verdict,
+			 .aux = aux };
 	uint32_t i;
 
 	RTE_SET_USED(view);
@@ -275,7 +278,7 @@ cpu_modes_process_every_packet_of_any_burst(void)
 			data[i][6] = (uint8_t)~i;
 			memcpy(before[i], data[i], 12);
 		}
-		GPUDP_TEST_ASSERT(check_macswap_once(GPUDP_HO_CPU, 0, data, data, n,
+		GPUDP_TEST_ASSERT(check_macswap_once(GPUDP_HO_CPU, 0, 0, data, data, n,
 						     bursts[b]) == 0, "burst %u", bursts[b]);
 		bad = verify_swapped(data, n, (const uint8_t (*)[12])before);
 		GPUDP_TEST_ASSERT(bad < 0, "burst %u: packet %d not swapped exactly once",
@@ -442,10 +445,13 @@ gpu_modes_process_every_packet(int pinned)
 		CU_OK(gpudp_cu->cuMemAllocHost((void **)&pin, (size_t)N * PS));
 	else
 		GPUDP_TEST_ASSERT((d = dev_alloc((size_t)N * PS)) != 0, "cuMemAlloc");
-	for (m = 0; m < RTE_DIM(modes); m++)
+	/* pinned: once more in staged mode with the GPU doing the copies */
+	for (m = 0; m < RTE_DIM(modes) + (pinned ? 1 : 0); m++)
 		for (b = 0; b < RTE_DIM(bursts); b++) {
+			int gpu_copy = m == RTE_DIM(modes);
+			enum gpudp_ho_mode mode = gpu_copy ? GPUDP_HO_STAGED : modes[m];
 			/* staged reads host packets: pinned or plain host memory */
-			int on_host = modes[m] == GPUDP_HO_STAGED;
+			int on_host = mode == GPUDP_HO_STAGED;
 
 			n = bursts[b] * 3 + 7;
 			for (i = 0; i < n; i++) {
@@ -468,14 +474,16 @@ gpu_modes_process_every_packet(int pinned)
 			}
 			if (!pinned && !on_host)
 				CU_OK(gpudp_cu->cuMemcpyHtoD(d, host, (size_t)n * PS));
-			GPUDP_TEST_ASSERT(check_macswap_once(modes[m], (uint64_t)(uintptr_t)ctx,
+			GPUDP_TEST_ASSERT(check_macswap_once(mode, gpu_copy,
+							     (uint64_t)(uintptr_t)ctx,
 							     data, view, n, bursts[b]) == 0,
-					  "%s burst %u", gpudp_ho_mode_name(modes[m]), bursts[b]);
+					  "%s%s burst %u", gpudp_ho_mode_name(mode),
+					  gpu_copy ? " (GPU copies)" : "", bursts[b]);
 			if (!pinned && !on_host)
 				CU_OK(gpudp_cu->cuMemcpyDtoH(host, d, (size_t)n * PS));
 			bad = verify_swapped(view, n, (const uint8_t (*)[12])before);
 			GPUDP_TEST_ASSERT(bad < 0, "%s %s burst %u: packet %d not swapped exactly once",
-					  gpudp_ho_mode_name(modes[m]), pinned ? "pinned" : "device",
+					  gpudp_ho_mode_name(mode), pinned ? "pinned" : "device",
 					  bursts[b], bad);
 		}
 	if (pin != NULL)
@@ -682,11 +690,13 @@ staged_path_on_pcap_payloads_matches_cpu(void)
 	enum { MAXN = 4096 };
 	static uint8_t copy[MAXN * STRIDE];
 	static uint8_t *cd[MAXN], *md[MAXN];
-	static uint32_t len[MAXN], aux_c[MAXN], aux_g[MAXN];
-	static uint8_t v_c[MAXN], v_g[MAXN];
+	static uint8_t *pd[MAXN];
+	static uint32_t len[MAXN], aux_c[MAXN], aux_g[MAXN], aux_p[MAXN];
+	static uint8_t v_c[MAXN], v_g[MAXN], v_p[MAXN];
 	static struct rte_mbuf *m[MAXN];
 	struct rte_eth_conf pc;
 	struct rte_mempool *mp;
+	uint8_t *pinned = NULL;
 	uint32_t n = 0, idle = 0, i, k;
 
 	GPUDP_TEST_SKIP_IF(gpu_up() != 0, "no GPU");
@@ -706,11 +716,17 @@ staged_path_on_pcap_payloads_matches_cpu(void)
 		idle = r == 0 ? idle + 1 : 0;
 	}
 	GPUDP_TEST_ASSERT(n > 100, "only %u packets from %s", n, pcap_path);
+	CU_OK(gpudp_cu->cuMemAllocHost((void **)&pinned, (size_t)n * STRIDE));
+	for (i = 0; i < n; i++)
+		pd[i] = pinned + (size_t)i * STRIDE;
 	for (k = 0; k < GPUDP_FWD_K_MAX; k++) {
 		struct run rc = { .mode = GPUDP_HO_CPU, .kernel = k, .burst = 64,
 				  .verdict = v_c, .aux = aux_c };
 		struct run rg = { .mode = GPUDP_HO_STAGED, .kernel = k, .burst = 64,
 				  .cu_ctx = (uint64_t)(uintptr_t)ctx, .verdict = v_g, .aux = aux_g };
+		struct run rp = { .mode = GPUDP_HO_STAGED, .kernel = k, .burst = 64,
+				  .gpu_copy = 1, .cu_ctx = (uint64_t)(uintptr_t)ctx,
+				  .verdict = v_p, .aux = aux_p };
 
 		for (i = 0; i < n; i++) {
 			len[i] = m[i]->data_len;
@@ -718,19 +734,32 @@ staged_path_on_pcap_payloads_matches_cpu(void)
 			cd[i] = copy + (size_t)i * STRIDE;
 			memcpy(cd[i], md[i], len[i]);
 		}
+		for (i = 0; i < n; i++)
+			memcpy(pd[i], md[i], len[i]);
 		GPUDP_TEST_ASSERT(run_packets(&rc, cd, len, n) == 0, "cpu");
 		GPUDP_TEST_ASSERT(run_packets(&rg, md, len, n) == 0, "staged");
+		/* the same packets in pinned memory: the GPU does the copies */
+		GPUDP_TEST_ASSERT(run_packets(&rp, pd, len, n) == 0, "staged, GPU copies");
 		for (i = 0; i < n; i++) {
 			GPUDP_TEST_ASSERT(v_c[i] == v_g[i] && aux_c[i] == aux_g[i],
 					  "%s packet %u: verdict %u/%u aux %#x/%#x",
 					  gpudp_fwd_kernel_name(k), i, v_c[i], v_g[i], aux_c[i],
 					  aux_g[i]);
+			GPUDP_TEST_ASSERT(v_c[i] == v_p[i] && aux_c[i] == aux_p[i],
+					  "%s packet %u: verdict %u/%u aux %#x/%#x (GPU copies)",
+					  gpudp_fwd_kernel_name(k), i, v_c[i], v_p[i], aux_c[i],
+					  aux_p[i]);
 			GPUDP_TEST_ASSERT(memcmp(cd[i], md[i], len[i]) == 0,
 					  "%s packet %u: bytes differ", gpudp_fwd_kernel_name(k), i);
+			GPUDP_TEST_ASSERT(memcmp(cd[i], pd[i], len[i]) == 0,
+					  "%s packet %u: bytes differ (GPU copies)",
+					  gpudp_fwd_kernel_name(k), i);
 		}
-		printf("    %s: %u packets from net_pcap, staged == cpu (%" PRIu64 " passed)\n",
+		printf("    %s: %u packets from net_pcap, staged (CPU and GPU copies) == cpu "
+		       "(%" PRIu64 " passed)\n",
 		       gpudp_fwd_kernel_name(k), n, rc.vcount[GPUDP_FWD_PASS]);
 	}
+	gpudp_cu->cuMemFreeHost(pinned);
 	rte_pktmbuf_free_bulk(m, n);
 	rte_eth_dev_stop(0);
 	return GPUDP_TEST_PASS;
@@ -880,23 +909,22 @@ json_lat(FILE *f, const char *name, const struct lat *l, const char *sep)
 	       gpudp_ho_hist_quantile(&l->done, 0.999) / 1e3);
 }
 
-/* staged path bytes/s at 1500-byte packets vs the plain pinned copy */
-static int
-bench_staged_bw(FILE *f)
+/* staged path bytes/s at 1500-byte packets, packets in plain host memory
+ * (CPU copies) or in pinned memory (GPU copies); @p pkts holds NP packets
+ * 1536 bytes apart */
+static double
+staged_bw_run(uint8_t *pkts, int gpu_copy)
 {
-	enum { NP = 1024, PL = 1500, BURSTS = 2000, CB = 64 << 20 };
+	enum { NP = 1024, PL = 1500, BURSTS = 2000 };
 	struct gpudp_handoff_conf c = { .name = "staged-bw", .mode = GPUDP_HO_STAGED,
 		.kernel = GPUDP_FWD_K_MACSWAP, .ring_size = 16, .burst_max = NP,
-		.stage_bytes = PL, .cu_ctx = (uint64_t)(uintptr_t)ctx };
+		.stage_bytes = PL, .stage_gpu_copy = gpu_copy,
+		.cu_ctx = (uint64_t)(uintptr_t)ctx };
 	struct gpudp_handoff *h = gpudp_handoff_create(&c);
-	uint8_t *pkts = malloc((size_t)NP * 1536), *src;
-	CUdeviceptr dst;
-	CUstream st;
 	uint32_t sub = 0, done = 0, i;
 	uint64_t t0, t1;
-	double staged, copy;
 
-	if (h == NULL || pkts == NULL)
+	if (h == NULL)
 		return -1;
 	memset(pkts, 0x11, (size_t)NP * 1536);
 	t0 = gpudp_ho_now_ns();
@@ -915,9 +943,33 @@ bench_staged_bw(FILE *f)
 		}
 	}
 	t1 = gpudp_ho_now_ns();
-	staged = (double)BURSTS * NP * PL / ((t1 - t0) / 1e9) / 1e9;
 	gpudp_handoff_destroy(h);
+	return (double)BURSTS * NP * PL / ((t1 - t0) / 1e9) / 1e9;
+}
+
+/* staged path bytes/s at 1500-byte packets vs the plain pinned copy */
+static int
+bench_staged_bw(FILE *f)
+{
+	enum { NP = 1024, PL = 1500, CB = 64 << 20 };
+	uint8_t *pkts = malloc((size_t)NP * 1536), *pinned = NULL, *src;
+	CUdeviceptr dst;
+	CUstream st;
+	uint32_t i;
+	uint64_t t0, t1;
+	double staged, staged_cpu, copy;
+
+	if (pkts == NULL ||
+	    gpudp_cu->cuMemAllocHost((void **)&pinned, (size_t)NP * 1536) != CUDA_SUCCESS) {
+		free(pkts);
+		return -1;
+	}
+	staged_cpu = staged_bw_run(pkts, 0);
+	staged = staged_bw_run(pinned, 1);
 	free(pkts);
+	gpudp_cu->cuMemFreeHost(pinned);
+	if (staged < 0 || staged_cpu < 0)
+		return -1;
 	if (gpudp_cu->cuMemAllocHost((void **)&src, CB) != 0 || gpudp_cu->cuMemAlloc(&dst, CB) != 0 ||
 	    gpudp_cu->cuStreamCreate(&st, CU_STREAM_NON_BLOCKING) != 0)
 		return -1;
@@ -933,11 +985,13 @@ bench_staged_bw(FILE *f)
 	gpudp_cu->cuStreamDestroy(st);
 	gpudp_cu->cuMemFree(dst);
 	gpudp_cu->cuMemFreeHost(src);
-	printf("staged path at %u-byte packets: %.2f GB/s; pinned H2D copy %.2f GB/s (%.0f%%)\n",
-	       PL, staged, copy, 100 * staged / copy);
+	printf("staged path at %u-byte packets: pinned mbufs (GPU copies) %.2f GB/s, host "
+	       "mbufs (CPU copies) %.2f GB/s; pinned H2D copy %.2f GB/s (%.0f%%, %.0f%%)\n",
+	       PL, staged, staged_cpu, copy, 100 * staged / copy, 100 * staged_cpu / copy);
 	fprintf(f, "  \"staged_bw\": {\"packet_bytes\": %u, \"burst\": %u, \"staged_gbytes_s\": %.3f, "
-		"\"pinned_copy_gbytes_s\": %.3f, \"ratio\": %.3f},\n", PL, NP, staged, copy,
-		staged / copy);
+		"\"staged_cpu_copy_gbytes_s\": %.3f, \"pinned_copy_gbytes_s\": %.3f, "
+		"\"ratio\": %.3f, \"ratio_cpu_copy\": %.3f},\n", PL, NP, staged, staged_cpu,
+		copy, staged / copy, staged_cpu / copy);
 	return 0;
 }
 
