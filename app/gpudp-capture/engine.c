@@ -28,9 +28,16 @@ cap_engine_create(struct cap_engine *e, const char *name, const struct cap_engin
 		return -ENOTSUP;
 	}
 	if (conf->batch_pkts == 0 || conf->batch_bytes == 0 ||
-	    gpudp_analysis_capacity(conf->flow_capacity) != conf->flow_capacity) {
+	    gpudp_analysis_capacity(conf->flow_capacity) != conf->flow_capacity ||
+	    (unsigned int)conf->mem > CAP_MEM_DEVICE ||
+	    (conf->mem != CAP_MEM_STAGED && conf->release == NULL)) {
 		snprintf(err, errlen, "bad engine configuration");
 		return -EINVAL;
+	}
+	if (ops == &cap_engine_cpu_ops && conf->mem == CAP_MEM_DEVICE && conf->cpu_view == NULL) {
+		snprintf(err, errlen, "the CPU engine cannot read device memory without a CPU "
+			 "mapping of it");
+		return -ENOTSUP;
 	}
 	e->ops = ops;
 	e->conf = *conf;
@@ -59,6 +66,48 @@ struct cpu_priv {
 	struct cap_batch b;
 };
 
+/* A batch's arrays: staged (descriptors and data) or in place (references,
+ * owners, views; data only for what the GPU engine copies out). */
+int
+cap_batch_arrays_alloc(struct cap_batch *b, const struct cap_engine_conf *c)
+{
+	b->match = calloc((c->batch_pkts + 31) / 32, sizeof(uint32_t));
+	if (c->mem == CAP_MEM_STAGED) {
+		b->desc = calloc(c->batch_pkts, sizeof(*b->desc));
+		b->data = malloc(c->batch_bytes);
+		if (b->desc == NULL || b->data == NULL)
+			return -ENOMEM;
+	} else {
+		b->inplace = 1;
+		b->ref = calloc(c->batch_pkts, sizeof(*b->ref));
+		b->owner = calloc(c->batch_pkts, sizeof(*b->owner));
+		b->view = calloc(c->batch_pkts, sizeof(*b->view));
+		if (b->ref == NULL || b->owner == NULL || b->view == NULL)
+			return -ENOMEM;
+	}
+	b->max_pkts = c->batch_pkts;
+	b->data_cap = c->batch_bytes;
+	return b->match == NULL ? -ENOMEM : 0;
+}
+
+void
+cap_batch_arrays_free(struct cap_batch *b, int free_data)
+{
+	free(b->desc);
+	if (free_data)
+		free(b->data);
+	free(b->match);
+	free(b->ref);
+	free(b->owner);
+	free(b->view);
+	b->desc = NULL;
+	b->data = NULL;
+	b->match = NULL;
+	b->ref = NULL;
+	b->owner = NULL;
+	b->view = NULL;
+}
+
 static double
 now_ms(void)
 {
@@ -76,9 +125,7 @@ cpu_fini(struct cap_engine *e)
 	if (p == NULL)
 		return;
 	gpudp_analysis_free(p->a);
-	free(p->b.desc);
-	free(p->b.data);
-	free(p->b.match);
+	cap_batch_arrays_free(&p->b, 1);
 	free(p);
 	e->priv = NULL;
 }
@@ -92,13 +139,8 @@ cpu_init(struct cap_engine *e, char *err, size_t errlen)
 	if (p == NULL)
 		goto nomem;
 	p->a = gpudp_analysis_create(e->conf.flow_capacity, &e->conf.filter);
-	p->b.desc = calloc(e->conf.batch_pkts, sizeof(*p->b.desc));
-	p->b.data = malloc(e->conf.batch_bytes);
-	p->b.match = calloc((e->conf.batch_pkts + 31) / 32, sizeof(uint32_t));
-	if (p->a == NULL || p->b.desc == NULL || p->b.data == NULL || p->b.match == NULL)
+	if (p->a == NULL || cap_batch_arrays_alloc(&p->b, &e->conf) != 0)
 		goto nomem;
-	p->b.max_pkts = e->conf.batch_pkts;
-	p->b.data_cap = e->conf.batch_bytes;
 	snprintf(e->st.device, sizeof(e->st.device), "CPU");
 	return 0;
 nomem:
@@ -119,6 +161,33 @@ cpu_get_batch(struct cap_engine *e)
 	return &p->b;
 }
 
+/* In place on the CPU: each packet where it is (host memory, or device
+ * memory through the caller's CPU mapping). */
+static uint32_t
+cpu_analyse_refs(struct cap_engine *e, struct gpudp_analysis *a, struct cap_batch *b)
+{
+	uint32_t i, hits = 0;
+
+	memset(b->match, 0, sizeof(*b->match) * ((b->n + 31) / 32));
+	for (i = 0; i < b->n; i++) {
+		const struct gpudp_an_pkt_ref *r = &b->ref[i];
+		const uint8_t *p = e->conf.mem == CAP_MEM_HOST ?
+			(const uint8_t *)(uintptr_t)r->addr :
+			e->conf.cpu_view(e->conf.view_arg, r->addr, r->caplen);
+
+		b->view[i] = p;
+		if (p == NULL) {
+			e->st.unreadable++;
+			continue;
+		}
+		if (gpudp_analysis_packet(a, p, r->caplen, r->wirelen, r->ts_ns)) {
+			hits++;
+			b->match[i / 32] |= 1u << (i % 32);
+		}
+	}
+	return hits;
+}
+
 static int
 cpu_submit(struct cap_engine *e, struct cap_batch *b)
 {
@@ -128,13 +197,18 @@ cpu_submit(struct cap_engine *e, struct cap_batch *b)
 	if (b->n == 0)
 		return 0;
 	t0 = now_ms();
-	b->n_match = gpudp_analysis_batch(p->a, b->desc, b->data, b->n, b->match);
+	if (b->inplace)
+		b->n_match = cpu_analyse_refs(e, p->a, b);
+	else
+		b->n_match = gpudp_analysis_batch(p->a, b->desc, b->data, b->n, b->match);
 	e->st.busy_ms += now_ms() - t0;
 	e->st.pkts += b->n;
 	e->st.bytes += b->cap_bytes;
 	e->st.batches++;
 	if (e->conf.done != NULL)
 		e->conf.done(e->conf.done_arg, b);
+	if (b->inplace)
+		e->conf.release(e->conf.done_arg, b->owner, b->n);
 	b->n = 0;
 	b->data_used = 0;
 	b->cap_bytes = 0;
@@ -143,6 +217,14 @@ cpu_submit(struct cap_engine *e, struct cap_batch *b)
 
 static int
 cpu_flush(struct cap_engine *e)
+{
+	(void)e;
+	return 0;
+}
+
+/* The CPU engine finishes every batch in submit: nothing is ever in flight. */
+static int
+cpu_reap(struct cap_engine *e)
 {
 	(void)e;
 	return 0;
@@ -163,6 +245,7 @@ const struct cap_engine_ops cap_engine_cpu_ops = {
 	.get_batch = cpu_get_batch,
 	.submit = cpu_submit,
 	.flush = cpu_flush,
+	.reap = cpu_reap,
 	.collect = cpu_collect,
 	.fini = cpu_fini,
 };

@@ -17,6 +17,17 @@
  * Batch lifecycle: cap_engine_get_batch() -> cap_batch_alloc() per packet ->
  * cap_engine_submit(). When a batch is done the engine calls conf.done with
  * the batch (packets, data and match bitmap still valid), then reuses it.
+ *
+ * In-place batches (conf.mem CAP_MEM_HOST or CAP_MEM_DEVICE): no packet is
+ * copied. The caller adds, per packet, a reference (struct gpudp_an_pkt_ref:
+ * address, lengths, timestamp) and an owner handle (its mbuf) with
+ * cap_batch_add_ref(); the engine analyses the bytes where they are (the
+ * GPU engine copies only the references to the device; its kernel
+ * gpudp_capture_analyse_ref reads the payloads in place). After the batch is
+ * done (conf.done called), conf.release gets the owners back: only then may
+ * the caller free the buffers. Matching packets are host-readable in the
+ * done callback through cap_batch_pkt(): for device memory the GPU engine
+ * copies them out (cuMemcpyDtoHAsync) first, into the batch's data area.
  */
 #ifndef GPUDP_CAPTURE_ENGINE_H
 #define GPUDP_CAPTURE_ENGINE_H
@@ -26,10 +37,26 @@
 
 #include "gpudp_analysis.h"
 
-/** A staged batch: descriptors and packet bytes, contiguous. */
+/** Where the packets of a batch are (struct cap_engine_conf.mem). */
+enum cap_mem {
+	/** Staged: the caller copies packets into the batch (cap_batch_alloc). */
+	CAP_MEM_STAGED = 0,
+	/**
+	 * In place, in host memory the CPU can read (pinned mbufs); the GPU
+	 * engine's kernel reads it through unified addressing.
+	 */
+	CAP_MEM_HOST,
+	/**
+	 * In place, in GPU memory. The GPU engine reads it directly; the CPU
+	 * engine only through conf.cpu_view (a CPU mapping of the memory).
+	 */
+	CAP_MEM_DEVICE,
+};
+
+/** A batch: staged (descriptors and packet bytes) or in place (references). */
 struct cap_batch {
-	struct gpudp_an_pkt_desc *desc; /**< max_pkts descriptors */
-	uint8_t *data;                  /**< data_cap bytes */
+	struct gpudp_an_pkt_desc *desc; /**< staged: max_pkts descriptors */
+	uint8_t *data;                  /**< staged: data_cap bytes; in place: copied-out matches */
 	uint32_t *match;                /**< filter bitmap, valid in the done callback */
 	uint32_t n;                     /**< packets in the batch */
 	uint32_t max_pkts;
@@ -38,12 +65,26 @@ struct cap_batch {
 	uint32_t cap_bytes;             /**< sum of the packets' captured lengths */
 	uint32_t n_match;               /**< matches, valid in the done callback */
 	uint32_t slot;                  /**< engine-private index */
+	int inplace;                    /**< 1: ref/owner/view are used, desc is not */
+	struct gpudp_an_pkt_ref *ref;   /**< in place: max_pkts references */
+	void **owner;                   /**< in place: the caller's handle per packet */
+	const uint8_t **view;           /**< in place: host-readable bytes of packet i, or
+	                                     NULL (valid in the done callback) */
 };
 
 struct cap_engine;
 
 /** Called for every finished batch, in submission order. */
 typedef void (*cap_batch_done_t)(void *arg, const struct cap_batch *b);
+
+/**
+ * In place: give back the owners of a batch's packets (after conf.done, or
+ * instead of it when the engine failed): the buffers may be freed now.
+ */
+typedef void (*cap_batch_release_t)(void *arg, void **owner, uint32_t n);
+
+/** In place, CAP_MEM_DEVICE on the CPU engine: CPU address of @p len bytes at @p addr, or NULL. */
+typedef const uint8_t *(*cap_cpu_view_t)(void *arg, uint64_t addr, uint32_t len);
 
 /** Engine configuration. */
 struct cap_engine_conf {
@@ -55,6 +96,10 @@ struct cap_engine_conf {
 	uint32_t inflight;              /**< batches in flight (gpu engine), >= 1 */
 	cap_batch_done_t done;          /**< may be NULL */
 	void *done_arg;
+	enum cap_mem mem;               /**< staged (default) or in place */
+	cap_batch_release_t release;    /**< in place: required; called with done_arg */
+	cap_cpu_view_t cpu_view;        /**< CAP_MEM_DEVICE on the CPU engine: required */
+	void *view_arg;
 };
 
 /** What an engine did (for the report's "GPU share"). */
@@ -62,7 +107,9 @@ struct cap_engine_stats {
 	uint64_t pkts;        /**< packets analysed */
 	uint64_t bytes;       /**< captured bytes analysed */
 	uint64_t batches;
-	uint64_t copy_bytes;  /**< bytes copied host -> device (gpu) */
+	uint64_t copy_bytes;  /**< bytes copied host -> device (gpu; in place: references only) */
+	uint64_t copy_out_bytes; /**< in place, device memory: matching packets copied to the host */
+	uint64_t unreadable;  /**< in place: packets whose bytes could not be reached (not analysed) */
 	double busy_ms;       /**< cpu: time in analysis; gpu: copy + kernel time (events) */
 	double kernel_ms;     /**< gpu: kernel time only */
 	char device[128];     /**< "CPU" or the GPU's name and PCI address */
@@ -75,6 +122,7 @@ struct cap_engine_ops {
 	struct cap_batch *(*get_batch)(struct cap_engine *e);
 	int (*submit)(struct cap_engine *e, struct cap_batch *b);
 	int (*flush)(struct cap_engine *e);
+	int (*reap)(struct cap_engine *e);
 	int (*collect)(struct cap_engine *e, struct gpudp_analysis *out);
 	void (*fini)(struct cap_engine *e);
 };
@@ -99,7 +147,8 @@ extern const struct cap_engine_ops cap_engine_gpu_ops;
  * @param name  "cpu" or "gpu"
  * @param conf  configuration (copied)
  * @param err   message on failure
- * @return 0; -ENOTSUP (unknown name, or "gpu" in a build without CUDA);
+ * @return 0; -ENOTSUP (unknown name, or "gpu" in a build without CUDA, or
+ *         a memory type the engine cannot read); -EINVAL (bad configuration);
  *         -ENODEV (no GPU); -ENOMEM; -EIO (a CUDA call failed)
  */
 int cap_engine_create(struct cap_engine *e, const char *name,
@@ -127,6 +176,17 @@ cap_engine_flush(struct cap_engine *e)
 }
 
 /**
+ * Finish the oldest batch in flight, if any (done and release callbacks
+ * called): in place, this gives buffers back when the caller runs short.
+ * @return 1 if a batch was finished, 0 if none was in flight, or a negative errno
+ */
+static inline int
+cap_engine_reap(struct cap_engine *e)
+{
+	return e->ops->reap(e);
+}
+
+/**
  * Flush, then replace out's counters and flows with the engine's totals.
  * @param out an analysis object with a flow table at least as large as the engine's
  */
@@ -138,6 +198,16 @@ cap_engine_collect(struct cap_engine *e, struct gpudp_analysis *out)
 
 /** Free the engine (flushes first). */
 void cap_engine_destroy(struct cap_engine *e);
+
+/**
+ * For engines: allocate a batch's host arrays for @p c (staged: desc and
+ * data; in place: ref, owner and view) and its match bitmap.
+ * @return 0 or -ENOMEM (free what was allocated with cap_batch_arrays_free)
+ */
+int cap_batch_arrays_alloc(struct cap_batch *b, const struct cap_engine_conf *c);
+
+/** Free what cap_batch_arrays_alloc() allocated (data only if @p free_data). */
+void cap_batch_arrays_free(struct cap_batch *b, int free_data);
 
 /**
  * Reserve room for one packet in a batch.
@@ -163,6 +233,51 @@ cap_batch_alloc(struct cap_batch *b, uint32_t caplen, uint32_t wirelen, uint64_t
 	if (b->data_used > b->data_cap)
 		b->data_used = b->data_cap;
 	return b->data + off;
+}
+
+/**
+ * In place: add one packet by reference.
+ * @param addr   where its caplen bytes are (see enum cap_mem)
+ * @param owner  the caller's handle, given back through conf.release
+ * @return 0, or 1 if the batch is full (packets or data_cap bytes)
+ */
+static inline int
+cap_batch_add_ref(struct cap_batch *b, uint64_t addr, uint32_t caplen, uint32_t wirelen,
+		  uint64_t ts_ns, void *owner)
+{
+	struct gpudp_an_pkt_ref *r;
+
+	if (b->n == b->max_pkts || caplen > b->data_cap - b->cap_bytes)
+		return 1;
+	r = &b->ref[b->n];
+	r->addr = addr;
+	r->caplen = caplen;
+	r->wirelen = wirelen < caplen ? caplen : wirelen;
+	r->ts_ns = ts_ns;
+	b->owner[b->n++] = owner;
+	b->cap_bytes += caplen;
+	return 0;
+}
+
+/**
+ * Packet i of a batch in the done callback: its lengths and timestamp, and
+ * its bytes if the host can read them (always for staged batches and host
+ * memory; for device memory only the matching packets), else NULL.
+ */
+static inline const uint8_t *
+cap_batch_pkt(const struct cap_batch *b, uint32_t i, uint32_t *caplen, uint32_t *wirelen,
+	      uint64_t *ts_ns)
+{
+	if (b->inplace) {
+		*caplen = b->ref[i].caplen;
+		*wirelen = b->ref[i].wirelen;
+		*ts_ns = b->ref[i].ts_ns;
+		return b->view[i];
+	}
+	*caplen = b->desc[i].caplen;
+	*wirelen = b->desc[i].wirelen;
+	*ts_ns = b->desc[i].ts_ns;
+	return b->data + b->desc[i].off;
 }
 
 /** Whether packet i of a finished batch matched the filter. */

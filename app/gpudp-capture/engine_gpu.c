@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * GPU engine: the staged path. A ring of `inflight` slots; each slot has a
- * pinned host staging area and a device copy laid out the same way:
+ * GPU engine. A ring of `inflight` slots; each slot has a pinned host area
+ * and a device copy laid out the same way.
+ *
+ * Staged path (CAP_MEM_STAGED):
  *
  *   [ desc: max_pkts x 24 B | match bitmap | packet data: batch_bytes ]
  *
@@ -9,6 +11,22 @@
  * kernel, D2H copy of the bitmap, all on one stream (so the kernel runs only
  * after its copy), then an event. get_batch reuses slots in order, waiting
  * on the oldest slot's event and running its done callback first.
+ *
+ * In place (CAP_MEM_HOST, CAP_MEM_DEVICE): the packets stay in the mbufs the
+ * PMD filled; only references travel:
+ *
+ *   pinned slot area: [ ref: max_pkts x 24 B | match bitmap | CAP_MEM_DEVICE only:
+ *                       matching packets copied out, batch_bytes ]
+ *   device copy:      [ ref: max_pkts x 24 B | match bitmap ]
+ *
+ * submit (called after rx_burst returned every packet of the batch, so the
+ * launch is a CPU-initiated CUDA submission after the NIC's writes, as
+ * DESIGN.md's launch mode requires): H2D copy of the references + zeroed
+ * bitmap, kernel gpudp_capture_analyse_ref (reads each payload at its
+ * address), D2H copy of the bitmap, event. When the slot is done, matching
+ * packets in device memory are copied to the slot's host area
+ * (cuMemcpyDtoHAsync, one stream sync), the done callback runs, and only
+ * then are the owners (mbufs) given back through conf.release.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +37,10 @@
 #include "engine.h"
 
 enum { EV_START, EV_KSTART, EV_KEND, EV_END, EV_MAX };
+
+/* references and descriptors share the slot layout */
+_Static_assert(sizeof(struct gpudp_an_pkt_ref) == sizeof(struct gpudp_an_pkt_desc),
+	       "a reference and a descriptor must have the same size");
 
 struct gpu_slot {
 	struct cap_batch b;
@@ -32,7 +54,7 @@ struct gpu_priv {
 	CUdevice dev;
 	CUcontext ctx;
 	CUmodule mod;
-	CUfunction fn;
+	CUfunction fn, fn_ref;
 	CUstream stream;
 	CUdeviceptr d_ctr, d_flows, d_filter;
 	size_t match_off, data_off, slot_bytes;
@@ -63,6 +85,11 @@ gpu_fini(struct cap_engine *e)
 	for (i = 0; p->slots != NULL && i < p->n_slots; i++) {
 		struct gpu_slot *s = &p->slots[i];
 
+		/* a failed engine: the owners go back all the same */
+		if (s->inflight && s->b.inplace && s->b.owner != NULL)
+			e->conf.release(e->conf.done_arg, s->b.owner, s->b.n);
+		free(s->b.owner);
+		free(s->b.view);
 		for (k = 0; k < EV_MAX; k++)
 			if (s->ev[k] != NULL)
 				gpudp_cu->cuEventDestroy(s->ev[k]);
@@ -94,6 +121,7 @@ gpu_setup(struct cap_engine *e)
 	struct gpu_priv *p = e->priv;
 	size_t flows_bytes = sizeof(struct gpudp_flow_slot) * (size_t)e->conf.flow_capacity;
 	char name[64], bus[32];
+	size_t host_bytes;
 	uint32_t i, k;
 	int n_dev = 0, rc;
 
@@ -118,6 +146,21 @@ gpu_setup(struct cap_engine *e)
 		return rc;
 	}
 	CU(e, gpudp_cu->cuModuleGetFunction(&p->fn, p->mod, "gpudp_capture_analyse"));
+	CU(e, gpudp_cu->cuModuleGetFunction(&p->fn_ref, p->mod, "gpudp_capture_analyse_ref"));
+	if (e->conf.mem == CAP_MEM_HOST) {
+		int uva = 0, hostptr = 0;
+
+		CU(e, gpudp_cu->cuDeviceGetAttribute(&uva, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING,
+						     p->dev));
+		CU(e, gpudp_cu->cuDeviceGetAttribute(&hostptr,
+			CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM, p->dev));
+		if (!uva || !hostptr) {
+			snprintf(e->err, sizeof(e->err), "GPU %d cannot read registered host "
+				 "memory at its host address (unified addressing %d, host pointer "
+				 "for registered memory %d)", e->conf.gpu_device, uva, hostptr);
+			return -ENOTSUP;
+		}
+	}
 	CU(e, gpudp_cu->cuStreamCreate(&p->stream, CU_STREAM_NON_BLOCKING));
 
 	CU(e, gpudp_cu->cuMemAlloc(&p->d_ctr, sizeof(struct gpudp_an_counters)));
@@ -130,7 +173,9 @@ gpu_setup(struct cap_engine *e)
 	p->match_off = sizeof(struct gpudp_an_pkt_desc) * (size_t)e->conf.batch_pkts;
 	p->data_off = (p->match_off + 4 * (size_t)((e->conf.batch_pkts + 31) / 32) + 255) &
 		      ~(size_t)255;
-	p->slot_bytes = p->data_off + e->conf.batch_bytes;
+	/* in place, device memory: the data area takes the matches copied out */
+	host_bytes = p->data_off + (e->conf.mem == CAP_MEM_HOST ? 0 : e->conf.batch_bytes);
+	p->slot_bytes = e->conf.mem == CAP_MEM_STAGED ? host_bytes : p->data_off;
 	p->n_slots = e->conf.inflight;
 	p->slots = calloc(p->n_slots, sizeof(*p->slots));
 	if (p->slots == NULL) {
@@ -140,13 +185,25 @@ gpu_setup(struct cap_engine *e)
 	for (i = 0; i < p->n_slots; i++) {
 		struct gpu_slot *s = &p->slots[i];
 
-		CU(e, gpudp_cu->cuMemAllocHost((void **)&s->host, p->slot_bytes));
+		CU(e, gpudp_cu->cuMemAllocHost((void **)&s->host, host_bytes));
 		CU(e, gpudp_cu->cuMemAlloc(&s->dev, p->slot_bytes));
 		for (k = 0; k < EV_MAX; k++)
 			CU(e, gpudp_cu->cuEventCreate(&s->ev[k], CU_EVENT_DEFAULT));
-		s->b.desc = (struct gpudp_an_pkt_desc *)s->host;
 		s->b.match = (uint32_t *)(s->host + p->match_off);
-		s->b.data = s->host + p->data_off;
+		if (e->conf.mem == CAP_MEM_STAGED) {
+			s->b.desc = (struct gpudp_an_pkt_desc *)s->host;
+			s->b.data = s->host + p->data_off;
+		} else {
+			s->b.inplace = 1;
+			s->b.ref = (struct gpudp_an_pkt_ref *)s->host;
+			s->b.data = e->conf.mem == CAP_MEM_DEVICE ? s->host + p->data_off : NULL;
+			s->b.owner = calloc(e->conf.batch_pkts, sizeof(*s->b.owner));
+			s->b.view = calloc(e->conf.batch_pkts, sizeof(*s->b.view));
+			if (s->b.owner == NULL || s->b.view == NULL) {
+				snprintf(e->err, sizeof(e->err), "out of memory");
+				return -ENOMEM;
+			}
+		}
 		s->b.max_pkts = e->conf.batch_pkts;
 		s->b.data_cap = e->conf.batch_bytes;
 		s->b.slot = i;
@@ -176,6 +233,40 @@ gpu_init(struct cap_engine *e, char *err, size_t errlen)
 	return rc;
 }
 
+/*
+ * In place, a finished slot: the host view of each packet. Host memory: the
+ * packet itself. Device memory: only the matching packets, copied into the
+ * slot's host area (the CPU never reads the rest).
+ */
+static int
+inplace_views(struct cap_engine *e, struct gpu_slot *s)
+{
+	struct gpu_priv *p = e->priv;
+	struct cap_batch *b = &s->b;
+	uint32_t i, off = 0;
+
+	for (i = 0; i < b->n; i++) {
+		const struct gpudp_an_pkt_ref *r = &b->ref[i];
+
+		if (e->conf.mem == CAP_MEM_HOST) {
+			b->view[i] = (const uint8_t *)(uintptr_t)r->addr;
+			continue;
+		}
+		b->view[i] = NULL;
+		if (!cap_batch_matched(b, i) || r->caplen > b->data_cap - off)
+			continue;
+		CU(e, gpudp_cu->cuMemcpyDtoHAsync(b->data + off, (CUdeviceptr)r->addr, r->caplen,
+						  p->stream));
+		b->view[i] = b->data + off;
+		off += r->caplen;
+	}
+	if (off > 0) {
+		CU(e, gpudp_cu->cuStreamSynchronize(p->stream));
+		e->st.copy_out_bytes += off;
+	}
+	return 0;
+}
+
 /* Wait for the oldest in-flight slot, account it, run its callback. */
 static int
 gpu_complete_oldest(struct cap_engine *e)
@@ -193,8 +284,17 @@ gpu_complete_oldest(struct cap_engine *e)
 	s->b.n_match = 0;
 	for (w = 0; w < (s->b.n + 31) / 32; w++)
 		s->b.n_match += (uint32_t)__builtin_popcount(s->b.match[w]);
+	if (s->b.inplace) {
+		int rc = inplace_views(e, s);
+
+		if (rc != 0)
+			return rc;
+	}
 	if (e->conf.done != NULL)
 		e->conf.done(e->conf.done_arg, &s->b);
+	/* the kernel that read these buffers is complete: give them back */
+	if (s->b.inplace)
+		e->conf.release(e->conf.done_arg, s->b.owner, s->b.n);
 	s->inflight = 0;
 	s->b.n = 0;
 	p->oldest = (p->oldest + 1) % p->n_slots;
@@ -217,6 +317,48 @@ gpu_get_batch(struct cap_engine *e)
 	return &s->b;
 }
 
+/* In place: the references, the kernel that reads the payloads where they are, the bitmap. */
+static int
+gpu_submit_refs(struct cap_engine *e, struct gpu_slot *s)
+{
+	struct gpu_priv *p = e->priv;
+	struct cap_batch *b = &s->b;
+	struct gpudp_an_kernel_args args;
+	void *params[] = { &args };
+	size_t words = 4 * (size_t)((b->n + 31) / 32);
+
+	memset(b->match, 0, words);
+	CU(e, gpudp_cu->cuCtxSetCurrent(p->ctx));
+	CU(e, gpudp_cu->cuEventRecord(s->ev[EV_START], p->stream));
+	CU(e, gpudp_cu->cuMemcpyHtoDAsync(s->dev, s->host, sizeof(struct gpudp_an_pkt_ref) * b->n,
+					  p->stream));
+	CU(e, gpudp_cu->cuMemcpyHtoDAsync(s->dev + p->match_off, s->host + p->match_off, words,
+					  p->stream));
+	memset(&args, 0, sizeof(args));
+	args.ctr = p->d_ctr;
+	args.flows = p->d_flows;
+	args.filter = p->d_filter;
+	args.desc = s->dev;
+	args.match = s->dev + p->match_off;
+	args.flow_mask = e->conf.flow_capacity - 1;
+	args.n = b->n;
+	CU(e, gpudp_cu->cuEventRecord(s->ev[EV_KSTART], p->stream));
+	CU(e, gpudp_cu->cuLaunchKernel(p->fn_ref, (b->n + 255) / 256, 1, 1, 256, 1, 1, 0,
+				       p->stream, params, NULL));
+	CU(e, gpudp_cu->cuEventRecord(s->ev[EV_KEND], p->stream));
+	CU(e, gpudp_cu->cuMemcpyDtoHAsync(s->host + p->match_off, s->dev + p->match_off, words,
+					  p->stream));
+	CU(e, gpudp_cu->cuEventRecord(s->ev[EV_END], p->stream));
+	s->inflight = 1;
+	p->n_inflight++;
+	p->next = (p->next + 1) % p->n_slots;
+	e->st.pkts += b->n;
+	e->st.bytes += b->cap_bytes;
+	e->st.copy_bytes += sizeof(struct gpudp_an_pkt_ref) * b->n + words;
+	e->st.batches++;
+	return 0;
+}
+
 static int
 gpu_submit(struct cap_engine *e, struct cap_batch *b)
 {
@@ -232,6 +374,8 @@ gpu_submit(struct cap_engine *e, struct cap_batch *b)
 		snprintf(e->err, sizeof(e->err), "batch submitted out of order");
 		return -EINVAL;
 	}
+	if (b->inplace)
+		return gpu_submit_refs(e, s);
 	memset(b->match, 0, 4 * (size_t)((b->n + 31) / 32));
 	head = p->match_off + 4 * (size_t)((b->n + 31) / 32);
 	CU(e, gpudp_cu->cuCtxSetCurrent(p->ctx));
@@ -284,6 +428,18 @@ gpu_flush(struct cap_engine *e)
 }
 
 static int
+gpu_reap(struct cap_engine *e)
+{
+	struct gpu_priv *p = e->priv;
+	int rc;
+
+	if (p->n_inflight == 0)
+		return 0;
+	rc = gpu_complete_oldest(e);
+	return rc == 0 ? 1 : rc;
+}
+
+static int
 gpu_collect(struct cap_engine *e, struct gpudp_analysis *out)
 {
 	struct gpu_priv *p = e->priv;
@@ -315,6 +471,7 @@ const struct cap_engine_ops cap_engine_gpu_ops = {
 	.get_batch = gpu_get_batch,
 	.submit = gpu_submit,
 	.flush = gpu_flush,
+	.reap = gpu_reap,
 	.collect = gpu_collect,
 	.fini = gpu_fini,
 };

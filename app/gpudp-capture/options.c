@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gpudp_mem.h>
 #include <gpudp_opt.h>
 
 #include "options.h"
@@ -13,7 +14,7 @@ enum {
 	OPT_CPU = 256, OPT_GPU, OPT_JSON, OPT_FILTER, OPT_FILTER_OUT, OPT_PORTS, OPT_BATCH,
 	OPT_BATCH_BYTES, OPT_INFLIGHT, OPT_FLOWS, OPT_BURST, OPT_MBUFS, OPT_DATA_ROOM,
 	OPT_RXD, OPT_TOP, OPT_PERIOD, OPT_PROGRESS, OPT_IDLE_MS, OPT_MAX_PACKETS,
-	OPT_DURATION, OPT_QUIET, OPT_VERIFY, OPT_PCAP, OPT_HELP,
+	OPT_DURATION, OPT_QUIET, OPT_VERIFY, OPT_PCAP, OPT_MEM, OPT_PIN, OPT_ENGINE, OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -40,6 +41,9 @@ static const struct option long_opts[] = {
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "pcap", required_argument, NULL, OPT_PCAP },
+	{ "mem", required_argument, NULL, OPT_MEM },
+	{ "pin", required_argument, NULL, OPT_PIN },
+	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -50,10 +54,13 @@ cap_conf_usage(FILE *f, const char *prog)
 	fprintf(f,
 "usage: %s [EAL options] -- [options]\n"
 "Analyse packets from DPDK ports (net_pcap rx_pcap= files, tap, af_packet, NICs)\n"
-"on the GPU (staged path), or on the CPU when no GPU is usable.\n"
+"on the GPU (staged, or in place with --mem pinned/device), or on the CPU when no\n"
+"GPU is usable.\n"
 "\n"
 "Analysis:\n"
-"  --cpu               analyse on the CPU even if a GPU is usable (default: GPU if usable)\n"
+"  --engine E          auto, gpu or cpu: where the analysis runs; gpu exits 77 without\n"
+"                      a usable GPU (default: auto, the GPU if usable)\n"
+"  --cpu               the same as --engine cpu (default: off)\n"
 "  --gpu N             CUDA device ordinal (default: 0)\n"
 "  --flows N           flow table slots, a power of two, 16..16777216 (default: 65536)\n"
 "  --filter EXPR       filter expression, see doc/capture.md (default: none)\n"
@@ -63,6 +70,14 @@ cap_conf_usage(FILE *f, const char *prog)
 "  --inflight N        GPU batches in flight, 1..16 (default: 3)\n"
 "  --verify            also analyse every batch on the CPU and compare with the GPU:\n"
 "                      exit 1 on a difference, 77 if no GPU is used (default: off)\n"
+"Memory:\n"
+"  --mem M             where packets land: staged (host mbufs, copied into batches),\n"
+"                      pinned (mbufs in GPU-registered host memory, analysed in place),\n"
+"                      device (mbufs in GPU memory, GPUDirect-capable ports only), or\n"
+"                      auto: device on such ports with the GPU engine, else staged\n"
+"                      (default: auto)\n"
+"  --pin B             --mem device: auto, peermem, kmod or dmabuf: how the NIC gets\n"
+"                      bus addresses of GPU memory (default: auto)\n"
 "Input:\n"
 "  --pcap FILE         read FILE (pcap or pcapng) through a net_pcap vdev added to the\n"
 "                      EAL arguments; repeatable, up to 16 (default: none)\n"
@@ -85,6 +100,14 @@ cap_conf_usage(FILE *f, const char *prog)
 }
 
 #define PROG "gpudp-capture"
+
+const char *
+cap_conf_mem_name(enum cap_conf_mem m)
+{
+	static const char *const names[] = { "auto", "staged", "pinned", "device" };
+
+	return (unsigned int)m < 4 ? names[m] : "?";
+}
 
 static int
 bad(const char *opt, const char *val, const char *why)
@@ -149,7 +172,11 @@ cap_conf_parse(struct cap_conf *c, int argc, char **argv)
 	opterr = 0;
 	while (rc == 0 && (o = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
 		switch (o) {
-		case OPT_CPU: c->force_cpu = 1; break;
+		case OPT_CPU:
+			c->engine_opt = 0;
+			c->force_cpu = 1;
+			c->engine = CAP_CONF_ENGINE_CPU;
+			break;
 		case OPT_GPU: rc = u32_arg("gpu", optarg, 0, 1023, &c->gpu); break;
 		case OPT_JSON: c->json = optarg; break;
 		case OPT_FILTER:
@@ -200,6 +227,42 @@ cap_conf_parse(struct cap_conf *c, int argc, char **argv)
 			else
 				c->pcap[c->n_pcap++] = optarg;
 			break;
+		case OPT_MEM:
+			if (strcmp(optarg, "auto") == 0)
+				c->mem = CAP_CONF_MEM_AUTO;
+			else if (strcmp(optarg, "staged") == 0)
+				c->mem = CAP_CONF_MEM_STAGED;
+			else if (strcmp(optarg, "pinned") == 0)
+				c->mem = CAP_CONF_MEM_PINNED;
+			else if (strcmp(optarg, "device") == 0)
+				c->mem = CAP_CONF_MEM_DEVICE;
+			else
+				rc = bad("mem", optarg, "expected auto, staged, pinned or device");
+			break;
+		case OPT_PIN: {
+			enum gpudp_pin_backend b;
+
+			if (gpudp_pin_backend_parse(optarg, &b) != 0)
+				rc = bad("pin", optarg, "expected auto, peermem, kmod or dmabuf");
+			else
+				c->pin = (int)b;
+			break;
+		}
+		case OPT_ENGINE:
+			c->engine_opt = 1;
+			if (strcmp(optarg, "auto") == 0) {
+				c->engine = CAP_CONF_ENGINE_AUTO;
+				c->force_cpu = 0;
+			} else if (strcmp(optarg, "gpu") == 0) {
+				c->engine = CAP_CONF_ENGINE_GPU;
+				c->force_cpu = 0;
+			} else if (strcmp(optarg, "cpu") == 0) {
+				c->engine = CAP_CONF_ENGINE_CPU;
+				c->force_cpu = 1;
+			} else {
+				rc = bad("engine", optarg, "expected auto, gpu or cpu");
+			}
+			break;
 		case OPT_HELP:
 			cap_conf_usage(stdout, "gpudp-capture");
 			return 1;
@@ -222,6 +285,18 @@ cap_conf_parse(struct cap_conf *c, int argc, char **argv)
 	}
 	if (rc == 0 && c->verify && c->force_cpu) {
 		fprintf(stderr, "gpudp-capture: --verify: bad value 'on' (needs the GPU: drop --cpu)\n");
+		rc = -1;
+	}
+	if (rc == 0 && c->verify && c->mem == CAP_CONF_MEM_DEVICE) {
+		fprintf(stderr, "gpudp-capture: --verify: bad value 'on' (it analyses every batch "
+			"on the CPU too, which cannot read --mem device packets: use --mem pinned "
+			"or staged)\n");
+		rc = -1;
+	}
+	if (rc == 0 && c->pin != GPUDP_PIN_AUTO && c->mem != CAP_CONF_MEM_DEVICE &&
+	    c->mem != CAP_CONF_MEM_AUTO) {
+		fprintf(stderr, "gpudp-capture: --pin: bad value '%s' (only for --mem device or "
+			"auto)\n", gpudp_pin_backend_name((enum gpudp_pin_backend)c->pin));
 		rc = -1;
 	}
 	if (rc == 0 && c->filter_out != NULL && c->filter_expr == NULL) {

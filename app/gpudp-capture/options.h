@@ -15,9 +15,28 @@
 #define CAP_MAX_PORTS 32
 #define CAP_MAX_PCAP 16
 
+/** --mem: where received packets land. */
+enum cap_conf_mem {
+	CAP_CONF_MEM_AUTO = 0,  /**< device on GPUDirect-capable ports with the GPU engine, else staged */
+	CAP_CONF_MEM_STAGED,    /**< host mbufs, copied into staged batches */
+	CAP_CONF_MEM_PINNED,    /**< mbufs in GPU-registered host memory, analysed in place */
+	CAP_CONF_MEM_DEVICE,    /**< mbufs in GPU memory (the NIC DMAs), analysed in place */
+};
+
+/** --engine */
+enum cap_conf_engine {
+	CAP_CONF_ENGINE_AUTO = 0, /**< the GPU if usable, else the CPU */
+	CAP_CONF_ENGINE_GPU,      /**< the GPU or exit 77 */
+	CAP_CONF_ENGINE_CPU,      /**< the CPU (--cpu) */
+};
+
 /** The app's configuration. */
 struct cap_conf {
-	int force_cpu;            /**< --cpu */
+	int force_cpu;            /**< --cpu, --engine cpu */
+	enum cap_conf_engine engine; /**< --engine */
+	int engine_opt;           /**< the last of --cpu / --engine was --engine */
+	enum cap_conf_mem mem;    /**< --mem */
+	int pin;                  /**< --pin: enum gpudp_pin_backend */
 	uint32_t gpu;             /**< --gpu */
 	const char *json;         /**< --json */
 	const char *filter_expr;  /**< --filter */
@@ -54,5 +73,8 @@ int cap_conf_parse(struct cap_conf *c, int argc, char **argv);
 
 /** Print --help to f. */
 void cap_conf_usage(FILE *f, const char *prog);
+
+/** "auto", "staged", "pinned", "device". */
+const char *cap_conf_mem_name(enum cap_conf_mem m);
 
 #endif /* GPUDP_CAPTURE_OPTIONS_H */

@@ -68,6 +68,12 @@ cap_report_table(FILE *f, const struct cap_report *r)
 		"%.3f ms, %" PRIu64 " bytes copied)\n",
 		strcmp(r->engine, "gpu") == 0 && c->pkts ? 100.0 * r->eng->pkts / c->pkts : 0.0,
 		r->eng->batches, r->eng->busy_ms, r->eng->kernel_ms, r->eng->copy_bytes);
+	if (r->mem != NULL)
+		fprintf(f, "memory     %s%s%s%s, %u mbufs of %u B%s%s\n", r->mem,
+			strcmp(r->mem, "staged") == 0 ? " (copied into batches)" : " (analysed in place)",
+			r->pin ? ", pin backend " : "", r->pin ? r->pin : "", r->pool_mbufs,
+			r->pool_data_room, r->cpu_mapped ? ", read by the CPU through a CPU mapping" :
+			"", r->pins_running > 0 ? ", PINNED WHILE RUNNING" : "");
 	if (r->expected_pkts)
 		fprintf(f, "file       %" PRIu64 " packets in the input file%s\n",
 			r->expected_pkts, r->file_truncated ? " (file truncated: last record "
@@ -177,10 +183,30 @@ cap_report_json(FILE *f, const struct cap_report *r)
 	json_str(f, r->engine_note ? r->engine_note : "");
 	fprintf(f, ", \"packets\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"batches\": %" PRIu64
 		", \"busy_ms\": %.3f, \"kernel_ms\": %.3f, \"copy_bytes\": %" PRIu64
-		", \"gpu_share\": %.6f},\n",
+		", \"copy_out_bytes\": %" PRIu64 ", \"gpu_share\": %.6f},\n",
 		r->eng->pkts, r->eng->bytes, r->eng->batches, r->eng->busy_ms, r->eng->kernel_ms,
-		r->eng->copy_bytes,
+		r->eng->copy_bytes, r->eng->copy_out_bytes,
 		strcmp(r->engine, "gpu") == 0 && c->pkts ? (double)r->eng->pkts / c->pkts : 0.0);
+	if (r->mem != NULL) {
+		fprintf(f, "  \"mem\": {\"type\": ");
+		json_str(f, r->mem);
+		fprintf(f, ", \"note\": ");
+		json_str(f, r->mem_note ? r->mem_note : "");
+		fprintf(f, ", \"pin\": ");
+		if (r->pin != NULL)
+			json_str(f, r->pin);
+		else
+			fprintf(f, "null");
+		fprintf(f, ", \"mbufs\": %u, \"data_room\": %u, \"gpu_bytes\": %" PRIu64
+			", \"host_bytes\": %" PRIu64 ", \"cpu_mapped\": %s, \"pins\": ",
+			r->pool_mbufs, r->pool_data_room, r->pool_gpu_bytes, r->pool_host_bytes,
+			r->cpu_mapped ? "true" : "false");
+		if (r->pins_created < 0)
+			fprintf(f, "null},\n");
+		else
+			fprintf(f, "{\"at_pool_creation\": %" PRId64 ", \"while_running\": %" PRId64
+				"}},\n", r->pins_created, r->pins_running);
+	}
 	fprintf(f, "  \"elapsed_s\": %.6f,\n  \"packets_per_s\": %.1f,\n", r->elapsed_s,
 		rate(c->pkts, r->elapsed_s));
 	fprintf(f, "  \"packets\": %" PRIu64 ",\n  \"bytes\": %" PRIu64 ",\n"

@@ -38,6 +38,17 @@ struct cap_report {
 	const char *filter_file;    /**< pcapng output, may be NULL */
 	uint64_t filter_written;    /**< packets written to filter_file */
 	uint32_t top_n;             /**< rows of the flow and talker tables */
+	/* --mem (NULL mem: no "mem" section, e.g. the benchmark) */
+	const char *mem;            /**< "staged", "pinned" or "device" */
+	const char *mem_note;       /**< why (--mem auto), may be NULL */
+	const char *pin;            /**< pin backend of a device pool, else NULL */
+	uint32_t pool_mbufs;        /**< mbufs of the rx pool */
+	uint32_t pool_data_room;    /**< their data room (bytes, without headroom) */
+	uint64_t pool_gpu_bytes;    /**< GPU memory of a device pool */
+	uint64_t pool_host_bytes;   /**< host memory of a lib/mem pool (0: a plain DPDK pool) */
+	int64_t pins_created;       /**< lib/mem pins once the pool existed; -1: not a device pool */
+	int64_t pins_running;       /**< lib/mem pins since then; -1: not a device pool */
+	int cpu_mapped;             /**< device memory read by the CPU through rte_gpu_mem_cpu_map */
 };
 
 /** Print the table. @return 0 or -EIO */

@@ -1,18 +1,24 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// gpudp-capture's analysis kernel: one thread per packet of a staged batch,
+// gpudp-capture's analysis kernels: one thread per packet of a batch,
 // running the very per-packet code of the CPU path (gpudp_analysis_pkt.h).
 // Global counters are first summed in shared memory per block, then added
 // to the accumulated counters in device memory with one atomic per non-zero
 // field; flow slots are updated with atomics directly; filter matches set
 // bits of the batch's match bitmap.
+//
+// gpudp_capture_analyse reads a staged batch (descriptor offsets into the
+// batch data area); gpudp_capture_analyse_ref reads each packet where the
+// NIC put it (descriptor addresses: device memory, or registered host
+// memory through unified addressing).
 #include <stdint.h>
 
 #include "gpudp_analysis_pkt.h"
 
 #define GPUDP_AN_NCTR (sizeof(struct gpudp_an_counters) / sizeof(uint64_t))
 
-extern "C" __global__ void
-gpudp_capture_analyse(struct gpudp_an_kernel_args a)
+template <bool REF>
+static __device__ __forceinline__ void
+analyse(const struct gpudp_an_kernel_args &a)
 {
 	__shared__ unsigned long long blk[GPUDP_AN_NCTR];
 	struct gpudp_an_sink sk;
@@ -28,10 +34,26 @@ gpudp_capture_analyse(struct gpudp_an_kernel_args a)
 	sk.pad = 0;
 	sk.filter = (const struct gpudp_filter *)a.filter;
 	if (i < a.n) {
-		const struct gpudp_an_pkt_desc *d = (const struct gpudp_an_pkt_desc *)a.desc + i;
-		const uint8_t *p = (const uint8_t *)a.data + d->off;
+		const uint8_t *p;
+		uint32_t caplen, wirelen;
+		uint64_t ts;
 
-		if (gpudp_an_account(&sk, p, d->caplen, d->wirelen, d->ts_ns))
+		if (REF) {
+			const struct gpudp_an_pkt_ref *d = (const struct gpudp_an_pkt_ref *)a.desc + i;
+
+			p = (const uint8_t *)d->addr;
+			caplen = d->caplen;
+			wirelen = d->wirelen;
+			ts = d->ts_ns;
+		} else {
+			const struct gpudp_an_pkt_desc *d = (const struct gpudp_an_pkt_desc *)a.desc + i;
+
+			p = (const uint8_t *)a.data + d->off;
+			caplen = d->caplen;
+			wirelen = d->wirelen;
+			ts = d->ts_ns;
+		}
+		if (gpudp_an_account(&sk, p, caplen, wirelen, ts))
 			atomicOr((unsigned int *)a.match + i / 32, 1u << (i % 32));
 	}
 	__syncthreads();
@@ -39,4 +61,16 @@ gpudp_capture_analyse(struct gpudp_an_kernel_args a)
 	for (k = threadIdx.x; k < GPUDP_AN_NCTR; k += blockDim.x)
 		if (blk[k] != 0)
 			atomicAdd((unsigned long long *)a.ctr + k, blk[k]);
+}
+
+extern "C" __global__ void
+gpudp_capture_analyse(struct gpudp_an_kernel_args a)
+{
+	analyse<false>(a);
+}
+
+extern "C" __global__ void
+gpudp_capture_analyse_ref(struct gpudp_an_kernel_args a)
+{
+	analyse<true>(a);
 }

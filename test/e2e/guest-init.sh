@@ -3,7 +3,8 @@
 # /init of the e2e guest (test/e2e/e2e_run.py builds the initramfs around it).
 #
 # Environment, from the kernel command line (e2e_run.py sets them):
-#   E2E_MODE     hugepage | kmod | kmod-free | kmod-kill | gpudp-fwd
+#   E2E_MODE     hugepage | kmod | kmod-free | kmod-kill | dmabuf | dmabuf-free
+#                | gpudp-fwd | capture
 #   E2E_FRAMES   test frames the host sends (kmod-kill: frames before the kill)
 #   E2E_TIMEOUT  seconds the forwarder may run
 #   E2E_GPU      bytes of simulated GPU memory (kmod modes)
@@ -173,6 +174,52 @@ mode_kmod_kill() {
 	unload_kmods
 }
 
+# As mode_kmod, with lib/mem's dmabuf backend: each chunk is exported by the
+# simulator as a dma-buf (fake cuMemGetHandleForAddressRange) and gpudp_pin
+# attaches it for the e1000. The simulated cudaFree at teardown revokes the
+# attachments lib/mem's cache keeps (move_notify, one per chunk and per
+# re-registration); the only NV-P2P tables are the CPU mapping's, unpinned
+# before the free (no callback).
+mode_dmabuf() {
+	load_kmods || return
+	rm -f /tmp/info
+	run_fwd --pool dmabuf $UVA --info-file /tmp/info \
+		--repin-bursts "$REPIN" --expect-repins "$REPIN"
+	sim expect tables_live=0 dmas_live=0 allocs_live=0 exports_live=0 \
+		dmabuf_maps_live=0 move_notifies=$(($(chunks) + REPIN)) callbacks=0 \
+		violations=0
+	unload_kmods
+}
+
+# As mode_kmod_free, with the dmabuf backend: freeing the memory under the
+# running port revokes lib/mem's attachment (move_notify) and the CPU
+# mapping's pin (free callback); lib/mem's gpudp_pool_check() must see it.
+mode_dmabuf_free() {
+	load_kmods || return
+	rm -f /tmp/info /tmp/mark
+	/bin/e2e-fwd $EAL -- --frames "$FRAMES" --timeout "$TMO" --pool dmabuf $UVA \
+		--expect-revoke --info-file /tmp/info --ready-file /tmp/mark &
+	app=$!
+	if wait_file /tmp/mark "$TMO" $app; then
+		va=$(first_va)
+		sim expect tables_live="$(chunks)" dmabuf_maps_live="$(chunks)" \
+			allocs_live="$(chunks)" callbacks=0 move_notifies=0
+		say "freeing the simulated GPU memory at $va under the running port (dmabuf)"
+		sim free "$va"
+	else
+		fail "the forwarder did not forward $FRAMES frames"
+		kill -9 $app 2>/dev/null
+	fi
+	wait $app
+	st=$?
+	[ $st -eq 0 ] || fail "e2e-fwd exited $st after the revoke"
+	# the freed chunk: its CPU pin's callback and one move_notify; the
+	# other chunks' attachments are revoked by their free at teardown
+	sim expect tables_live=0 dmas_live=0 allocs_live=0 exports_live=0 \
+		dmabuf_maps_live=0 callbacks=1 move_notifies="$(chunks)" violations=0
+	unload_kmods
+}
+
 # The project's forwarding app, gpudp-fwd, in cpu mode on host memory
 # (doc/fwd.md): one pipeline on one worker lcore, which shares the guest's
 # only CPU with the main lcore (--lcores 0@0,1@0); back out of the same port
@@ -194,6 +241,33 @@ mode_gpudp_fwd() {
 	fi
 }
 
+# gpudp-capture (a test build linked with the TEST-ONLY gpudev driver
+# gpu_e2e_sim) receives into a device pool of simulated GPU memory (lib/mem,
+# kmod pin backend) through the e1000's DMA, and analyses the packets in
+# place on the CPU through rte_gpu_mem_cpu_map. It stops after E2E_FRAMES
+# packets (the host replays a capture file); its JSON report is printed on
+# one line for the host to compare with the app's report on that file.
+mode_capture() {
+	load_kmods || return
+	rm -f /tmp/cap.json
+	/bin/gpudp-capture-e2e -l 0 -n 1 --iova-mode=pa -a $NIC --in-memory --no-telemetry \
+		--vdev gpu_e2e_sim0 -- --mem device --engine cpu --mbufs 1024 --rxd 256 \
+		--max-packets "$FRAMES" --duration "$TMO" --period 0 --quiet --json /tmp/cap.json \
+		--filter "tcp or icmp6 or vlan 300" --filter-out /tmp/cap.pcapng
+	st=$?
+	[ $st -eq 0 ] || fail "gpudp-capture-e2e exited $st"
+	if [ -s /tmp/cap.json ]; then
+		echo "E2E-GUEST: capture json $(tr -d '\n' < /tmp/cap.json)"
+		echo "E2E-GUEST: capture pcapng $(wc -c < /tmp/cap.pcapng) bytes"
+	else
+		fail "gpudp-capture-e2e wrote no --json"
+	fi
+	# every pin and allocation gone with the app (lib/mem unpins lazily:
+	# the simulated cudaFree ran the free callback of its cached pin)
+	sim expect tables_live=0 dmas_live=0 allocs_live=0 violations=0
+	unload_kmods
+}
+
 say "mode ${E2E_MODE:-?}, $FRAMES frames, /init at uptime $(cut -d' ' -f1 /proc/uptime) s"
 if setup; then
 	case "${E2E_MODE:-}" in
@@ -201,7 +275,10 @@ if setup; then
 	kmod) mode_kmod ;;
 	kmod-free) mode_kmod_free ;;
 	kmod-kill) mode_kmod_kill ;;
+	dmabuf) mode_dmabuf ;;
+	dmabuf-free) mode_dmabuf_free ;;
 	gpudp-fwd) mode_gpudp_fwd ;;
+	capture) mode_capture ;;
 	*) fail "unknown E2E_MODE '${E2E_MODE:-}'" ;;
 	esac
 fi
