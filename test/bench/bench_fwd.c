@@ -231,8 +231,11 @@ main(int argc, char **argv)
 		tp, huge ? "true" : "false");
 	for (m = strtok_r(modes, ",", &save1); m != NULL; m = strtok_r(NULL, ",", &save1)) {
 		char bl[128], *b, *save2;
+		/* GPU modes on GPU memory; staged on pinned mbufs (the GPU does
+		 * its copies); none and cpu on host memory */
 		const char *mem = strcmp(m, "launch") == 0 || strcmp(m, "persistent") == 0 ||
-				  strcmp(m, "graph") == 0 ? "device" : "host";
+				  strcmp(m, "graph") == 0 ? "device" :
+				  strcmp(m, "staged") == 0 ? "pinned" : "host";
 
 		snprintf(bl, sizeof(bl), "%s", bursts);
 		for (b = strtok_r(bl, ",", &save2); b != NULL; b = strtok_r(NULL, ",", &save2)) {
