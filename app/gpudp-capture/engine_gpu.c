@@ -317,34 +317,50 @@ gpu_get_batch(struct cap_engine *e)
 	return &s->b;
 }
 
-/* In place: the references, the kernel that reads the payloads where they are, the bitmap. */
+/*
+ * Staged: descriptors, the zeroed match bitmap and the packet bytes go to
+ * the GPU, then the kernel. In place (b->inplace): references only, and
+ * the kernel reads each payload where the PMD put it. The bitmap comes back.
+ */
 static int
-gpu_submit_refs(struct cap_engine *e, struct gpu_slot *s)
+gpu_submit(struct cap_engine *e, struct cap_batch *b)
 {
 	struct gpu_priv *p = e->priv;
-	struct cap_batch *b = &s->b;
+	struct gpu_slot *s = &p->slots[b->slot];
 	struct gpudp_an_kernel_args args;
 	void *params[] = { &args };
 	size_t words = 4 * (size_t)((b->n + 31) / 32);
+	size_t dsz = b->inplace ? sizeof(struct gpudp_an_pkt_ref) :
+				  sizeof(struct gpudp_an_pkt_desc);
+	size_t data = b->inplace ? 0 : b->data_used;
 
+	if (b->n == 0)
+		return 0;
+	if (b != &s->b || b->slot != p->next) {
+		snprintf(e->err, sizeof(e->err), "batch submitted out of order");
+		return -EINVAL;
+	}
 	memset(b->match, 0, words);
 	CU(e, gpudp_cu->cuCtxSetCurrent(p->ctx));
 	CU(e, gpudp_cu->cuEventRecord(s->ev[EV_START], p->stream));
-	CU(e, gpudp_cu->cuMemcpyHtoDAsync(s->dev, s->host, sizeof(struct gpudp_an_pkt_ref) * b->n,
-					  p->stream));
+	CU(e, gpudp_cu->cuMemcpyHtoDAsync(s->dev, s->host, dsz * b->n, p->stream));
 	CU(e, gpudp_cu->cuMemcpyHtoDAsync(s->dev + p->match_off, s->host + p->match_off, words,
 					  p->stream));
+	if (data > 0)
+		CU(e, gpudp_cu->cuMemcpyHtoDAsync(s->dev + p->data_off, s->host + p->data_off,
+						  data, p->stream));
 	memset(&args, 0, sizeof(args));
 	args.ctr = p->d_ctr;
 	args.flows = p->d_flows;
 	args.filter = p->d_filter;
 	args.desc = s->dev;
+	args.data = b->inplace ? 0 : s->dev + p->data_off;
 	args.match = s->dev + p->match_off;
 	args.flow_mask = e->conf.flow_capacity - 1;
 	args.n = b->n;
 	CU(e, gpudp_cu->cuEventRecord(s->ev[EV_KSTART], p->stream));
-	CU(e, gpudp_cu->cuLaunchKernel(p->fn_ref, (b->n + 255) / 256, 1, 1, 256, 1, 1, 0,
-				       p->stream, params, NULL));
+	CU(e, gpudp_cu->cuLaunchKernel(b->inplace ? p->fn_ref : p->fn, (b->n + 255) / 256, 1, 1,
+				       256, 1, 1, 0, p->stream, params, NULL));
 	CU(e, gpudp_cu->cuEventRecord(s->ev[EV_KEND], p->stream));
 	CU(e, gpudp_cu->cuMemcpyDtoHAsync(s->host + p->match_off, s->dev + p->match_off, words,
 					  p->stream));
@@ -354,61 +370,7 @@ gpu_submit_refs(struct cap_engine *e, struct gpu_slot *s)
 	p->next = (p->next + 1) % p->n_slots;
 	e->st.pkts += b->n;
 	e->st.bytes += b->cap_bytes;
-	e->st.copy_bytes += sizeof(struct gpudp_an_pkt_ref) * b->n + words;
-	e->st.batches++;
-	return 0;
-}
-
-static int
-gpu_submit(struct cap_engine *e, struct cap_batch *b)
-{
-	struct gpu_priv *p = e->priv;
-	struct gpu_slot *s = &p->slots[b->slot];
-	struct gpudp_an_kernel_args args;
-	void *params[] = { &args };
-	size_t head;
-
-	if (b->n == 0)
-		return 0;
-	if (b != &s->b || b->slot != p->next) {
-		snprintf(e->err, sizeof(e->err), "batch submitted out of order");
-		return -EINVAL;
-	}
-	if (b->inplace)
-		return gpu_submit_refs(e, s);
-	memset(b->match, 0, 4 * (size_t)((b->n + 31) / 32));
-	head = p->match_off + 4 * (size_t)((b->n + 31) / 32);
-	CU(e, gpudp_cu->cuCtxSetCurrent(p->ctx));
-	CU(e, gpudp_cu->cuEventRecord(s->ev[EV_START], p->stream));
-	/* descriptors and the zeroed bitmap (the bitmap follows the descriptor array) */
-	CU(e, gpudp_cu->cuMemcpyHtoDAsync(s->dev, s->host,
-					  sizeof(struct gpudp_an_pkt_desc) * b->n, p->stream));
-	CU(e, gpudp_cu->cuMemcpyHtoDAsync(s->dev + p->match_off, s->host + p->match_off,
-					  head - p->match_off, p->stream));
-	CU(e, gpudp_cu->cuMemcpyHtoDAsync(s->dev + p->data_off, s->host + p->data_off,
-					  b->data_used, p->stream));
-	args.ctr = p->d_ctr;
-	args.flows = p->d_flows;
-	args.filter = p->d_filter;
-	args.desc = s->dev;
-	args.data = s->dev + p->data_off;
-	args.match = s->dev + p->match_off;
-	args.flow_mask = e->conf.flow_capacity - 1;
-	args.n = b->n;
-	CU(e, gpudp_cu->cuEventRecord(s->ev[EV_KSTART], p->stream));
-	CU(e, gpudp_cu->cuLaunchKernel(p->fn, (b->n + 255) / 256, 1, 1, 256, 1, 1, 0,
-				       p->stream, params, NULL));
-	CU(e, gpudp_cu->cuEventRecord(s->ev[EV_KEND], p->stream));
-	CU(e, gpudp_cu->cuMemcpyDtoHAsync(s->host + p->match_off, s->dev + p->match_off,
-					  head - p->match_off, p->stream));
-	CU(e, gpudp_cu->cuEventRecord(s->ev[EV_END], p->stream));
-	s->inflight = 1;
-	p->n_inflight++;
-	p->next = (p->next + 1) % p->n_slots;
-	e->st.pkts += b->n;
-	e->st.bytes += b->cap_bytes;
-	e->st.copy_bytes += sizeof(struct gpudp_an_pkt_desc) * b->n +
-			    (head - p->match_off) + b->data_used;
+	e->st.copy_bytes += dsz * b->n + words + data;
 	e->st.batches++;
 	return 0;
 }

@@ -67,6 +67,17 @@ def log(msg):
     print(f"e2e: {msg}", flush=True)
 
 
+def guest_json(text, what):
+    """The last 'E2E-GUEST: WHAT json {...}' line of the serial log, parsed ({} if none)."""
+    m = re.findall(r"^E2E-GUEST: " + re.escape(what) + r" json (.*)$", text, re.M)
+    if m:
+        try:
+            return json.loads(m[-1])
+        except ValueError as e:
+            log(f"{what} json: {e}")
+    return {}
+
+
 def skip(msg):
     print(f"SKIP: {msg}", flush=True)
     sys.exit(SKIP)
@@ -371,13 +382,7 @@ def capture_finish(a, boot, sock, qemu_addr, serial, frames, work, t0, t_start, 
                 not line.startswith("E2E-GUEST: capture json"):
             print("  guest| " + line.rstrip())
     print(boot_out.rstrip())
-    js = {}
-    m = re.findall(r"^E2E-GUEST: capture json (.*)$", text, re.M)
-    if m:
-        try:
-            js = json.loads(m[-1])
-        except ValueError as e:
-            log(f"capture json: {e}")
+    js = guest_json(text, "capture")
     n = len(frames)
     mem, rx, eng = js.get("mem") or {}, js.get("rx") or {}, js.get("engine") or {}
     pins = mem.get("pins") or {}
@@ -643,13 +648,7 @@ def main():
     back = len(gen.back)
     checks = [("the boot passed (guest status 0, marker, no splat)", boot.returncode == 0)]
     if app:
-        js = {}
-        m = re.findall(r"^E2E-GUEST: gpudp-fwd json (.*)$", text, re.M)
-        if m:
-            try:
-                js = json.loads(m[-1])
-            except ValueError as e:
-                log(f"gpudp-fwd json: {e}")
+        js = guest_json(text, "gpudp-fwd")
         drops = js.get("drops", {})
         nbytes = sum(frame_len(i) for i in range(frames))
         checks += [

@@ -114,16 +114,21 @@ mode_kmod() {
 # port runs. The host stops sending once all frames came back (its DONE
 # frame arrived before --ready-file exists), so the NIC has nothing to write
 # into the freed pages before the forwarder stops it.
-mode_kmod_free() {
+# free_while_running POOL 'EXPECT-WHILE-RUNNING' 'EXPECT-AFTER': start the
+# forwarder on a POOL-backed pool, free the first chunk of simulated GPU
+# memory under the running port, and check the simulator's counters at both
+# points (each a list of name=value for `sim expect`, expanded only then:
+# $(chunks) needs the forwarder's info file).
+free_while_running() {
 	load_kmods || return
 	rm -f /tmp/info /tmp/mark
-	/bin/e2e-fwd $EAL -- --frames "$FRAMES" --timeout "$TMO" --pool kmod $UVA \
+	/bin/e2e-fwd $EAL -- --frames "$FRAMES" --timeout "$TMO" --pool "$1" $UVA \
 		--expect-revoke --info-file /tmp/info --ready-file /tmp/mark &
 	app=$!
 	if wait_file /tmp/mark "$TMO" $app; then
 		va=$(first_va)
-		sim expect tables_live=$((2 * $(chunks))) allocs_live="$(chunks)" callbacks=0
-		say "freeing the simulated GPU memory at $va under the running port"
+		eval "sim expect $2"
+		say "freeing the simulated GPU memory at $va under the running port ($1)"
 		sim free "$va"
 	else
 		fail "the forwarder did not forward $FRAMES frames"
@@ -132,9 +137,15 @@ mode_kmod_free() {
 	wait $app
 	st=$?
 	[ $st -eq 0 ] || fail "e2e-fwd exited $st after the revoke"
-	# two callbacks for the freed chunk, one per other chunk at teardown
-	sim expect tables_live=0 dmas_live=0 allocs_live=0 callbacks=$(($(chunks) + 1)) violations=0
+	eval "sim expect $3"
 	unload_kmods
+}
+
+mode_kmod_free() {
+	# two callbacks for the freed chunk, one per other chunk at teardown
+	free_while_running kmod \
+		'tables_live=$((2 * $(chunks))) allocs_live=$(chunks) callbacks=0' \
+		'tables_live=0 dmas_live=0 allocs_live=0 callbacks=$(($(chunks) + 1)) violations=0'
 }
 
 # The forwarder is killed (SIGKILL) while frames flow. The memory is held by
@@ -195,29 +206,11 @@ mode_dmabuf() {
 # running port revokes lib/mem's attachment (move_notify) and the CPU
 # mapping's pin (free callback); lib/mem's gpudp_pool_check() must see it.
 mode_dmabuf_free() {
-	load_kmods || return
-	rm -f /tmp/info /tmp/mark
-	/bin/e2e-fwd $EAL -- --frames "$FRAMES" --timeout "$TMO" --pool dmabuf $UVA \
-		--expect-revoke --info-file /tmp/info --ready-file /tmp/mark &
-	app=$!
-	if wait_file /tmp/mark "$TMO" $app; then
-		va=$(first_va)
-		sim expect tables_live="$(chunks)" dmabuf_maps_live="$(chunks)" \
-			allocs_live="$(chunks)" callbacks=0 move_notifies=0
-		say "freeing the simulated GPU memory at $va under the running port (dmabuf)"
-		sim free "$va"
-	else
-		fail "the forwarder did not forward $FRAMES frames"
-		kill -9 $app 2>/dev/null
-	fi
-	wait $app
-	st=$?
-	[ $st -eq 0 ] || fail "e2e-fwd exited $st after the revoke"
 	# the freed chunk: its CPU pin's callback and one move_notify; the
 	# other chunks' attachments are revoked by their free at teardown
-	sim expect tables_live=0 dmas_live=0 allocs_live=0 exports_live=0 \
-		dmabuf_maps_live=0 callbacks=1 move_notifies="$(chunks)" violations=0
-	unload_kmods
+	free_while_running dmabuf \
+		'tables_live=$(chunks) dmabuf_maps_live=$(chunks) allocs_live=$(chunks) callbacks=0 move_notifies=0' \
+		'tables_live=0 dmas_live=0 allocs_live=0 exports_live=0 dmabuf_maps_live=0 callbacks=1 move_notifies=$(chunks) violations=0'
 }
 
 # The project's forwarding app, gpudp-fwd, in cpu mode on host memory
