@@ -327,19 +327,31 @@ persistent_start(struct gpudp_handoff *h)
 static int
 persistent_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 {
-	if (h->flush_needed) {
-		int ret = ctx_enter(h);
+	uint32_t n = b->n;
 
-		if (ret != 0)
-			return ret;
-		CU_DO(h, gpudp_cu->cuFlushGPUDirectRDMAWrites(
-			CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
-			CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER));
-		h->rx.flushes++;
+	if (h->flush_needed) {
+		CUresult r = ctx_enter(h) != 0 ? CUDA_ERROR_INVALID_CONTEXT :
+			gpudp_cu->cuFlushGPUDirectRDMAWrites(
+				CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+				CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER);
+
+		if (r != CUDA_SUCCESS) {
+			/* the payload may not be visible to the kernel: drop the
+			 * burst, but still hand the slot over with no packet, so
+			 * the resident block serving it completes it in order
+			 * (done stored by the CPU instead would leave that block
+			 * waiting for this seq forever) */
+			cu_fail(h, "cuFlushGPUDirectRDMAWrites", r);
+			memset(h->verdict + (size_t)b->slot * h->conf.burst_max,
+			       GPUDP_FWD_DROP_ERROR, b->n);
+			n = 0;
+		} else {
+			h->rx.flushes++;
+		}
 	}
 	/* release: descriptors (addr, len) before the flag, which carries n
 	 * too; the kernel reads it with ld.acquire.sys (gpudp_handoff_dev.h) */
-	__atomic_store_n(&h->ctl[b->slot].ready, (uint64_t)b->n << 32 | b->seq,
+	__atomic_store_n(&h->ctl[b->slot].ready, (uint64_t)n << 32 | b->seq,
 			 __ATOMIC_RELEASE);
 	return 0;
 }
@@ -549,19 +561,37 @@ staged_submit_gpu_copy(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 }
 
 static int
+staged_submit_cpu_copy(struct gpudp_handoff *h, struct gpudp_ho_burst *b);
+
+/* a failure after something was enqueued: let it finish before the burst
+ * is failed and its packets go back to the tx side (a queued copy or
+ * kernel may still read or write them) */
+static int
 staged_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
+{
+	struct ho_gpu *g = GPU(h);
+	int ret = ctx_enter(h);
+
+	if (ret != 0)
+		return ret;
+	ret = g->src != NULL ? staged_submit_gpu_copy(h, b) : staged_submit_cpu_copy(h, b);
+	if (ret != 0) {
+		gpudp_cu->cuStreamSynchronize(g->copy_stream);
+		gpudp_cu->cuStreamSynchronize(g->stream);
+	}
+	return ret;
+}
+
+static int
+staged_submit_cpu_copy(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 {
 	struct ho_gpu *g = GPU(h);
 	size_t base = (size_t)b->slot * g->stage_slot, off = 0;
 	uint32_t *soff = g->soff + (size_t)b->slot * h->conf.burst_max, i;
 	struct gpudp_ho_kargs a = h->kargs;
 	void *params[] = { &a };
-	int ret = ctx_enter(h);
+	int ret;
 
-	if (ret != 0)
-		return ret;
-	if (g->src != NULL)
-		return staged_submit_gpu_copy(h, b);
 	for (i = 0; i < b->n; i++) {
 		uint32_t l = b->len[i];
 

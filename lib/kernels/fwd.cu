@@ -117,6 +117,9 @@ gpudp_fwd_burst(struct gpudp_ho_kargs a)
 		__threadfence();
 		if (atomicAdd(cnt, 1u) != gridDim.x - 1)
 			return;
+		/* acquire side: the other blocks' drop counts (each added
+		 * before its fence and counter increment) before reading them */
+		__threadfence();
 		nd = atomicExch(dc, 0u);
 		*cnt = 0;
 	}
