@@ -25,7 +25,8 @@
  * bitmap, kernel gpudp_capture_analyse_ref (reads each payload at its
  * address), D2H copy of the bitmap, event. When the slot is done, matching
  * packets in device memory are copied to the slot's host area
- * (cuMemcpyDtoHAsync, one stream sync), the done callback runs, and only
+ * (cuMemcpyDtoHAsync on a copy stream, after the batch's end event, and a
+ * sync of that stream only), the done callback runs, and only
  * then are the owners (mbufs) given back through conf.release.
  */
 #include <errno.h>
@@ -56,6 +57,7 @@ struct gpu_priv {
 	CUmodule mod;
 	CUfunction fn, fn_ref;
 	CUstream stream;
+	CUstream copy_stream;    /* CAP_MEM_DEVICE: matches copied out of GPU memory */
 	CUdeviceptr d_ctr, d_flows, d_filter;
 	size_t match_off, data_off, slot_bytes;
 	uint32_t n_slots, next, oldest, n_inflight;
@@ -82,6 +84,8 @@ gpu_fini(struct cap_engine *e)
 		gpudp_cu->cuCtxSetCurrent(p->ctx);
 	if (p->stream != NULL)
 		gpudp_cu->cuStreamSynchronize(p->stream);
+	if (p->copy_stream != NULL)
+		gpudp_cu->cuStreamSynchronize(p->copy_stream);
 	for (i = 0; p->slots != NULL && i < p->n_slots; i++) {
 		struct gpu_slot *s = &p->slots[i];
 
@@ -107,6 +111,8 @@ gpu_fini(struct cap_engine *e)
 		gpudp_cu->cuMemFree(p->d_filter);
 	if (p->stream != NULL)
 		gpudp_cu->cuStreamDestroy(p->stream);
+	if (p->copy_stream != NULL)
+		gpudp_cu->cuStreamDestroy(p->copy_stream);
 	if (p->mod != NULL)
 		gpudp_cu->cuModuleUnload(p->mod);
 	if (p->ctx != NULL)
@@ -162,6 +168,8 @@ gpu_setup(struct cap_engine *e)
 		}
 	}
 	CU(e, gpudp_cu->cuStreamCreate(&p->stream, CU_STREAM_NON_BLOCKING));
+	if (e->conf.mem == CAP_MEM_DEVICE)
+		CU(e, gpudp_cu->cuStreamCreate(&p->copy_stream, CU_STREAM_NON_BLOCKING));
 
 	CU(e, gpudp_cu->cuMemAlloc(&p->d_ctr, sizeof(struct gpudp_an_counters)));
 	CU(e, gpudp_cu->cuMemAlloc(&p->d_flows, flows_bytes));
@@ -236,7 +244,9 @@ gpu_init(struct cap_engine *e, char *err, size_t errlen)
 /*
  * In place, a finished slot: the host view of each packet. Host memory: the
  * packet itself. Device memory: only the matching packets, copied into the
- * slot's host area (the CPU never reads the rest).
+ * slot's host area (the CPU never reads the rest) on the copy stream, after
+ * this batch's kernel (its end event), so that only that copy is waited
+ * for, not the batches queued on the kernel stream behind it.
  */
 static int
 inplace_views(struct cap_engine *e, struct gpu_slot *s)
@@ -244,6 +254,7 @@ inplace_views(struct cap_engine *e, struct gpu_slot *s)
 	struct gpu_priv *p = e->priv;
 	struct cap_batch *b = &s->b;
 	uint32_t i, off = 0;
+	int waited = 0;
 
 	for (i = 0; i < b->n; i++) {
 		const struct gpudp_an_pkt_ref *r = &b->ref[i];
@@ -255,13 +266,17 @@ inplace_views(struct cap_engine *e, struct gpu_slot *s)
 		b->view[i] = NULL;
 		if (!cap_batch_matched(b, i) || r->caplen > b->data_cap - off)
 			continue;
+		/* the host already waited for EV_END; the stream wait orders the copy on
+		 * the GPU too (an optional entry point: always there since CUDA 3.2) */
+		if (!waited++ && gpudp_cu->cuStreamWaitEvent != NULL)
+			CU(e, gpudp_cu->cuStreamWaitEvent(p->copy_stream, s->ev[EV_END], 0));
 		CU(e, gpudp_cu->cuMemcpyDtoHAsync(b->data + off, (CUdeviceptr)r->addr, r->caplen,
-						  p->stream));
+						  p->copy_stream));
 		b->view[i] = b->data + off;
 		off += r->caplen;
 	}
 	if (off > 0) {
-		CU(e, gpudp_cu->cuStreamSynchronize(p->stream));
+		CU(e, gpudp_cu->cuStreamSynchronize(p->copy_stream));
 		e->st.copy_out_bytes += off;
 	}
 	return 0;
@@ -323,7 +338,7 @@ gpu_get_batch(struct cap_engine *e)
  * the kernel reads each payload where the PMD put it. The bitmap comes back.
  */
 static int
-gpu_submit(struct cap_engine *e, struct cap_batch *b)
+gpu_enqueue(struct cap_engine *e, struct cap_batch *b)
 {
 	struct gpu_priv *p = e->priv;
 	struct gpu_slot *s = &p->slots[b->slot];
@@ -373,6 +388,22 @@ gpu_submit(struct cap_engine *e, struct cap_batch *b)
 	e->st.copy_bytes += dsz * b->n + words + data;
 	e->st.batches++;
 	return 0;
+}
+
+/*
+ * A failed submit leaves the batch not in flight, so the caller gives its
+ * buffers back (in place: frees the mbufs): first wait for whatever was
+ * already queued for it (copies, the kernel reading the mbufs).
+ */
+static int
+gpu_submit(struct cap_engine *e, struct cap_batch *b)
+{
+	struct gpu_priv *p = e->priv;
+	int rc = gpu_enqueue(e, b);
+
+	if (rc == -EIO)
+		gpudp_cu->cuStreamSynchronize(p->stream);
+	return rc;
 }
 
 static int

@@ -38,6 +38,7 @@
 #include <rte_mbuf_dyn.h>
 
 #include <gpudp_mem.h>
+#include <gpudp_pin_client.h>
 
 #ifdef GPUDP_HAS_CUDA
 #include "gpudp_cuda.h"
@@ -648,6 +649,20 @@ cap_mem_name(enum cap_mem m)
 	return m == CAP_MEM_HOST ? "pinned" : m == CAP_MEM_DEVICE ? "device" : "staged";
 }
 
+/* Whether the gpudp_pin module reports the dma-buf import capability. */
+static int
+pin_dmabuf_capable(void)
+{
+	struct gpudp_pin_version v;
+	int fd = gpudp_pin_open(NULL), ok;
+
+	if (fd < 0)
+		return 0;
+	ok = gpudp_pin_version(fd, &v) == 0 && (v.caps & GPUDP_PIN_CAP_DMABUF) != 0;
+	gpudp_pin_close(fd);
+	return ok;
+}
+
 /* Whether a pin backend can give the NIC bus addresses of GPU memory here. */
 static const char *
 pin_unusable(const struct cap_app *app)
@@ -661,6 +676,11 @@ pin_unusable(const struct cap_app *app)
 	switch ((enum gpudp_pin_backend)app->conf.pin) {
 	case GPUDP_PIN_KMOD:
 		return kmod ? NULL : "--pin kmod and /dev/gpudp_pin cannot be opened";
+	case GPUDP_PIN_DMABUF:
+		/* as kmod, and the module must import dma-bufs */
+		return !kmod ? "--pin dmabuf and /dev/gpudp_pin cannot be opened" :
+		       !pin_dmabuf_capable() ? "--pin dmabuf and the gpudp_pin module has no "
+			"dma-buf import (GPUDP_PIN_CAP_DMABUF)" : NULL;
 	case GPUDP_PIN_PEERMEM:
 		return mlx5 ? NULL : "--pin peermem needs mlx5 ports";
 	case GPUDP_PIN_AUTO:
@@ -729,6 +749,12 @@ resolve_mem(struct cap_app *app, int gpu_engine)
 		app->mem = CAP_MEM_STAGED;
 		snprintf(app->mem_note, sizeof(app->mem_note), "--mem auto: staged, because %s",
 			 why);
+	} else if (c->verify) {
+		/* --verify analyses every batch on the CPU too, which cannot read device memory */
+		app->mem = CAP_MEM_HOST;
+		snprintf(app->mem_note, sizeof(app->mem_note), "--mem auto: pinned, because "
+			 "--verify reads every packet on the CPU too, which cannot read --mem "
+			 "device packets (the GPU still analyses them in place)");
 	} else {
 		app->mem = CAP_MEM_DEVICE;
 		snprintf(app->mem_note, sizeof(app->mem_note), "--mem auto: device: every port "
@@ -1099,6 +1125,16 @@ take_ref(struct cap_app *app, struct cap_batch *b, const struct cap_port *p, str
 				 pkt_ts(app, p, m), m);
 }
 
+/* On an engine failure: in place, the batch being filled still holds mbufs. */
+static void
+drop_batch(struct cap_app *app, struct cap_batch *b)
+{
+	if (b != NULL && b->inplace && b->n > 0) {
+		batch_release(app, b->owner, b->n);
+		b->n = 0;
+	}
+}
+
 /*
  * In place, mbufs stay out until the engine is done with their batch: before
  * a burst, make sure the pool can refill the rx ring, finishing batches in
@@ -1120,21 +1156,13 @@ ensure_mbufs(struct cap_app *app, struct cap_batch **bp)
 		if ((*bp)->n == 0)
 			break; /* all in rx rings: a smaller burst */
 		rc = cap_engine_submit(&app->eng, *bp);
+		if (rc != 0)
+			drop_batch(app, *bp); /* its mbufs, before the pointer is lost */
 		*bp = rc == 0 ? cap_engine_get_batch(&app->eng) : NULL;
 		if (*bp == NULL)
 			return -EIO;
 	}
 	return 0;
-}
-
-/* On an engine failure: in place, the batch being filled still holds mbufs. */
-static void
-drop_batch(struct cap_app *app, struct cap_batch *b)
-{
-	if (b != NULL && b->inplace && b->n > 0) {
-		batch_release(app, b->owner, b->n);
-		b->n = 0;
-	}
 }
 
 static int

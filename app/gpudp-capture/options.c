@@ -74,8 +74,8 @@ cap_conf_usage(FILE *f, const char *prog)
 "  --mem M             where packets land: staged (host mbufs, copied into batches),\n"
 "                      pinned (mbufs in GPU-registered host memory, analysed in place),\n"
 "                      device (mbufs in GPU memory, GPUDirect-capable ports only), or\n"
-"                      auto: device on such ports with the GPU engine, else staged\n"
-"                      (default: auto)\n"
+"                      auto: device on such ports with the GPU engine (pinned with\n"
+"                      --verify), else staged (default: auto)\n"
 "  --pin B             --mem device: auto, peermem, kmod or dmabuf: how the NIC gets\n"
 "                      bus addresses of GPU memory (default: auto)\n"
 "Input:\n"
@@ -84,7 +84,8 @@ cap_conf_usage(FILE *f, const char *prog)
 "  --ports LIST        port ids to read, comma-separated (default: all ports)\n"
 "  --burst N           rx burst size, 1..512 (default: 32)\n"
 "  --mbufs N           mbufs in the rx pool, 512..4194304 (default: 16383)\n"
-"  --data-room N       mbuf data room in bytes, 256..65535 (default: 2048)\n"
+"  --data-room N       mbuf data room in bytes, 256..%u (65535 less the mbuf\n"
+"                      headroom) (default: 2048)\n"
 "  --rxd N             rx descriptors per queue, 32..32768 (default: 1024)\n"
 "  --idle-ms MS        capture files: end after MS ms without a packet once all\n"
 "                      expected records arrived or none come (default: 1000)\n"
@@ -96,7 +97,7 @@ cap_conf_usage(FILE *f, const char *prog)
 "  --period S          live ports: report every S seconds, 0 = off (default: 10)\n"
 "  --progress S        capture files: progress line every S seconds, 0 = off (default: 1)\n"
 "  --quiet             no report table on stdout (default: off)\n"
-"  --help              this text\n", prog);
+"  --help              this text\n", prog, (unsigned int)CAP_MAX_DATA_ROOM);
 }
 
 #define PROG "gpudp-capture"
@@ -204,7 +205,8 @@ cap_conf_parse(struct cap_conf *c, int argc, char **argv)
 		case OPT_BURST: rc = u32_arg("burst", optarg, 1, 512, &c->burst); break;
 		case OPT_MBUFS: rc = u32_arg("mbufs", optarg, 512, 1u << 22, &c->mbufs); break;
 		case OPT_DATA_ROOM:
-			rc = u32_arg("data-room", optarg, 256, 65535, &c->data_room);
+			/* the mbuf's buffer (data room + headroom) is a uint16_t */
+			rc = u32_arg("data-room", optarg, 256, CAP_MAX_DATA_ROOM, &c->data_room);
 			break;
 		case OPT_RXD: rc = u32_arg("rxd", optarg, 32, 32768, &c->rxd); break;
 		case OPT_TOP: rc = u32_arg("top", optarg, 1, 100000, &c->top); break;

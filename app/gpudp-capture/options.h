@@ -14,6 +14,8 @@
 
 #define CAP_MAX_PORTS 32
 #define CAP_MAX_PCAP 16
+/* --data-room: data room plus RTE_PKTMBUF_HEADROOM must fit the mbuf's uint16_t buf_len */
+#define CAP_MAX_DATA_ROOM (65535u - RTE_PKTMBUF_HEADROOM)
 
 /** --mem: where received packets land. */
 enum cap_conf_mem {

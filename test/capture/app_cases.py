@@ -196,6 +196,9 @@ def options(c):
         (["--json"], "option '--json' needs a value"),
         (["--pcap", "a,b.pcap"], "--pcap: bad value 'a,b.pcap'"),
         (["--verify", "--cpu"], "--verify: bad value 'on' (needs the GPU: drop --cpu)"),
+        # data room + RTE_PKTMBUF_HEADROOM (128) must fit the mbuf's 16-bit buffer length
+        (["--data-room", "65408"], "--data-room: bad value '65408' (expected an integer "
+         "256..65407)"),
     ]:
         r = c.run(c.path("sample.pcap"), *args)
         c.check("usage_error %s" % " ".join(args), r.returncode == 2 and needle in r.stderr,
@@ -375,6 +378,18 @@ def mem(c):
             rep.get("packets", 0) >= 200000 and rep["packets"] == rep["rx"]["packets"] ==
             rep["engine"]["packets"] and rep["rx"]["nombuf"] == 0,
             (r.returncode, r.stderr[-300:], rep.get("rx")))
+    # the GPU engine on the fake (GPUDP_FAKE_CUDA_ENGINE: it starts, every
+    # cuLaunchKernel fails): 512 pinned mbufs, 4096-packet batches, so the
+    # batch is submitted when the pool runs low (ensure_mbufs); the failed
+    # batch's mbufs go back and the pool is destroyed
+    r = c.run(None, "--engine", "gpu", "--quiet", "--mem", "pinned", "--mbufs", "512",
+              "--max-packets", "5000", eal_extra=["--vdev", "net_null0"],
+              env=dict(env, GPUDP_FAKE_CUDA_ENGINE="1"))
+    c.check("engine_failure_in_place_gives_every_mbuf_back (fake cuLaunchKernel fails)",
+            r.returncode == 1 and "analysis engine failed" in r.stderr and
+            "cuLaunchKernel" in r.stderr and "cannot be destroyed" not in r.stderr and
+            "0 allocations, 0 registrations, 0 CPU mappings left" in r.stderr,
+            (r.returncode, r.stderr[-500:]))
     r = c.run(None, "--engine", "cpu", "--quiet", "--mem", "device", "--mbufs", "512",
               eal_extra=["--vdev", "net_null0"], env=env)
     c.check("mem_device_on_cpu_without_a_cpu_mapping_is_a_clear_error",

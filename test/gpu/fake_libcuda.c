@@ -504,7 +504,132 @@ f_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget t,
 	return cur() != NULL ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 
+/*
+ * GPUDP_FAKE_CUDA_ENGINE=1: enough of modules, streams, events and async
+ * copies for gpudp-capture's GPU engine to start on host memory, with
+ * unified addressing; no kernel ever runs: cuLaunchKernel fails
+ * (CUDA_ERROR_LAUNCH_FAILED), to test what an engine failure leaves behind.
+ */
+static int dummy_obj;
+
+static CUresult
+f_cuModuleLoadData(CUmodule *m, const void *image)
+{
+	(void)image;
+	*m = (CUmodule)(void *)&dummy_obj;
+	return CUDA_SUCCESS;
+}
+
+static CUresult
+f_cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
+{
+	(void)m;
+	(void)name;
+	*f = (CUfunction)(void *)&dummy_obj;
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_cuModuleUnload(CUmodule m) { (void)m; return CUDA_SUCCESS; }
+
+static CUresult
+f_cuStreamCreate(CUstream *st, unsigned int flags)
+{
+	(void)flags;
+	*st = (CUstream)(void *)&dummy_obj;
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_cuStreamDestroy(CUstream st) { (void)st; return CUDA_SUCCESS; }
+static CUresult f_cuStreamSynchronize(CUstream st) { (void)st; return CUDA_SUCCESS; }
+
+static CUresult
+f_cuStreamWaitEvent(CUstream st, CUevent ev, unsigned int flags)
+{
+	(void)st;
+	(void)ev;
+	(void)flags;
+	return CUDA_SUCCESS;
+}
+
+static CUresult
+f_cuEventCreate(CUevent *ev, unsigned int flags)
+{
+	(void)flags;
+	*ev = (CUevent)(void *)&dummy_obj;
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_cuEventDestroy(CUevent ev) { (void)ev; return CUDA_SUCCESS; }
+static CUresult f_cuEventRecord(CUevent ev, CUstream st) { (void)ev; (void)st; return CUDA_SUCCESS; }
+static CUresult f_cuEventSynchronize(CUevent ev) { (void)ev; return CUDA_SUCCESS; }
+
+static CUresult
+f_cuEventElapsedTime(float *ms, CUevent a, CUevent b)
+{
+	(void)a;
+	(void)b;
+	*ms = 0;
+	return CUDA_SUCCESS;
+}
+
+static CUresult
+f_cuMemAllocHost(void **p, size_t n)
+{
+	*p = calloc(1, n);
+	return *p != NULL ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+static CUresult f_cuMemFreeHost(void *p) { free(p); return CUDA_SUCCESS; }
+
+static CUresult
+f_cuMemcpyHtoDAsync(CUdeviceptr d, const void *s, size_t n, CUstream st)
+{
+	(void)st;
+	return f_cuMemcpyHtoD(d, s, n);
+}
+
+static CUresult
+f_cuMemcpyDtoHAsync(void *d, CUdeviceptr s, size_t n, CUstream st)
+{
+	(void)st;
+	return f_cuMemcpyDtoH(d, s, n);
+}
+
+static CUresult
+f_cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+		 unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
+		 CUstream st, void **params, void **extra)
+{
+	(void)f; (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz;
+	(void)shmem; (void)st; (void)params; (void)extra;
+	return CUDA_ERROR_LAUNCH_FAILED;
+}
+
+static CUresult
+f_engine_cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
+{
+	if (a == CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING ||
+	    a == CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM) {
+		*v = 1;
+		return CUDA_SUCCESS;
+	}
+	return f_cuDeviceGetAttribute(v, a, d);
+}
+
 #define F(n) { #n, (void (*)(void))f_##n }
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} engine_table[] = {
+	F(cuModuleLoadData), F(cuModuleGetFunction), F(cuModuleUnload),
+	F(cuStreamCreate), F(cuStreamDestroy), F(cuStreamSynchronize),
+	F(cuStreamWaitEvent), F(cuEventCreate), F(cuEventDestroy), F(cuEventRecord),
+	F(cuEventSynchronize), F(cuEventElapsedTime), F(cuMemAllocHost),
+	F(cuMemFreeHost), F(cuMemcpyHtoDAsync), F(cuMemcpyDtoHAsync),
+	F(cuLaunchKernel),
+	{ "cuDeviceGetAttribute", (void (*)(void))f_engine_cuDeviceGetAttribute },
+};
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -536,6 +661,10 @@ cuGetProcAddress(const char *sym, void **pfn, int ver, cuuint64_t flags)
 	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
 		if (strcmp(table[i].name, sym) == 0)
 			fn = table[i].fn;
+	if (getenv("GPUDP_FAKE_CUDA_ENGINE") != NULL)
+		for (i = 0; i < sizeof(engine_table) / sizeof(engine_table[0]); i++)
+			if (strcmp(engine_table[i].name, sym) == 0)
+				fn = engine_table[i].fn;
 	memcpy(pfn, &fn, sizeof(fn));
 	return CUDA_SUCCESS;
 }
