@@ -3,8 +3,8 @@
  * gpudp_pin: pin GPU memory with NVIDIA's NV-P2P kernel API and hand it to
  * user space as a page table, as bus addresses for a peer PCI device and as
  * a write-combined CPU mapping. Also imports dma-bufs (what
- * cuMemGetHandleForAddressRange exports) as a dynamic importer and hands
- * out their DMA addresses for a PCI device the same way.
+ * cuMemGetHandleForAddressRange exports) as a dynamic importer that pins
+ * them, and hands out their DMA addresses for a PCI device the same way.
  *
  * The NV-P2P rules followed here come from NVIDIA's GPUDirect RDMA guide
  * (shared/seeds, "the guide" below); comments name its sections.
@@ -34,9 +34,13 @@
  *       gpudp_pin.lock         mutex: state, page table, DMA mapping
  *         i_mmap_rwsem         inside unmap_mapping_range()
  *
- *   gpudp_file.lock is never held together with the other two.
- *   1. No copy_to_user()/copy_from_user() with either mutex held: a fault
- *      takes mmap_lock, which ranks above both (ABBA with ->mmap/->fault).
+ *   gpudp_file.lock is a leaf: it is never held together with
+ *   dma_buf.resv or gpudp_pin.lock (a lookup takes a pin reference under
+ *   it and drops it before locking the pin). dma_buf.resv is taken before
+ *   gpudp_pin.lock, never under it.
+ *   1. No copy_to_user()/copy_from_user() with any of these locks held: a
+ *      fault takes mmap_lock, which ranks above them (ABBA with
+ *      ->mmap/->fault).
  *   2. The free callback takes gpudp_pin.lock and nothing else of ours; it
  *      never takes gpudp_file.lock (the provider calls it with its own locks
  *      held: guide, "Unpin Callback", last paragraph).
@@ -54,10 +58,10 @@
  *      no callback).
  *
  *   5. DMABUF pins: the exporter calls move_notify with dma_buf.resv held,
- *      and dma_buf_{map,unmap}_attachment() need it held (dynamic
- *      importer), so every change of such a pin's mapping happens under
- *      dma_buf.resv, then gpudp_pin.lock. Never take dma_buf.resv with
- *      gpudp_pin.lock held.
+ *      and dma_buf_{pin,unpin}() and dma_buf_{map,unmap}_attachment() need
+ *      it held (dynamic importer), so every change of such a pin's mapping
+ *      happens under dma_buf.resv, then gpudp_pin.lock. Never take
+ *      dma_buf.resv with gpudp_pin.lock held.
  *
  * Provider contract assumed (the simulator implements it): the free
  * callback is never invoked for a table whose get_pages call failed, and
@@ -244,11 +248,12 @@ static void gpudp_dmabuf_unmap(struct gpudp_pin *pin)
 }
 
 /*
- * The exporter moves or revokes the buffer (a dma-buf of GPU memory is
- * revoked when the memory is freed). Called by dma_buf_move_notify() with
- * dma_buf.resv held; takes pin->lock (rule 5). The addresses user space
- * holds cannot follow a move, so any move revokes the pin, exactly as the
- * NV-P2P free callback does: QUERY reports REVOKED, GET_TABLE -EIDRM.
+ * The exporter revokes the buffer (a dma-buf of GPU memory is revoked when
+ * the memory is freed). The attachment is pinned (dma_buf_pin()), so the
+ * exporter may not move it: a move_notify means revocation. Called by
+ * dma_buf_move_notify() with dma_buf.resv held; takes pin->lock (rule 5).
+ * The pin is revoked exactly as by the NV-P2P free callback: QUERY reports
+ * REVOKED, GET_TABLE -EIDRM.
  */
 static void gpudp_dmabuf_move_notify(struct dma_buf_attachment *attach)
 {
@@ -281,6 +286,8 @@ static void gpudp_dmabuf_teardown(struct gpudp_pin *pin)
 		gpudp_dmabuf_unmap(pin);
 	pin->state = GPUDP_RELEASED;
 	mutex_unlock(&pin->lock);
+	/* Pinned by gpudp_ioc_attach_dmabuf(), revoked or not. */
+	dma_buf_unpin(pin->attach);
 	dma_resv_unlock(pin->dmabuf->resv);
 
 	dma_buf_detach(pin->dmabuf, pin->attach);
@@ -407,6 +414,51 @@ static int gpudp_pin_check_table(struct gpudp_pin *pin)
 
 static int gpudp_unpin_handle(struct gpudp_file *gf, u64 handle);
 
+/* A NEW pin of @kind over [@va, @va + @len), one reference, on no list. */
+static struct gpudp_pin *gpudp_pin_alloc(enum gpudp_pin_kind kind, u64 va,
+					 u64 len)
+{
+	struct gpudp_pin *pin;
+
+	pin = kzalloc(sizeof(*pin), GFP_KERNEL);
+	if (!pin)
+		return NULL;
+	kref_init(&pin->ref);
+	INIT_LIST_HEAD(&pin->node);
+	mutex_init(&pin->lock);
+	init_completion(&pin->cb_done);
+	pin->kind = kind;
+	pin->state = GPUDP_NEW;
+	pin->va = va;
+	pin->len = len;
+	return pin;
+}
+
+/*
+ * Reserve @len bytes of @gf's budget @cap before pinning, so that
+ * concurrent pins cannot overshoot it. Takes gf->lock.
+ */
+static int gpudp_reserve(struct gpudp_file *gf, u64 len, u64 cap)
+{
+	int ret = 0;
+
+	mutex_lock(&gf->lock);
+	if (gf->pinned_bytes + len > cap)
+		ret = -ENOSPC;
+	else
+		gf->pinned_bytes += len;
+	mutex_unlock(&gf->lock);
+	return ret;
+}
+
+/* Give back what gpudp_reserve() took. Takes gf->lock. */
+static void gpudp_unreserve(struct gpudp_file *gf, u64 len)
+{
+	mutex_lock(&gf->lock);
+	gf->pinned_bytes -= len;
+	mutex_unlock(&gf->lock);
+}
+
 /* Version and budget. Takes gf->lock. */
 static int gpudp_ioc_version(struct gpudp_file *gf, void __user *uarg)
 {
@@ -464,28 +516,17 @@ static int gpudp_ioc_pin(struct gpudp_file *gf, struct file *filp,
 	if (len > cap)
 		return -E2BIG;
 
-	pin = kzalloc(sizeof(*pin), GFP_KERNEL);
+	pin = gpudp_pin_alloc(GPUDP_KIND_NV_P2P, start, len);
 	if (!pin)
 		return -ENOMEM;
-	kref_init(&pin->ref);
-	INIT_LIST_HEAD(&pin->node);
-	mutex_init(&pin->lock);
-	init_completion(&pin->cb_done);
-	pin->state = GPUDP_NEW;
-	pin->va = start;
-	pin->len = len;
 	pin->flags = a.flags;
 	pin->mapping = filp->f_mapping;
 
-	/* Reserve the bytes first so that concurrent pins cannot overshoot. */
-	mutex_lock(&gf->lock);
-	if (gf->pinned_bytes + len > cap) {
-		mutex_unlock(&gf->lock);
-		kfree(pin);
-		return -ENOSPC;
+	ret = gpudp_reserve(gf, len, cap);
+	if (ret) {
+		gpudp_pin_put(pin);
+		return ret;
 	}
-	gf->pinned_bytes += len;
-	mutex_unlock(&gf->lock);
 
 	pin->mmap_off = atomic64_fetch_add(len, &gpudp_next_mmap_off);
 	if (pin->mmap_off + len > GPUDP_MMAP_OFF_LIMIT) {
@@ -514,16 +555,20 @@ static int gpudp_ioc_pin(struct gpudp_file *gf, struct file *filp,
 		goto err_unreserve;
 	}
 
+	/*
+	 * Fill the reply before publishing: once the pin is on the list,
+	 * another thread may unpin its (predictable) handle and free it.
+	 */
 	pin->handle = atomic64_inc_return(&gpudp_next_handle);
-	mutex_lock(&gf->lock);
-	list_add_tail(&pin->node, &gf->pins);
-	mutex_unlock(&gf->lock);
-
 	a.handle = pin->handle;
 	a.aligned_va = start;
 	a.aligned_len = len;
 	a.offset = a.va - start;
 	a.mmap_offset = pin->mmap_off;
+	mutex_lock(&gf->lock);
+	list_add_tail(&pin->node, &gf->pins);
+	mutex_unlock(&gf->lock);
+
 	if (copy_to_user(uarg, &a, sizeof(a))) {
 		/* Nobody learnt the handle: undo (-ENOENT if already gone). */
 		gpudp_unpin_handle(gf, a.handle);
@@ -532,9 +577,7 @@ static int gpudp_ioc_pin(struct gpudp_file *gf, struct file *filp,
 	return 0;
 
 err_unreserve:
-	mutex_lock(&gf->lock);
-	gf->pinned_bytes -= len;
-	mutex_unlock(&gf->lock);
+	gpudp_unreserve(gf, len);
 	gpudp_pin_put(pin);
 	return ret;
 }
@@ -787,6 +830,8 @@ static int gpudp_ioc_unmap_peer(struct gpudp_file *gf, void __user *uarg)
 	mutex_lock(&pin->lock);
 	if (pin->state != GPUDP_VALID) {
 		ret = gpudp_pin_state_err(pin);
+	} else if (pin->kind == GPUDP_KIND_DMABUF) {
+		ret = -EOPNOTSUPP;	/* as MAP_PEER */
 	} else if (!pin->dma) {
 		ret = -EINVAL;
 	} else {
@@ -950,29 +995,16 @@ static int gpudp_ioc_attach_dmabuf(struct gpudp_file *gf, void __user *uarg)
 		dev = gpudp_misc.this_device;
 	}
 
-	pin = kzalloc(sizeof(*pin), GFP_KERNEL);
+	pin = gpudp_pin_alloc(GPUDP_KIND_DMABUF, a.offset, a.len);
 	if (!pin) {
 		ret = -ENOMEM;
 		goto err_dev;
 	}
-	kref_init(&pin->ref);
-	INIT_LIST_HEAD(&pin->node);
-	mutex_init(&pin->lock);
-	init_completion(&pin->cb_done);
-	pin->kind = GPUDP_KIND_DMABUF;
-	pin->state = GPUDP_NEW;
 	pin->dmabuf = dmabuf;
-	pin->va = a.offset;
-	pin->len = a.len;
 
-	mutex_lock(&gf->lock);
-	if (gf->pinned_bytes + a.len > cap) {
-		mutex_unlock(&gf->lock);
-		ret = -ENOSPC;
+	ret = gpudp_reserve(gf, a.len, cap);
+	if (ret)
 		goto err_free;
-	}
-	gf->pinned_bytes += a.len;
-	mutex_unlock(&gf->lock);
 
 	attach = dma_buf_dynamic_attach(dmabuf, dev, &gpudp_dmabuf_importer_ops,
 					pin);
@@ -981,8 +1013,18 @@ static int gpudp_ioc_attach_dmabuf(struct gpudp_file *gf, void __user *uarg)
 		goto err_unreserve;
 	}
 	pin->attach = attach;
+	/*
+	 * Pin it: user space hands the addresses to a NIC, which cannot
+	 * follow a move (as RDMA's pinned dma-buf umem). A move_notify after
+	 * this only means revocation.
+	 */
 	dma_resv_lock(dmabuf->resv, NULL);
-	ret = gpudp_dmabuf_map(pin);
+	ret = dma_buf_pin(attach);
+	if (!ret) {
+		ret = gpudp_dmabuf_map(pin);
+		if (ret)
+			dma_buf_unpin(attach);
+	}
 	dma_resv_unlock(dmabuf->resv);
 	if (ret) {
 		dma_buf_detach(dmabuf, attach);
@@ -990,15 +1032,16 @@ static int gpudp_ioc_attach_dmabuf(struct gpudp_file *gf, void __user *uarg)
 	}
 
 	pin->peer = pdev;	/* references move to the pin */
+	/* Reply filled before publishing, as in gpudp_ioc_pin(). */
 	pin->handle = atomic64_inc_return(&gpudp_next_handle);
-	mutex_lock(&gf->lock);
-	list_add_tail(&pin->node, &gf->pins);
-	mutex_unlock(&gf->lock);
-
 	a.handle = pin->handle;
 	a.entries = pin->entries;
 	a.page_size = pin->page_size;
 	a.size = dmabuf->size;
+	mutex_lock(&gf->lock);
+	list_add_tail(&pin->node, &gf->pins);
+	mutex_unlock(&gf->lock);
+
 	if (copy_to_user(uarg, &a, sizeof(a))) {
 		gpudp_unpin_handle(gf, a.handle);
 		return -EFAULT;
@@ -1006,9 +1049,7 @@ static int gpudp_ioc_attach_dmabuf(struct gpudp_file *gf, void __user *uarg)
 	return 0;
 
 err_unreserve:
-	mutex_lock(&gf->lock);
-	gf->pinned_bytes -= a.len;
-	mutex_unlock(&gf->lock);
+	gpudp_unreserve(gf, a.len);
 err_free:
 	gpudp_pin_put(pin);
 err_dev:
@@ -1232,8 +1273,13 @@ static void __exit gpudp_pin_exit(void)
 module_init(gpudp_pin_init);
 module_exit(gpudp_pin_exit);
 
-MODULE_DESCRIPTION("gpudp: pin GPU memory for NIC DMA and CPU mapping (NV-P2P)");
+MODULE_DESCRIPTION("gpudp: pin GPU memory (NV-P2P) and import dma-bufs for NIC DMA and CPU mapping");
 MODULE_LICENSE("GPL");
 #if GPUDP_HAVE_DMABUF
+/* Linux >= 6.13 takes a string literal (probed by Kbuild). */
+#ifdef GPUDP_IMPORT_NS_STRING
+MODULE_IMPORT_NS("DMA_BUF");
+#else
 MODULE_IMPORT_NS(DMA_BUF);
+#endif
 #endif

@@ -19,6 +19,17 @@
  * Optimization" in NVIDIA's GPUDirect RDMA guide), and a revoked pin
  * ("Unpinning GPU memory") is dropped from the cache. The dmabuf backend
  * keeps one cache per (exporter, PCI device) pair.
+ *
+ * Every cache hit (pool creation only, never the data path) is checked
+ * with the buffer ID tag (CU_POINTER_ATTRIBUTE_BUFFER_ID, "Buffer ID Tag
+ * Check"): a range freed and allocated again at the same address gets a new
+ * tag, and its stale region is evicted and pinned afresh. This is what
+ * catches reuse under NVIDIA's dma-buf exporter, which is not dynamic and
+ * never revokes (no move_notify), and under an NV-P2P free callback that
+ * was missed. Memory without a tag (no CUDA, or not CUDA memory: the e2e
+ * simulator's allocator) is pinned with tag 0 and not checked, so there a
+ * hit relies on the revocation check alone (cache_pin_table(),
+ * gpudp_pool_check()), as before.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -100,6 +111,16 @@ cache_unpin(void *ctx, uint64_t handle)
 	gpudp_pin_unpin(pin_fd, handle);
 }
 
+/* A cache hit failed the buffer ID tag check: the cache re-pins it. */
+static void
+cache_stale(void *ctx, uint64_t va, uint64_t len)
+{
+	(void)ctx;
+	GPUDP_MEM_LOG(NOTICE, "registration cache: [0x%" PRIx64 ", +%" PRIu64 ") was freed "
+		      "and reallocated since it was pinned (buffer ID tag changed): re-pinning",
+		      va, len);
+}
+
 /* Open /dev/gpudp_pin once. Caller holds pin_lock. */
 static int
 module_open_locked(void)
@@ -142,13 +163,14 @@ static const struct gpudp_regcache_ops kmod_cache_ops = {
 	.pin = kmod_cache_pin,
 	.unpin = cache_unpin,
 	.tag = cache_tag,
+	.stale = cache_stale,
 };
 
 /* Open the module and create the kmod cache once. */
 static int
 kmod_open(void)
 {
-	struct gpudp_regcache_conf conf = { .ops = &kmod_cache_ops };
+	struct gpudp_regcache_conf conf = { .ops = &kmod_cache_ops, .validate_hits = 1 };
 	int rc;
 
 	pthread_mutex_lock(&pin_lock);
@@ -295,6 +317,7 @@ static const struct gpudp_regcache_ops dmabuf_cache_ops = {
 	.pin = dmabuf_cache_pin,
 	.unpin = cache_unpin,
 	.tag = cache_tag,
+	.stale = cache_stale,
 };
 
 /*
@@ -341,7 +364,7 @@ dmabuf_device(const struct gpudp_pin_target *t, int32_t *domain, uint8_t *bus,
 static struct dmabuf_domain *
 dmabuf_domain_get(const struct gpudp_pin_target *t)
 {
-	struct gpudp_regcache_conf conf = { .ops = &dmabuf_cache_ops };
+	struct gpudp_regcache_conf conf = { .ops = &dmabuf_cache_ops, .validate_hits = 1 };
 	struct dmabuf_domain *d = NULL;
 	int32_t dom;
 	uint8_t bus, devfn;

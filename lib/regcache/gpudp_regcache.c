@@ -206,7 +206,7 @@ gpudp_regcache_destroy(struct gpudp_regcache *c)
 
 static int
 acquire_locked(struct gpudp_regcache *c, uint64_t lo, uint64_t hi,
-	       const struct gpudp_reg **reg)
+	       const struct gpudp_reg **reg, bool *hit)
 {
 	struct region *r;
 	size_t i;
@@ -220,10 +220,12 @@ acquire_locked(struct gpudp_regcache *c, uint64_t lo, uint64_t hi,
 			list_del(r);
 		c->st.hits++;
 		*reg = &r->pub;
+		*hit = true;
 		return 0;
 	}
 
 	/* miss: merge every live region overlapping [lo, hi) into the new one */
+	*hit = false;
 	c->st.misses++;
 	i = (i > 0 && reg_end(c->v[i - 1]) > lo) ? i - 1 : i;
 	while (i < c->n && c->v[i]->pub.va < hi) {
@@ -277,6 +279,7 @@ gpudp_regcache_acquire(struct gpudp_regcache *c, uint64_t va, uint64_t len,
 {
 	const uint64_t mask = GPUDP_REGCACHE_ALIGN - 1;
 	uint64_t lo, hi;
+	bool hit;
 	int rc;
 
 	if (len == 0 || va + len < va || va + len > UINT64_MAX - mask)
@@ -286,8 +289,19 @@ gpudp_regcache_acquire(struct gpudp_regcache *c, uint64_t va, uint64_t len,
 	if (hi - lo > GPUDP_REGCACHE_MAX_LEN)
 		return -E2BIG;
 	pthread_mutex_lock(&c->lock);
-	rc = acquire_locked(c, lo, hi, reg);
+	rc = acquire_locked(c, lo, hi, reg, &hit);
 	pthread_mutex_unlock(&c->lock);
+	/* tag check of a hit (off the data path); the query runs unlocked */
+	if (rc == 0 && hit && c->conf.validate_hits && (*reg)->tag != 0 &&
+	    gpudp_regcache_validate(c, *reg) != 0) {
+		if (c->conf.ops->stale != NULL)
+			c->conf.ops->stale(c->conf.ctx, (*reg)->va, (*reg)->len);
+		/* invalidated: this release unpins it, the acquire re-pins */
+		gpudp_regcache_release(c, *reg);
+		pthread_mutex_lock(&c->lock);
+		rc = acquire_locked(c, lo, hi, reg, &hit);
+		pthread_mutex_unlock(&c->lock);
+	}
 	return rc;
 }
 

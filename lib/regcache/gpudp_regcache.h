@@ -15,8 +15,9 @@
  *    would be exceeded, or when a pin fails for lack of BAR space (then the
  *    pin is retried);
  *  - gpudp_regcache_validate() compares the region's buffer ID tag
- *    (CU_POINTER_ATTRIBUTE_BUFFER_ID) with the current one, on demand:
- *    never on the hit path;
+ *    (CU_POINTER_ATTRIBUTE_BUFFER_ID) with the current one, on demand;
+ *    with gpudp_regcache_conf.validate_hits, acquire does it on every hit
+ *    (for caches used off the data path, e.g. at pool creation only);
  *  - gpudp_regcache_invalidate() drops regions whose pin was revoked (the
  *    module's free callback ran) or whose memory was freed.
  *
@@ -60,6 +61,11 @@ struct gpudp_regcache_ops {
 	 * @return 0, or a negative errno if va is no longer mapped.
 	 */
 	int (*tag)(void *ctx, uint64_t va, uint64_t *tag);
+	/**
+	 * A hit failed the tag check of validate_hits (optional, may be NULL;
+	 * for logging): [va, va + len) is dropped and pinned afresh.
+	 */
+	void (*stale)(void *ctx, uint64_t va, uint64_t len);
 };
 
 /** Configuration of a cache. */
@@ -67,6 +73,14 @@ struct gpudp_regcache_conf {
 	const struct gpudp_regcache_ops *ops; /**< the pin backend */
 	void *ctx;          /**< passed to every op */
 	uint64_t budget;    /**< most bytes pinned at once; 0: no limit */
+	/**
+	 * Non-zero: acquire checks the buffer ID tag of every hit (one tag op,
+	 * outside the lock) and, when it changed (memory freed and allocated
+	 * again at the same address) or the memory is gone, invalidates the
+	 * region and pins afresh. Regions pinned with tag 0 (tag unknown) are
+	 * not checked. Costs a driver query per hit: not for the data path.
+	 */
+	int validate_hits;
 };
 
 /** A pinned region. Fields are read-only for users. */
@@ -115,6 +129,9 @@ void gpudp_regcache_destroy(struct gpudp_regcache *c);
  * @param len length in bytes (> 0)
  * @param[out] reg the region; its va/len cover the request rounded out
  *   to 64 KiB
+ * With conf.validate_hits, a hit whose buffer ID tag no longer matches is
+ * invalidated and the range pinned afresh (see gpudp_regcache_conf).
+ *
  * @return 0 on success; -EINVAL for len 0 or a range that wraps around;
  *   -E2BIG for a rounded length over GPUDP_REGCACHE_MAX_LEN or over the
  *   budget; -ENOSPC when the budget or BAR space is full of regions in

@@ -118,6 +118,8 @@ static int expect_clean(void)
 	       (unsigned long long)s.dmabuf_maps_live);
 	ASSERT(s.exports_live == 0, "%llu dma-bufs not released",
 	       (unsigned long long)s.exports_live);
+	ASSERT(s.dmabuf_pins_live == 0, "%llu dma-buf pins outstanding",
+	       (unsigned long long)s.dmabuf_pins_live);
 	return GPUDP_TEST_PASS;
 }
 
@@ -1240,7 +1242,8 @@ static int fuzz_random_ioctl_sequences(void)
 	static const int ok_table[] = { 0, -ENOENT, -EIDRM, -ERANGE, 1 };
 	static const int ok_map[] = { 0, -ENOENT, -EIDRM, -ERANGE, -EBUSY,
 				      -EOPNOTSUPP, -ENODEV, 1 };
-	static const int ok_unmap[] = { 0, -ENOENT, -EIDRM, -EINVAL, 1 };
+	static const int ok_unmap[] = { 0, -ENOENT, -EIDRM, -EINVAL,
+					-EOPNOTSUPP, 1 };
 	static const int ok_mmap[] = { 0, -ENXIO, -EIDRM, -EINVAL, 1 };
 	static const int ok_free[] = { 0, -EBUSY, -ENOENT, 1 };
 	static const int ok_attach[] = { 0, -EINVAL, -ENXIO, -E2BIG, -ENOSPC,
@@ -1470,7 +1473,7 @@ static int dmabuf_attach_table_matches_provider_pages(void)
 	/* No peer mapping (it is one), no CPU mapping. */
 	ASSERT_RC(gpudp_pin_map_peer(fd, d.handle, 0, 0, 0, NULL, 0, NULL, NULL),
 		  -EOPNOTSUPP);
-	ASSERT_RC(gpudp_pin_unmap_peer(fd, d.handle), -EINVAL);
+	ASSERT_RC(gpudp_pin_unmap_peer(fd, d.handle), -EOPNOTSUPP);
 	memset(&fake, 0, sizeof(fake));
 	fake.aligned_len = 2 * GPU_PAGE;
 	ASSERT_RC(gpudp_pin_mmap(fd, &fake, 0, 4096, &m), -ENXIO);
@@ -1604,11 +1607,15 @@ static int dmabuf_revoked_by_free_is_invalidated(void)
 	ASSERT(va && fd >= 0 && dfd >= 0, "setup");
 	ASSERT_RC(attach(fd, dfd, 0, 2 * GPU_PAGE, &d), 0);
 	close(dfd);
+	ASSERT(sim_stats().dmabuf_pins > s0.dmabuf_pins, "attachment not pinned");
 	ASSERT_RC(sim_free(va), 0);	/* fake cudaFree: move_notify */
 	s1 = sim_stats();
 	ASSERT(s1.move_notifies == s0.move_notifies + 1, "%llu move_notifies",
 	       (unsigned long long)(s1.move_notifies - s0.move_notifies));
 	ASSERT(s1.dmabuf_maps_live == 0, "mapping kept after move_notify");
+	/* Unmapped, so only the importer's own dma_buf_pin() is left. */
+	ASSERT(s1.dmabuf_pins_live == 1, "%llu pins after revocation, want 1",
+	       (unsigned long long)s1.dmabuf_pins_live);
 	ASSERT_RC(gpudp_pin_query(fd, d.handle, &q), 0);
 	ASSERT(q.state == GPUDP_PIN_STATE_REVOKED && (q.flags & GPUDP_PIN_QF_DMABUF) &&
 	       q.entries == 0 && q.page_size == 0, "state %u flags 0x%x entries %u",
@@ -1622,6 +1629,7 @@ static int dmabuf_revoked_by_free_is_invalidated(void)
 	ASSERT(v.pinned_bytes == 2 * GPU_PAGE, "pinned %llu",
 	       (unsigned long long)v.pinned_bytes);
 	ASSERT_RC(gpudp_pin_unpin(fd, d.handle), 0);
+	ASSERT(sim_stats().dmabuf_pins_live == 0, "detach did not unpin");
 	close(fd);
 	return expect_clean();
 }
@@ -1821,6 +1829,85 @@ static int race_dmabuf_revoke_vs_close(void)
 	return dmabuf_race_loop(1);
 }
 
+struct handle_guesser {
+	int fd;
+	volatile uint64_t next;		/* handle to unpin; 0: stop */
+	volatile int stop;
+	long won;
+};
+
+/* Unpin the handle the next PIN or ATTACH_DMABUF will publish, in a loop. */
+static void *handle_guesser(void *arg)
+{
+	struct handle_guesser *g = arg;
+	uint64_t h;
+
+	while (!g->stop) {
+		h = g->next;
+		if (h && gpudp_pin_unpin(g->fd, h) == 0)
+			g->won++;
+	}
+	return NULL;
+}
+
+/*
+ * Handles are predictable: another thread may unpin a pin (and free it) as
+ * soon as PIN or ATTACH_DMABUF publishes it, before the ioctl has written
+ * its reply. The reply must still be right (and KASAN must stay quiet on
+ * the debug kernel).
+ */
+static int race_unpin_of_next_handle_vs_pin_and_attach(void)
+{
+	long loops = env_long("GPUDP_RACE_LOOPS", 2000) / 2, i;
+	uint64_t va = sim_alloc(2 * GPU_PAGE), h;
+	struct handle_guesser g = { 0 };
+	struct gpudp_pin_dmabuf d;
+	struct gpudp_pin_pin p;
+	pthread_t t;
+	int fd = open_pin(), dfd = sim_export(va, 2 * GPU_PAGE), rc;
+
+	ASSERT(va && fd >= 0 && dfd >= 0, "setup");
+	ASSERT_RC(gpudp_pin_pin(fd, va, GPU_PAGE, 0, &p), 0);
+	ASSERT_RC(gpudp_pin_unpin(fd, p.handle), 0);
+	h = p.handle;
+	g.fd = fd;
+	g.next = h + 1;
+	pthread_create(&t, NULL, handle_guesser, &g);
+	for (i = 0; i < loops; i++) {
+		if (i & 1) {
+			rc = attach(fd, dfd, 0, 2 * GPU_PAGE, &d);
+			ASSERT(rc == 0 && d.handle == h + 1 && d.entries == 2 &&
+			       d.page_size == GPU_PAGE && d.size == 2 * GPU_PAGE,
+			       "attach %d: handle %llu (want %llu) entries %u page %u size %llu",
+			       rc, (unsigned long long)d.handle,
+			       (unsigned long long)(h + 1), d.entries,
+			       d.page_size, (unsigned long long)d.size);
+			h = d.handle;
+		} else {
+			rc = gpudp_pin_pin(fd, va + 4096, 4096, 0, &p);
+			ASSERT(rc == 0 && p.handle == h + 1 && p.aligned_va == va &&
+			       p.aligned_len == GPU_PAGE && p.offset == 4096,
+			       "pin %d: handle %llu (want %llu) va 0x%llx len 0x%llx",
+			       rc, (unsigned long long)p.handle,
+			       (unsigned long long)(h + 1),
+			       (unsigned long long)p.aligned_va,
+			       (unsigned long long)p.aligned_len);
+			h = p.handle;
+		}
+		g.next = h + 1;
+		rc = gpudp_pin_unpin(fd, h);
+		ASSERT(rc == 0 || rc == -ENOENT, "unpin %d", rc);
+	}
+	g.stop = 1;
+	pthread_join(t, NULL);
+	printf("    %ld of %ld handles unpinned by the other thread first\n",
+	       g.won, loops);
+	close(dfd);
+	close(fd);
+	ASSERT_RC(sim_free(va), 0);
+	return expect_clean();
+}
+
 /* ---- leak check, run after rmmod gpudp_pin ---- */
 
 static int provider_has_nothing_outstanding(void)
@@ -1888,6 +1975,7 @@ static const struct gpudp_test_case cases[] = {
 	{ "dmabuf_process_exit_detaches", dmabuf_process_exit_detaches },
 	{ "race_dmabuf_revoke_vs_detach", race_dmabuf_revoke_vs_detach },
 	{ "race_dmabuf_revoke_vs_close", race_dmabuf_revoke_vs_close },
+	{ "race_unpin_of_next_handle_vs_pin_and_attach", race_unpin_of_next_handle_vs_pin_and_attach },
 	{ "fuzz_random_ioctl_sequences", fuzz_random_ioctl_sequences },
 	{ NULL, NULL },
 };

@@ -328,6 +328,67 @@ tag_mismatch_invalidates(void)
 	return GPUDP_TEST_PASS;
 }
 
+static unsigned int stale_calls;
+
+static void
+fake_stale(void *ctx, uint64_t va, uint64_t len)
+{
+	(void)ctx;
+	(void)va;
+	(void)len;
+	stale_calls++;
+}
+
+static const struct gpudp_regcache_ops fake_ops_stale = {
+	.pin = fake_pin, .unpin = fake_unpin, .tag = fake_tag, .stale = fake_stale,
+};
+
+/* validate_hits: a hit over reallocated memory (new tag) is re-pinned. */
+static int
+hit_with_changed_tag_is_repinned(void)
+{
+	struct gpudp_regcache_conf conf = { .ops = &fake_ops_stale, .validate_hits = 1 };
+	const struct gpudp_reg *r, *again, *third;
+	struct gpudp_regcache_stats st;
+	struct gpudp_regcache *c;
+
+	memset(&bar, 0, sizeof(bar));
+	bar.tag_of_va = 0x1000;
+	stale_calls = 0;
+	c = gpudp_regcache_create(&conf);
+	GPUDP_TEST_ASSERT(c != NULL, "create");
+	GPUDP_TEST_ASSERT(gpudp_regcache_acquire(c, BASE, K64, &r) == 0, "acquire");
+	gpudp_regcache_release(c, r);
+	/* same memory: a plain hit */
+	GPUDP_TEST_ASSERT(gpudp_regcache_acquire(c, BASE, K64, &again) == 0, "hit");
+	GPUDP_TEST_ASSERT(again == r && bar.pins == 1 && stale_calls == 0, "hit re-pinned");
+	gpudp_regcache_release(c, again);
+	/* freed and reallocated at the same address: new tag */
+	bar.tag_of_va = 0x2000;
+	GPUDP_TEST_ASSERT(gpudp_regcache_acquire(c, BASE, K64, &again) == 0, "stale hit");
+	GPUDP_TEST_ASSERT(again->tag == 0x2000 && bar.pins == 2 && bar.live == 1 &&
+			  !bar.pin[0].live && stale_calls == 1,
+			  "tag %#lx pins %u live %u stale %u", (unsigned long)again->tag,
+			  bar.pins, bar.live, stale_calls);
+	gpudp_regcache_stats(c, &st);
+	GPUDP_TEST_ASSERT(st.invalidations == 1 && st.regions == 1, "inv %lu regions %lu",
+			  (unsigned long)st.invalidations, (unsigned long)st.regions);
+	gpudp_regcache_release(c, again);
+	/* tag unknown at pin time (0, no CUDA): not checked, hit as before */
+	bar.tag_of_va = 0;
+	gpudp_regcache_invalidate(c, BASE, K64);
+	GPUDP_TEST_ASSERT(gpudp_regcache_acquire(c, BASE, K64, &r) == 0 && r->tag == 0, "no tag");
+	gpudp_regcache_release(c, r);
+	bar.tag_of_va = 0x3000;
+	GPUDP_TEST_ASSERT(gpudp_regcache_acquire(c, BASE, K64, &third) == 0, "untagged hit");
+	GPUDP_TEST_ASSERT(third == r && bar.pins == 3 && stale_calls == 1,
+			  "untagged region checked: pins %u stale %u", bar.pins, stale_calls);
+	gpudp_regcache_release(c, third);
+	gpudp_regcache_destroy(c);
+	GPUDP_TEST_ASSERT(bar.live == 0, "%u left", bar.live);
+	return GPUDP_TEST_PASS;
+}
+
 static int
 create_rejects_bad_config(void)
 {
@@ -353,6 +414,7 @@ static const struct gpudp_test_case cases[] = {
 	{ "bad_ranges_are_rejected", bad_ranges_are_rejected },
 	{ "invalidate_drops_idle_and_busy_regions", invalidate_drops_idle_and_busy_regions },
 	{ "tag_mismatch_invalidates", tag_mismatch_invalidates },
+	{ "hit_with_changed_tag_is_repinned", hit_with_changed_tag_is_repinned },
 	{ "create_rejects_bad_config", create_rejects_bad_config },
 	{ NULL, NULL },
 };

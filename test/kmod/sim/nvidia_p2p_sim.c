@@ -19,7 +19,7 @@
  *    if that teardown is in flight, put_pages waits for it to finish.
  *
  * It also exports ranges of the fake GPU memory as dma-bufs (dynamic
- * exporter: pin/unpin ops), the way the NVIDIA driver does for
+ * exporter: pin/unpin ops, counted), the way the NVIDIA driver does for
  * cuMemGetHandleForAddressRange(CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD). FREE
  * revokes them: dma_buf_move_notify() to dynamic importers, whose mappings
  * must then be gone; later mappings fail with -EIDRM.
@@ -103,6 +103,7 @@ struct sim_export {
 	u64 va;
 	u64 len;
 	unsigned int maps;		/* sim_lock: live mappings */
+	unsigned int pins;		/* sim_lock: live pins */
 };
 
 static DEFINE_MUTEX(sim_lock);
@@ -780,14 +781,37 @@ static void sim_dmabuf_unmap(struct dma_buf_attachment *at,
 	mutex_unlock(&sim_lock);
 }
 
-/* Dynamic exporter: the memory never moves, pinning has nothing to do. */
+/*
+ * Dynamic exporter: the memory never moves, pinning only counts (so tests
+ * can see the importer pin and unpin). FREE revokes pinned buffers too, as
+ * the real driver does. Called with dma_buf.resv held; takes sim_lock.
+ */
 static int sim_dmabuf_pin(struct dma_buf_attachment *at)
 {
+	struct sim_export *e = at->dmabuf->priv;
+
+	dma_resv_assert_held(at->dmabuf->resv);
+	mutex_lock(&sim_lock);
+	e->pins++;
+	sim_stats.dmabuf_pins_live++;
+	sim_stats.dmabuf_pins++;
+	mutex_unlock(&sim_lock);
 	return 0;
 }
 
 static void sim_dmabuf_unpin(struct dma_buf_attachment *at)
 {
+	struct sim_export *e = at->dmabuf->priv;
+
+	dma_resv_assert_held(at->dmabuf->resv);
+	mutex_lock(&sim_lock);
+	if (!e->pins) {
+		sim_violation("dma-buf unpinned more often than pinned");
+	} else {
+		e->pins--;
+		sim_stats.dmabuf_pins_live--;
+	}
+	mutex_unlock(&sim_lock);
 }
 
 /* Last reference to the buffer gone. Takes sim_lock. */
@@ -798,6 +822,8 @@ static void sim_dmabuf_release(struct dma_buf *dmabuf)
 	mutex_lock(&sim_lock);
 	if (e->maps)
 		sim_violation("dma-buf released with %u mapping(s)", e->maps);
+	if (e->pins)
+		sim_violation("dma-buf released with %u pin(s)", e->pins);
 	list_del(&e->node);
 	sim_stats.exports_live--;
 	mutex_unlock(&sim_lock);
@@ -976,4 +1002,9 @@ module_exit(sim_exit);
 
 MODULE_DESCRIPTION("TEST-ONLY simulator of the NVIDIA NV-P2P API over RAM pages");
 MODULE_LICENSE("GPL");
+/* Linux >= 6.13 takes a string literal (probed by Kbuild). */
+#ifdef GPUDP_IMPORT_NS_STRING
+MODULE_IMPORT_NS("DMA_BUF");
+#else
 MODULE_IMPORT_NS(DMA_BUF);
+#endif

@@ -83,6 +83,8 @@ struct nvp2p_sim_stats {
 	__u64 dmabuf_maps_live;	/* dma-buf mappings not unmapped */
 	__u64 dmabuf_maps;	/* successful dma-buf mappings */
 	__u64 move_notifies;	/* dma-bufs revoked by FREE (move_notify) */
+	__u64 dmabuf_pins_live;	/* dma_buf_pin() not undone by dma_buf_unpin() */
+	__u64 dmabuf_pins;	/* dma_buf_pin() calls */
 };
 
 #define NVP2P_SIM_IOC_MAGIC	0xD6
