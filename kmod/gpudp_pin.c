@@ -483,6 +483,28 @@ static int gpudp_ioc_version(struct gpudp_file *gf, void __user *uarg)
 	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
 }
 
+/*
+ * Make a pin visible under its handle and copy the reply, which the caller
+ * filled before (once listed, another thread may unpin the predictable
+ * handle and free the pin). If the copy fails nobody learnt the handle:
+ * undo (-ENOENT from the unpin if it is already gone).
+ */
+static int gpudp_publish(struct gpudp_file *gf, struct gpudp_pin *pin,
+			 void __user *uarg, const void *reply, size_t size)
+{
+	u64 handle = pin->handle;
+
+	mutex_lock(&gf->lock);
+	list_add_tail(&pin->node, &gf->pins);
+	mutex_unlock(&gf->lock);
+
+	if (copy_to_user(uarg, reply, size)) {
+		gpudp_unpin_handle(gf, handle);
+		return -EFAULT;
+	}
+	return 0;
+}
+
 /* Pin: guide, "Pinning GPU memory". Takes gf->lock, then pin->lock. */
 static int gpudp_ioc_pin(struct gpudp_file *gf, struct file *filp,
 			 void __user *uarg)
@@ -565,16 +587,7 @@ static int gpudp_ioc_pin(struct gpudp_file *gf, struct file *filp,
 	a.aligned_len = len;
 	a.offset = a.va - start;
 	a.mmap_offset = pin->mmap_off;
-	mutex_lock(&gf->lock);
-	list_add_tail(&pin->node, &gf->pins);
-	mutex_unlock(&gf->lock);
-
-	if (copy_to_user(uarg, &a, sizeof(a))) {
-		/* Nobody learnt the handle: undo (-ENOENT if already gone). */
-		gpudp_unpin_handle(gf, a.handle);
-		return -EFAULT;
-	}
-	return 0;
+	return gpudp_publish(gf, pin, uarg, &a, sizeof(a));
 
 err_unreserve:
 	gpudp_unreserve(gf, len);
@@ -1038,15 +1051,7 @@ static int gpudp_ioc_attach_dmabuf(struct gpudp_file *gf, void __user *uarg)
 	a.entries = pin->entries;
 	a.page_size = pin->page_size;
 	a.size = dmabuf->size;
-	mutex_lock(&gf->lock);
-	list_add_tail(&pin->node, &gf->pins);
-	mutex_unlock(&gf->lock);
-
-	if (copy_to_user(uarg, &a, sizeof(a))) {
-		gpudp_unpin_handle(gf, a.handle);
-		return -EFAULT;
-	}
-	return 0;
+	return gpudp_publish(gf, pin, uarg, &a, sizeof(a));
 
 err_unreserve:
 	gpudp_unreserve(gf, a.len);

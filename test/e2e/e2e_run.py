@@ -67,6 +67,15 @@ def log(msg):
     print(f"e2e: {msg}", flush=True)
 
 
+def wait_boot(boot, timeout):
+    """QEMU's output once it exits; killed after TIMEOUT seconds."""
+    try:
+        return boot.communicate(timeout=timeout)[0]
+    except subprocess.TimeoutExpired:
+        boot.kill()
+        return boot.communicate()[0]
+
+
 def guest_json(text, what):
     """The last 'E2E-GUEST: WHAT json {...}' line of the serial log, parsed ({} if none)."""
     m = re.findall(r"^E2E-GUEST: " + re.escape(what) + r" json (.*)$", text, re.M)
@@ -369,11 +378,7 @@ def capture_finish(a, boot, sock, qemu_addr, serial, frames, work, t0, t_start, 
             time.sleep(0.01)
         t_sent = time.monotonic()
     udp_drops = qemu_socket_drops(qemu_addr[1])
-    try:
-        boot_out, _ = boot.communicate(timeout=a.timeout + 10)
-    except subprocess.TimeoutExpired:
-        boot.kill()
-        boot_out, _ = boot.communicate()
+    boot_out = wait_boot(boot, a.timeout + 10)
     t_end = time.monotonic()
     sock.close()
     text = open(serial, "rb").read().decode("utf-8", "replace") if os.path.exists(serial) else ""
@@ -605,11 +610,7 @@ def main():
                     log_has(serial, r"^gpudp-fwd: \d+ pipelines, mode ") if app else None)
     why = gen.run(t0, boot, hello_timeout=a.timeout, stall_s=3 if a.mode == "kmod-kill" else 15)
     t_traffic_end = time.monotonic()
-    try:
-        boot_out, _ = boot.communicate(timeout=a.timeout + 10)
-    except subprocess.TimeoutExpired:
-        boot.kill()
-        boot_out, _ = boot.communicate()
+    boot_out = wait_boot(boot, a.timeout + 10)
     t_end = time.monotonic()
     # one last look: frames that arrived while QEMU shut down
     gen._receive(time.monotonic())
