@@ -80,7 +80,7 @@ fwd_conf_usage(FILE *f, const char *prog)
 "                        host otherwise)\n"
 "  --pin B               auto, peermem, kmod, dmabuf: device pools (default: auto)\n"
 "  --mbufs N             mbufs per pipeline pool, 1024..16777216\n"
-"                        (default: ring * burst + rxd + txd + 2048)\n"
+"                        (default: ring * burst + rxd + 2 * txd + 2048)\n"
 "  --data-room N         mbuf data room, 256..65535 (default: 2048)\n"
 "  --rxd N / --txd N     descriptors per queue, 64..16384 (default: 1024)\n"
 "Handoff:\n"
