@@ -6,7 +6,10 @@
  * testpmd's. Writes JSON (doc/fwd.md, "Benchmarks").
  *
  * usage: bench_fwd --fwd=PATH --testpmd=PATH --json=FILE [--seconds=S]
- *        [--huge] [--modes=none,cpu,...] [--bursts=32,256,...]
+ *        [--huge] [--modes=none,cpu,...] [--bursts=32,256,...] [--queues=N]
+ * --queues=N (1..8, default 1): N queues per port, 2N forwarding lcores for
+ * both programs (testpmd --nb-cores=2N --rxq=N --txq=N; gpudp-fwd --queues N,
+ * one lcore per pipeline), for lcore scaling runs.
  * A program path that does not exist is looked for beside this program
  * and in $GPUDP_BENCH_BIN (the GPU machine's carried bin/ folder); if
  * either program is missing the benchmark is skipped (exit 77).
@@ -26,7 +29,8 @@
 static char fwd[4096], testpmd[4096], self_dir[4096];
 static double seconds = 3;
 static int huge;
-static char *lflag = "-l", *lval = "0-2";
+static char *lflag = "-l", *lval;
+static int queues = 1;
 
 static int
 find_prog(const char *given, char *out, size_t len)
@@ -161,10 +165,12 @@ main(int argc, char **argv)
 {
 	char json[4096] = "", modes[256] = "none,cpu,launch,persistent,graph,staged";
 	char bursts[128] = "32,256,1024", tmp[4096], secs[32], *m, *save1;
-	char self[4096];
+	char self[4096], lbuf[64], nq[16], mem_mb[16], tp_cores[32], tp_rxq[32], tp_txq[32];
+	char tp_mbufs[48];
 	double tp;
 	FILE *out;
-	int i, first = 1;
+	long ncpu;
+	int i, nfl, first = 1;
 
 	snprintf(self, sizeof(self), "%s", argv[0]);
 	snprintf(self_dir, sizeof(self_dir), "%s", dirname(self));
@@ -183,6 +189,14 @@ main(int argc, char **argv)
 			snprintf(bursts, sizeof(bursts), "%s", argv[i] + 9);
 		else if (strcmp(argv[i], "--huge") == 0)
 			huge = 1;
+		else if (strncmp(argv[i], "--queues=", 9) == 0) {
+			queues = atoi(argv[i] + 9);
+			if (queues < 1 || queues > 8) {
+				fprintf(stderr, "bench_fwd: --queues: '%s' (expected 1..8)\n",
+					argv[i] + 9);
+				return 2;
+			}
+		}
 		else if (i == argc - 1 && json[0] == '\0')
 			snprintf(json, sizeof(json), "%s", argv[i]);  /* pack.py @out/ path */
 		else {
@@ -199,11 +213,22 @@ main(int argc, char **argv)
 	    find_prog(testpmd, testpmd, sizeof(testpmd)) != 0)
 		return 77;
 	snprintf(secs, sizeof(secs), "%g", seconds);
-	/* main + 2 forwarding lcores, each on its own CPU where there are 3 */
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 3) {
+	nfl = 2 * queues;
+	snprintf(nq, sizeof(nq), "%d", queues);
+	snprintf(mem_mb, sizeof(mem_mb), "%d", 2048 * queues);
+	snprintf(tp_cores, sizeof(tp_cores), "--nb-cores=%d", nfl);
+	snprintf(tp_rxq, sizeof(tp_rxq), "--rxq=%d", queues);
+	snprintf(tp_txq, sizeof(tp_txq), "--txq=%d", queues);
+	snprintf(tp_mbufs, sizeof(tp_mbufs), "--total-num-mbufs=%d", 32768 * queues);
+	/* main + 2N forwarding lcores, each on its own CPU where there are enough */
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if (ncpu < nfl + 1) {
 		lflag = "--lcores";
-		lval = "(0-2)@(0-1)";
+		snprintf(lbuf, sizeof(lbuf), "(0-%d)@(0-%ld)", nfl, ncpu - 1);
+	} else {
+		snprintf(lbuf, sizeof(lbuf), "0-%d", nfl);
 	}
+	lval = lbuf;
 	out = fopen(json, "w");
 	if (out == NULL) {
 		fprintf(stderr, "bench_fwd: %s: %s\n", json, strerror(errno));
@@ -212,11 +237,11 @@ main(int argc, char **argv)
 
 	/* the peer: testpmd io-forward, two forwarding lcores */
 	{
-		char *av[] = { testpmd, huge ? "-m" : "--no-huge", huge ? "2048" : "-m",
-			huge ? "--in-memory" : "2048", "--no-pci", lflag, lval, "--file-prefix",
+		char *av[] = { testpmd, huge ? "-m" : "--no-huge", huge ? mem_mb : "-m",
+			huge ? "--in-memory" : mem_mb, "--no-pci", lflag, lval, "--file-prefix",
 			"bench-tp", "--vdev", "net_null0", "--vdev", "net_null1", "--",
-			"--forward-mode=io", "--nb-cores=2", "--stats-period=1", "--burst=32",
-			"--total-num-mbufs=32768", NULL };
+			"--forward-mode=io", tp_cores, tp_rxq, tp_txq, "--stats-period=1",
+			"--burst=32", tp_mbufs, NULL };
 
 		if (snprintf(tmp, sizeof(tmp), "%s.testpmd.log", json) >= (int)sizeof(tmp))
 			return 2;
@@ -224,11 +249,11 @@ main(int argc, char **argv)
 		m = slurp(tmp);
 		tp = m != NULL ? testpmd_mpps(m) : 0;
 		free(m);
-		printf("testpmd io-fwd, 2 forwarding lcores: %.3f Mpps\n", tp);
+		printf("testpmd io-fwd, %d forwarding lcores: %.3f Mpps\n", nfl, tp);
 	}
-	fprintf(out, "{\n  \"testpmd_io_mpps\": %.6f, \"forwarding_lcores\": 2, "
-		"\"vdevs\": \"net_null0,net_null1\", \"hugepages\": %s,\n  \"runs\": [\n",
-		tp, huge ? "true" : "false");
+	fprintf(out, "{\n  \"testpmd_io_mpps\": %.6f, \"forwarding_lcores\": %d, "
+		"\"queues_per_port\": %d, \"vdevs\": \"net_null0,net_null1\", "
+		"\"hugepages\": %s,\n  \"runs\": [\n", tp, nfl, queues, huge ? "true" : "false");
 	for (m = strtok_r(modes, ",", &save1); m != NULL; m = strtok_r(NULL, ",", &save1)) {
 		char bl[128], *b, *save2;
 		/* GPU modes on GPU memory; staged on pinned mbufs (the GPU does
@@ -240,11 +265,12 @@ main(int argc, char **argv)
 		snprintf(bl, sizeof(bl), "%s", bursts);
 		for (b = strtok_r(bl, ",", &save2); b != NULL; b = strtok_r(NULL, ",", &save2)) {
 			char jp[4096], lp[4096];
-			char *av[] = { fwd, huge ? "-m" : "--no-huge", huge ? "2048" : "-m",
-				huge ? "--in-memory" : "2048", "--no-pci", lflag, lval,
+			char *av[] = { fwd, huge ? "-m" : "--no-huge", huge ? mem_mb : "-m",
+				huge ? "--in-memory" : mem_mb, "--no-pci", lflag, lval,
 				"--file-prefix", "bench-fwd", "--vdev", "net_null0", "--vdev",
 				"net_null1", "--", "--mode", m, "--mem", (char *)mem,
-				"--pipeline-lcores", "1", "--burst", b, "--rx-burst", "32",
+				"--queues", nq, "--pipeline-lcores", "1", "--burst", b,
+				"--rx-burst", "32",
 				"--duration", secs, "--stats", "0", "--json", jp, NULL };
 			char *j;
 			double mpps;
