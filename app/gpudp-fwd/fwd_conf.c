@@ -119,15 +119,6 @@ fwd_conf_usage(FILE *f, const char *prog)
 
 #define PROG "gpudp-fwd"
 
-uint32_t
-fwd_persistent_blocks(uint32_t burst, uint32_t ring)
-{
-	uint32_t b = 512 / burst;
-
-	b = b < 4 ? 4 : b > 16 ? 16 : b;
-	return b < ring ? b : ring;
-}
-
 static int
 bad(const char *opt, const char *val, const char *why)
 {
@@ -208,7 +199,7 @@ fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
 	c->ring = 64;
 	c->threads = 256;
 	c->graph_batch = 8;
-	c->persistent_blocks = 0;  /* auto: fwd_persistent_blocks() */
+	c->persistent_blocks = 0;  /* the handoff's default (gpudp_handoff_conf) */
 	c->full = FWD_FULL_WAIT;
 	c->data_room = 2048;
 	c->rxd = 1024;
@@ -358,8 +349,6 @@ fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
 		return -1;
 	}
 	/* cross-option rules, each naming the options involved */
-	if (c->persistent_blocks == 0)
-		c->persistent_blocks = fwd_persistent_blocks(c->burst, c->ring);
 	if (c->ring % c->graph_batch != 0) {
 		fprintf(stderr, "gpudp-fwd: --graph-batch: %u does not divide --ring %u\n",
 			c->graph_batch, c->ring);

@@ -35,7 +35,7 @@ struct fwd_conf {
 	uint32_t ring;
 	uint32_t threads;
 	uint32_t graph_batch;
-	uint32_t persistent_blocks;
+	uint32_t persistent_blocks; /* 0: the handoff's default */
 	uint32_t poll_ns;
 	enum fwd_full full;
 	uint32_t mbufs;             /* per pipeline pool; 0: computed */
@@ -56,13 +56,5 @@ int fwd_conf_parse(struct fwd_conf *c, int argc, char **argv);
 void fwd_conf_usage(FILE *f, const char *prog);
 /** The memory type in force: --mem, or the mode's default. */
 enum gpudp_mem_type fwd_conf_mem(const struct fwd_conf *c);
-
-/**
- * Default resident blocks of the persistent mode: about 512 packets being
- * worked on at once (512 / burst), within 4..16, at most @p ring. Measured
- * on the H200 (doc/fwd.md): 16 blocks at burst 32 forward 1.35-3x what 4
- * do; at burst 256 more than 4 to 8 blocks only lengthen each burst.
- */
-uint32_t fwd_persistent_blocks(uint32_t burst, uint32_t ring);
 
 #endif /* GPUDP_FWD_CONF_H */

@@ -199,7 +199,6 @@ count_pass(const uint8_t *v, uint32_t n)
 	return pass;
 }
 
-
 /* the kernel-start timestamp, on timed bursts only (conf lat_sample) */
 static inline uint64_t
 cpu_kstart(const struct gpudp_ho_burst *b)
@@ -226,16 +225,17 @@ gpudp_ho_cpu_run(struct gpudp_handoff *h, struct gpudp_ho_burst *b, int work)
 	uint32_t *aux = h->aux + (size_t)b->slot * h->conf.burst_max;
 
 	c->t_kstart = cpu_kstart(b);
-	if (!work)
+	if (!work) {
 		c->n_pass = b->n;  /* verdicts not written (gpudp_ho_burst.n_pass) */
-	else if (c->kernel == GPUDP_FWD_K_MACSWAP)
-		cpu_work(GPUDP_FWD_K_MACSWAP, b, c->arg, v, aux);
-	else if (c->kernel == GPUDP_FWD_K_IPV4)
-		cpu_work(GPUDP_FWD_K_IPV4, b, c->arg, v, aux);
-	else
-		cpu_work(c->kernel, b, c->arg, v, aux);
-	if (work)
+	} else {
+		if (c->kernel == GPUDP_FWD_K_MACSWAP)
+			cpu_work(GPUDP_FWD_K_MACSWAP, b, c->arg, v, aux);
+		else if (c->kernel == GPUDP_FWD_K_IPV4)
+			cpu_work(GPUDP_FWD_K_IPV4, b, c->arg, v, aux);
+		else
+			cpu_work(c->kernel, b, c->arg, v, aux);
 		c->n_pass = count_pass(v, b->n);
+	}
 	c->t_kend = cpu_kstart(b);
 	__atomic_store_n(&c->done, b->seq, __ATOMIC_RELEASE);
 }
@@ -295,8 +295,12 @@ conf_fill(struct gpudp_handoff_conf *c)
 		c->threads = 256;
 	if (c->graph_batch == 0)
 		c->graph_batch = RTE_MIN(8u, c->ring_size);
+	/* about 512 packets worked on at once: on the H200, 16 blocks at
+	 * burst 32 forward 1.35-3x what 4 do, while at burst 256 more than 4
+	 * to 8 blocks only lengthen each burst (doc/benchmarks.md) */
 	if (c->persistent_blocks == 0)
-		c->persistent_blocks = RTE_MIN(4u, c->ring_size);
+		c->persistent_blocks = RTE_MIN(RTE_MIN(RTE_MAX(512u / c->burst_max, 4u), 16u),
+					       c->ring_size);
 	if (c->stage_bytes == 0)
 		c->stage_bytes = 2048;
 	if (c->lat_sample == 0)
@@ -555,10 +559,20 @@ gpudp_handoff_completed(struct gpudp_handoff *h)
 	return b;
 }
 
+/* ns from CPU time @p t0 to work timestamp @p t (GPU clock mapped onto the
+ * CPU's): calibration error below 0 is clamped at 0 */
+static inline uint64_t
+gpu_since(const struct gpudp_handoff *h, uint64_t t, uint64_t t0)
+{
+	uint64_t d = t - (uint64_t)h->clock_offset - t0;
+
+	return (int64_t)d >= 0 ? d : 0;
+}
+
 void
 gpudp_handoff_release(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 {
-	uint64_t now, ks, ke;
+	uint64_t now;
 	uint32_t i;
 
 	h->tx.pkts_pass += b->n_pass;
@@ -572,13 +586,10 @@ gpudp_handoff_release(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 		}
 	if (b->t_submit != 0) {
 		now = gpudp_ho_now_ns();
-		ks = h->ctl[b->slot].t_kstart - (uint64_t)h->clock_offset;
-		ke = h->ctl[b->slot].t_kend - (uint64_t)h->clock_offset;
-		/* GPU clock mapped onto the CPU's: clamp calibration error at 0 */
-		gpudp_ho_hist_add(&h->tx.lat_kstart, (int64_t)(ks - b->t_submit) >= 0 ?
-				  ks - b->t_submit : 0);
-		gpudp_ho_hist_add(&h->tx.lat_kend, (int64_t)(ke - b->t_submit) >= 0 ?
-				  ke - b->t_submit : 0);
+		gpudp_ho_hist_add(&h->tx.lat_kstart,
+				  gpu_since(h, h->ctl[b->slot].t_kstart, b->t_submit));
+		gpudp_ho_hist_add(&h->tx.lat_kend,
+				  gpu_since(h, h->ctl[b->slot].t_kend, b->t_submit));
 		gpudp_ho_hist_add(&h->tx.lat_done, now - b->t_submit);
 	}
 	h->tx.bursts_done++;

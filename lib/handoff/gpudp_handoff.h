@@ -89,7 +89,8 @@ struct gpudp_handoff_conf {
 	uint32_t burst_max;         /**< packets per burst 1..4096 (1024) */
 	uint32_t threads;           /**< GPU threads per block, 32..1024, multiple of 32 (256) */
 	uint32_t graph_batch;       /**< graph: bursts per graph, divides ring_size (8) */
-	uint32_t persistent_blocks; /**< persistent: resident blocks, <= ring_size (4) */
+	uint32_t persistent_blocks; /**< persistent: resident blocks, <= ring_size
+				     *   (512 / burst_max within 4..16, at most ring_size) */
 	uint32_t poll_ns;           /**< persistent: GPU sleep between polls of a ready word
 				     *   not set yet, 0..100000 ns (0: spin) */
 	uint32_t stage_bytes;       /**< staged: most bytes per packet, 64..65535 (2048) */

@@ -47,6 +47,7 @@ struct ho_gpu {
 	size_t stage_slot;    /* bytes per slot */
 	uint32_t *soff;       /* per packet staging offset, UINT32_MAX: not staged */
 	uint64_t *src;        /* stage_gpu_copy: per packet source address (pinned) */
+	CUdeviceptr src_d;    /* the same array, as the gather kernel sees it */
 };
 
 #define GPU(h) ((struct ho_gpu *)(h)->gpu)
@@ -490,9 +491,11 @@ staged_setup(struct gpudp_handoff *h)
 		return -ENOMEM;
 	for (i = 0; i < h->conf.ring_size; i++)
 		CU_DO(h, gpudp_cu->cuEventCreate(&g->copied[i], CU_EVENT_DISABLE_TIMING));
-	if (h->conf.stage_gpu_copy)
+	if (h->conf.stage_gpu_copy) {
 		CU_DO(h, gpudp_cu->cuMemAllocHost((void **)&g->src, (size_t)h->conf.ring_size *
 						  h->conf.burst_max * sizeof(uint64_t)));
+		CU_DO(h, gpudp_cu->cuMemHostGetDevicePointer(&g->src_d, g->src, 0));
+	}
 	HO_LOG(INFO, "%s: staging copies by the %s\n", h->conf.name,
 	       h->conf.stage_gpu_copy ? "GPU (gather kernel on the copy stream)" : "CPU");
 	return 0;
@@ -505,63 +508,85 @@ launch_gather(struct gpudp_handoff *h, uint32_t slot, uint32_t n, uint32_t back,
 {
 	struct ho_gpu *g = GPU(h);
 	struct gpudp_ho_kargs a = h->kargs;
-	CUdeviceptr src;
-	void *params[] = { &a, &src, &n, &back };
+	void *params[] = { &a, &g->src_d, &n, &back };
 
 	a.slot = slot;
-	CU_DO(h, gpudp_cu->cuMemHostGetDevicePointer(&src, g->src, 0));
 	CU_DO(h, gpudp_cu->cuLaunchKernel(g->f_gather, RTE_MIN((n + 7) / 8, 256u), 1, 1,
 					  256, 1, 1, 0, st, params, NULL));
 	return 0;
 }
 
-/* the packets are GPU-addressable: the GPU copies in and out of staging */
+/*
+ * Copy in on the copy stream (the CPU gathers into pinned staging and an
+ * H2D copy follows, or with stage_gpu_copy the gather kernel reads the
+ * packets), the kernel ordered after it by an event, the copy back on the
+ * kernel's stream (a D2H copy for staged_complete's scatter, or the kernel
+ * that writes the headers back into the packets), then done.
+ */
 static int
-staged_submit_gpu_copy(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
+staged_enqueue(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 {
 	struct ho_gpu *g = GPU(h);
 	size_t base = (size_t)b->slot * g->stage_slot, off = 0;
-	uint64_t *src = g->src + (size_t)b->slot * h->conf.burst_max;
+	size_t pkt0 = (size_t)b->slot * h->conf.burst_max;
+	uint32_t *soff = g->soff + pkt0, i;
+	uint64_t *src = g->src != NULL ? g->src + pkt0 : NULL;
 	struct gpudp_ho_kargs a = h->kargs;
 	void *params[] = { &a };
-	uint32_t i;
 	int ret;
 
 	for (i = 0; i < b->n; i++) {
 		uint32_t l = b->len[i];
 
 		if (l > h->conf.stage_bytes) {
-			/* cannot be staged: an empty frame, dropped as truncated */
-			src[i] = 0;
+			/* cannot be staged: the kernel sees an empty frame and
+			 * drops it as truncated */
+			soff[i] = UINT32_MAX;
+			if (src != NULL)
+				src[i] = 0;
 			b->addr[i] = g->stage_d + base;
 			b->len[i] = 0;
 			continue;
 		}
-		src[i] = (uint64_t)(uintptr_t)b->data[i];
+		if (src != NULL)
+			src[i] = (uint64_t)(uintptr_t)b->data[i];
+		else
+			memcpy(g->stage_h + base + off, b->data[i], l);
+		soff[i] = (uint32_t)off;
 		b->addr[i] = g->stage_d + base + off;
 		off += RTE_ALIGN_CEIL(l, 64);
 	}
 	if (off > 0) {
-		ret = launch_gather(h, b->slot, b->n, 0, g->copy_stream);
-		if (ret != 0)
-			return ret;
+		if (src != NULL) {
+			ret = launch_gather(h, b->slot, b->n, 0, g->copy_stream);
+			if (ret != 0)
+				return ret;
+		} else {
+			CU_DO(h, gpudp_cu->cuMemcpyHtoDAsync(g->stage_d + base, g->stage_h + base,
+							     off, g->copy_stream));
+		}
 		CU_DO(h, gpudp_cu->cuEventRecord(g->copied[b->slot], g->copy_stream));
 		/* the kernel is ordered after the copy on the GPU */
 		CU_DO(h, gpudp_cu->cuStreamWaitEvent(g->stream, g->copied[b->slot], 0));
 	}
 	ret = launch_burst(h, b->slot, b->n, 0);
-	if (ret == 0 && off > 0)
-		ret = launch_gather(h, b->slot, b->n, 1, g->stream);
 	if (ret != 0)
 		return ret;
+	if (off > 0) {
+		if (src != NULL) {
+			ret = launch_gather(h, b->slot, b->n, 1, g->stream);
+			if (ret != 0)
+				return ret;
+		} else {
+			CU_DO(h, gpudp_cu->cuMemcpyDtoHAsync(g->stage_h + base, g->stage_d + base,
+							     off, g->stream));
+		}
+	}
 	a.slot = b->slot;
 	CU_DO(h, gpudp_cu->cuLaunchKernel(g->f_signal, 1, 1, 1, 1, 1, 1, 0, g->stream,
 					  params, NULL));
 	return 0;
 }
-
-static int
-staged_submit_cpu_copy(struct gpudp_handoff *h, struct gpudp_ho_burst *b);
 
 /* a failure after something was enqueued: let it finish before the burst
  * is failed and its packets go back to the tx side (a queued copy or
@@ -574,57 +599,12 @@ staged_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 
 	if (ret != 0)
 		return ret;
-	ret = g->src != NULL ? staged_submit_gpu_copy(h, b) : staged_submit_cpu_copy(h, b);
+	ret = staged_enqueue(h, b);
 	if (ret != 0) {
 		gpudp_cu->cuStreamSynchronize(g->copy_stream);
 		gpudp_cu->cuStreamSynchronize(g->stream);
 	}
 	return ret;
-}
-
-static int
-staged_submit_cpu_copy(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
-{
-	struct ho_gpu *g = GPU(h);
-	size_t base = (size_t)b->slot * g->stage_slot, off = 0;
-	uint32_t *soff = g->soff + (size_t)b->slot * h->conf.burst_max, i;
-	struct gpudp_ho_kargs a = h->kargs;
-	void *params[] = { &a };
-	int ret;
-
-	for (i = 0; i < b->n; i++) {
-		uint32_t l = b->len[i];
-
-		if (l > h->conf.stage_bytes) {
-			/* cannot be staged: the kernel sees an empty frame and
-			 * drops it as truncated */
-			soff[i] = UINT32_MAX;
-			b->addr[i] = g->stage_d + base;
-			b->len[i] = 0;
-			continue;
-		}
-		memcpy(g->stage_h + base + off, b->data[i], l);
-		soff[i] = (uint32_t)off;
-		b->addr[i] = g->stage_d + base + off;
-		off += RTE_ALIGN_CEIL(l, 64);
-	}
-	if (off > 0) {
-		CU_DO(h, gpudp_cu->cuMemcpyHtoDAsync(g->stage_d + base, g->stage_h + base,
-						     off, g->copy_stream));
-		CU_DO(h, gpudp_cu->cuEventRecord(g->copied[b->slot], g->copy_stream));
-		/* the kernel is ordered after the copy on the GPU */
-		CU_DO(h, gpudp_cu->cuStreamWaitEvent(g->stream, g->copied[b->slot], 0));
-	}
-	ret = launch_burst(h, b->slot, b->n, 0);
-	if (ret != 0)
-		return ret;
-	if (off > 0)
-		CU_DO(h, gpudp_cu->cuMemcpyDtoHAsync(g->stage_h + base, g->stage_d + base,
-						     off, g->stream));
-	a.slot = b->slot;
-	CU_DO(h, gpudp_cu->cuLaunchKernel(g->f_signal, 1, 1, 1, 1, 1, 1, 0, g->stream,
-					  params, NULL));
-	return 0;
 }
 
 /* tx thread: results back into the packets, before anyone reads them;

@@ -124,11 +124,14 @@ gpudp_fwd_burst(struct gpudp_ho_kargs a)
 		*cnt = 0;
 	}
 	c->n_pass = n - nd;
-	__threadfence_system();
-	if (a.signal) {
-		c->t_kend = gpudp_fwd_globaltimer();
-		gpudp_fwd_st_release((uint32_t *)&c->done, c->seq);
+	if (!a.signal) {
+		/* staged: gpudp_fwd_signal stores done later on the stream */
+		__threadfence_system();
+		return;
 	}
+	c->t_kend = gpudp_fwd_globaltimer();
+	/* the release store orders n_pass before done */
+	gpudp_fwd_st_release((uint32_t *)&c->done, c->seq);
 }
 
 // Staged mode: stored on the stream after the copy back to host memory.
