@@ -242,11 +242,11 @@ gpu_init(struct cap_engine *e, char *err, size_t errlen)
 }
 
 /*
- * In place, a finished slot: the host view of each packet. Host memory: the
- * packet itself. Device memory: only the matching packets, copied into the
- * slot's host area (the CPU never reads the rest) on the copy stream, after
- * this batch's kernel (its end event), so that only that copy is waited
- * for, not the batches queued on the kernel stream behind it.
+ * In place, a finished slot (its end event already waited for): the host
+ * view of each packet. Host memory: the packet itself. Device memory: only
+ * the matching packets, copied into the slot's host area (the CPU never
+ * reads the rest) on the copy stream, so that only that copy is waited for,
+ * not the batches queued on the kernel stream behind it.
  */
 static int
 inplace_views(struct cap_engine *e, struct gpu_slot *s)
@@ -254,7 +254,6 @@ inplace_views(struct cap_engine *e, struct gpu_slot *s)
 	struct gpu_priv *p = e->priv;
 	struct cap_batch *b = &s->b;
 	uint32_t i, off = 0;
-	int waited = 0;
 
 	for (i = 0; i < b->n; i++) {
 		const struct gpudp_an_pkt_ref *r = &b->ref[i];
@@ -266,10 +265,6 @@ inplace_views(struct cap_engine *e, struct gpu_slot *s)
 		b->view[i] = NULL;
 		if (!cap_batch_matched(b, i) || r->caplen > b->data_cap - off)
 			continue;
-		/* the host already waited for EV_END; the stream wait orders the copy on
-		 * the GPU too (an optional entry point: always there since CUDA 3.2) */
-		if (!waited++ && gpudp_cu->cuStreamWaitEvent != NULL)
-			CU(e, gpudp_cu->cuStreamWaitEvent(p->copy_stream, s->ev[EV_END], 0));
 		CU(e, gpudp_cu->cuMemcpyDtoHAsync(b->data + off, (CUdeviceptr)r->addr, r->caplen,
 						  p->copy_stream));
 		b->view[i] = b->data + off;

@@ -743,8 +743,12 @@ resolve_mem(struct cap_app *app, int gpu_engine)
 				 p->driver, p->cpu_copy != NULL ? p->cpu_copy :
 				 "does not write packets by DMA");
 	}
-	if (why[0] == '\0' && pin_unusable(app) != NULL)
-		snprintf(why, sizeof(why), "%s", pin_unusable(app));
+	if (why[0] == '\0') {
+		const char *pin = pin_unusable(app);
+
+		if (pin != NULL)
+			snprintf(why, sizeof(why), "%s", pin);
+	}
 	if (why[0] != '\0') {
 		app->mem = CAP_MEM_STAGED;
 		snprintf(app->mem_note, sizeof(app->mem_note), "--mem auto: staged, because %s",
