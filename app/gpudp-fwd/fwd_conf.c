@@ -98,7 +98,7 @@ fwd_conf_usage(FILE *f, const char *prog)
 "                        port) or drop (receive and drop, counted) (default: wait)\n"
 "  --threads N           GPU threads per block, multiple of 32, 32..1024 (default: 256)\n"
 "  --graph-batch N       graph mode: bursts per CUDA graph, divides --ring (default: 8)\n"
-"  --persistent-blocks N persistent mode: resident blocks, 1..--ring (default:\n"
+"  --persistent-blocks N persistent mode: worker blocks, 1..--ring (default:\n"
 "                        512 / --burst, within 4..16 and at most --ring)\n"
 "  --gpu-poll-ns NS      persistent mode: GPU sleep between polls of a burst not\n"
 "                        ready yet, 0 = spin, 0..%u (default: 0)\n"

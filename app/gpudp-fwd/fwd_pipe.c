@@ -75,9 +75,10 @@ rx_drop(struct fwd_pipe *p)
  * Packets are received straight into the burst's cookie slots (no copy of
  * the mbuf pointers); descriptors are written only for modes that read
  * them. The flush clock (the TSC, no mapping to other clocks needed) is read
- * once per burst and, for the --flush-us check, only on polls that find the
- * queue drained (fewer packets than asked for): while polls keep returning
- * full rx bursts the burst fills within burst / rx-burst of them.
+ * once per burst that the poll which started it left partial and, for the
+ * --flush-us check, only on polls that find the queue drained (fewer packets
+ * than asked for): while polls keep returning full rx bursts the burst fills
+ * within burst / rx-burst of them.
  */
 unsigned int
 fwd_rx_step(struct fwd_pipe *p)
@@ -102,8 +103,8 @@ fwd_rx_step(struct fwd_pipe *p)
 	want = RTE_MIN(c->rx_burst, room);
 	n = rte_eth_rx_burst(p->rx_port, p->rx_queue, slot, (uint16_t)want);
 	if (n > 0) {
-		if (b->n == 0 && p->flush_tsc != 0)
-			p->first_tsc = rte_rdtsc();
+		int first = b->n == 0;
+
 		if (p->desc) {
 			/* multi-segment frames: the work sees the first segment */
 			for (bytes = 0, i = 0; i < n; i++) {
@@ -115,6 +116,11 @@ fwd_rx_step(struct fwd_pipe *p)
 			bytes = burst_bytes(slot, n);
 		}
 		gpudp_ho_burst_commit(b, n);
+		/* the flush clock starts with the burst's first packets, read
+		 * only if they leave it partial: under load a burst fills in
+		 * one poll and no TSC read is made */
+		if (first && b->n < b->max && p->flush_tsc != 0)
+			p->first_tsc = rte_rdtsc();
 		b->udata += bytes;   /* the burst's bytes, for tx */
 		p->rx_bytes += bytes;
 		p->rx_pkts += n;

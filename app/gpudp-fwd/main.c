@@ -368,6 +368,8 @@ run_check(void)
  * packets; counters stay exact.
  */
 #define FWD_LAT_SAMPLE_PKTS 512u
+/* the main lcore measures the GPU clock again this often (gpudp_handoff_clock_sync) */
+#define FWD_CLOCK_SYNC_NS 100000000ull
 static uint32_t
 lat_sample(uint32_t burst)
 {
@@ -547,7 +549,7 @@ int
 main(int argc, char **argv)
 {
 	struct fwd_totals prev;
-	uint64_t cu_ctx = 0, next;
+	uint64_t cu_ctx = 0, next, next_clk;
 	char pci[32], **app_argv;
 	int sep, ret, rc = 0, app_argc, i;
 	double secs;
@@ -610,6 +612,7 @@ main(int argc, char **argv)
 
 	memset(&prev, 0, sizeof(prev));
 	next = run_t0 + (uint64_t)(conf.stats_period * 1e9);
+	next_clk = run_t0 + FWD_CLOCK_SYNC_NS;
 	while (!fwd_quit) {
 		uint64_t now = gpudp_ho_now_ns();
 
@@ -624,6 +627,14 @@ main(int argc, char **argv)
 				rx += pipes[i]->rx_pkts;
 			if (rx >= conf.count)
 				fwd_quit = 1;
+		}
+		if (now >= next_clk) {
+			/* latency histograms: the GPU clock drifts from the CPU's */
+			unsigned int i;
+
+			for (i = 0; i < nb_pipes; i++)
+				gpudp_handoff_clock_sync(pipes[i]->ho);
+			next_clk = now + FWD_CLOCK_SYNC_NS;
 		}
 		if (!conf.quiet && conf.stats_period > 0 && now >= next) {
 			stats_line(&prev, conf.stats_period);

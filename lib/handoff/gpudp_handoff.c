@@ -516,10 +516,12 @@ gpudp_handoff_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 	b->seq = (uint32_t)(h->head + 1);
 	/* timed bursts only: a clock read costs as much as tens of packets */
 	b->t_submit = ((b->seq - 1) & h->lat_mask) == 0 ? gpudp_ho_now_ns() : 0;
-	c->seq = b->seq;
-	c->n = b->n;
-	c->kernel = h->conf.kernel;
-	c->arg = h->conf.kernel_arg;
+	if (!h->ops->ready_only) {
+		c->seq = b->seq;
+		c->n = b->n;
+		c->kernel = h->conf.kernel;
+		c->arg = h->conf.kernel_arg;
+	}
 	h->rx.bursts_submitted++;
 	h->rx.pkts_submitted += b->n;
 	ret = h->start_failed ? -EIO : h->ops->submit(h, b);
@@ -559,12 +561,27 @@ gpudp_handoff_completed(struct gpudp_handoff *h)
 	return b;
 }
 
+int
+gpudp_handoff_clock_sync(struct gpudp_handoff *h)
+{
+	return h->ops->gpu && h->gpu != NULL ? gpudp_ho_gpu_clock_sync(h) : 0;
+}
+
+uint64_t
+gpudp_handoff_gpu_to_cpu_ns(const struct gpudp_handoff *h, uint64_t gpu_ns, uint64_t near)
+{
+	const struct gpudp_ho_clk *c = &h->clk[__atomic_load_n(&h->clk_cur, __ATOMIC_ACQUIRE)];
+	double drift = c->rate * (double)(int64_t)(near - c->t_ref);
+
+	return gpu_ns - (uint64_t)(c->off + (int64_t)drift);
+}
+
 /* ns from CPU time @p t0 to work timestamp @p t (GPU clock mapped onto the
  * CPU's): calibration error below 0 is clamped at 0 */
 static inline uint64_t
 gpu_since(const struct gpudp_handoff *h, uint64_t t, uint64_t t0)
 {
-	uint64_t d = t - (uint64_t)h->clock_offset - t0;
+	uint64_t d = gpudp_handoff_gpu_to_cpu_ns(h, t, t0) - t0;
 
 	return (int64_t)d >= 0 ? d : 0;
 }

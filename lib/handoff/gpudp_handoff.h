@@ -89,10 +89,11 @@ struct gpudp_handoff_conf {
 	uint32_t burst_max;         /**< packets per burst 1..4096 (1024) */
 	uint32_t threads;           /**< GPU threads per block, 32..1024, multiple of 32 (256) */
 	uint32_t graph_batch;       /**< graph: bursts per graph, divides ring_size (8) */
-	uint32_t persistent_blocks; /**< persistent: resident blocks, <= ring_size
-				     *   (512 / burst_max within 4..16, at most ring_size) */
-	uint32_t poll_ns;           /**< persistent: GPU sleep between polls of a ready word
-				     *   not set yet, 0..100000 ns (0: spin) */
+	uint32_t persistent_blocks; /**< persistent: resident worker blocks, <= ring_size
+				     *   (512 / burst_max within 4..16, at most ring_size);
+				     *   one more block dispatches */
+	uint32_t poll_ns;           /**< persistent: GPU sleep after a round of polls that
+				     *   found no burst ready, 0..100000 ns (0: spin) */
 	uint32_t stage_bytes;       /**< staged: most bytes per packet, 64..65535 (2048) */
 	int stage_gpu_copy;         /**< staged: packets are in memory the GPU can address
 				     *   (pinned or CUDA-registered host memory): the copies
@@ -320,6 +321,29 @@ const struct gpudp_handoff_conf *gpudp_handoff_conf_get(const struct gpudp_hando
  * no (device orders writes to OWNER or stronger), -1 not persistent.
  */
 int gpudp_handoff_flushes(const struct gpudp_handoff *h);
+
+/**
+ * Measure the GPU's clock against gpudp_ho_now_ns() again (GPU modes; 0 and
+ * nothing done otherwise). The latency histograms map the kernels'
+ * %globaltimer stamps onto the CPU clock with an offset and a drift rate
+ * (the rate over the time since the first measure, made at create): the
+ * two clocks drift apart by tens of microseconds per second on some hosts,
+ * so a user that runs for more than a fraction of a second calls this now
+ * and then (gpudp-fwd: every 100 ms) from a control thread, never from two
+ * threads at once. Runs a one-thread kernel on a stream of its own for 64
+ * PCIe round trips (a fraction of a millisecond), beside the data path.
+ * @return 0, or a negative errno (the GPU did not answer: the model is kept)
+ */
+int gpudp_handoff_clock_sync(struct gpudp_handoff *h);
+
+/**
+ * A kernel's %globaltimer stamp @p gpu_ns as gpudp_ho_now_ns() time, with
+ * the model of gpudp_handoff_clock_sync() at CPU time @p near (any time
+ * within a few milliseconds of the stamp). Identity in modes that are not
+ * GPU modes. Lock-free; any thread.
+ */
+uint64_t gpudp_handoff_gpu_to_cpu_ns(const struct gpudp_handoff *h, uint64_t gpu_ns,
+				     uint64_t near);
 
 /** "none", "cpu", "launch", "persistent", "graph", "staged"; NULL if out of range. */
 const char *gpudp_ho_mode_name(enum gpudp_ho_mode m);

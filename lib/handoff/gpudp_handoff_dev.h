@@ -23,6 +23,24 @@ extern "C" {
 /** Largest burst (GPUDP_HO_BURST_MAX of gpudp_handoff.h, for the kernels). */
 #define GPUDP_HO_BURST_MAX_DEV 4096
 
+/** Flag in the high word of gpudp_ho_ctl.ready: write t_kstart and t_kend. */
+#define GPUDP_HO_READY_TIMED 0x80000000u
+
+/**
+ * Persistent mode's state in device memory: one dispatcher warp polls the
+ * ready words of the next bursts in host memory (one PCIe read per slot,
+ * up to 32 slots per round trip) and publishes them here; worker blocks take
+ * the next burst by ticket and wait on this state in GPU memory, not on
+ * host memory.
+ */
+struct gpudp_ho_pstate {
+	uint32_t head;     /**< seq of the last burst the dispatcher published */
+	uint32_t next;     /**< tickets taken by workers (ticket t serves seq t + 1) */
+	uint32_t stop;     /**< the dispatcher saw quit: workers return */
+	uint32_t pad;
+	uint64_t ready[];  /**< per slot: the ready word the dispatcher read */
+};
+
 /**
  * One ring slot's control block: two 64-byte lines, so that what the CPU
  * writes (line 1) and what the work writes (line 2) never share a line: a
@@ -31,9 +49,11 @@ extern "C" {
  */
 struct gpudp_ho_ctl {
 	/* line 1: written by the rx thread, read by the work */
-	uint64_t ready;    /**< persistent mode: seq | (uint64_t)n << 32, stored by the
-			    *   CPU with release semantics after the burst is described
-			    *   (and flushed); one 8-byte load gives the kernel both */
+	uint64_t ready;    /**< persistent mode: seq | (uint64_t)(n | timed) << 32
+			    *   (timed: GPUDP_HO_READY_TIMED when the burst's kernel
+			    *   timestamps are wanted), stored by the CPU with release
+			    *   semantics after the burst is described (and flushed);
+			    *   the only word of this line persistent mode writes */
 	uint32_t seq;      /**< this burst's seq (every mode) */
 	uint32_t n;        /**< packets in the burst (0: empty slot, just complete it) */
 	uint32_t kernel;   /**< enum gpudp_fwd_kernel */
@@ -42,7 +62,9 @@ struct gpudp_ho_ctl {
 	/* line 2: written by the work (GPU or CPU), read by the tx thread */
 	uint32_t done;     /**< seq, stored after every result is visible system-wide */
 	uint32_t n_pass;   /**< packets whose verdict is PASS; when it equals n the
-			    *   verdicts were not written (no drop: nothing to read) */
+			    *   verdicts were not written (no drop: nothing to read).
+			    *   The persistent kernel stores done and n_pass as one
+			    *   8-byte release store */
 	uint64_t t_kstart; /**< kernel start, GPU %globaltimer ns (CPU ns in cpu mode) */
 	uint64_t t_kend;   /**< kernel end, just before done is stored (same clock) */
 	uint64_t pad2[5];
@@ -72,6 +94,7 @@ struct gpudp_ho_kargs {
 	uint32_t poll_ns;   /**< persistent: __nanosleep between polls of a ready word
 			     *   that is not set yet (0: spin) */
 	uint32_t pad_;
+	uint64_t pstate;    /**< persistent: struct gpudp_ho_pstate in device memory */
 };
 
 /**

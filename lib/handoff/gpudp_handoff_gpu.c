@@ -13,6 +13,7 @@
  * to this CPU thread.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,8 @@ struct ho_gpu {
 	CUstream stream;      /* kernels (and staged copy back) */
 	CUstream copy_stream; /* staged: host -> GPU copies */
 	CUdeviceptr blocks;
+	CUdeviceptr pstate;   /* persistent: struct gpudp_ho_pstate */
+	CUstream clk_stream;  /* clock measures, beside a running kernel */
 	int persistent_running;
 	/* graph */
 	CUgraph *graphs;
@@ -98,27 +101,84 @@ launch_burst(struct gpudp_handoff *h, uint32_t slot, uint32_t n, uint32_t signal
 	return 0;
 }
 
-/* CPU ns = GPU %globaltimer - offset; best of a few round trips */
+/*
+ * One measure of GPU %globaltimer - CPU ns, from the shortest of
+ * CLOCK_ROUNDS ping-pongs with gpudp_fwd_clock through the quit line (flag
+ * at word 4, ack at word 6, the GPU's time at byte 32), on a stream of its
+ * own (it runs beside a persistent kernel): the GPU read its clock between
+ * the CPU's two readings, so the midpoint is off by less than half that
+ * round trip (a few microseconds over PCIe, much less when both directions
+ * take as long).
+ */
+#define CLOCK_ROUNDS 64u
+#define CLOCK_WAIT_NS 200000000ull
 static int
-clock_calibrate(struct gpudp_handoff *h)
+clock_measure(struct gpudp_handoff *h, uint64_t *t, int64_t *off)
 {
-	uint64_t *g = (uint64_t *)(h->quit + 8), best = UINT64_MAX;
-	CUdeviceptr gd = h->kargs.quit + 32;
-	void *params[] = { &gd };
-	int i;
+	uint32_t *flag = h->quit + 4, *ack = h->quit + 6, rounds = CLOCK_ROUNDS, i;
+	volatile uint64_t *g = (volatile uint64_t *)(h->quit + 8);
+	uint64_t best = UINT64_MAX;
+	CUdeviceptr base = h->kargs.quit;
+	void *params[] = { &base, &rounds };
 
-	for (i = 0; i < 8; i++) {
+	__atomic_store_n(flag, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(ack, 0, __ATOMIC_RELEASE);
+	CU_DO(h, gpudp_cu->cuLaunchKernel(GPU(h)->f_clock, 1, 1, 1, 1, 1, 1, 0,
+					  GPU(h)->clk_stream, params, NULL));
+	for (i = 1; i <= rounds; i++) {
 		uint64_t t0 = gpudp_ho_now_ns(), t1;
 
-		CU_DO(h, gpudp_cu->cuLaunchKernel(GPU(h)->f_clock, 1, 1, 1, 1, 1, 1, 0,
-						  GPU(h)->stream, params, NULL));
-		CU_DO(h, gpudp_cu->cuStreamSynchronize(GPU(h)->stream));
+		__atomic_store_n(flag, i, __ATOMIC_RELEASE);
+		while (__atomic_load_n(ack, __ATOMIC_ACQUIRE) != i)
+			if (gpudp_ho_now_ns() - t0 > CLOCK_WAIT_NS)
+				break;
 		t1 = gpudp_ho_now_ns();
+		if (__atomic_load_n(ack, __ATOMIC_ACQUIRE) != i)
+			break;  /* the kernel did not answer: keep what was measured */
 		if (t1 - t0 < best) {
 			best = t1 - t0;
-			h->clock_offset = (int64_t)(*(volatile uint64_t *)g - (t0 + t1) / 2);
+			*t = t0 / 2 + t1 / 2;
+			*off = (int64_t)(*g - *t);
 		}
 	}
+	CU_DO(h, gpudp_cu->cuStreamSynchronize(GPU(h)->clk_stream));
+	if (best == UINT64_MAX) {
+		HO_LOG(ERR, "%s: clock calibration: the GPU did not answer\n", h->conf.name);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+/*
+ * The clock model (gpudp_handoff_pvt.h): offset from this measure, drift
+ * rate over the whole time since the first one (the two clocks may run at
+ * rates tens of ppm apart: 25 us per second on an H100 host).
+ */
+int
+gpudp_ho_gpu_clock_sync(struct gpudp_handoff *h)
+{
+	uint32_t cur = __atomic_load_n(&h->clk_cur, __ATOMIC_RELAXED);
+	struct gpudp_ho_clk *e = &h->clk[cur ^ 1];
+	uint64_t t = 0;
+	int64_t off = 0;
+	int ret = ctx_enter(h);
+
+	if (ret == 0)
+		ret = clock_measure(h, &t, &off);
+	if (ret != 0)
+		return ret;
+	e->t_ref = t;
+	e->off = off;
+	e->rate = h->clk[cur].rate;
+	if (h->clk_t0 == 0) {
+		h->clk_t0 = t;
+		h->clk_off0 = off;
+	} else if (t - h->clk_t0 >= 10000000) {
+		e->rate = (double)(off - h->clk_off0) / (double)(t - h->clk_t0);
+	}
+	__atomic_store_n(&h->clk_cur, cur ^ 1, __ATOMIC_RELEASE);
+	HO_LOG(DEBUG, "%s: clock offset %" PRId64 " ns, drift %.1f ppm\n", h->conf.name,
+	       off, e->rate * 1e6);
 	return 0;
 }
 
@@ -168,10 +228,14 @@ gpu_teardown(struct gpudp_handoff *h)
 			gpudp_cu->cuMemFree(g->stage_d);
 		if (g->blocks != 0)
 			gpudp_cu->cuMemFree(g->blocks);
+		if (g->pstate != 0)
+			gpudp_cu->cuMemFree(g->pstate);
 		if (g->copy_stream != NULL)
 			gpudp_cu->cuStreamDestroy(g->copy_stream);
 		if (g->stream != NULL)
 			gpudp_cu->cuStreamDestroy(g->stream);
+		if (g->clk_stream != NULL)
+			gpudp_cu->cuStreamDestroy(g->clk_stream);
 		if (g->mod != NULL)
 			gpudp_cu->cuModuleUnload(g->mod);
 		if (g->registered)
@@ -233,6 +297,7 @@ gpu_setup(struct gpudp_handoff *h)
 	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_clock, g->mod, "gpudp_fwd_clock"));
 	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_gather, g->mod, "gpudp_fwd_gather"));
 	CU_DO(h, gpudp_cu->cuStreamCreate(&g->stream, CU_STREAM_NON_BLOCKING));
+	CU_DO(h, gpudp_cu->cuStreamCreate(&g->clk_stream, CU_STREAM_NON_BLOCKING));
 	/* per slot: finished blocks, then drops (gpudp_fwd_burst) */
 	CU_DO(h, gpudp_cu->cuMemAlloc(&g->blocks, 2 * h->conf.ring_size * sizeof(uint32_t)));
 	CU_DO(h, gpudp_cu->cuMemsetD8(g->blocks, 0, 2 * h->conf.ring_size * sizeof(uint32_t)));
@@ -250,7 +315,7 @@ gpu_setup(struct gpudp_handoff *h)
 	h->kargs.kernel = h->conf.kernel;
 	h->kargs.arg = h->conf.kernel_arg;
 	h->kargs.poll_ns = h->conf.poll_ns;
-	return clock_calibrate(h);
+	return gpudp_ho_gpu_clock_sync(h);
 }
 
 /* ---- launch: one kernel per burst, after rx_burst returned it ---- */
@@ -280,11 +345,15 @@ const struct gpudp_ho_ops gpudp_ho_ops_launch = {
 static int
 persistent_setup(struct gpudp_handoff *h)
 {
+	size_t len = sizeof(struct gpudp_ho_pstate) + h->conf.ring_size * sizeof(uint64_t);
 	int ret, ord = 0;
 
 	ret = gpu_setup(h);
 	if (ret != 0)
 		return ret;
+	CU_DO(h, gpudp_cu->cuMemAlloc(&GPU(h)->pstate, len));
+	CU_DO(h, gpudp_cu->cuMemsetD8(GPU(h)->pstate, 0, len));
+	h->kargs.pstate = GPU(h)->pstate;
 	CU_DO(h, gpudp_cu->cuDeviceGetAttribute(&ord,
 		CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING, GPU(h)->dev));
 	/* seed "Synchronization and Memory Ordering": a kernel already running
@@ -318,7 +387,8 @@ persistent_start(struct gpudp_handoff *h)
 		return -EINVAL;
 	}
 	__atomic_store_n(h->quit, 0, __ATOMIC_RELEASE);
-	CU_DO(h, gpudp_cu->cuLaunchKernel(GPU(h)->f_persistent, h->conf.persistent_blocks,
+	/* block 0 dispatches, the others work (lib/kernels/fwd.cu) */
+	CU_DO(h, gpudp_cu->cuLaunchKernel(GPU(h)->f_persistent, h->conf.persistent_blocks + 1,
 					  1, 1, h->conf.threads, 1, 1, 0, GPU(h)->stream,
 					  params, NULL));
 	GPU(h)->persistent_running = 1;
@@ -352,6 +422,8 @@ persistent_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 	}
 	/* release: descriptors (addr, len) before the flag, which carries n
 	 * too; the kernel reads it with ld.acquire.sys (gpudp_handoff_dev.h) */
+	if (b->t_submit != 0)
+		n |= GPUDP_HO_READY_TIMED;
 	__atomic_store_n(&h->ctl[b->slot].ready, (uint64_t)n << 32 | b->seq,
 			 __ATOMIC_RELEASE);
 	return 0;
@@ -365,6 +437,7 @@ const struct gpudp_ho_ops gpudp_ho_ops_persistent = {
 	.stop = gpu_stop,
 	.teardown = gpu_teardown,
 	.submit = persistent_submit,
+	.ready_only = 1,
 };
 
 /* ---- graph: graph_batch bursts per CUDA graph ---- */
@@ -643,6 +716,13 @@ nogpu_setup(struct gpudp_handoff *h)
 	HO_LOG(ERR, "%s: mode %s: gpudp was built without CUDA\n", h->conf.name,
 	       h->ops->name);
 	return -ENOTSUP;
+}
+
+int
+gpudp_ho_gpu_clock_sync(struct gpudp_handoff *h)
+{
+	RTE_SET_USED(h);
+	return 0;
 }
 
 #define HO_NOGPU(n) const struct gpudp_ho_ops gpudp_ho_ops_ ## n = { \

@@ -25,6 +25,9 @@ struct gpudp_ho_ops {
 	const char *name;
 	int gpu;  /**< needs CUDA */
 	int no_desc; /**< never reads the per-packet data/len/addr arrays */
+	int ready_only; /**< reads only the ctl ready word (seq and n in it; kernel and
+			 *   argument from the kernel arguments): submit writes no other
+			 *   word of the CPU-written control line */
 	/** After the shared arrays exist: streams, kernels, resident kernel. */
 	int (*setup)(struct gpudp_handoff *h);
 	/** Start resident GPU work (persistent kernel). */
@@ -75,12 +78,24 @@ struct gpudp_handoff {
 	/* GPU state of the mode (gpudp_handoff_gpu.c) */
 	void *gpu;
 	struct gpudp_ho_kargs kargs;   /* template: device addresses */
-	int64_t clock_offset;          /* CPU ns = GPU globaltimer - offset */
+	/* GPU %globaltimer -> CPU ns (gpudp_handoff_clock_sync()): at CPU time
+	 * t, cpu = gpu - (off + rate * (t - t_ref)). Two entries: the writer
+	 * fills the one not in use, then publishes its index. */
+	struct gpudp_ho_clk {
+		uint64_t t_ref;
+		int64_t off;
+		double rate;
+	} clk[2];
+	uint32_t clk_cur;
+	uint64_t clk_t0;               /* first measure: the drift's baseline */
+	int64_t clk_off0;
 	int flush_needed;
 	int started;
 	int start_failed;
 };
 
+/** GPU modes: measure the GPU clock again and update h->clk (gpudp_handoff_clock_sync). */
+int gpudp_ho_gpu_clock_sync(struct gpudp_handoff *h);
 /** Complete a burst on the CPU: run the work (or not) and store done. */
 void gpudp_ho_cpu_run(struct gpudp_handoff *h, struct gpudp_ho_burst *b, int work);
 /** Mark every packet of @p b dropped with @p v and store done (error paths). */

@@ -154,57 +154,131 @@ gpudp_fwd_ld_acquire64(const uint64_t *p)
 	return v;
 }
 
-// Persistent mode: block b serves slots b, b + gridDim.x, ... in order,
-// waiting for each one's ready word to carry the expected seq. The ready
-// word also carries the burst's packet count, so a slot costs one PCIe
-// read before its descriptors. With poll_ns the polling thread sleeps
-// between reads of a word that is not set yet: a block waiting for a slot
-// several bursts ahead then does not keep a read to host memory in flight
-// all the time (PCIe and the CPU's coherence traffic are shared with the
-// rx thread writing the very lines being polled).
+__device__ __forceinline__ uint32_t
+gpudp_fwd_ld_acquire_gpu(const uint32_t *p)
+{
+	uint32_t v;
+
+	asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+	return v;
+}
+
+__device__ __forceinline__ void
+gpudp_fwd_st_release_gpu(uint32_t *p, uint32_t v)
+{
+	asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+}
+
+__device__ __forceinline__ void
+gpudp_fwd_st_release64(uint64_t *p, uint64_t v)
+{
+	asm volatile("st.release.sys.global.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
+}
+
+// Persistent mode, dispatcher: warp 0 of block 0. Lane i polls the ready
+// word of burst next + i (acquire, system scope: the burst's descriptors
+// were written before it, seed "Synchronization and Memory Ordering"), so
+// one round trip over PCIe sees up to 32 bursts. The leading run of ready
+// bursts is copied into device memory and published by one release store
+// of head (GPU scope; __syncwarp orders the lanes' acquires before lane
+// 0's release, and release is cumulative). Host memory is read by this
+// warp only: worker blocks wait on head in GPU memory, and the ring's
+// control lines are not polled by many blocks while the rx thread writes
+// them. quit is read every 64 empty rounds.
+__device__ void
+gpudp_fwd_dispatch(const struct gpudp_ho_kargs &a, struct gpudp_ho_pstate *ps)
+{
+	const struct gpudp_ho_ctl *ctl = (const struct gpudp_ho_ctl *)a.ctl;
+	uint32_t lane = threadIdx.x, win = a.ring_size < 32 ? a.ring_size : 32;
+	uint32_t mask = a.ring_size - 1, next = 1, idle = 0;
+
+	for (;;) {
+		uint32_t seq = next + lane, bal, k;
+		uint64_t r = 0;
+
+		if (lane < win)
+			r = gpudp_fwd_ld_acquire64(&ctl[(seq - 1) & mask].ready);
+		bal = __ballot_sync(0xffffffffu, lane < win && (uint32_t)r == seq);
+		k = bal == 0xffffffffu ? 32 : __ffs(~bal) - 1;
+		if (k != 0) {
+			if (lane < k)
+				((volatile uint64_t *)ps->ready)[(seq - 1) & mask] = r;
+			__syncwarp();
+			if (lane == 0)
+				gpudp_fwd_st_release_gpu(&ps->head, next + k - 1);
+			next += k;
+			idle = 0;
+			continue;
+		}
+		if (++idle % 64 == 0 &&
+		    __shfl_sync(0xffffffffu, lane == 0 ? *(const volatile uint32_t *)a.quit : 0,
+				0) != 0) {
+			if (lane == 0)
+				gpudp_fwd_st_release_gpu(&ps->stop, 1);
+			return;
+		}
+		if (a.poll_ns != 0)
+			__nanosleep(a.poll_ns);
+	}
+}
+
+// Persistent mode: block 0's first warp dispatches (above); every other
+// block takes the next burst by ticket (any free block serves the next
+// burst, in ring order), waits in GPU memory until it is published, works,
+// and completes it: results, then done and n_pass in one 8-byte release
+// store (system scope; cumulative over the block's writes through the
+// barrier). t_kstart and t_kend are written only for timed bursts.
 extern "C" __global__ void
 gpudp_fwd_persistent(struct gpudp_ho_kargs a)
 {
-	__shared__ uint32_t go, n;
+	__shared__ uint32_t go, n, seq, timed;
+	__shared__ uint64_t t0;
 	struct gpudp_ho_ctl *ctl = (struct gpudp_ho_ctl *)a.ctl;
-	const volatile uint32_t *quit = (const volatile uint32_t *)a.quit;
-	uint32_t lap, s, nd;
+	struct gpudp_ho_pstate *ps = (struct gpudp_ho_pstate *)a.pstate;
+	uint32_t nd;
 
-	for (lap = 0; ; lap++) {
-		for (s = blockIdx.x; s < a.ring_size; s += gridDim.x) {
-			uint32_t expect = lap * a.ring_size + s + 1;
-			volatile struct gpudp_ho_ctl *c = ctl + s;
+	if (blockIdx.x == 0) {
+		if (threadIdx.x < 32)
+			gpudp_fwd_dispatch(a, ps);
+		return;
+	}
+	for (;;) {
+		if (threadIdx.x == 0) {
+			uint32_t t = atomicAdd(&ps->next, 1u) + 1;
 
-			if (threadIdx.x == 0) {
-				uint64_t r;
-
-				go = 1;
-				while ((uint32_t)(r = gpudp_fwd_ld_acquire64(&ctl[s].ready)) != expect) {
-					if (*quit) {
-						go = 0;
-						break;
-					}
-					if (a.poll_ns != 0)
-						__nanosleep(a.poll_ns);
-				}
-				if (go) {
-					c->t_kstart = gpudp_fwd_globaltimer();
-					n = (uint32_t)(r >> 32);
+			go = 1;
+			while ((int32_t)(gpudp_fwd_ld_acquire_gpu(&ps->head) - t) < 0) {
+				if (*(volatile uint32_t *)&ps->stop) {
+					go = 0;
+					break;
 				}
 			}
-			__syncthreads();
-			if (!go)
-				return;
-			nd = gpudp_fwd_work(a, s, n, 0, blockDim.x, false);
-			__syncthreads();
-			if (threadIdx.x == 0) {
-				/* one fence per block (see gpudp_fwd_burst) */
-				__threadfence_system();
-				c->n_pass = n - nd;
+			if (go) {
+				uint64_t r = ((volatile uint64_t *)ps->ready)[(t - 1) & (a.ring_size - 1)];
+
+				seq = t;
+				n = (uint32_t)(r >> 32) & ~GPUDP_HO_READY_TIMED;
+				timed = (uint32_t)(r >> 32) & GPUDP_HO_READY_TIMED;
+				if (timed)
+					t0 = gpudp_fwd_globaltimer();
+			}
+		}
+		__syncthreads();
+		if (!go)
+			return;
+		nd = gpudp_fwd_work(a, (seq - 1) & (a.ring_size - 1), n, 0, blockDim.x, false);
+		__syncthreads();
+		if (threadIdx.x == 0) {
+			volatile struct gpudp_ho_ctl *c = ctl + ((seq - 1) & (a.ring_size - 1));
+
+			/* one fence per block (see gpudp_fwd_burst) */
+			__threadfence_system();
+			if (timed) {
+				c->t_kstart = t0;
 				c->t_kend = gpudp_fwd_globaltimer();
-				gpudp_fwd_st_release(&ctl[s].done, expect);
 			}
-			__syncthreads();
+			gpudp_fwd_st_release64((uint64_t *)&ctl[(seq - 1) & (a.ring_size - 1)].done,
+					       (uint64_t)(n - nd) << 32 | seq);
 		}
 	}
 }
@@ -263,11 +337,28 @@ gpudp_fwd_gather(struct gpudp_ho_kargs a, uint64_t src, uint32_t n, uint32_t bac
 	}
 }
 
-// Clock calibration: the GPU's %globaltimer, for the latency histograms.
+// Clock calibration: ping-pong through mapped host memory. For round
+// i = 1..rounds the CPU stores flag = i; the kernel, spinning on it, reads
+// %globaltimer, stores it and then ack = i. A round trip over PCIe is a
+// few microseconds (a launch and a synchronize are tens), which bounds the
+// error of the CPU's midpoint estimate. Gives up after one second without
+// a flag (the CPU stopped).
 extern "C" __global__ void
-gpudp_fwd_clock(uint64_t *out)
+gpudp_fwd_clock(uint64_t base, uint32_t rounds)
 {
-	*(volatile uint64_t *)out = gpudp_fwd_globaltimer();
+	uint32_t *flag = (uint32_t *)base + 4, *ack = (uint32_t *)base + 6;
+	volatile uint64_t *tm = (volatile uint64_t *)base + 4;
+	uint64_t t = gpudp_fwd_globaltimer();
+	uint32_t i;
+
+	for (i = 1; i <= rounds; i++) {
+		while (gpudp_fwd_ld_acquire(flag) != i)
+			if (gpudp_fwd_globaltimer() - t > 1000000000ull)
+				return;
+		*tm = gpudp_fwd_globaltimer();
+		gpudp_fwd_st_release(ack, i);
+		t = gpudp_fwd_globaltimer();
+	}
 }
 
 // Benchmarks only: DPDK's rte_gpu_comm_list protocol served by one resident

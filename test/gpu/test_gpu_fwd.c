@@ -785,8 +785,12 @@ bench_mode(enum gpudp_ho_mode mode, uint8_t *const *pk, uint32_t np, uint32_t it
 	if (h == NULL || s == NULL)
 		return -1;
 	for (it = 0; it < iters + 100; it++) {
-		struct gpudp_ho_burst *b = gpudp_handoff_acquire(h);
+		struct gpudp_ho_burst *b;
 
+		/* the GPU clock drifts from the CPU's: keep the model fresh */
+		if (it % 1000 == 0 && gpudp_handoff_clock_sync(h) != 0)
+			return -1;
+		b = gpudp_handoff_acquire(h);
 		for (i = 0; i < np; i++)
 			gpudp_ho_burst_add(b, pk[i], 64, NULL);
 		gpudp_handoff_submit(h, b);
@@ -817,35 +821,28 @@ bench_comm(uint8_t *const *pk, uint32_t np, uint32_t iters, struct lat *out,
 	struct gpudp_fwd_comm_args a;
 	void *params[] = { &a };
 	CUmodule mod;
-	CUfunction f, fclk;
+	CUfunction f;
 	CUstream st;
-	uint64_t *ts, *q, off = 0, best = UINT64_MAX;
-	uint32_t it, i;
+	uint64_t *ts, *q;
+	uint32_t it;
+	/* a launch handoff only for its clock model (CPU ns of %globaltimer) */
+	struct gpudp_handoff_conf cc = { .name = "bench-clock", .mode = GPUDP_HO_LAUNCH,
+		.ring_size = 2, .burst_max = 1, .cu_ctx = (uint64_t)(uintptr_t)ctx };
+	struct gpudp_handoff *clk = gpudp_handoff_create(&cc);
 
 	RTE_SET_USED(pk);
+	if (clk == NULL)
+		return -1;
 	list = rte_gpu_comm_create_list(0, ITEMS);
 	if (list == NULL)
 		return -1;
 	if (gpudp_cuda_module_load("fwd", &mod) != 0 ||
 	    gpudp_cu->cuModuleGetFunction(&f, mod, "gpudp_fwd_comm_persistent") != 0 ||
-	    gpudp_cu->cuModuleGetFunction(&fclk, mod, "gpudp_fwd_clock") != 0 ||
 	    gpudp_cu->cuStreamCreate(&st, CU_STREAM_NON_BLOCKING) != 0 ||
 	    gpudp_cu->cuMemAllocHost((void **)&ts, (ITEMS + 16) * 8) != 0)
 		return -1;
 	memset(ts, 0, (ITEMS + 16) * 8);
 	q = ts + ITEMS;
-	for (i = 0; i < 8; i++) {  /* CPU ns = globaltimer - off */
-		uint64_t t0 = gpudp_ho_now_ns(), t1, *g = q + 8;
-		void *cp[] = { &g };
-
-		gpudp_cu->cuLaunchKernel(fclk, 1, 1, 1, 1, 1, 1, 0, st, cp, NULL);
-		gpudp_cu->cuStreamSynchronize(st);
-		t1 = gpudp_ho_now_ns();
-		if (t1 - t0 < best) {
-			best = t1 - t0;
-			off = *(volatile uint64_t *)g - (t0 + t1) / 2;
-		}
-	}
 	memset(&a, 0, sizeof(a));
 	a.list = (uint64_t)(uintptr_t)list;
 	a.tstamp = (uint64_t)(uintptr_t)ts;
@@ -863,6 +860,8 @@ bench_comm(uint8_t *const *pk, uint32_t np, uint32_t iters, struct lat *out,
 		enum rte_gpu_comm_list_status s;
 		uint64_t t0, t1;
 
+		if (it % 1000 == 0 && gpudp_handoff_clock_sync(clk) != 0)
+			return -1;
 		t0 = gpudp_ho_now_ns();
 		if (rte_gpu_comm_populate_list_pkts(item, mb, np) != 0)
 			return -1;
@@ -871,7 +870,7 @@ bench_comm(uint8_t *const *pk, uint32_t np, uint32_t iters, struct lat *out,
 		} while (s != RTE_GPU_COMM_LIST_DONE);
 		t1 = gpudp_ho_now_ns();
 		if (it >= 100) {
-			uint64_t ks = ts[it % ITEMS] - off;
+			uint64_t ks = gpudp_handoff_gpu_to_cpu_ns(clk, ts[it % ITEMS], t0);
 
 			gpudp_ho_hist_add(&out->ks, (int64_t)(ks - t0) > 0 ? ks - t0 : 0);
 			gpudp_ho_hist_add(&out->done, t1 - t0);
@@ -886,6 +885,7 @@ bench_comm(uint8_t *const *pk, uint32_t np, uint32_t iters, struct lat *out,
 	gpudp_cu->cuMemFreeHost(ts);
 	gpudp_cu->cuModuleUnload(mod);
 	rte_gpu_comm_destroy_list(list, ITEMS);
+	gpudp_handoff_destroy(clk);
 	return 0;
 }
 
