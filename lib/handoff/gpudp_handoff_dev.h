@@ -38,7 +38,12 @@ struct gpudp_ho_pstate {
 	uint32_t next;     /**< tickets taken by workers (ticket t serves seq t + 1) */
 	uint32_t stop;     /**< the dispatcher saw quit: workers return */
 	uint32_t pad;
-	uint64_t ready[];  /**< per slot: the ready word the dispatcher read */
+	struct {
+		uint64_t ready;   /**< the ready word the dispatcher read */
+		uint64_t t_seen;  /**< %globaltimer when it saw it (timed bursts): the
+				   *   burst's kernel start, as the rte_gpu_comm
+				   *   kernel stamps when it sees READY */
+	} slot[];
 };
 
 /**
@@ -95,6 +100,10 @@ struct gpudp_ho_kargs {
 			     *   that is not set yet (0: spin) */
 	uint32_t pad_;
 	uint64_t pstate;    /**< persistent: struct gpudp_ho_pstate in device memory */
+	uint64_t back;      /**< staged with GPU copies: uint64_t[ring_size][burst_max],
+			     *   the packets the staging buffers were copied from; the
+			     *   kernel copies each one's first GPUDP_FWD_HDR_SPAN bytes
+			     *   back (0 in other modes) */
 };
 
 /**

@@ -39,6 +39,19 @@ gpudp_fwd_st_release(uint32_t *p, uint32_t v)
 	asm volatile("st.release.sys.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
 }
 
+// One thread copies l bytes (16 at a time when both ends allow it).
+__device__ __forceinline__ void
+gpudp_fwd_copy_thread(uint8_t *d, const uint8_t *s, uint32_t l)
+{
+	uint32_t j = 0;
+
+	if ((((uintptr_t)d | (uintptr_t)s) & 15) == 0)
+		for (; j + 16 <= l; j += 16)
+			*(uint4 *)(d + j) = *(const uint4 *)(s + j);
+	for (; j < l; j++)
+		d[j] = s[j];
+}
+
 // The work on packets first + threadIdx.x, + stride, ... < n of a slot.
 // Returns the block's drop count (in every thread). Verdicts are collected
 // in shared memory and written to host memory only when the block dropped
@@ -64,8 +77,18 @@ gpudp_fwd_work(const struct gpudp_ho_kargs &a, uint32_t slot, uint32_t n,
 	__syncthreads();
 	for (i = first + threadIdx.x; i < n; i += stride) {
 		uint32_t x;
-		uint32_t v = gpudp_fwd_pkt_run(a.kernel, (uint8_t *)addr[i], len[i], a.arg, &x);
+		uint8_t *p = (uint8_t *)addr[i];
+		uint32_t l = len[i];
+		uint32_t v = gpudp_fwd_pkt_run(a.kernel, p, l, a.arg, &x);
 
+		if (a.back != 0) {
+			/* staged, GPU copies: the header back into the packet */
+			uint8_t *d = (uint8_t *)((const uint64_t *)a.back)[base + i];
+
+			if (d != NULL)
+				gpudp_fwd_copy_thread(d, p, l < GPUDP_FWD_HDR_SPAN ? l :
+						      GPUDP_FWD_HDR_SPAN);
+		}
 		sv[i] = (uint8_t)v;
 		mine += v != GPUDP_FWD_PASS;
 		if (a.kernel == GPUDP_FWD_K_LOAD)
@@ -201,8 +224,14 @@ gpudp_fwd_dispatch(const struct gpudp_ho_kargs &a, struct gpudp_ho_pstate *ps)
 		bal = __ballot_sync(0xffffffffu, lane < win && (uint32_t)r == seq);
 		k = bal == 0xffffffffu ? 32 : __ffs(~bal) - 1;
 		if (k != 0) {
-			if (lane < k)
-				((volatile uint64_t *)ps->ready)[(seq - 1) & mask] = r;
+			if (lane < k) {
+				uint32_t sl = (seq - 1) & mask;
+
+				if ((uint32_t)(r >> 32) & GPUDP_HO_READY_TIMED)
+					*(volatile uint64_t *)&ps->slot[sl].t_seen =
+						gpudp_fwd_globaltimer();
+				*(volatile uint64_t *)&ps->slot[sl].ready = r;
+			}
 			__syncwarp();
 			if (lane == 0)
 				gpudp_fwd_st_release_gpu(&ps->head, next + k - 1);
@@ -227,7 +256,8 @@ gpudp_fwd_dispatch(const struct gpudp_ho_kargs &a, struct gpudp_ho_pstate *ps)
 // burst, in ring order), waits in GPU memory until it is published, works,
 // and completes it: results, then done and n_pass in one 8-byte release
 // store (system scope; cumulative over the block's writes through the
-// barrier). t_kstart and t_kend are written only for timed bursts.
+// barrier). t_kstart (when the dispatcher saw the burst) and t_kend are
+// written only for timed bursts.
 extern "C" __global__ void
 gpudp_fwd_persistent(struct gpudp_ho_kargs a)
 {
@@ -254,13 +284,14 @@ gpudp_fwd_persistent(struct gpudp_ho_kargs a)
 				}
 			}
 			if (go) {
-				uint64_t r = ((volatile uint64_t *)ps->ready)[(t - 1) & (a.ring_size - 1)];
+				uint32_t sl = (t - 1) & (a.ring_size - 1);
+				uint64_t r = *(volatile uint64_t *)&ps->slot[sl].ready;
 
 				seq = t;
 				n = (uint32_t)(r >> 32) & ~GPUDP_HO_READY_TIMED;
 				timed = (uint32_t)(r >> 32) & GPUDP_HO_READY_TIMED;
 				if (timed)
-					t0 = gpudp_fwd_globaltimer();
+					t0 = *(volatile uint64_t *)&ps->slot[sl].t_seen;
 			}
 		}
 		__syncthreads();
@@ -285,12 +316,12 @@ gpudp_fwd_persistent(struct gpudp_ho_kargs a)
 
 // Staged mode with packets in memory the GPU can address (pinned or
 // registered host memory, gpudp_handoff_conf.stage_gpu_copy): the copies
-// into the staging buffers (back = 0: src[i] -> addr[i], len[i] bytes) and
-// back out of them (back = 1: the first GPUDP_FWD_HDR_SPAN bytes, the only
-// ones a kernel writes) run on the GPU, one warp per packet, instead of a
-// CPU memcpy. Launched after rx_burst returned the burst, like any kernel.
+// into the staging buffers (src[i] -> addr[i], len[i] bytes) run on the GPU,
+// one warp per packet, on the copy stream, instead of a CPU memcpy. The
+// work kernel that follows copies the headers back (kargs.back).
+// Launched after rx_burst returned the burst, like any kernel.
 extern "C" __global__ void
-gpudp_fwd_gather(struct gpudp_ho_kargs a, uint64_t src, uint32_t n, uint32_t back)
+gpudp_fwd_gather(struct gpudp_ho_kargs a, uint64_t src, uint32_t n)
 {
 	uint32_t lane = threadIdx.x & 31;
 	uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
@@ -300,40 +331,42 @@ gpudp_fwd_gather(struct gpudp_ho_kargs a, uint64_t src, uint32_t n, uint32_t bac
 
 	for (i = w; i < n; i += nw) {
 		uint8_t *d = (uint8_t *)((const uint64_t *)a.addr)[base + i];
-		uint8_t *s = (uint8_t *)((const uint64_t *)src)[base + i];
+		const uint8_t *s = (const uint8_t *)((const uint64_t *)src)[base + i];
 		uint32_t l = ((const uint32_t *)a.len)[base + i], l16;
 
-		if (back) {
-			uint8_t *t = d;
-
-			d = s;
-			s = t;
-			l = l < GPUDP_FWD_HDR_SPAN ? l : GPUDP_FWD_HDR_SPAN;
-		}
 		l16 = (((uintptr_t)d | (uintptr_t)s) & 15) == 0 ? l & ~15u : 0;
 		/* 2 KiB per round, every load issued before any store: one
-		 * PCIe round trip per round instead of one per 512 bytes */
-		for (j = 0; j < l16; j += 32 * 16 * 4) {
+		 * PCIe round trip per round instead of one per 512 bytes; the
+		 * last round also loads the tail (under 16 bytes, one per
+		 * lane), so a packet up to 2 KiB costs one round trip */
+		if (l16 == 0) {  /* unaligned, or under 16 bytes: bytes */
+			for (j = lane; j < l; j += 32)
+				d[j] = s[j];
+			continue;
+		}
+		for (j = 0; j < l16; j += 2048) {
 			uint4 v[4];
-			uint32_t k;
+			uint32_t k, o;
+			uint8_t t = 0;
+			bool last = j + 2048 >= l16 && lane < l - l16;
 
 #pragma unroll
 			for (k = 0; k < 4; k++) {
-				uint32_t o = j + (k * 32 + lane) * 16;
-
+				o = j + (k * 32 + lane) * 16;
 				if (o < l16)
 					v[k] = *(const uint4 *)(s + o);
 			}
+			if (last)
+				t = s[l16 + lane];
 #pragma unroll
 			for (k = 0; k < 4; k++) {
-				uint32_t o = j + (k * 32 + lane) * 16;
-
+				o = j + (k * 32 + lane) * 16;
 				if (o < l16)
 					*(uint4 *)(d + o) = v[k];
 			}
+			if (last)
+				d[l16 + lane] = t;
 		}
-		for (j = l16 + lane; j < l; j += 32)
-			d[j] = s[j];
 	}
 }
 
