@@ -20,6 +20,10 @@ enum fwd_drop {
 	FWD_DROP_RING_FULL = 0, /**< --ring-full drop: received while the ring was full */
 	FWD_DROP_TX_FULL,       /**< the tx queue did not take them */
 	FWD_DROP_SHUTDOWN,      /**< in flight when the drain timed out */
+	FWD_DROP_SEGMENTED,     /**< multi-segment frame the work cannot see whole: its
+				 *   first segment is shorter than the header span
+				 *   (GPUDP_FWD_HDR_SPAN) the kernels read, or staged mode
+				 *   (which copies one contiguous frame) */
 	FWD_DROP_MAX
 };
 
@@ -36,6 +40,7 @@ struct fwd_pipe {
 	uint64_t flush_tsc;       /* --flush-us in TSC cycles; 0: submit after every rx */
 	uint64_t first_tsc;       /* TSC when cur got its first packets */
 	int desc;                 /* the mode reads per-packet descriptors */
+	int whole;                /* the mode needs single-segment frames (staged) */
 	uint64_t rx_pkts, rx_bytes;
 	uint64_t ring_full_waits;
 	volatile int rx_stopped;

@@ -25,7 +25,7 @@ volatile int fwd_quit;
 #define DRAIN_NS 2000000000ull
 
 static const char *const drop_names[FWD_DROP_MAX] = {
-	"ring_full", "tx_full", "shutdown",
+	"ring_full", "tx_full", "shutdown", "segmented",
 };
 
 const char *
@@ -72,6 +72,24 @@ rx_drop(struct fwd_pipe *p)
 }
 
 /*
+ * A multi-segment frame: kept when its first segment holds the bytes the
+ * kernels read (min(frame, GPUDP_FWD_HDR_SPAN)) and the mode does not copy
+ * whole frames (staged); else freed and counted as segmented (and as
+ * received). @return 1 if dropped.
+ */
+static __attribute__((noinline)) int
+rx_segmented(struct fwd_pipe *p, struct rte_mbuf *m)
+{
+	if (!p->whole && m->data_len >= RTE_MIN(m->pkt_len, GPUDP_FWD_HDR_SPAN))
+		return 0;
+	p->rx_pkts++;
+	p->rx_bytes += m->pkt_len;
+	p->drops[FWD_DROP_SEGMENTED]++;
+	rte_pktmbuf_free(m);
+	return 1;
+}
+
+/*
  * Packets are received straight into the burst's cookie slots (no copy of
  * the mbuf pointers); descriptors are written only for modes that read
  * them. The flush clock (the TSC, no mapping to other clocks needed) is read
@@ -106,12 +124,24 @@ fwd_rx_step(struct fwd_pipe *p)
 		int first = b->n == 0;
 
 		if (p->desc) {
-			/* multi-segment frames: the work sees the first segment */
+			unsigned int k = 0;
+
+			/* the work gets the frame length and the first byte's
+			 * address: it reads and writes only the first
+			 * GPUDP_FWD_HDR_SPAN bytes, which must then lie in the
+			 * first segment (rx_segmented() drops the rest, counted) */
 			for (bytes = 0, i = 0; i < n; i++) {
-				gpudp_ho_burst_desc(b, b->n + i, rte_pktmbuf_mtod(slot[i], void *),
-						    slot[i]->data_len);
-				bytes += slot[i]->pkt_len;
+				struct rte_mbuf *m = slot[i];
+
+				if (unlikely(m->nb_segs != 1) && rx_segmented(p, m))
+					continue;
+				slot[k] = m;
+				gpudp_ho_burst_desc(b, b->n + k, rte_pktmbuf_mtod(m, void *),
+						    m->pkt_len);
+				bytes += m->pkt_len;
+				k++;
 			}
+			n = k;
 		} else {
 			bytes = burst_bytes(slot, n);
 		}
