@@ -54,7 +54,8 @@ struct gpudp_ho_pstate {
  */
 struct gpudp_ho_ctl {
 	/* line 1: written by the rx thread, read by the work */
-	uint64_t ready;    /**< persistent mode: seq | (uint64_t)(n | timed) << 32
+	uint64_t ready;    /**< (persistent mode uses gpudp_ho_kargs.ready instead, in
+			    *   write-combined memory) seq | (uint64_t)(n | timed) << 32
 			    *   (timed: GPUDP_HO_READY_TIMED when the burst's kernel
 			    *   timestamps are wanted), stored by the CPU with release
 			    *   semantics after the burst is described (and flushed);
@@ -100,6 +101,9 @@ struct gpudp_ho_kargs {
 			     *   that is not set yet (0: spin) */
 	uint32_t pad_;
 	uint64_t pstate;    /**< persistent: struct gpudp_ho_pstate in device memory */
+	uint64_t ready;     /**< persistent: uint64_t[ring_size], the ready words (the
+			     *   ctl ready field's format), in write-combined host
+			     *   memory with addr and len */
 	uint64_t back;      /**< staged with GPU copies: uint64_t[ring_size][burst_max],
 			     *   the packets the staging buffers were copied from; the
 			     *   kernel copies each one's first GPUDP_FWD_HDR_SPAN bytes

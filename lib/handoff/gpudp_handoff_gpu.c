@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_atomic.h>
 #include <rte_common.h>
 #include <rte_errno.h>
 
@@ -47,6 +48,8 @@ struct ho_gpu {
 	CUdeviceptr blocks;
 	CUdeviceptr pstate;   /* persistent: struct gpudp_ho_pstate */
 	CUstream clk_stream;  /* clock measures, beside a running kernel */
+	void *wc;             /* persistent: addr, len, ready in write-combined memory */
+	uint64_t *ready;      /* persistent: the ready words (in wc) */
 	int persistent_running;
 	/* graph */
 	CUgraph *graphs;
@@ -262,6 +265,8 @@ gpu_teardown(struct gpudp_handoff *h)
 			gpudp_cu->cuStreamDestroy(g->clk_stream);
 		if (g->mod != NULL)
 			gpudp_cu->cuModuleUnload(g->mod);
+		if (g->wc != NULL)
+			gpudp_cu->cuMemFreeHost(g->wc);
 		if (g->registered)
 			gpudp_cu->cuMemHostUnregister(h->shared);
 	}
@@ -366,6 +371,42 @@ const struct gpudp_ho_ops gpudp_ho_ops_launch = {
 
 /* ---- persistent: resident kernel, ready word per slot ---- */
 
+/*
+ * The words the rx thread writes and the kernel reads (descriptors, ready)
+ * in write-combined host memory: the CPU's stores go out as whole lines
+ * without a read for ownership, and the GPU's reads of them snoop no CPU
+ * cache. In cached memory every line the GPU had read cost the rx thread a
+ * miss when it wrote the line again a lap later. The CPU never reads these
+ * words in this mode (persistent_submit orders them with sfence).
+ */
+static int
+persistent_wc(struct gpudp_handoff *h)
+{
+	struct ho_gpu *g = GPU(h);
+	size_t n = (size_t)h->conf.ring_size * h->conf.burst_max;
+	size_t o_len = RTE_ALIGN_CEIL(n * sizeof(uint64_t), 64);
+	size_t o_ready = RTE_ALIGN_CEIL(o_len + n * sizeof(uint32_t), 64);
+	size_t len = o_ready + h->conf.ring_size * sizeof(uint64_t);
+	CUdeviceptr d;
+	uint32_t s;
+
+	CU_DO(h, gpudp_cu->cuMemHostAlloc(&g->wc, len, CU_MEMHOSTALLOC_WRITECOMBINED |
+					  CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE));
+	memset(g->wc, 0, len);
+	CU_DO(h, gpudp_cu->cuMemHostGetDevicePointer(&d, g->wc, 0));
+	h->addr = g->wc;
+	h->len = (uint32_t *)((char *)g->wc + o_len);
+	g->ready = (uint64_t *)((char *)g->wc + o_ready);
+	for (s = 0; s < h->conf.ring_size; s++) {
+		h->bursts[s].addr = h->addr + (size_t)s * h->conf.burst_max;
+		h->bursts[s].len = h->len + (size_t)s * h->conf.burst_max;
+	}
+	h->kargs.addr = d;
+	h->kargs.len = d + o_len;
+	h->kargs.ready = d + o_ready;
+	return 0;
+}
+
 static int
 persistent_setup(struct gpudp_handoff *h)
 {
@@ -379,6 +420,9 @@ persistent_setup(struct gpudp_handoff *h)
 	CU_DO(h, gpudp_cu->cuMemAlloc(&GPU(h)->pstate, len));
 	CU_DO(h, gpudp_cu->cuMemsetD8(GPU(h)->pstate, 0, len));
 	h->kargs.pstate = GPU(h)->pstate;
+	ret = persistent_wc(h);
+	if (ret != 0)
+		return ret;
 	CU_DO(h, gpudp_cu->cuDeviceGetAttribute(&ord,
 		CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING, GPU(h)->dev));
 	/* seed "Synchronization and Memory Ordering": a kernel already running
@@ -449,8 +493,13 @@ persistent_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 	 * too; the kernel reads it with ld.acquire.sys (gpudp_handoff_dev.h) */
 	if (b->t_submit != 0)
 		n |= GPUDP_HO_READY_TIMED;
-	__atomic_store_n(&h->ctl[b->slot].ready, (uint64_t)n << 32 | b->seq,
-			 __ATOMIC_RELEASE);
+	/* write-combined stores are not ordered by a release store: sfence
+	 * makes the descriptors visible before the ready word, and the
+	 * second one sends the ready word out of the write-combining buffer
+	 * now rather than whenever it is evicted */
+	rte_wmb();
+	*(volatile uint64_t *)&GPU(h)->ready[b->slot] = (uint64_t)n << 32 | b->seq;
+	rte_wmb();
 	return 0;
 }
 

@@ -211,7 +211,7 @@ gpudp_fwd_st_release64(uint64_t *p, uint64_t v)
 __device__ void
 gpudp_fwd_dispatch(const struct gpudp_ho_kargs &a, struct gpudp_ho_pstate *ps)
 {
-	const struct gpudp_ho_ctl *ctl = (const struct gpudp_ho_ctl *)a.ctl;
+	const uint64_t *ready = (const uint64_t *)a.ready;
 	uint32_t lane = threadIdx.x, win = a.ring_size < 32 ? a.ring_size : 32;
 	uint32_t mask = a.ring_size - 1, next = 1, idle = 0;
 
@@ -220,7 +220,7 @@ gpudp_fwd_dispatch(const struct gpudp_ho_kargs &a, struct gpudp_ho_pstate *ps)
 		uint64_t r = 0;
 
 		if (lane < win)
-			r = gpudp_fwd_ld_acquire64(&ctl[(seq - 1) & mask].ready);
+			r = gpudp_fwd_ld_acquire64(&ready[(seq - 1) & mask]);
 		bal = __ballot_sync(0xffffffffu, lane < win && (uint32_t)r == seq);
 		k = bal == 0xffffffffu ? 32 : __ffs(~bal) - 1;
 		if (k != 0) {
