@@ -128,6 +128,7 @@ struct cap_app {
 		uint8_t *cpu;
 	} maps[64];
 	unsigned int n_maps;
+	int maps_overflow;              /* more chunks than maps[]: refused */
 	int chain_warned;
 	uint64_t unreadable_written;    /* matches whose bytes the host could not get */
 };
@@ -857,11 +858,13 @@ collect_chunk(struct rte_mempool *mp, void *arg, void *obj, unsigned int idx)
 	for (i = 0; i < app->n_maps; i++)
 		if (app->maps[i].va == (uintptr_t)msl->base_va)
 			return;
-	if (app->n_maps < RTE_DIM(app->maps)) {
-		app->maps[app->n_maps].va = (uintptr_t)msl->base_va;
-		app->maps[app->n_maps].len = msl->len;
-		app->n_maps++;
+	if (app->n_maps == RTE_DIM(app->maps)) {
+		app->maps_overflow = 1;
+		return;
 	}
+	app->maps[app->n_maps].va = (uintptr_t)msl->base_va;
+	app->maps[app->n_maps].len = msl->len;
+	app->n_maps++;
 }
 
 /*
@@ -878,6 +881,13 @@ map_for_cpu(struct cap_app *app)
 	rte_mempool_obj_iter(app->pool, collect_chunk, app);
 	if (app->n_maps == 0) {
 		CAP_LOG(ERR, "--mem device with the CPU engine: the pool's memory was not found");
+		return -1;
+	}
+	if (app->maps_overflow) {
+		fprintf(stderr, "gpudp-capture: --mem device with the CPU engine: the pool spans "
+			"more than %u memory chunks, more than can be mapped for the CPU; use "
+			"fewer --mbufs, analyse on the GPU, or use --mem pinned or staged\n",
+			(unsigned int)RTE_DIM(app->maps));
 		return -1;
 	}
 	for (i = 0; i < app->n_maps; i++) {
@@ -983,6 +993,7 @@ report(struct cap_app *app, double elapsed, int final)
 		.multiseg = app->multiseg, .expected_pkts = app->expected_total,
 		.file_truncated = app->file_truncated, .filter_expr = app->conf.filter_expr,
 		.filter_file = app->conf.filter_out, .filter_written = app->filter_written,
+		.filter_unreadable = app->unreadable_written,
 		.top_n = app->conf.top,
 		.mem = cap_mem_name(app->mem),
 		.mem_note = app->mem_note[0] ? app->mem_note : NULL,

@@ -132,10 +132,15 @@ cap_report_table(FILE *f, const struct cap_report *r)
 		fprintf(f, "%-40s %9" PRIu64 " %12" PRIu64 " %9" PRIu64 " %12" PRIu64 "\n", a,
 			tk[i].tx_pkts, tk[i].tx_bytes, tk[i].rx_pkts, tk[i].rx_bytes);
 	}
-	if (r->filter_expr != NULL)
-		fprintf(f, "\nfilter     \"%s\": %" PRIu64 " packets, %" PRIu64 " bytes matched%s%s"
-			"\n", r->filter_expr, c->filter_pkts, c->filter_bytes,
+	if (r->filter_expr != NULL) {
+		fprintf(f, "\nfilter     \"%s\": %" PRIu64 " packets, %" PRIu64 " bytes matched%s%s",
+			r->filter_expr, c->filter_pkts, c->filter_bytes,
 			r->filter_file ? "; written to " : "", r->filter_file ? r->filter_file : "");
+		if (r->filter_unreadable != 0)
+			fprintf(f, "; %" PRIu64 " matches not written (their bytes could not be "
+				"read back from GPU memory)", r->filter_unreadable);
+		fprintf(f, "\n");
+	}
 	free(fl);
 	free(tk);
 	return ferror(f) ? -EIO : 0;
@@ -275,7 +280,8 @@ cap_report_json(FILE *f, const struct cap_report *r)
 			json_str(f, r->filter_file);
 		else
 			fprintf(f, "null");
-		fprintf(f, ", \"written\": %" PRIu64 "}\n}\n", r->filter_written);
+		fprintf(f, ", \"written\": %" PRIu64 ", \"not_written_unreadable\": %" PRIu64
+			"}\n}\n", r->filter_written, r->filter_unreadable);
 	}
 	free(fl);
 	free(tk);

@@ -37,6 +37,8 @@ struct cap_report {
 	const char *filter_expr;    /**< NULL: no filter */
 	const char *filter_file;    /**< pcapng output, may be NULL */
 	uint64_t filter_written;    /**< packets written to filter_file */
+	uint64_t filter_unreadable; /**< matches not written: their bytes could not be read
+				     *   back from GPU memory */
 	uint32_t top_n;             /**< rows of the flow and talker tables */
 	/* --mem (NULL mem: no "mem" section, e.g. the benchmark) */
 	const char *mem;            /**< "staged", "pinned" or "device" */

@@ -56,8 +56,11 @@ void
 gpudp_gpu_ctx_pop(void)
 {
 	CUcontext c;
+	CUresult res = gpudp_cu->cuCtxPopCurrent(&c);
 
-	gpudp_cu->cuCtxPopCurrent(&c);
+	/* only fails when no context is current: a push/pop mismatch here */
+	if (res != CUDA_SUCCESS)
+		GPU_LOG(WARNING, "cuCtxPopCurrent: %s", gpudp_cuda_errstr(res));
 }
 
 static int

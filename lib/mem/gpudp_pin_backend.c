@@ -360,15 +360,20 @@ dmabuf_device(const struct gpudp_pin_target *t, int32_t *domain, uint8_t *bus,
 	}
 }
 
-/* The cache for this exporter and device, created on first use. */
-static struct dmabuf_domain *
-dmabuf_domain_get(const struct gpudp_pin_target *t)
+/*
+ * The cache for this exporter and device, created on first use.
+ * @return 0 with *out set, -ENOSPC when DMABUF_DOMAINS pairs exist already
+ * (logged), -ENOMEM when the cache cannot be created.
+ */
+static int
+dmabuf_domain_get(const struct gpudp_pin_target *t, struct dmabuf_domain **out)
 {
 	struct gpudp_regcache_conf conf = { .ops = &dmabuf_cache_ops, .validate_hits = 1 };
 	struct dmabuf_domain *d = NULL;
 	int32_t dom;
 	uint8_t bus, devfn;
 	unsigned int i;
+	int rc = 0;
 
 	dmabuf_device(t, &dom, &bus, &devfn);
 	pthread_mutex_lock(&pin_lock);
@@ -382,6 +387,7 @@ dmabuf_domain_get(const struct gpudp_pin_target *t)
 	if (nb_dmabuf_domains == DMABUF_DOMAINS) {
 		GPUDP_MEM_LOG(ERR, "pool %s: dmabuf: more than %d (allocator, device) pairs",
 			      t->pool, DMABUF_DOMAINS);
+		rc = -ENOSPC;
 		goto out;
 	}
 	d = &dmabuf_domains[nb_dmabuf_domains];
@@ -397,6 +403,7 @@ dmabuf_domain_get(const struct gpudp_pin_target *t)
 	d->cache = gpudp_regcache_create(&conf);
 	if (d->cache == NULL) {
 		d = NULL;
+		rc = -ENOMEM;
 		goto out;
 	}
 	nb_dmabuf_domains++;
@@ -410,17 +417,19 @@ dmabuf_domain_get(const struct gpudp_pin_target *t)
 			      d->alloc_name);
 out:
 	pthread_mutex_unlock(&pin_lock);
-	return d;
+	*out = d;
+	return rc;
 }
 
 static int
 dmabuf_pin(const struct gpudp_pin_target *t, void *va, size_t len, struct gpudp_pin_region *r,
 	   rte_iova_t **iova, size_t *n, size_t *pgsz)
 {
-	struct dmabuf_domain *d = dmabuf_domain_get(t);
+	struct dmabuf_domain *d;
+	int rc = dmabuf_domain_get(t, &d);
 
-	if (d == NULL)
-		return -ENOMEM;
+	if (rc != 0)
+		return rc;
 	return cache_pin_table(d->cache, "dmabuf", va, len, r, iova, n, pgsz);
 }
 
