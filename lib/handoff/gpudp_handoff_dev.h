@@ -23,7 +23,12 @@ extern "C" {
 /** Largest burst (GPUDP_HO_BURST_MAX of gpudp_handoff.h, for the kernels). */
 #define GPUDP_HO_BURST_MAX_DEV 4096
 
-/** Flag in the high word of gpudp_ho_ctl.ready: write t_kstart and t_kend. */
+/**
+ * Persistent mode's ready word of a slot (gpudp_ho_kargs.ready): seq |
+ * (uint64_t)(n | timed) << 32, stored by the CPU after the burst is
+ * described (and flushed); timed is this flag when the burst's kernel
+ * timestamps (t_kstart, t_kend) are wanted.
+ */
 #define GPUDP_HO_READY_TIMED 0x80000000u
 
 /**
@@ -54,17 +59,11 @@ struct gpudp_ho_pstate {
  */
 struct gpudp_ho_ctl {
 	/* line 1: written by the rx thread, read by the work */
-	uint64_t ready;    /**< (persistent mode uses gpudp_ho_kargs.ready instead, in
-			    *   write-combined memory) seq | (uint64_t)(n | timed) << 32
-			    *   (timed: GPUDP_HO_READY_TIMED when the burst's kernel
-			    *   timestamps are wanted), stored by the CPU with release
-			    *   semantics after the burst is described (and flushed);
-			    *   the only word of this line persistent mode writes */
 	uint32_t seq;      /**< this burst's seq (every mode) */
 	uint32_t n;        /**< packets in the burst (0: empty slot, just complete it) */
 	uint32_t kernel;   /**< enum gpudp_fwd_kernel */
 	uint32_t arg;      /**< kernel argument */
-	uint32_t pad0[10];
+	uint32_t pad0[12];
 	/* line 2: written by the work (GPU or CPU), read by the tx thread */
 	uint32_t done;     /**< seq, stored after every result is visible system-wide */
 	uint32_t n_pass;   /**< packets whose verdict is PASS; when it equals n the
@@ -101,9 +100,9 @@ struct gpudp_ho_kargs {
 			     *   that is not set yet (0: spin) */
 	uint32_t pad_;
 	uint64_t pstate;    /**< persistent: struct gpudp_ho_pstate in device memory */
-	uint64_t ready;     /**< persistent: uint64_t[ring_size], the ready words (the
-			     *   ctl ready field's format), in write-combined host
-			     *   memory with addr and len */
+	uint64_t ready;     /**< persistent: uint64_t[ring_size], the ready words
+			     *   (GPUDP_HO_READY_TIMED), in write-combined host memory
+			     *   with addr and len */
 	uint64_t back;      /**< staged with GPU copies: uint64_t[ring_size][burst_max],
 			     *   the packets the staging buffers were copied from; the
 			     *   kernel copies each one's first GPUDP_FWD_HDR_SPAN bytes

@@ -43,8 +43,8 @@ struct ho_gpu {
 	CUmodule mod;
 	CUfunction f_burst, f_persistent, f_signal, f_clock, f_gather;
 	CUstream stream;      /* kernels (and staged copy back) */
-	CUstream copy_stream[STAGE_LANES]; /* staged: host -> GPU copies, by slot % lanes */
-	CUstream work_stream[STAGE_LANES]; /* staged: the kernels, by slot % lanes */
+	CUstream lane[2 * STAGE_LANES]; /* staged: burst of slot s copies on lane[s % L],
+					 * its kernels run on lane[L + s % L] */
 	CUdeviceptr blocks;
 	CUdeviceptr pstate;   /* persistent: struct gpudp_ho_pstate */
 	CUstream clk_stream;  /* clock measures, beside a running kernel */
@@ -216,12 +216,9 @@ gpu_stop(struct gpudp_handoff *h)
 	}
 	if (g->stream != NULL)
 		gpudp_cu->cuStreamSynchronize(g->stream);
-	for (i = 0; i < STAGE_LANES; i++)
-		if (g->copy_stream[i] != NULL)
-			gpudp_cu->cuStreamSynchronize(g->copy_stream[i]);
-	for (i = 0; i < STAGE_LANES; i++)
-		if (g->work_stream[i] != NULL)
-			gpudp_cu->cuStreamSynchronize(g->work_stream[i]);
+	for (i = 0; i < RTE_DIM(g->lane); i++)
+		if (g->lane[i] != NULL)
+			gpudp_cu->cuStreamSynchronize(g->lane[i]);
 }
 
 static void
@@ -253,12 +250,9 @@ gpu_teardown(struct gpudp_handoff *h)
 			gpudp_cu->cuMemFree(g->blocks);
 		if (g->pstate != 0)
 			gpudp_cu->cuMemFree(g->pstate);
-		for (i = 0; i < STAGE_LANES; i++)
-			if (g->copy_stream[i] != NULL)
-				gpudp_cu->cuStreamDestroy(g->copy_stream[i]);
-		for (i = 0; i < STAGE_LANES; i++)
-			if (g->work_stream[i] != NULL)
-				gpudp_cu->cuStreamDestroy(g->work_stream[i]);
+		for (i = 0; i < RTE_DIM(g->lane); i++)
+			if (g->lane[i] != NULL)
+				gpudp_cu->cuStreamDestroy(g->lane[i]);
 		if (g->stream != NULL)
 			gpudp_cu->cuStreamDestroy(g->stream);
 		if (g->clk_stream != NULL)
@@ -631,10 +625,8 @@ staged_setup(struct gpudp_handoff *h)
 	total = g->stage_slot * h->conf.ring_size;
 	CU_DO(h, gpudp_cu->cuMemAllocHost((void **)&g->stage_h, total));
 	CU_DO(h, gpudp_cu->cuMemAlloc(&g->stage_d, total));
-	for (i = 0; i < STAGE_LANES; i++)
-		CU_DO(h, gpudp_cu->cuStreamCreate(&g->copy_stream[i], CU_STREAM_NON_BLOCKING));
-	for (i = 0; i < STAGE_LANES; i++)
-		CU_DO(h, gpudp_cu->cuStreamCreate(&g->work_stream[i], CU_STREAM_NON_BLOCKING));
+	for (i = 0; i < RTE_DIM(g->lane); i++)
+		CU_DO(h, gpudp_cu->cuStreamCreate(&g->lane[i], CU_STREAM_NON_BLOCKING));
 	g->copied = calloc(h->conf.ring_size, sizeof(*g->copied));
 	g->soff = calloc((size_t)h->conf.ring_size * h->conf.burst_max, sizeof(uint32_t));
 	if (g->copied == NULL || g->soff == NULL)
@@ -687,8 +679,8 @@ staged_enqueue(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 	void *params[] = { &a };
 	/* consecutive bursts on different streams: one's copy overlaps the
 	 * previous one's copy and kernel */
-	CUstream cs = g->copy_stream[b->slot % STAGE_LANES];
-	CUstream ws = g->work_stream[b->slot % STAGE_LANES];
+	CUstream cs = g->lane[b->slot % STAGE_LANES];
+	CUstream ws = g->lane[STAGE_LANES + b->slot % STAGE_LANES];
 	int ret;
 
 	for (i = 0; i < b->n; i++) {

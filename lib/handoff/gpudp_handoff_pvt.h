@@ -25,9 +25,9 @@ struct gpudp_ho_ops {
 	const char *name;
 	int gpu;  /**< needs CUDA */
 	int no_desc; /**< never reads the per-packet data/len/addr arrays */
-	int ready_only; /**< reads only the ctl ready word (seq and n in it; kernel and
-			 *   argument from the kernel arguments): submit writes no other
-			 *   word of the CPU-written control line */
+	int ready_only; /**< reads only its own ready word (seq and n in it; kernel and
+			 *   argument from the kernel arguments): submit writes nothing
+			 *   into the CPU-written control line */
 	/** After the shared arrays exist: streams, kernels, resident kernel. */
 	int (*setup)(struct gpudp_handoff *h);
 	/** Start resident GPU work (persistent kernel). */

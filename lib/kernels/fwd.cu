@@ -261,7 +261,7 @@ gpudp_fwd_dispatch(const struct gpudp_ho_kargs &a, struct gpudp_ho_pstate *ps)
 extern "C" __global__ void
 gpudp_fwd_persistent(struct gpudp_ho_kargs a)
 {
-	__shared__ uint32_t go, n, seq, timed;
+	__shared__ uint32_t go, n, seq, slot, timed;
 	__shared__ uint64_t t0;
 	struct gpudp_ho_ctl *ctl = (struct gpudp_ho_ctl *)a.ctl;
 	struct gpudp_ho_pstate *ps = (struct gpudp_ho_pstate *)a.pstate;
@@ -288,6 +288,7 @@ gpudp_fwd_persistent(struct gpudp_ho_kargs a)
 				uint64_t r = *(volatile uint64_t *)&ps->slot[sl].ready;
 
 				seq = t;
+				slot = sl;
 				n = (uint32_t)(r >> 32) & ~GPUDP_HO_READY_TIMED;
 				timed = (uint32_t)(r >> 32) & GPUDP_HO_READY_TIMED;
 				if (timed)
@@ -297,10 +298,10 @@ gpudp_fwd_persistent(struct gpudp_ho_kargs a)
 		__syncthreads();
 		if (!go)
 			return;
-		nd = gpudp_fwd_work(a, (seq - 1) & (a.ring_size - 1), n, 0, blockDim.x, false);
+		nd = gpudp_fwd_work(a, slot, n, 0, blockDim.x, false);
 		__syncthreads();
 		if (threadIdx.x == 0) {
-			volatile struct gpudp_ho_ctl *c = ctl + ((seq - 1) & (a.ring_size - 1));
+			volatile struct gpudp_ho_ctl *c = ctl + slot;
 
 			/* one fence per block (see gpudp_fwd_burst) */
 			__threadfence_system();
@@ -308,7 +309,7 @@ gpudp_fwd_persistent(struct gpudp_ho_kargs a)
 				c->t_kstart = t0;
 				c->t_kend = gpudp_fwd_globaltimer();
 			}
-			gpudp_fwd_st_release64((uint64_t *)&ctl[(seq - 1) & (a.ring_size - 1)].done,
+			gpudp_fwd_st_release64((uint64_t *)&ctl[slot].done,
 					       (uint64_t)(n - nd) << 32 | seq);
 		}
 	}
