@@ -39,17 +39,35 @@ gpudp_fwd_st_release(uint32_t *p, uint32_t v)
 	asm volatile("st.release.sys.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
 }
 
-// One thread copies l bytes (16 at a time when both ends allow it).
+// Staged mode, GPU copies: the headers of the warp's 32 packets (lane k
+// holds packet k's staging address s, its header length l and its
+// packet's address d, NULL for none) back into the packets. Eight lanes
+// per packet, 16 bytes each: a header leaves as one coalesced write of
+// whole lines. One thread writing its own packet's header issued eight
+// 16-byte PCIe writes per packet, and the staged path lost 15% of its
+// bandwidth to them (doc/benchmarks.md). __syncwarp orders the lanes'
+// header writes before the other lanes' reads.
 __device__ __forceinline__ void
-gpudp_fwd_copy_thread(uint8_t *d, const uint8_t *s, uint32_t l)
+gpudp_fwd_copy_back_warp(uint8_t *d, const uint8_t *s, uint32_t l)
 {
-	uint32_t j = 0;
+	const uint32_t lane = threadIdx.x & 31, per = GPUDP_FWD_HDR_SPAN / 16;
+	uint32_t g, o = (lane % per) * 16, j;
 
-	if ((((uintptr_t)d | (uintptr_t)s) & 15) == 0)
-		for (; j + 16 <= l; j += 16)
-			*(uint4 *)(d + j) = *(const uint4 *)(s + j);
-	for (; j < l; j++)
-		d[j] = s[j];
+	__syncwarp();
+	for (g = 0; g < 32; g += 32 / per) {
+		uint32_t k = g + lane / per;
+		uint8_t *pd = (uint8_t *)__shfl_sync(0xffffffffu, (uintptr_t)d, k);
+		const uint8_t *ps = (const uint8_t *)__shfl_sync(0xffffffffu, (uintptr_t)s, k);
+		uint32_t pl = __shfl_sync(0xffffffffu, l, k);
+
+		if (pd == NULL || o >= pl)
+			continue;
+		if (o + 16 <= pl && (((uintptr_t)pd | (uintptr_t)ps) & 15) == 0)
+			*(uint4 *)(pd + o) = *(const uint4 *)(ps + o);
+		else
+			for (j = o; j < o + 16 && j < pl; j++)
+				pd[j] = ps[j];
+	}
 }
 
 // The work on packets first + threadIdx.x, + stride, ... < n of a slot.
@@ -70,29 +88,30 @@ gpudp_fwd_work(const struct gpudp_ho_kargs &a, uint32_t slot, uint32_t n,
 	const volatile uint32_t *len = (const volatile uint32_t *)a.len + base;
 	uint8_t *verdict = (uint8_t *)a.verdict + base;
 	uint32_t *aux = (uint32_t *)a.aux + base;
-	uint32_t i, mine = 0, nd;
+	uint32_t i, w, mine = 0, nd;
 
 	if (threadIdx.x == 0)
 		drops = 0;
 	__syncthreads();
-	for (i = first + threadIdx.x; i < n; i += stride) {
-		uint32_t x;
-		uint8_t *p = (uint8_t *)addr[i];
-		uint32_t l = len[i];
-		uint32_t v = gpudp_fwd_pkt_run(a.kernel, p, l, a.arg, &x);
+	/* whole warps go round (blockDim.x is a multiple of 32), so that the
+	 * copy back can shuffle; lanes past n only take part in it */
+	for (w = first + (threadIdx.x & ~31u); w < n; w += stride) {
+		uint32_t x, v, l = 0;
+		uint8_t *p = NULL;
 
-		if (a.back != 0) {
-			/* staged, GPU copies: the header back into the packet */
-			uint8_t *d = (uint8_t *)((const uint64_t *)a.back)[base + i];
-
-			if (d != NULL)
-				gpudp_fwd_copy_thread(d, p, l < GPUDP_FWD_HDR_SPAN ? l :
-						      GPUDP_FWD_HDR_SPAN);
+		i = w + (threadIdx.x & 31);
+		if (i < n) {
+			p = (uint8_t *)addr[i];
+			l = len[i];
+			v = gpudp_fwd_pkt_run(a.kernel, p, l, a.arg, &x);
+			sv[i] = (uint8_t)v;
+			mine += v != GPUDP_FWD_PASS;
+			if (a.kernel == GPUDP_FWD_K_LOAD)
+				aux[i] = x;
 		}
-		sv[i] = (uint8_t)v;
-		mine += v != GPUDP_FWD_PASS;
-		if (a.kernel == GPUDP_FWD_K_LOAD)
-			aux[i] = x;
+		if (a.back != 0)  /* staged, GPU copies */
+			gpudp_fwd_copy_back_warp(i < n ? (uint8_t *)((const uint64_t *)a.back)[base + i] :
+						 NULL, p, l < GPUDP_FWD_HDR_SPAN ? l : GPUDP_FWD_HDR_SPAN);
 	}
 	if (mine != 0)
 		atomicAdd(&drops, mine);
