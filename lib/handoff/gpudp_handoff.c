@@ -214,7 +214,8 @@ cpu_work(uint32_t kernel, const struct gpudp_ho_burst *b, uint32_t arg, uint8_t 
 	uint32_t i;
 
 	for (i = 0; i < b->n; i++)
-		v[i] = (uint8_t)gpudp_fwd_pkt_run(kernel, b->data[i], b->len[i], arg, &aux[i]);
+		v[i] = (uint8_t)gpudp_fwd_pkt_run(kernel, (void *)(uintptr_t)b->addr[i], b->len[i],
+						    arg, &aux[i]);
 }
 
 void

@@ -124,7 +124,9 @@ struct gpudp_ho_burst {
 	uint64_t udata;      /**< the caller's (e.g. the burst's bytes); the handoff never
 			      *   touches it */
 	void **cookie;       /**< per packet, given to gpudp_ho_burst_add (e.g. the mbuf) */
-	void **data;         /**< per packet, the CPU's address of its first byte */
+	void **data;         /**< internal (staged mode): per packet, the CPU's address of its
+			      *   first byte, kept there when addr is rewritten to the staging
+			      *   buffer; the burst's own descriptors are addr and len */
 	uint32_t *len;       /**< per packet length */
 	uint64_t *addr;      /**< per packet, the address the work uses (shared array) */
 	const uint8_t *verdict; /**< per packet enum gpudp_fwd_verdict, once completed and
@@ -147,7 +149,6 @@ gpudp_ho_burst_add(struct gpudp_ho_burst *b, void *data, uint32_t len, void *coo
 	if (b->n == 0)
 		b->t_first = gpudp_ho_now_ns();
 	b->cookie[b->n] = cookie;
-	b->data[b->n] = data;
 	b->len[b->n] = len;
 	b->addr[b->n] = (uint64_t)(uintptr_t)data;
 	b->n++;
@@ -179,7 +180,6 @@ gpudp_ho_burst_room(struct gpudp_ho_burst *b, uint32_t *room)
 static inline void
 gpudp_ho_burst_desc(struct gpudp_ho_burst *b, uint32_t i, void *data, uint32_t len)
 {
-	b->data[i] = data;
 	b->len[i] = len;
 	b->addr[i] = (uint64_t)(uintptr_t)data;
 }
@@ -307,7 +307,7 @@ void gpudp_handoff_release(struct gpudp_handoff *h, struct gpudp_ho_burst *b);
 void gpudp_handoff_stats_get(const struct gpudp_handoff *h, struct gpudp_handoff_stats *s);
 
 /**
- * Whether the mode reads the per-packet descriptors (data, len, addr) that
+ * Whether the mode reads the per-packet descriptors (addr, len) that
  * gpudp_ho_burst_desc() writes: 0 in none mode (only cookies are kept),
  * 1 in every other mode.
  */

@@ -687,6 +687,9 @@ staged_enqueue(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 	for (i = 0; i < b->n; i++) {
 		uint32_t l = b->len[i];
 
+		/* the packet's CPU address, before addr becomes the staging
+		 * buffer's (staged_complete copies back to it) */
+		b->data[i] = (void *)(uintptr_t)b->addr[i];
 		if (l > h->conf.stage_bytes) {
 			/* cannot be staged: the kernel sees an empty frame and
 			 * drops it as truncated */
