@@ -3,7 +3,9 @@
  * gpudp-fwd against dpdk-testpmd io-forward: same DPDK build, same vdevs
  * (two net_null ports), same number of forwarding lcores. For each mode
  * and burst size the ratio of gpudp-fwd's transmitted packet rate to
- * testpmd's, measured right before it (pairs: the host's speed drifts).
+ * testpmd's, measured right before it (pairs: the host's speed drifts);
+ * modes on GPU memory also against testpmd --mp-alloc=xbuf (the same
+ * pinned-external-buffer mbufs, buffers in host memory).
  * Writes JSON (doc/fwd.md, "Benchmarks").
  *
  * usage: bench_fwd --fwd=PATH --testpmd=PATH --json=FILE [--seconds=S]
@@ -177,7 +179,7 @@ main(int argc, char **argv)
 	char self[4096], lbuf[64], nq[16], mem_mb[16], tp_cores[32], tp_rxq[32], tp_txq[32];
 	char tp_mbufs[48];
 	static char runs[65536];
-	double tp, tps[256];
+	double tp, txb, tps[256];
 	size_t used = 0;
 	FILE *out;
 	int ntp = 0, n;
@@ -268,7 +270,7 @@ main(int argc, char **argv)
 				huge ? "--in-memory" : mem_mb, "--no-pci", lflag, lval,
 				"--file-prefix", "bench-tp", "--vdev", "net_null0", "--vdev",
 				"net_null1", "--", "--forward-mode=io", tp_cores, tp_rxq, tp_txq,
-				"--stats-period=1", "--burst=32", tp_mbufs, NULL };
+				"--stats-period=1", "--burst=32", tp_mbufs, NULL, NULL };
 			char *av[] = { fwd, huge ? "-m" : "--no-huge", huge ? mem_mb : "-m",
 				huge ? "--in-memory" : mem_mb, "--no-pci", lflag, lval,
 				"--file-prefix", "bench-fwd", "--vdev", "net_null0", "--vdev",
@@ -289,6 +291,20 @@ main(int argc, char **argv)
 			tl = slurp(tmp);
 			tp = tl != NULL ? testpmd_mpps(tl) : 0;
 			free(tl);
+			/* GPU-memory mbufs are pinned external buffers (the
+			 * l2fwd-nv layout): testpmd on the same mbuf kind, its
+			 * buffers in host memory, is the second peer */
+			txb = 0;
+			if (strcmp(mem, "host") != 0) {
+				tav[sizeof(tav) / sizeof(tav[0]) - 2] = "--mp-alloc=xbuf";
+				if (snprintf(tmp, sizeof(tmp), "%s.testpmd-xbuf-%s-%s.log", json, m,
+					     b) >= (int)sizeof(tmp))
+					return 2;
+				run(tav, tmp, seconds + 2);
+				tl = slurp(tmp);
+				txb = tl != NULL ? testpmd_mpps(tl) : 0;
+				free(tl);
+			}
 			if (ntp < (int)(sizeof(tps) / sizeof(tps[0])))
 				tps[ntp++] = tp;
 			unlink(jp);
@@ -296,15 +312,20 @@ main(int argc, char **argv)
 			j = slurp(jp);
 			mpps = j != NULL ? json_num(j, "tx_mpps") : -1;
 			printf("gpudp-fwd %-10s burst %-5s %s: %8.3f Mpps, testpmd %8.3f Mpps just "
-			       "before, ratio %.3f (exit %d)\n", m, b, mem, mpps, tp,
-			       tp > 0 ? mpps / tp : 0, rc);
+			       "before, ratio %.3f", m, b, mem, mpps, tp, tp > 0 ? mpps / tp : 0);
+			if (strcmp(mem, "host") != 0)
+				printf("; testpmd xbuf %.3f Mpps, ratio %.3f", txb,
+				       txb > 0 ? mpps / txb : 0);
+			printf(" (exit %d)\n", rc);
 			n = snprintf(runs + used, sizeof(runs) - used,
 				"%s    {\"mode\": \"%s\", \"burst\": %s, \"mem\": \"%s\", "
 				"\"exit\": %d, \"tx_mpps\": %.6f, \"testpmd_mpps\": %.6f, "
-				"\"ratio_to_testpmd\": %.4f, "
+				"\"ratio_to_testpmd\": %.4f, \"testpmd_xbuf_mpps\": %.6f, "
+				"\"ratio_to_testpmd_xbuf\": %.4f, "
 				"\"lat_kstart_p50_ns\": %.0f, \"lat_kstart_p99_ns\": %.0f, "
 				"\"lat_tx_p50_ns\": %.0f, \"lat_tx_p99_ns\": %.0f}",
 				first ? "" : ",\n", m, b, mem, rc, mpps, tp, tp > 0 ? mpps / tp : 0,
+				txb, txb > 0 ? mpps / txb : 0,
 				j ? json_num(json_sub(j, "lat_rx_to_kernel_start"), "p50_ns") : -1,
 				j ? json_num(json_sub(j, "lat_rx_to_kernel_start"), "p99_ns") : -1,
 				j ? json_num(json_sub(j, "lat_rx_to_tx"), "p50_ns") : -1,
