@@ -20,24 +20,34 @@ gpudp_fwd_globaltimer(void)
 	return t;
 }
 
-// Acquire load, system scope: the loads that follow (the burst's
-// descriptors and payload) are not satisfied before this one (seed,
-// "Synchronization and Memory Ordering": the flag is the CPU's signal that
-// the burst is complete with respect to it and flushed).
-__device__ __forceinline__ uint32_t
-gpudp_fwd_ld_acquire(const uint32_t *p)
-{
-	uint32_t v;
-
-	asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-	return v;
-}
-
-__device__ __forceinline__ void
-gpudp_fwd_st_release(uint32_t *p, uint32_t v)
-{
-	asm volatile("st.release.sys.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
-}
+// Scoped acquire loads and release stores (PTX memory model), one per
+// scope and width used here:
+// - system scope (.sys): words the CPU writes or reads. The ready words'
+//   acquire keeps the burst's descriptors and payload loads after it (seed,
+//   "Synchronization and Memory Ordering": the flag is the CPU's signal that
+//   the burst is complete with respect to it and flushed); done's release
+//   orders the results before it.
+// - GPU scope (.gpu): the persistent kernel's dispatcher and workers.
+#define GPUDP_FWD_LD_ACQUIRE(name, scope, T, ptx, c)                          \
+	__device__ __forceinline__ T name(const T *p)                         \
+	{                                                                     \
+		T v;                                                          \
+		asm volatile("ld.acquire." scope ".global." ptx " %0, [%1];"  \
+			     : "=" c(v) : "l"(p) : "memory");                 \
+		return v;                                                     \
+	}
+#define GPUDP_FWD_ST_RELEASE(name, scope, T, ptx, c)                          \
+	__device__ __forceinline__ void name(T *p, T v)                       \
+	{                                                                     \
+		asm volatile("st.release." scope ".global." ptx " [%0], %1;"  \
+			     :: "l"(p), c(v) : "memory");                     \
+	}
+GPUDP_FWD_LD_ACQUIRE(gpudp_fwd_ld_acquire, "sys", uint32_t, "u32", "r")
+GPUDP_FWD_LD_ACQUIRE(gpudp_fwd_ld_acquire64, "sys", uint64_t, "u64", "l")
+GPUDP_FWD_LD_ACQUIRE(gpudp_fwd_ld_acquire_gpu, "gpu", uint32_t, "u32", "r")
+GPUDP_FWD_ST_RELEASE(gpudp_fwd_st_release, "sys", uint32_t, "u32", "r")
+GPUDP_FWD_ST_RELEASE(gpudp_fwd_st_release64, "sys", uint64_t, "u64", "l")
+GPUDP_FWD_ST_RELEASE(gpudp_fwd_st_release_gpu, "gpu", uint32_t, "u32", "r")
 
 // Staged mode, GPU copies: the headers of the warp's 32 packets (lane k
 // holds packet k's staging address s, its header length l and its
@@ -185,36 +195,6 @@ gpudp_fwd_signal(struct gpudp_ho_kargs a)
 	c->t_kend = gpudp_fwd_globaltimer();
 	__threadfence_system();
 	gpudp_fwd_st_release((uint32_t *)&c->done, c->seq);
-}
-
-__device__ __forceinline__ uint64_t
-gpudp_fwd_ld_acquire64(const uint64_t *p)
-{
-	uint64_t v;
-
-	asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-	return v;
-}
-
-__device__ __forceinline__ uint32_t
-gpudp_fwd_ld_acquire_gpu(const uint32_t *p)
-{
-	uint32_t v;
-
-	asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-	return v;
-}
-
-__device__ __forceinline__ void
-gpudp_fwd_st_release_gpu(uint32_t *p, uint32_t v)
-{
-	asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
-}
-
-__device__ __forceinline__ void
-gpudp_fwd_st_release64(uint64_t *p, uint64_t v)
-{
-	asm volatile("st.release.sys.global.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
 }
 
 // Persistent mode, dispatcher: warp 0 of block 0. Lane i polls the ready
