@@ -630,11 +630,15 @@ main(int argc, char **argv)
 				fwd_quit = 1;
 		}
 		if (now >= next_clk) {
-			/* latency histograms: the GPU clock drifts from the CPU's */
+			/* latency histograms: the GPU clock drifts from the CPU's;
+			 * every pipeline is on the one GPU: one measure, shared */
 			unsigned int i;
 
-			for (i = 0; i < nb_pipes; i++)
-				gpudp_handoff_clock_sync(pipes[i]->ho);
+			if (nb_pipes > 0 && gpudp_handoff_clock_sync(pipes[0]->ho) == 0)
+				for (i = 1; i < nb_pipes; i++)
+					if (gpudp_handoff_clock_share(pipes[i]->ho,
+								      pipes[0]->ho) != 0)
+						gpudp_handoff_clock_sync(pipes[i]->ho);
 			next_clk = now + FWD_CLOCK_SYNC_NS;
 		}
 		if (!conf.quiet && conf.stats_period > 0 && now >= next) {

@@ -337,6 +337,16 @@ int gpudp_handoff_flushes(const struct gpudp_handoff *h);
 int gpudp_handoff_clock_sync(struct gpudp_handoff *h);
 
 /**
+ * Give @p h the clock model @p from measured last (control thread, as
+ * gpudp_handoff_clock_sync()): handoffs on one GPU share its clock, so one
+ * measure serves them all (gpudp-fwd measures the first pipeline's and
+ * shares it with the others, instead of one ping-pong kernel per pipeline).
+ * @return 0; -EINVAL if either is not a GPU mode handoff set up on a GPU,
+ *         or they are on different GPUs, or @p from has no measure yet
+ */
+int gpudp_handoff_clock_share(struct gpudp_handoff *h, const struct gpudp_handoff *from);
+
+/**
  * A kernel's %globaltimer stamp @p gpu_ns as gpudp_ho_now_ns() time, with
  * the model of gpudp_handoff_clock_sync() at CPU time @p near (any time
  * within a few milliseconds of the stamp). Identity in modes that are not

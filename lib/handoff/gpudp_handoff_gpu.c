@@ -168,6 +168,12 @@ clock_measure(struct gpudp_handoff *h, uint64_t *t, int64_t *off)
 	return 0;
 }
 
+int
+gpudp_ho_gpu_same_device(const struct gpudp_handoff *a, const struct gpudp_handoff *b)
+{
+	return GPU(a)->dev == GPU(b)->dev;
+}
+
 /*
  * The clock model (gpudp_handoff_pvt.h): offset from this measure, drift
  * rate over the whole time since the first one (the two clocks may run at
@@ -793,6 +799,14 @@ int
 gpudp_ho_gpu_clock_sync(struct gpudp_handoff *h)
 {
 	RTE_SET_USED(h);
+	return 0;
+}
+
+int
+gpudp_ho_gpu_same_device(const struct gpudp_handoff *a, const struct gpudp_handoff *b)
+{
+	RTE_SET_USED(a);
+	RTE_SET_USED(b);
 	return 0;
 }
 

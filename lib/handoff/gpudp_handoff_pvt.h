@@ -96,6 +96,8 @@ struct gpudp_handoff {
 
 /** GPU modes: measure the GPU clock again and update h->clk (gpudp_handoff_clock_sync). */
 int gpudp_ho_gpu_clock_sync(struct gpudp_handoff *h);
+/** GPU modes: whether @p a and @p b run on the same GPU (gpudp_handoff_clock_share). */
+int gpudp_ho_gpu_same_device(const struct gpudp_handoff *a, const struct gpudp_handoff *b);
 /** Complete a burst on the CPU: run the work (or not) and store done. */
 void gpudp_ho_cpu_run(struct gpudp_handoff *h, struct gpudp_ho_burst *b, int work);
 /** Mark every packet of @p b dropped with @p v and store done (error paths). */

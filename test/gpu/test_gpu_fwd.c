@@ -322,6 +322,27 @@ full_ring_refuses_then_recovers(void)
 	return GPUDP_TEST_PASS;
 }
 
+/* a clock model is shared only between GPU mode handoffs */
+static int
+clock_share_refused_without_gpu_modes(void)
+{
+	struct gpudp_handoff_conf c = { .name = "clk-cpu", .mode = GPUDP_HO_CPU,
+					.ring_size = 4, .burst_max = 8 };
+	struct gpudp_handoff *a = gpudp_handoff_create(&c), *b;
+
+	c.name = "clk-cpu2";
+	b = gpudp_handoff_create(&c);
+	GPUDP_TEST_ASSERT(a != NULL && b != NULL, "create");
+	GPUDP_TEST_ASSERT(gpudp_handoff_clock_share(b, a) == -EINVAL,
+			  "cpu mode took a clock model");
+	GPUDP_TEST_ASSERT(gpudp_handoff_clock_share(a, a) == 0, "sharing with itself");
+	GPUDP_TEST_ASSERT(gpudp_handoff_gpu_to_cpu_ns(b, 12345, 1) == 12345,
+			  "cpu mode's mapping is not the identity");
+	gpudp_handoff_destroy(a);
+	gpudp_handoff_destroy(b);
+	return GPUDP_TEST_PASS;
+}
+
 static int
 histogram_quantiles_within_a_bucket(void)
 {
@@ -1071,6 +1092,45 @@ bench(const char *json)
 	return GPUDP_TEST_PASS;
 }
 
+/* one GPU clock measure serves every handoff on that GPU */
+static int
+clock_model_shared_between_handoffs(void)
+{
+	struct gpudp_handoff_conf c = { .name = "clk-a", .mode = GPUDP_HO_LAUNCH,
+		.kernel = GPUDP_FWD_K_MACSWAP, .ring_size = 4, .burst_max = 32 };
+	struct gpudp_handoff *a, *b, *cpu;
+	uint64_t now, g;
+
+	GPUDP_TEST_SKIP_IF(gpu_up() != 0, "no GPU");
+	c.cu_ctx = (uint64_t)(uintptr_t)ctx;
+	a = gpudp_handoff_create(&c);
+	c.name = "clk-b";
+	b = gpudp_handoff_create(&c);
+	c.name = "clk-cpu";
+	c.mode = GPUDP_HO_CPU;
+	cpu = gpudp_handoff_create(&c);
+	GPUDP_TEST_ASSERT(a != NULL && b != NULL && cpu != NULL, "create");
+	GPUDP_TEST_ASSERT(gpudp_handoff_clock_sync(a) == 0, "measure");
+	now = gpudp_ho_now_ns();
+	g = now + 5000000000ull;  /* a stamp: the mapping is what is compared */
+	/* each measured its own at create: two measures differ by their error */
+	printf("    own models: %" PRId64 " ns apart\n",
+	       (int64_t)(gpudp_handoff_gpu_to_cpu_ns(a, g, now) -
+			 gpudp_handoff_gpu_to_cpu_ns(b, g, now)));
+	GPUDP_TEST_ASSERT(gpudp_handoff_clock_share(b, a) == 0, "share");
+	GPUDP_TEST_ASSERT(gpudp_handoff_gpu_to_cpu_ns(a, g, now) ==
+			  gpudp_handoff_gpu_to_cpu_ns(b, g, now) &&
+			  gpudp_handoff_gpu_to_cpu_ns(a, g, now + 1000000000ull) ==
+			  gpudp_handoff_gpu_to_cpu_ns(b, g, now + 1000000000ull),
+			  "shared model maps differently");
+	GPUDP_TEST_ASSERT(gpudp_handoff_clock_share(cpu, a) == -EINVAL &&
+			  gpudp_handoff_clock_share(b, cpu) == -EINVAL, "cpu mode in a share");
+	gpudp_handoff_destroy(cpu);
+	gpudp_handoff_destroy(b);
+	gpudp_handoff_destroy(a);
+	return GPUDP_TEST_PASS;
+}
+
 #else /* !GPUDP_HAS_CUDA */
 
 static int
@@ -1085,6 +1145,7 @@ no_cuda(void)
 #define ordering_dependent_kernel_never_reads_stale no_cuda
 #define ordering_wrong_variant_is_caught no_cuda
 #define staged_path_on_pcap_payloads_matches_cpu no_cuda
+#define clock_model_shared_between_handoffs no_cuda
 static int
 bench(const char *json)
 {
@@ -1101,6 +1162,7 @@ static const struct gpudp_test_case cases[] = {
 	  cpu_modes_process_every_packet_of_any_burst },
 	{ "full_ring_refuses_then_recovers", full_ring_refuses_then_recovers },
 	{ "histogram_quantiles_within_a_bucket", histogram_quantiles_within_a_bucket },
+	{ "clock_share_refused_without_gpu_modes", clock_share_refused_without_gpu_modes },
 	{ "kernels_gpu_match_cpu_byte_for_byte", kernels_gpu_match_cpu_byte_for_byte },
 	{ "gpu_modes_device_memory_every_burst_size", gpu_modes_device_memory_every_burst_size },
 	{ "gpu_modes_pinned_memory_every_burst_size", gpu_modes_pinned_memory_every_burst_size },
@@ -1108,6 +1170,7 @@ static const struct gpudp_test_case cases[] = {
 	  ordering_dependent_kernel_never_reads_stale },
 	{ "ordering_wrong_variant_is_caught", ordering_wrong_variant_is_caught },
 	{ "staged_path_on_pcap_payloads_matches_cpu", staged_path_on_pcap_payloads_matches_cpu },
+	{ "clock_model_shared_between_handoffs", clock_model_shared_between_handoffs },
 	{ NULL, NULL },
 };
 
