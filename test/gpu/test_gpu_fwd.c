@@ -404,44 +404,62 @@ kernels_gpu_match_cpu_byte_for_byte(void)
 {
 	enum { N = 3000 };
 	static uint8_t host[N * STRIDE], gpu_out[N * STRIDE];
-	static uint8_t *hd[N], *dd[N];
-	static uint32_t len[N], aux_c[N], aux_g[N];
-	static uint8_t v_c[N], v_g[N];
+	static uint8_t *hd[N], *dd[N], *pd[N];
+	static uint32_t len[N], aux_c[N], aux_g[N], aux_s[N];
+	static uint8_t v_c[N], v_g[N], v_s[N];
+	uint8_t *pin = NULL;
 	CUdeviceptr d;
 	uint32_t i, k;
 
 	GPUDP_TEST_SKIP_IF(gpu_up() != 0, "no GPU");
 	d = dev_alloc(sizeof(host));
 	GPUDP_TEST_ASSERT(d != 0, "cuMemAlloc");
+	CU_OK(gpudp_cu->cuMemAllocHost((void **)&pin, sizeof(host)));
 	for (k = 0; k < GPUDP_FWD_K_MAX; k++) {
 		struct run rc = { .mode = GPUDP_HO_CPU, .kernel = k, .burst = 256,
 				  .verdict = v_c, .aux = aux_c };
 		struct run rg = { .mode = GPUDP_HO_LAUNCH, .kernel = k, .burst = 256,
 				  .cu_ctx = (uint64_t)(uintptr_t)ctx, .verdict = v_g, .aux = aux_g };
 
+		/* staged with GPU copies, packets in pinned memory at odd
+		 * offsets: the gather and the header copy back take their
+		 * byte paths as well as their 16-byte ones */
+		struct run rs = { .mode = GPUDP_HO_STAGED, .kernel = k, .burst = 256,
+				  .gpu_copy = 1, .cu_ctx = (uint64_t)(uintptr_t)ctx,
+				  .verdict = v_s, .aux = aux_s };
+
 		for (i = 0; i < N; i++) {
 			len[i] = gen_packet(host + i * STRIDE, i, k);
 			hd[i] = host + i * STRIDE;
 			dd[i] = (uint8_t *)(uintptr_t)(d + i * STRIDE);
+			pd[i] = pin + i * STRIDE + (i % 4 == 0 ? 0 : i % 13);
+			memcpy(pd[i], hd[i], len[i]);
 		}
 		CU_OK(gpudp_cu->cuMemcpyHtoD(d, host, sizeof(host)));
 		GPUDP_TEST_ASSERT(run_packets(&rc, hd, len, N) == 0, "cpu run");
 		GPUDP_TEST_ASSERT(run_packets(&rg, dd, len, N) == 0, "gpu run");
+		GPUDP_TEST_ASSERT(run_packets(&rs, pd, len, N) == 0, "staged run");
 		CU_OK(gpudp_cu->cuMemcpyDtoH(gpu_out, d, sizeof(gpu_out)));
 		for (i = 0; i < N; i++) {
-			GPUDP_TEST_ASSERT(v_c[i] == v_g[i], "%s packet %u: verdict cpu %s gpu %s",
+			GPUDP_TEST_ASSERT(v_c[i] == v_g[i] && v_c[i] == v_s[i],
+					  "%s packet %u: verdict cpu %s gpu %s staged %s",
 					  gpudp_fwd_kernel_name(k), i, gpudp_fwd_verdict_name(v_c[i]),
-					  gpudp_fwd_verdict_name(v_g[i]));
-			GPUDP_TEST_ASSERT(aux_c[i] == aux_g[i], "%s packet %u: aux %#x vs %#x",
-					  gpudp_fwd_kernel_name(k), i, aux_c[i], aux_g[i]);
+					  gpudp_fwd_verdict_name(v_g[i]), gpudp_fwd_verdict_name(v_s[i]));
+			GPUDP_TEST_ASSERT(aux_c[i] == aux_g[i] && aux_c[i] == aux_s[i],
+					  "%s packet %u: aux %#x vs %#x, staged %#x",
+					  gpudp_fwd_kernel_name(k), i, aux_c[i], aux_g[i], aux_s[i]);
 			GPUDP_TEST_ASSERT(memcmp(host + i * STRIDE, gpu_out + i * STRIDE, len[i]) == 0,
 					  "%s packet %u: bytes differ", gpudp_fwd_kernel_name(k), i);
+			GPUDP_TEST_ASSERT(memcmp(host + i * STRIDE, pd[i], len[i]) == 0,
+					  "%s packet %u (offset %u): staged bytes differ",
+					  gpudp_fwd_kernel_name(k), i, (unsigned int)(i % 13));
 		}
 		GPUDP_TEST_ASSERT(rc.vcount[GPUDP_FWD_PASS] > 0 && rc.vcount[GPUDP_FWD_PASS] < N,
 				  "%s: %" PRIu64 " passed: the mix must pass some and drop some",
 				  gpudp_fwd_kernel_name(k), rc.vcount[GPUDP_FWD_PASS]);
 	}
 	gpudp_cu->cuMemFree(d);
+	gpudp_cu->cuMemFreeHost(pin);
 	return GPUDP_TEST_PASS;
 }
 
