@@ -568,23 +568,26 @@ gpudp_handoff_clock_sync(struct gpudp_handoff *h)
 	return h->ops->gpu && h->gpu != NULL ? gpudp_ho_gpu_clock_sync(h) : 0;
 }
 
+void
+gpudp_ho_clk_publish(struct gpudp_handoff *h, const struct gpudp_ho_clk *e)
+{
+	uint32_t cur = __atomic_load_n(&h->clk_cur, __ATOMIC_RELAXED);
+
+	h->clk[cur ^ 1] = *e;
+	__atomic_store_n(&h->clk_cur, cur ^ 1, __ATOMIC_RELEASE);
+}
+
 int
 gpudp_handoff_clock_share(struct gpudp_handoff *h, const struct gpudp_handoff *from)
 {
-	uint32_t cur;
-
 	if (h == from)
 		return 0;
 	if (!h->ops->gpu || h->gpu == NULL || !from->ops->gpu || from->gpu == NULL ||
 	    from->clk_t0 == 0 || !gpudp_ho_gpu_same_device(h, from))
 		return -EINVAL;
-	/* the same double buffer as a measure: fill the entry not in use,
-	 * then publish it */
-	cur = __atomic_load_n(&h->clk_cur, __ATOMIC_RELAXED);
-	h->clk[cur ^ 1] = from->clk[__atomic_load_n(&from->clk_cur, __ATOMIC_ACQUIRE)];
 	h->clk_t0 = from->clk_t0;
 	h->clk_off0 = from->clk_off0;
-	__atomic_store_n(&h->clk_cur, cur ^ 1, __ATOMIC_RELEASE);
+	gpudp_ho_clk_publish(h, &from->clk[__atomic_load_n(&from->clk_cur, __ATOMIC_ACQUIRE)]);
 	return 0;
 }
 

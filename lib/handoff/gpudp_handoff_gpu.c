@@ -182,8 +182,7 @@ gpudp_ho_gpu_same_device(const struct gpudp_handoff *a, const struct gpudp_hando
 int
 gpudp_ho_gpu_clock_sync(struct gpudp_handoff *h)
 {
-	uint32_t cur = __atomic_load_n(&h->clk_cur, __ATOMIC_RELAXED);
-	struct gpudp_ho_clk *e = &h->clk[cur ^ 1];
+	struct gpudp_ho_clk e;
 	uint64_t t = 0;
 	int64_t off = 0;
 	int ret = ctx_enter(h);
@@ -192,18 +191,18 @@ gpudp_ho_gpu_clock_sync(struct gpudp_handoff *h)
 		ret = clock_measure(h, &t, &off);
 	if (ret != 0)
 		return ret;
-	e->t_ref = t;
-	e->off = off;
-	e->rate = h->clk[cur].rate;
+	e.t_ref = t;
+	e.off = off;
+	e.rate = h->clk[h->clk_cur].rate;
 	if (h->clk_t0 == 0) {
 		h->clk_t0 = t;
 		h->clk_off0 = off;
 	} else if (t - h->clk_t0 >= 10000000) {
-		e->rate = (double)(off - h->clk_off0) / (double)(t - h->clk_t0);
+		e.rate = (double)(off - h->clk_off0) / (double)(t - h->clk_t0);
 	}
-	__atomic_store_n(&h->clk_cur, cur ^ 1, __ATOMIC_RELEASE);
+	gpudp_ho_clk_publish(h, &e);
 	HO_LOG(DEBUG, "%s: clock offset %" PRId64 " ns, drift %.1f ppm\n", h->conf.name,
-	       off, e->rate * 1e6);
+	       off, e.rate * 1e6);
 	return 0;
 }
 

@@ -94,6 +94,9 @@ struct gpudp_handoff {
 	int start_failed;
 };
 
+/** Publish clock model @p e (control thread): the entry of h->clk not in use
+ *  is filled, then made current (readers: gpudp_handoff_gpu_to_cpu_ns()). */
+void gpudp_ho_clk_publish(struct gpudp_handoff *h, const struct gpudp_ho_clk *e);
 /** GPU modes: measure the GPU clock again and update h->clk (gpudp_handoff_clock_sync). */
 int gpudp_ho_gpu_clock_sync(struct gpudp_handoff *h);
 /** GPU modes: whether @p a and @p b run on the same GPU (gpudp_handoff_clock_share). */
