@@ -475,7 +475,7 @@ pipes_create(uint64_t cu_ctx)
 				return -rte_errno;
 			}
 			p->desc = gpudp_handoff_needs_desc(p->ho);
-			p->whole = conf.mode == GPUDP_HO_STAGED;
+			p->whole = gpudp_handoff_needs_whole_frames(p->ho);
 		}
 	for (i = 0; i < conf.nb_ports; i++) {
 		ret = port_setup(conf.ports[i], pools[i]);

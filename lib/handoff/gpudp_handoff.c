@@ -351,12 +351,13 @@ static int
 shared_alloc(struct gpudp_handoff *h)
 {
 	size_t r = h->conf.ring_size, bm = h->conf.burst_max, off = 0;
+	size_t nd = h->ops->own_desc ? 0 : r * bm;  /* descriptors here */
 	size_t o_ctl, o_addr, o_len, o_verdict, o_aux, o_quit;
 
 #define HO_PLACE(o, bytes) do { o = off; off = RTE_ALIGN_CEIL(off + (bytes), 64); } while (0)
 	HO_PLACE(o_ctl, r * sizeof(struct gpudp_ho_ctl));
-	HO_PLACE(o_addr, r * bm * sizeof(uint64_t));
-	HO_PLACE(o_len, r * bm * sizeof(uint32_t));
+	HO_PLACE(o_addr, nd * sizeof(uint64_t));
+	HO_PLACE(o_len, nd * sizeof(uint32_t));
 	HO_PLACE(o_verdict, r * bm);
 	HO_PLACE(o_aux, r * bm * sizeof(uint32_t));
 	HO_PLACE(o_quit, 64);
@@ -367,8 +368,8 @@ shared_alloc(struct gpudp_handoff *h)
 		return -ENOMEM;
 	memset(h->shared, 0, h->shared_len);
 	h->ctl = (struct gpudp_ho_ctl *)((char *)h->shared + o_ctl);
-	h->addr = (uint64_t *)((char *)h->shared + o_addr);
-	h->len = (uint32_t *)((char *)h->shared + o_len);
+	h->addr = nd != 0 ? (uint64_t *)((char *)h->shared + o_addr) : NULL;
+	h->len = nd != 0 ? (uint32_t *)((char *)h->shared + o_len) : NULL;
 	h->verdict = (uint8_t *)h->shared + o_verdict;
 	h->aux = (uint32_t *)((char *)h->shared + o_aux);
 	h->quit = (uint32_t *)((char *)h->shared + o_quit);
@@ -418,8 +419,10 @@ gpudp_handoff_create(const struct gpudp_handoff_conf *conf)
 	/* whole cache lines: nothing here shares a line with another handoff */
 	h->bursts = zalloc_lines((size_t)h->conf.ring_size * sizeof(*h->bursts));
 	h->cookies = zalloc_lines((size_t)h->conf.ring_size * bm * sizeof(void *));
-	h->data = zalloc_lines((size_t)h->conf.ring_size * bm * sizeof(void *));
-	if (h->bursts == NULL || h->cookies == NULL || h->data == NULL) {
+	if (h->ops->whole_frames)
+		h->data = zalloc_lines((size_t)h->conf.ring_size * bm * sizeof(void *));
+	if (h->bursts == NULL || h->cookies == NULL ||
+	    (h->ops->whole_frames && h->data == NULL)) {
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -429,9 +432,10 @@ gpudp_handoff_create(const struct gpudp_handoff_conf *conf)
 		b->max = bm;
 		b->slot = s;
 		b->cookie = h->cookies + (size_t)s * bm;
-		b->data = h->data + (size_t)s * bm;
-		b->len = h->len + (size_t)s * bm;
-		b->addr = h->addr + (size_t)s * bm;
+		/* own_desc: the mode's setup sets addr and len */
+		b->data = h->data != NULL ? h->data + (size_t)s * bm : NULL;
+		b->len = h->len != NULL ? h->len + (size_t)s * bm : NULL;
+		b->addr = h->addr != NULL ? h->addr + (size_t)s * bm : NULL;
 		b->verdict = h->verdict + (size_t)s * bm;
 		b->aux = h->aux + (size_t)s * bm;
 	}
@@ -664,6 +668,12 @@ int
 gpudp_handoff_needs_desc(const struct gpudp_handoff *h)
 {
 	return !h->ops->no_desc;
+}
+
+int
+gpudp_handoff_needs_whole_frames(const struct gpudp_handoff *h)
+{
+	return h->ops->whole_frames;
 }
 
 int

@@ -313,6 +313,15 @@ void gpudp_handoff_stats_get(const struct gpudp_handoff *h, struct gpudp_handoff
  */
 int gpudp_handoff_needs_desc(const struct gpudp_handoff *h);
 
+/**
+ * Whether the mode reads and writes every byte of each frame from the
+ * address given with it, so that a frame must lie in one segment: 1 in
+ * staged mode (the frame is copied to GPU memory and back), 0 in the others,
+ * whose kernels read and write only the first GPUDP_FWD_HDR_SPAN bytes.
+ * The caller drops (and counts) multi-segment frames when it is 1.
+ */
+int gpudp_handoff_needs_whole_frames(const struct gpudp_handoff *h);
+
 /** The configuration in force (defaults filled in). */
 const struct gpudp_handoff_conf *gpudp_handoff_conf_get(const struct gpudp_handoff *h);
 

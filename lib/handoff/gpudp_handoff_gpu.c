@@ -332,8 +332,9 @@ gpu_setup(struct gpudp_handoff *h)
 	CU_DO(h, gpudp_cu->cuMemsetD8(g->blocks, 0, 2 * h->conf.ring_size * sizeof(uint32_t)));
 #define DEV(p) (base + (CUdeviceptr)((const char *)(p) - (const char *)h->shared))
 	h->kargs.ctl = DEV(h->ctl);
-	h->kargs.addr = DEV(h->addr);
-	h->kargs.len = DEV(h->len);
+	/* own_desc modes (persistent) set these when they place addr and len */
+	h->kargs.addr = h->addr != NULL ? DEV(h->addr) : 0;
+	h->kargs.len = h->len != NULL ? DEV(h->len) : 0;
 	h->kargs.verdict = DEV(h->verdict);
 	h->kargs.aux = DEV(h->aux);
 	h->kargs.quit = DEV(h->quit);
@@ -512,6 +513,7 @@ const struct gpudp_ho_ops gpudp_ho_ops_persistent = {
 	.teardown = gpu_teardown,
 	.submit = persistent_submit,
 	.ready_only = 1,
+	.own_desc = 1,
 };
 
 /* ---- graph: graph_batch bursts per CUDA graph ---- */
@@ -782,6 +784,7 @@ const struct gpudp_ho_ops gpudp_ho_ops_staged = {
 	.teardown = gpu_teardown,
 	.submit = staged_submit,
 	.complete = staged_complete,
+	.whole_frames = 1,
 };
 
 #else /* !GPUDP_HAS_CUDA: GPU modes exist but cannot be set up */
@@ -809,11 +812,11 @@ gpudp_ho_gpu_same_device(const struct gpudp_handoff *a, const struct gpudp_hando
 	return 0;
 }
 
-#define HO_NOGPU(n) const struct gpudp_ho_ops gpudp_ho_ops_ ## n = { \
-	.name = #n, .gpu = 1, .setup = nogpu_setup }
+#define HO_NOGPU(n, ...) const struct gpudp_ho_ops gpudp_ho_ops_ ## n = { \
+	.name = #n, .gpu = 1, .setup = nogpu_setup, __VA_ARGS__ }
 HO_NOGPU(launch);
-HO_NOGPU(persistent);
+HO_NOGPU(persistent, .own_desc = 1);
 HO_NOGPU(graph);
-HO_NOGPU(staged);
+HO_NOGPU(staged, .whole_frames = 1);
 
 #endif

@@ -24,7 +24,12 @@ struct gpudp_handoff;
 struct gpudp_ho_ops {
 	const char *name;
 	int gpu;  /**< needs CUDA */
-	int no_desc; /**< never reads the per-packet data/len/addr arrays */
+	int no_desc; /**< never reads the per-packet len/addr arrays */
+	int own_desc; /**< its setup places addr/len itself (persistent: in
+		       *   write-combined memory): none are made in the shared area */
+	int whole_frames; /**< reads and writes every byte of a frame from its
+			   *   first address (staged): single-segment frames only;
+			   *   keeps each packet's CPU address in data[] */
 	int ready_only; /**< reads only its own ready word (seq and n in it; kernel and
 			 *   argument from the kernel arguments): submit writes nothing
 			 *   into the CPU-written control line */

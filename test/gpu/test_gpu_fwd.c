@@ -125,6 +125,15 @@ run_packets(struct run *r, uint8_t *const *data, const uint32_t *len, uint32_t n
 			strerror(rte_errno));
 		return -1;
 	}
+	/* what the mode asks of its caller (gpudp-fwd acts on both) */
+	if (gpudp_handoff_needs_whole_frames(h) != (r->mode == GPUDP_HO_STAGED) ||
+	    gpudp_handoff_needs_desc(h) != (r->mode != GPUDP_HO_NONE)) {
+		fprintf(stderr, "    handoff %s: needs_whole_frames %d, needs_desc %d\n",
+			gpudp_ho_mode_name(r->mode), gpudp_handoff_needs_whole_frames(h),
+			gpudp_handoff_needs_desc(h));
+		gpudp_handoff_destroy(h);
+		return -1;
+	}
 	memset(r->vcount, 0, sizeof(r->vcount));
 	while (done < n) {
 		struct gpudp_ho_burst *b;
