@@ -4,7 +4,7 @@
 
 usage: test/gpu/pack.py [--bench] [BUILD_DIR] [OUT_DIR]   (defaults: build .gpu-carry)
 
---bench also packs every meson benchmark(); programs named as --flag=PATH are
+--bench also packs every meson benchmark() but those of the suite 'host'; programs named as --flag=PATH are
 carried into bin/ (the benchmark finds them beside itself); an argument naming a file in the
 build tree that does not exist yet, a .json there, or one under BUILD/bench/
 (outputs), is rewritten to $OUT.
@@ -58,9 +58,11 @@ def main():
         capture_output=True, text=True, check=True).stdout)
     gpu = [t for t in tests if any(s.split(":")[-1] == "gpu" for s in t["suite"])]
     if bench:
-        gpu += json.loads(subprocess.run(
+        # the 'host' suite runs here only (valgrind is not on the GPU machine)
+        gpu += [b for b in json.loads(subprocess.run(
             ["meson", "introspect", "--benchmarks", build],
             capture_output=True, text=True, check=True).stdout)
+            if not any(s.split(":")[-1] == "host" for s in b["suite"])]
     if not gpu:
         sys.exit("pack: no gpu-suite tests in %s (built without CUDA?)" % build)
     shutil.rmtree(out, ignore_errors=True)
