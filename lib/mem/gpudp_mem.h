@@ -125,7 +125,8 @@ struct gpudp_pool;
 /**
  * Create a pool. Logs (gpudp.mem) the backend chosen and what failed.
  * @return the pool, or NULL with rte_errno set: EINVAL bad parameter;
- *   ENODEV no such GPU; ENOTSUP backend not available (e.g. kmod without
+ *   ENODEV no such GPU, or (PINNED, DEVICE, SPLIT) a port in conf.ports that
+ *   does not exist; ENOTSUP backend not available (e.g. kmod without
  *   the module); ENOMEM host or GPU memory exhausted; EEXIST name in use;
  *   another errno from registration.
  */
@@ -157,6 +158,8 @@ void gpudp_pool_info_get(const struct gpudp_pool *p, struct gpudp_pool_info *inf
 /**
  * Destroy a pool: mbufs must all be back (ports stopped, queues released).
  * Order: mempool free, dma_unmap per port, extmem_unregister, unpin, free.
+ * The ports may already be closed: the unmaps go to the devices looked up
+ * at creation. Their devices must not have been removed (detached).
  * @return 0; -EBUSY if mbufs are still out (nothing is freed then).
  *   A NULL pool is a no-op.
  */

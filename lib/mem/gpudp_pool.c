@@ -45,6 +45,10 @@ struct gpudp_pool {
 	char name[RTE_MEMPOOL_NAMESIZE];
 	struct gpudp_pool_conf conf;
 	uint16_t ports[RTE_MAX_ETHPORTS];
+	/* each port's device, looked up at creation: the unmap at destroy
+	 * must not need the ethdev port, which is gone once the port is
+	 * closed (as it must be before destroy, to have its mbufs back) */
+	struct rte_device *port_dev[RTE_MAX_ETHPORTS];
 	struct gpudp_mem_allocator alloc;
 	const struct gpudp_pin_ops *pin_ops;
 	struct rte_mempool *mp;
@@ -203,16 +207,11 @@ map_ports(struct gpudp_pool *p, struct chunk *c, rte_iova_t iova)
 {
 	while (c->ports_mapped < p->conf.nb_ports) {
 		uint16_t port = p->ports[c->ports_mapped];
-		struct rte_eth_dev_info di;
+		struct rte_device *dev = p->port_dev[c->ports_mapped];
 
-		if (rte_eth_dev_info_get(port, &di) != 0 || di.device == NULL) {
-			GPUDP_MEM_LOG(ERR, "pool %s: port %u: no such port", p->name, port);
-			return -ENODEV;
-		}
-		if (rte_dev_dma_map(di.device, c->va, iova, c->len) != 0 &&
-		    rte_errno != ENOTSUP) {
+		if (rte_dev_dma_map(dev, c->va, iova, c->len) != 0 && rte_errno != ENOTSUP) {
 			GPUDP_MEM_LOG(ERR, "pool %s: dma_map of %zu bytes at %p for port %u (%s): %s",
-				      p->name, c->len, c->va, port, rte_dev_name(di.device),
+				      p->name, c->len, c->va, port, rte_dev_name(dev),
 				      strerror(rte_errno));
 			return -rte_errno;
 		}
@@ -226,10 +225,8 @@ unmap_ports(struct gpudp_pool *p, struct chunk *c, rte_iova_t iova)
 {
 	while (c->ports_mapped > 0) {
 		uint16_t port = p->ports[--c->ports_mapped];
-		struct rte_eth_dev_info di;
 
-		if (rte_eth_dev_info_get(port, &di) == 0 && di.device != NULL &&
-		    rte_dev_dma_unmap(di.device, c->va, iova, c->len) != 0 &&
+		if (rte_dev_dma_unmap(p->port_dev[c->ports_mapped], c->va, iova, c->len) != 0 &&
 		    rte_errno != ENOTSUP)
 			GPUDP_MEM_LOG(WARNING, "pool %s: dma_unmap for port %u: %s",
 				      p->name, port, strerror(rte_errno));
@@ -386,6 +383,7 @@ gpudp_pool_create(const struct gpudp_pool_conf *conf)
 	struct gpudp_pool *p;
 	size_t total, max_chunk;
 	long have = 0;
+	uint16_t i;
 	int rc;
 
 	rc = check_conf(conf);
@@ -410,6 +408,18 @@ gpudp_pool_create(const struct gpudp_pool_conf *conf)
 	if (conf->nb_ports > 0)
 		memcpy(p->ports, conf->ports, conf->nb_ports * sizeof(p->ports[0]));
 	p->conf.ports = p->ports;
+	/* host pools map nothing for their ports */
+	for (i = 0; conf->type != GPUDP_MEM_HOST && i < conf->nb_ports; i++) {
+		struct rte_eth_dev_info di;
+
+		if (rte_eth_dev_info_get(p->ports[i], &di) != 0 || di.device == NULL) {
+			GPUDP_MEM_LOG(ERR, "pool %s: port %u: no such port", p->name,
+				      p->ports[i]);
+			rc = -ENODEV;
+			goto fail;
+		}
+		p->port_dev[i] = di.device;
+	}
 	p->info.type = conf->type;
 	p->info.nb_mbufs = conf->nb_mbufs;
 	/* cache-line multiple: buffers never share a line */

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <rte_bus_vdev.h>
+#include <rte_dev.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
@@ -333,6 +335,55 @@ device_pool_chunks_forward_and_tear_down(void)
 	return GPUDP_TEST_PASS;
 }
 
+/*
+ * The documented order, ports closed and then the pool destroyed, unmaps
+ * through the devices found at creation: no ethdev lookup of a port that
+ * is gone (before, each unmap asked ethdev for the closed port, was told
+ * "Invalid port_id" and skipped the unmap). A fresh vdev, so that the
+ * shared ports 0 and 1 stay open for the other cases.
+ */
+static int
+pool_destroyed_after_its_port_closed_unmaps_quietly(void)
+{
+	struct gpudp_pool_conf conf = pool_conf("t_closed", GPUDP_MEM_DEVICE);
+	char *log = NULL;
+	size_t log_len = 0;
+	FILE *f;
+	struct gpudp_pool *p;
+	uint16_t port;
+	int rc;
+
+	GPUDP_TEST_ASSERT(rte_dev_probe("net_null_closed") == 0, "probe a vdev");
+	GPUDP_TEST_ASSERT(rte_eth_dev_get_port_by_name("net_null_closed", &port) == 0,
+			  "its port");
+	conf.ports = &port;
+	conf.nb_ports = 1;
+	conf.alloc = &stand_in;
+	stand_in_live = 0;
+	p = gpudp_pool_create(&conf);
+	GPUDP_TEST_ASSERT(p != NULL, "create: %s", strerror(rte_errno));
+	GPUDP_TEST_ASSERT(port_start(port, gpudp_pool_mempool(p)) == 0, "port start");
+	port_stop(port);
+	GPUDP_TEST_ASSERT(rte_eth_dev_close(port) == 0, "close");
+	f = open_memstream(&log, &log_len);
+	GPUDP_TEST_ASSERT(f != NULL, "open_memstream");
+	rte_openlog_stream(f);
+	rc = gpudp_pool_destroy(p);
+	rte_openlog_stream(NULL);
+	fclose(f);
+	GPUDP_TEST_ASSERT(rc == 0 && stand_in_live == 0, "destroy %d, %d allocations left",
+			  rc, stand_in_live);
+	GPUDP_TEST_ASSERT(log_len == 0, "destroy logged: %s", log);
+	free(log);
+	GPUDP_TEST_ASSERT(rte_vdev_uninit("net_null_closed") == 0, "remove the vdev");
+	/* a pool for a port that does not exist fails at creation, naming it */
+	conf.name = "t_noport";
+	p = gpudp_pool_create(&conf);
+	GPUDP_TEST_ASSERT(p == NULL && rte_errno == ENODEV, "pool on a removed port: %s",
+			  p == NULL ? strerror(rte_errno) : "created");
+	return GPUDP_TEST_PASS;
+}
+
 static int
 destroy_with_mbufs_out_is_ebusy(void)
 {
@@ -572,6 +623,8 @@ static const struct gpudp_test_case cases[] = {
 	{ "host_pool_is_a_plain_pktmbuf_pool", host_pool_is_a_plain_pktmbuf_pool },
 	{ "device_pool_chunks_forward_and_tear_down", device_pool_chunks_forward_and_tear_down },
 	{ "destroy_with_mbufs_out_is_ebusy", destroy_with_mbufs_out_is_ebusy },
+	{ "pool_destroyed_after_its_port_closed_unmaps_quietly",
+	  pool_destroyed_after_its_port_closed_unmaps_quietly },
 	{ "device_alloc_failure_is_enomem_and_clean", device_alloc_failure_is_enomem_and_clean },
 	{ "split_pool_has_host_headers_and_device_payload",
 	  split_pool_has_host_headers_and_device_payload },
