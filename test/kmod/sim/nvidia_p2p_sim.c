@@ -158,6 +158,34 @@ static phys_addr_t sim_phys(struct sim_alloc *a, u64 off)
 	       off % SIM_CHUNK_SIZE;
 }
 
+/*
+ * One 64 KiB chunk that does not start where chunk @prev ends. GPU memory
+ * promises no contiguity between its 64 KiB pages, and tests build on that
+ * (a dma-buf export at an unaligned offset gets a PAGE_SIZE table); the
+ * buddy allocator often hands out neighbours, so a neighbour is held back
+ * (freed once another chunk was found) instead of being used.
+ */
+static struct page *sim_alloc_chunk(struct page *prev)
+{
+	struct page *held[8], *p;
+	unsigned int n = 0;
+
+	p = alloc_pages(GFP_KERNEL | __GFP_ZERO, SIM_CHUNK_ORDER);
+	while (p && prev &&
+	       page_to_pfn(p) == page_to_pfn(prev) + (1UL << SIM_CHUNK_ORDER)) {
+		if (n == ARRAY_SIZE(held)) {
+			__free_pages(p, SIM_CHUNK_ORDER);
+			p = NULL;
+			break;
+		}
+		held[n++] = p;
+		p = alloc_pages(GFP_KERNEL | __GFP_ZERO, SIM_CHUNK_ORDER);
+	}
+	while (n > 0)
+		__free_pages(held[--n], SIM_CHUNK_ORDER);
+	return p;
+}
+
 static void sim_free_chunks(struct sim_alloc *a)
 {
 	unsigned int i;
@@ -553,8 +581,7 @@ static int sim_ioc_alloc(struct file *filp, void __user *uarg)
 		return -ENOMEM;
 	}
 	for (i = 0; i < a->nchunks; i++) {
-		a->chunks[i] = alloc_pages(GFP_KERNEL | __GFP_ZERO,
-					   SIM_CHUNK_ORDER);
+		a->chunks[i] = sim_alloc_chunk(i ? a->chunks[i - 1] : NULL);
 		if (!a->chunks[i]) {
 			sim_free_chunks(a);
 			return -ENOMEM;
