@@ -4,10 +4,11 @@
 
 usage: test/gpu/pack.py [--bench] [BUILD_DIR] [OUT_DIR]   (defaults: build .gpu-carry)
 
---bench also packs every meson benchmark() but those of the suite 'host'; programs named as --flag=PATH are
-carried into bin/ (the benchmark finds them beside itself); an argument naming a file in the
-build tree that does not exist yet, a .json there, or one under BUILD/bench/
-(outputs), is rewritten to $OUT.
+--bench also packs every meson benchmark() but those of the suite 'host';
+programs named as --flag=PATH are carried into bin/ (the benchmark finds
+them beside itself); an argument naming a file in the build tree that does
+not exist yet, a .json there, or one under BUILD/bench/ (outputs), is
+rewritten to $OUT.
 
 Writes OUT_DIR with:
   bin/       each gpu-suite test executable, stripped
@@ -48,6 +49,11 @@ def needed_libs(exe):
     return libs
 
 
+def in_suite(entry, name):
+    """Whether a meson test or benchmark entry is in suite @name."""
+    return any(s.split(":")[-1] == name for s in entry["suite"])
+
+
 def main():
     args = [a for a in sys.argv[1:] if a != "--bench"]
     bench = "--bench" in sys.argv[1:]
@@ -56,13 +62,13 @@ def main():
     tests = json.loads(subprocess.run(
         ["meson", "introspect", "--tests", build],
         capture_output=True, text=True, check=True).stdout)
-    gpu = [t for t in tests if any(s.split(":")[-1] == "gpu" for s in t["suite"])]
+    gpu = [t for t in tests if in_suite(t, "gpu")]
     if bench:
         # the 'host' suite runs here only (valgrind is not on the GPU machine)
         gpu += [b for b in json.loads(subprocess.run(
             ["meson", "introspect", "--benchmarks", build],
             capture_output=True, text=True, check=True).stdout)
-            if not any(s.split(":")[-1] == "host" for s in b["suite"])]
+            if not in_suite(b, "host")]
     if not gpu:
         sys.exit("pack: no gpu-suite tests in %s (built without CUDA?)" % build)
     shutil.rmtree(out, ignore_errors=True)
