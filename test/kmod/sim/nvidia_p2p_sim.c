@@ -162,7 +162,7 @@ static phys_addr_t sim_phys(struct sim_alloc *a, u64 off)
  * One 64 KiB chunk that does not start where chunk @prev ends. GPU memory
  * promises no contiguity between its 64 KiB pages, and tests build on that
  * (a dma-buf export at an unaligned offset gets a PAGE_SIZE table); the
- * buddy allocator often hands out neighbours, so a neighbour is held back
+ * buddy allocator may hand out neighbours, so a neighbour is held back
  * (freed once another chunk was found) instead of being used.
  */
 static struct page *sim_alloc_chunk(struct page *prev)
