@@ -235,8 +235,13 @@ cpu_collect(struct cap_engine *e, struct gpudp_analysis *out)
 {
 	struct cpu_priv *p = e->priv;
 
+	int rc;
+
 	gpudp_analysis_reset(out);
-	return gpudp_analysis_merge(out, &p->a->ctr, p->a->flows, p->a->flow_mask + 1);
+	rc = gpudp_analysis_merge(out, &p->a->ctr, p->a->flows, p->a->flow_mask + 1);
+	if (gpudp_analysis_merge_frags(out, p->a->frags, p->a->frag_mask + 1) != 0)
+		rc = -ENOSPC;
+	return rc;
 }
 
 const struct cap_engine_ops cap_engine_cpu_ops = {

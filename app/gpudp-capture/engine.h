@@ -10,9 +10,10 @@
  *   to device memory on a stream, and the kernel gpudp_capture_analyse runs
  *   after the copy on the same stream; the match bitmap comes back on the
  *   stream too. Several batches are in flight (the app fills the next one
- *   while the GPU works). Flow table and counters stay in device memory and
- *   accumulate over the run; cap_engine_collect() reads them back and merges
- *   them into a struct gpudp_analysis, the same struct the CPU path fills.
+ *   while the GPU works). Flow table, fragment table and counters stay in
+ *   device memory and accumulate over the run; cap_engine_collect() reads
+ *   them back and merges them into a struct gpudp_analysis, the same struct
+ *   the CPU path fills.
  *
  * Batch lifecycle: cap_engine_get_batch() -> cap_batch_alloc() per packet ->
  * cap_engine_submit(). When a batch is done the engine calls conf.done with
@@ -187,7 +188,9 @@ cap_engine_reap(struct cap_engine *e)
 }
 
 /**
- * Flush, then replace out's counters and flows with the engine's totals.
+ * Flush, then replace out's counters, flows and fragment table with the
+ * engine's totals (raw: gpudp_analysis_counters() and gpudp_analysis_flows()
+ * resolve the fragments).
  * @param out an analysis object with a flow table at least as large as the engine's
  */
 static inline int

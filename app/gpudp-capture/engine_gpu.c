@@ -58,7 +58,8 @@ struct gpu_priv {
 	CUfunction fn, fn_ref;
 	CUstream stream;
 	CUstream copy_stream;    /* CAP_MEM_DEVICE: matches copied out of GPU memory */
-	CUdeviceptr d_ctr, d_flows, d_filter;
+	CUdeviceptr d_ctr, d_flows, d_filter, d_frags;
+	uint32_t frag_capacity;
 	size_t match_off, data_off, slot_bytes;
 	uint32_t n_slots, next, oldest, n_inflight;
 	struct gpu_slot *slots;
@@ -109,6 +110,8 @@ gpu_fini(struct cap_engine *e)
 		gpudp_cu->cuMemFree(p->d_flows);
 	if (p->d_filter != 0)
 		gpudp_cu->cuMemFree(p->d_filter);
+	if (p->d_frags != 0)
+		gpudp_cu->cuMemFree(p->d_frags);
 	if (p->stream != NULL)
 		gpudp_cu->cuStreamDestroy(p->stream);
 	if (p->copy_stream != NULL)
@@ -126,6 +129,7 @@ gpu_setup(struct cap_engine *e)
 {
 	struct gpu_priv *p = e->priv;
 	size_t flows_bytes = sizeof(struct gpudp_flow_slot) * (size_t)e->conf.flow_capacity;
+	size_t frags_bytes;
 	char name[64], bus[32];
 	size_t host_bytes;
 	uint32_t i, k;
@@ -174,8 +178,12 @@ gpu_setup(struct cap_engine *e)
 	CU(e, gpudp_cu->cuMemAlloc(&p->d_ctr, sizeof(struct gpudp_an_counters)));
 	CU(e, gpudp_cu->cuMemAlloc(&p->d_flows, flows_bytes));
 	CU(e, gpudp_cu->cuMemAlloc(&p->d_filter, sizeof(struct gpudp_filter)));
+	p->frag_capacity = gpudp_analysis_frag_capacity(e->conf.flow_capacity);
+	frags_bytes = sizeof(struct gpudp_frag_slot) * (size_t)p->frag_capacity;
+	CU(e, gpudp_cu->cuMemAlloc(&p->d_frags, frags_bytes));
 	CU(e, gpudp_cu->cuMemsetD8(p->d_ctr, 0, sizeof(struct gpudp_an_counters)));
 	CU(e, gpudp_cu->cuMemsetD8(p->d_flows, 0, flows_bytes));
+	CU(e, gpudp_cu->cuMemsetD8(p->d_frags, 0, frags_bytes));
 	CU(e, gpudp_cu->cuMemcpyHtoD(p->d_filter, &e->conf.filter, sizeof(struct gpudp_filter)));
 
 	p->match_off = sizeof(struct gpudp_an_pkt_desc) * (size_t)e->conf.batch_pkts;
@@ -368,6 +376,8 @@ gpu_enqueue(struct cap_engine *e, struct cap_batch *b)
 	args.match = s->dev + p->match_off;
 	args.flow_mask = e->conf.flow_capacity - 1;
 	args.n = b->n;
+	args.frags = p->d_frags;
+	args.frag_mask = p->frag_capacity - 1;
 	CU(e, gpudp_cu->cuEventRecord(s->ev[EV_KSTART], p->stream));
 	CU(e, gpudp_cu->cuLaunchKernel(b->inplace ? p->fn_ref : p->fn, (b->n + 255) / 256, 1, 1,
 				       256, 1, 1, 0, p->stream, params, NULL));
@@ -433,23 +443,33 @@ gpu_collect(struct cap_engine *e, struct gpudp_analysis *out)
 	struct gpu_priv *p = e->priv;
 	struct gpudp_an_counters ctr;
 	struct gpudp_flow_slot *flows;
-	size_t n = e->conf.flow_capacity;
+	struct gpudp_frag_slot *frags;
+	size_t n = e->conf.flow_capacity, nd = p->frag_capacity;
 	int rc = gpu_flush(e);
 
 	if (rc != 0)
 		return rc;
 	flows = malloc(n * sizeof(*flows));
-	if (flows == NULL)
+	frags = malloc(nd * sizeof(*frags));
+	if (flows == NULL || frags == NULL) {
+		free(flows);
+		free(frags);
 		return -ENOMEM;
+	}
 	if (gpudp_cu->cuMemcpyDtoH(&ctr, p->d_ctr, sizeof(ctr)) != CUDA_SUCCESS ||
-	    gpudp_cu->cuMemcpyDtoH(flows, p->d_flows, n * sizeof(*flows)) != CUDA_SUCCESS) {
+	    gpudp_cu->cuMemcpyDtoH(flows, p->d_flows, n * sizeof(*flows)) != CUDA_SUCCESS ||
+	    gpudp_cu->cuMemcpyDtoH(frags, p->d_frags, nd * sizeof(*frags)) != CUDA_SUCCESS) {
 		snprintf(e->err, sizeof(e->err), "reading the GPU results failed");
 		free(flows);
+		free(frags);
 		return -EIO;
 	}
 	gpudp_analysis_reset(out);
 	rc = gpudp_analysis_merge(out, &ctr, flows, (uint32_t)n);
+	if (gpudp_analysis_merge_frags(out, frags, (uint32_t)nd) != 0)
+		rc = -ENOSPC;
 	free(flows);
+	free(frags);
 	return rc;
 }
 

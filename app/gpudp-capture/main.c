@@ -1031,28 +1031,24 @@ report(struct cap_app *app, double elapsed, int final)
 	return 0;
 }
 
-/* --verify: the GPU's totals and flows must equal the CPU's, exactly. */
+/* --verify: the GPU's totals, flows and fragments must equal the CPU's, exactly. */
 static int
 verify_results(struct cap_app *app)
 {
-	struct gpudp_flow_record *fg = NULL, *fc = NULL;
-	size_t ng = 0, nc = 0;
-	int same;
+	struct gpudp_frag_summary fs;
+	char why[128];
+	int rc = gpudp_analysis_compare(app->result, app->verify, why, sizeof(why));
 
-	same = memcmp(&app->result->ctr, &app->verify->ctr, sizeof(app->result->ctr)) == 0 &&
-	       gpudp_analysis_flows(app->result, &fg, &ng) == 0 &&
-	       gpudp_analysis_flows(app->verify, &fc, &nc) == 0 && ng == nc &&
-	       memcmp(fg, fc, ng * sizeof(*fg)) == 0 && app->verify_mismatch == 0;
-	free(fg);
-	free(fc);
-	if (!same) {
-		CAP_LOG(ERR, "--verify: GPU and CPU results DIFFER (%" PRIu64 " packets, %zu/%zu "
-			"flows, %" PRIu64 " batches with different filter bits)",
-			app->result->ctr.pkts, ng, nc, app->verify_mismatch);
+	if (rc != 0 || app->verify_mismatch != 0) {
+		CAP_LOG(ERR, "--verify: GPU and CPU results DIFFER (%" PRIu64 " packets; GPU "
+			"and CPU: %s; %" PRIu64 " batches with different filter bits)",
+			app->result->ctr.pkts, why, app->verify_mismatch);
 		return -EIO;
 	}
-	CAP_LOG(NOTICE, "--verify: GPU and CPU results are identical (%" PRIu64 " packets, %zu "
-		"flows, every filter bit)", app->result->ctr.pkts, ng);
+	gpudp_analysis_fragments(app->result, &fs);
+	CAP_LOG(NOTICE, "--verify: GPU and CPU results are identical (%" PRIu64 " packets, every "
+		"counter, flow, fragmented datagram (%" PRIu64 ") and filter bit)",
+		app->result->ctr.pkts, fs.datagrams);
 	return 0;
 }
 

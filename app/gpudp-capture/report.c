@@ -42,7 +42,9 @@ rate(uint64_t n, double s)
 int
 cap_report_table(FILE *f, const struct cap_report *r)
 {
-	const struct gpudp_an_counters *c = &r->a->ctr;
+	struct gpudp_an_counters ctr;    /* resolved: fragmented datagrams in L4 */
+	const struct gpudp_an_counters *c = &ctr;
+	struct gpudp_frag_summary fs;
 	struct gpudp_flow_record *fl = NULL;
 	struct gpudp_talker *tk = NULL;
 	size_t nf = 0, nt = 0, i;
@@ -54,6 +56,8 @@ cap_report_table(FILE *f, const struct cap_report *r)
 		free(fl);
 		return -ENOMEM;
 	}
+	gpudp_analysis_counters(r->a, &ctr);
+	gpudp_analysis_fragments(r->a, &fs);
 	for (k = 0; k < GPUDP_AN_DROP_MAX; k++)
 		drops += c->drops[k];
 	fprintf(f, "\n=== gpudp-capture %s report ===\n", r->final ? "final" : "periodic");
@@ -78,15 +82,18 @@ cap_report_table(FILE *f, const struct cap_report *r)
 		fprintf(f, "file       %" PRIu64 " packets in the input file%s\n",
 			r->expected_pkts, r->file_truncated ? " (file truncated: last record "
 			"incomplete, ignored)" : "");
-	fprintf(f, "\ndrops      %-18s %" PRIu64 "\n", "(analysis total)", drops);
+	fprintf(f, "\ndrops      %-19s %" PRIu64 "\n", "(analysis total)", drops);
 	for (k = 0; k < GPUDP_AN_DROP_MAX; k++)
-		fprintf(f, "           %-18s %" PRIu64 "\n", gpudp_an_drop_name(k), c->drops[k]);
-	fprintf(f, "           %-18s %" PRIu64 "\n", "rx_missed", r->rx_missed);
-	fprintf(f, "           %-18s %" PRIu64 "\n", "rx_errors", r->rx_errors);
-	fprintf(f, "           %-18s %" PRIu64 "\n", "rx_nombuf", r->rx_nombuf);
-	fprintf(f, "           %-18s %" PRIu64 "\n", "staging", r->staging_drops);
-	fprintf(f, "notes      %-18s %" PRIu64 "\n", "snapped", c->snapped);
-	fprintf(f, "           %-18s %" PRIu64 "\n", "multi_segment", r->multiseg);
+		fprintf(f, "           %-19s %" PRIu64 "\n", gpudp_an_drop_name(k), c->drops[k]);
+	fprintf(f, "           %-19s %" PRIu64 "\n", "rx_missed", r->rx_missed);
+	fprintf(f, "           %-19s %" PRIu64 "\n", "rx_errors", r->rx_errors);
+	fprintf(f, "           %-19s %" PRIu64 "\n", "rx_nombuf", r->rx_nombuf);
+	fprintf(f, "           %-19s %" PRIu64 "\n", "staging", r->staging_drops);
+	fprintf(f, "notes      %-19s %" PRIu64 "\n", "snapped", c->snapped);
+	fprintf(f, "           %-19s %" PRIu64 "\n", "multi_segment", r->multiseg);
+	fprintf(f, "fragments  %" PRIu64 " datagrams in %" PRIu64 " fragments (%" PRIu64
+		" bytes): %" PRIu64 " complete, %" PRIu64 " without their first fragment\n",
+		fs.datagrams, fs.pkts, fs.bytes, fs.complete, fs.first_missing);
 
 	fprintf(f, "\n%-10s %12s %14s\n", "protocol", "packets", "bytes");
 	for (k = 0; k < GPUDP_AN_PROTO_MAX; k++)
@@ -166,7 +173,9 @@ json_str(FILE *f, const char *s)
 int
 cap_report_json(FILE *f, const struct cap_report *r)
 {
-	const struct gpudp_an_counters *c = &r->a->ctr;
+	struct gpudp_an_counters ctr;    /* resolved: fragmented datagrams in L4 */
+	const struct gpudp_an_counters *c = &ctr;
+	struct gpudp_frag_summary fs;
 	struct gpudp_flow_record *fl = NULL;
 	struct gpudp_talker *tk = NULL;
 	size_t nf = 0, nt = 0, i;
@@ -177,6 +186,8 @@ cap_report_json(FILE *f, const struct cap_report *r)
 		free(fl);
 		return -ENOMEM;
 	}
+	gpudp_analysis_counters(r->a, &ctr);
+	gpudp_analysis_fragments(r->a, &fs);
 	fprintf(f, "{\n  \"schema\": %d,\n  \"final\": %s,\n  \"input\": ", CAP_REPORT_SCHEMA,
 		r->final ? "true" : "false");
 	json_str(f, r->input);
@@ -228,6 +239,9 @@ cap_report_json(FILE *f, const struct cap_report *r)
 		PRIu64 ", \"staging\": %" PRIu64 "},\n", r->rx_missed, r->rx_errors,
 		r->rx_nombuf, r->staging_drops);
 	fprintf(f, "  \"snapped\": %" PRIu64 ",\n", c->snapped);
+	fprintf(f, "  \"fragments\": {\"datagrams\": %" PRIu64 ", \"packets\": %" PRIu64
+		", \"bytes\": %" PRIu64 ", \"complete\": %" PRIu64 ", \"first_missing\": %"
+		PRIu64 "},\n", fs.datagrams, fs.pkts, fs.bytes, fs.complete, fs.first_missing);
 	fprintf(f, "  \"protocols\": {");
 	for (k = 0; k < GPUDP_AN_PROTO_MAX; k++)
 		fprintf(f, "%s\n    \"%s\": {\"packets\": %" PRIu64 ", \"bytes\": %" PRIu64 "}",

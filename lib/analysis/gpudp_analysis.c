@@ -2,6 +2,7 @@
 /* CPU path of the analysis: object lifetime, batches, merging, listings. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,16 @@ static const char *const drop_names[GPUDP_AN_DROP_MAX] = {
 	[GPUDP_AN_DROP_TRUNCATED] = "truncated",
 	[GPUDP_AN_DROP_MALFORMED] = "malformed",
 	[GPUDP_AN_DROP_FLOW_FULL] = "flow_table_full",
+	[GPUDP_AN_DROP_FRAG_FULL] = "fragment_table_full",
 };
+
+/* gpudp_an_slot_find() reads both tables through this common layout */
+_Static_assert(offsetof(struct gpudp_flow_slot, hash) == 4 &&
+	       offsetof(struct gpudp_flow_slot, key) == 8 &&
+	       offsetof(struct gpudp_frag_slot, hash) == 4 &&
+	       offsetof(struct gpudp_frag_slot, key) == 8 &&
+	       sizeof(struct gpudp_flow_slot) % 8 == 0 && sizeof(struct gpudp_frag_slot) % 8 == 0,
+	       "flow and fragment slots must begin with state, hash and key");
 
 static const uint32_t bucket_lo[GPUDP_AN_SIZE_BUCKETS] = {
 	0, 64, 128, 256, 512, 1024, 1519, 2048, 4096, 9217,
@@ -80,6 +90,14 @@ gpudp_analysis_capacity(uint32_t flow_capacity)
 	return cap;
 }
 
+uint32_t
+gpudp_analysis_frag_capacity(uint32_t flow_capacity)
+{
+	uint32_t cap = gpudp_analysis_capacity(flow_capacity) / 4;
+
+	return cap < 16 ? 16 : cap;
+}
+
 struct gpudp_analysis *
 gpudp_analysis_create(uint32_t flow_capacity, const struct gpudp_filter *filter)
 {
@@ -94,7 +112,11 @@ gpudp_analysis_create(uint32_t flow_capacity, const struct gpudp_filter *filter)
 	if (a == NULL)
 		return NULL;
 	a->flows = calloc(cap, sizeof(*a->flows));
-	if (a->flows == NULL) {
+	a->frag_mask = gpudp_analysis_frag_capacity(cap) - 1;
+	a->frags = calloc((size_t)a->frag_mask + 1, sizeof(*a->frags));
+	if (a->flows == NULL || a->frags == NULL) {
+		free(a->flows);
+		free(a->frags);
 		free(a);
 		errno = ENOMEM;
 		return NULL;
@@ -111,6 +133,7 @@ gpudp_analysis_free(struct gpudp_analysis *a)
 	if (a == NULL)
 		return;
 	free(a->flows);
+	free(a->frags);
 	free(a);
 }
 
@@ -119,6 +142,7 @@ gpudp_analysis_reset(struct gpudp_analysis *a)
 {
 	memset(&a->ctr, 0, sizeof(a->ctr));
 	memset(a->flows, 0, sizeof(*a->flows) * ((size_t)a->flow_mask + 1));
+	memset(a->frags, 0, sizeof(*a->frags) * ((size_t)a->frag_mask + 1));
 }
 
 static void
@@ -129,6 +153,9 @@ sink_of(struct gpudp_analysis *a, struct gpudp_an_sink *sk)
 	sk->flow_mask = a->flow_mask;
 	sk->pad = 0;
 	sk->filter = &a->filter;
+	sk->frags = a->frags;
+	sk->frag_mask = a->frag_mask;
+	sk->pad2 = 0;
 }
 
 int
@@ -163,6 +190,29 @@ gpudp_analysis_batch(struct gpudp_analysis *a, const struct gpudp_an_pkt_desc *d
 	return hits;
 }
 
+/* Add one direction-resolved record to a flow table; -ENOSPC when full. */
+static int
+flow_add(struct gpudp_analysis *dst, const struct gpudp_flow_key *k, const uint64_t pkts[2],
+	 const uint64_t bytes[2], uint64_t first_ts, uint64_t last_ts)
+{
+	struct gpudp_flow_slot *t = gpudp_flow_lookup_insert(dst->flows, dst->flow_mask, k,
+							     gpudp_flow_hash(k));
+
+	if (t == NULL) {
+		dst->ctr.drops[GPUDP_AN_DROP_FLOW_FULL] += pkts[0] + pkts[1];
+		return -ENOSPC;
+	}
+	t->pkts[0] += pkts[0];
+	t->pkts[1] += pkts[1];
+	t->bytes[0] += bytes[0];
+	t->bytes[1] += bytes[1];
+	if (first_ts < t->first_ts)
+		t->first_ts = first_ts;
+	if (last_ts > t->last_ts)
+		t->last_ts = last_ts;
+	return 0;
+}
+
 int
 gpudp_analysis_merge(struct gpudp_analysis *dst, const struct gpudp_an_counters *ctr,
 		     const struct gpudp_flow_slot *slots, uint32_t n_slots)
@@ -176,21 +226,106 @@ gpudp_analysis_merge(struct gpudp_analysis *dst, const struct gpudp_an_counters 
 		d[i] += src[i];
 	for (i = 0; slots != NULL && i < n_slots; i++) {
 		const struct gpudp_flow_slot *s = &slots[i];
-		struct gpudp_flow_slot *t;
+
+		if (s->state == GPUDP_FLOW_READY &&
+		    flow_add(dst, &s->key, s->pkts, s->bytes, s->first_ts, s->last_ts) != 0)
+			rc = -ENOSPC;
+	}
+	return rc;
+}
+
+/*
+ * Resolution of the fragment table (doc/capture.md, "Fragments"). A
+ * datagram whose first fragment was analysed, with one port pair, goes
+ * into its 5-tuple flow; any other (first fragment missing, or first
+ * fragments of several port pairs under one IP ID) into its address
+ * pair's flow of the same protocol, ports 0.
+ */
+static int
+frag_ports_known(const struct gpudp_frag_slot *s)
+{
+	return s->n_first > 0 && s->ports_min == s->ports_max;
+}
+
+/* Every payload byte seen once, with one first and one last fragment:
+ * the datagram tshark reassembles. */
+static int
+frag_complete(const struct gpudp_frag_slot *s)
+{
+	return s->n_first == 1 && s->n_last == 1 && s->payload == s->end;
+}
+
+/* The flow a datagram goes to; its fragments all travel in direction *dir. */
+static void
+frag_flow_key(const struct gpudp_frag_slot *s, struct gpudp_flow_key *k, uint32_t *dir)
+{
+	struct gpudp_pkt_info pi;
+
+	memset(&pi, 0, sizeof(pi));
+	pi.af = s->key.af;
+	pi.l4proto = s->key.proto;
+	memcpy(pi.src, s->key.addr[0], 16);
+	memcpy(pi.dst, s->key.addr[1], 16);
+	if (frag_ports_known(s) && (s->key.proto == 6 || s->key.proto == 17)) {
+		pi.has_ports = 1;
+		pi.sport = (uint16_t)(s->ports_min >> 16);
+		pi.dport = (uint16_t)s->ports_min;
+	}
+	*dir = gpudp_flow_key_make(&pi, k);
+}
+
+/* The flow record a datagram contributes. */
+static void
+frag_flow_record(const struct gpudp_frag_slot *s, struct gpudp_flow_record *r)
+{
+	uint32_t dir;
+
+	memset(r, 0, sizeof(*r));
+	frag_flow_key(s, &r->key, &dir);
+	r->pkts[dir] = s->pkts;
+	r->bytes[dir] = s->bytes;
+	r->first_ts = s->first_ts;
+	r->last_ts = s->last_ts;
+}
+
+int
+gpudp_analysis_merge_frags(struct gpudp_analysis *dst, const struct gpudp_frag_slot *slots,
+			   uint32_t n_slots)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; slots != NULL && i < n_slots; i++) {
+		const struct gpudp_frag_slot *s = &slots[i];
+		struct gpudp_frag_slot *t;
 
 		if (s->state != GPUDP_FLOW_READY)
 			continue;
-		t = gpudp_flow_lookup_insert(dst->flows, dst->flow_mask, &s->key,
+		t = gpudp_frag_lookup_insert(dst->frags, dst->frag_mask, &s->key,
 					     gpudp_flow_hash(&s->key));
 		if (t == NULL) {
-			dst->ctr.drops[GPUDP_AN_DROP_FLOW_FULL] += s->pkts[0] + s->pkts[1];
+			struct gpudp_flow_record r;
+
+			/* straight into its flow, as the per-packet code does */
+			dst->ctr.drops[GPUDP_AN_DROP_FRAG_FULL] += s->pkts;
+			frag_flow_record(s, &r);
+			flow_add(dst, &r.key, r.pkts, r.bytes, r.first_ts, r.last_ts);
 			rc = -ENOSPC;
 			continue;
 		}
-		t->pkts[0] += s->pkts[0];
-		t->pkts[1] += s->pkts[1];
-		t->bytes[0] += s->bytes[0];
-		t->bytes[1] += s->bytes[1];
+		t->n_first += s->n_first;
+		t->n_last += s->n_last;
+		if (s->ports_min < t->ports_min)
+			t->ports_min = s->ports_min;
+		if (s->ports_max > t->ports_max)
+			t->ports_max = s->ports_max;
+		t->pkts += s->pkts;
+		t->bytes += s->bytes;
+		t->payload += s->payload;
+		if (s->end > t->end)
+			t->end = s->end;
+		if (s->last_wirelen > t->last_wirelen)
+			t->last_wirelen = s->last_wirelen;
 		if (s->first_ts < t->first_ts)
 			t->first_ts = s->first_ts;
 		if (s->last_ts > t->last_ts)
@@ -200,12 +335,12 @@ gpudp_analysis_merge(struct gpudp_analysis *dst, const struct gpudp_an_counters 
 }
 
 static uint32_t
-count_flows(const struct gpudp_analysis *a)
+count_ready(const uint32_t *state, size_t stride, uint32_t mask)
 {
 	uint32_t i, n = 0;
 
-	for (i = 0; i <= a->flow_mask; i++)
-		n += a->flows[i].state == GPUDP_FLOW_READY;
+	for (i = 0; i <= mask; i++)
+		n += *(const uint32_t *)((const uint8_t *)state + i * stride) == GPUDP_FLOW_READY;
 	return n;
 }
 
@@ -223,14 +358,24 @@ cmp_flow(const void *pa, const void *pb)
 	return memcmp(&a->key, &b->key, sizeof(a->key));
 }
 
+static int
+cmp_flow_key(const void *pa, const void *pb)
+{
+	const struct gpudp_flow_record *a = pa, *b = pb;
+
+	return memcmp(&a->key, &b->key, sizeof(a->key));
+}
+
 int
 gpudp_analysis_flows(const struct gpudp_analysis *a, struct gpudp_flow_record **out,
 		     size_t *n)
 {
-	uint32_t i, k = 0, total = count_flows(a);
+	uint32_t nf = count_ready(&a->flows[0].state, sizeof(*a->flows), a->flow_mask);
+	uint32_t nd = count_ready(&a->frags[0].state, sizeof(*a->frags), a->frag_mask);
 	struct gpudp_flow_record *r;
+	size_t i, k = 0, m;
 
-	r = calloc(total ? total : 1, sizeof(*r));
+	r = calloc((size_t)nf + nd + 1, sizeof(*r));
 	if (r == NULL)
 		return -ENOMEM;
 	for (i = 0; i <= a->flow_mask; i++) {
@@ -245,7 +390,104 @@ gpudp_analysis_flows(const struct gpudp_analysis *a, struct gpudp_flow_record **
 		r[k].last_ts = s->last_ts;
 		k++;
 	}
+	for (i = 0; i <= a->frag_mask; i++)
+		if (a->frags[i].state == GPUDP_FLOW_READY)
+			frag_flow_record(&a->frags[i], &r[k++]);
+	if (nd > 0) {
+		/* datagrams join the flows of their keys */
+		qsort(r, k, sizeof(*r), cmp_flow_key);
+		for (i = 0, m = 0; i < k; i++) {
+			struct gpudp_flow_record *t = &r[m > 0 ? m - 1 : 0];
+
+			if (m == 0 || cmp_flow_key(t, &r[i]) != 0) {
+				r[m++] = r[i];
+				continue;
+			}
+			t->pkts[0] += r[i].pkts[0];
+			t->pkts[1] += r[i].pkts[1];
+			t->bytes[0] += r[i].bytes[0];
+			t->bytes[1] += r[i].bytes[1];
+			if (r[i].first_ts < t->first_ts)
+				t->first_ts = r[i].first_ts;
+			if (r[i].last_ts > t->last_ts)
+				t->last_ts = r[i].last_ts;
+		}
+		k = m;
+	}
 	qsort(r, k, sizeof(*r), cmp_flow);
+	*out = r;
+	*n = k;
+	return 0;
+}
+
+void
+gpudp_analysis_counters(const struct gpudp_analysis *a, struct gpudp_an_counters *c)
+{
+	uint32_t i;
+
+	*c = a->ctr;
+	for (i = 0; i <= a->frag_mask; i++) {
+		const struct gpudp_frag_slot *s = &a->frags[i];
+		unsigned int p;
+
+		if (s->state != GPUDP_FLOW_READY || !frag_complete(s))
+			continue;
+		if (s->key.proto == 6)
+			p = GPUDP_AN_PROTO_TCP;
+		else if (s->key.proto == 17)
+			p = GPUDP_AN_PROTO_UDP;
+		else if (s->key.proto == 1 && s->key.af == 4)
+			p = GPUDP_AN_PROTO_ICMP;
+		else if (s->key.proto == 58 && s->key.af == 6)
+			p = GPUDP_AN_PROTO_ICMPV6;
+		else
+			p = GPUDP_AN_PROTO_OTHER_L4;
+		c->proto_pkts[p]++;
+		c->proto_bytes[p] += s->last_wirelen;
+	}
+}
+
+void
+gpudp_analysis_fragments(const struct gpudp_analysis *a, struct gpudp_frag_summary *f)
+{
+	uint32_t i;
+
+	memset(f, 0, sizeof(*f));
+	for (i = 0; i <= a->frag_mask; i++) {
+		const struct gpudp_frag_slot *s = &a->frags[i];
+
+		if (s->state != GPUDP_FLOW_READY)
+			continue;
+		f->datagrams++;
+		f->complete += (uint64_t)frag_complete(s);
+		f->first_missing += (uint64_t)!frag_ports_known(s);
+		f->pkts += s->pkts;
+		f->bytes += s->bytes;
+	}
+}
+
+static int
+cmp_frag_key(const void *pa, const void *pb)
+{
+	const struct gpudp_frag_slot *a = pa, *b = pb;
+
+	return memcmp(&a->key, &b->key, sizeof(a->key));
+}
+
+int
+gpudp_analysis_frag_list(const struct gpudp_analysis *a, struct gpudp_frag_slot **out,
+			 size_t *n)
+{
+	uint32_t i, k = 0, total = count_ready(&a->frags[0].state, sizeof(*a->frags),
+					       a->frag_mask);
+	struct gpudp_frag_slot *r = calloc((size_t)total + 1, sizeof(*r));
+
+	if (r == NULL)
+		return -ENOMEM;
+	for (i = 0; i <= a->frag_mask; i++)
+		if (a->frags[i].state == GPUDP_FLOW_READY)
+			r[k++] = a->frags[i];
+	qsort(r, k, sizeof(*r), cmp_frag_key);
 	*out = r;
 	*n = k;
 	return 0;
@@ -280,20 +522,22 @@ cmp_talker_addr(const void *pa, const void *pb)
 int
 gpudp_analysis_talkers(const struct gpudp_analysis *a, struct gpudp_talker **out, size_t *n)
 {
-	uint32_t i, k = 0, total = count_flows(a);
+	struct gpudp_flow_record *fl;
 	struct gpudp_talker *t;
-	size_t j, m;
+	size_t nf, i, j, k = 0, m;
 
-	/* two endpoints per flow, then sort by address and fold duplicates */
-	t = calloc(total ? 2 * (size_t)total : 1, sizeof(*t));
-	if (t == NULL)
+	/* two endpoints per (resolved) flow, then sort by address and fold duplicates */
+	if (gpudp_analysis_flows(a, &fl, &nf) != 0)
 		return -ENOMEM;
-	for (i = 0; i <= a->flow_mask; i++) {
-		const struct gpudp_flow_slot *s = &a->flows[i];
+	t = calloc(2 * nf + 1, sizeof(*t));
+	if (t == NULL) {
+		free(fl);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nf; i++) {
+		const struct gpudp_flow_record *s = &fl[i];
 		int e;
 
-		if (s->state != GPUDP_FLOW_READY)
-			continue;
 		for (e = 0; e < 2; e++) {
 			t[k].af = s->key.af;
 			memcpy(t[k].addr, s->key.addr[e], 16);
@@ -310,6 +554,7 @@ gpudp_analysis_talkers(const struct gpudp_analysis *a, struct gpudp_talker **out
 			t[k - 1].tx_bytes = t[k - 1].rx_bytes = s->bytes[0] + s->bytes[1];
 		}
 	}
+	free(fl);
 	qsort(t, k, sizeof(*t), cmp_talker_addr);
 	for (j = 0, m = 0; j < k; j++) {
 		if (m > 0 && cmp_talker_addr(&t[m - 1], &t[j]) == 0) {
@@ -325,4 +570,49 @@ gpudp_analysis_talkers(const struct gpudp_analysis *a, struct gpudp_talker **out
 	*out = t;
 	*n = m;
 	return 0;
+}
+
+int
+gpudp_analysis_compare(const struct gpudp_analysis *a, const struct gpudp_analysis *b,
+		       char *why, size_t len)
+{
+	const uint64_t *x = (const uint64_t *)&a->ctr, *y = (const uint64_t *)&b->ctr;
+	struct gpudp_flow_record *fa = NULL, *fb = NULL;
+	struct gpudp_frag_slot *da = NULL, *db = NULL;
+	size_t na = 0, nb = 0, ma = 0, mb = 0, i;
+	int rc = 1;
+
+	snprintf(why, len, "identical");
+	for (i = 0; i < sizeof(a->ctr) / sizeof(uint64_t); i++)
+		if (x[i] != y[i]) {
+			snprintf(why, len, "counter word %zu: %llu and %llu", i,
+				 (unsigned long long)x[i], (unsigned long long)y[i]);
+			return 1;
+		}
+	if (gpudp_analysis_flows(a, &fa, &na) != 0 || gpudp_analysis_flows(b, &fb, &nb) != 0 ||
+	    gpudp_analysis_frag_list(a, &da, &ma) != 0 ||
+	    gpudp_analysis_frag_list(b, &db, &mb) != 0) {
+		snprintf(why, len, "out of memory");
+		rc = -ENOMEM;
+	} else if (na != nb) {
+		snprintf(why, len, "%zu and %zu flows", na, nb);
+	} else if (memcmp(fa, fb, na * sizeof(*fa)) != 0) {
+		for (i = 0; memcmp(&fa[i], &fb[i], sizeof(*fa)) == 0; i++)
+			;
+		snprintf(why, len, "flow record %zu differs", i);
+	} else if (ma != mb) {
+		snprintf(why, len, "%zu and %zu fragmented datagrams", ma, mb);
+	} else {
+		for (i = 0; i < ma && memcmp(&da[i], &db[i], sizeof(*da)) == 0; i++)
+			;
+		if (i < ma)
+			snprintf(why, len, "fragmented datagram %zu differs", i);
+		else
+			rc = 0;
+	}
+	free(fa);
+	free(fb);
+	free(da);
+	free(db);
+	return rc;
 }

@@ -11,11 +11,18 @@
  * - a flow table of bidirectional conversations keyed by
  *   (address, port) x 2 + protocol (struct gpudp_flow_key), with packets and
  *   bytes per direction and first/last timestamps;
+ * - a fragment table with one slot per fragmented IP datagram
+ *   (struct gpudp_frag_slot);
  * - optionally a compiled filter (gpudp_filter_compile()).
  *
- * Top talkers and sorted flow lists are derived from the flow table on
- * request. None of these functions is thread-safe on the same object; use one
- * object per thread and gpudp_analysis_merge() them.
+ * The tables and counters are the raw state the per-packet code updates;
+ * it can be merged. Flow lists, top talkers and the counters to report are
+ * derived from it on request, resolving the fragment table: each fragmented
+ * datagram joins a flow, and counts for its L4 protocol once when complete
+ * (gpudp_analysis_flows(), gpudp_analysis_counters(); doc/capture.md,
+ * "Fragments"). None of these functions is thread-safe on the same object;
+ * use one object per thread and gpudp_analysis_merge() them (and
+ * gpudp_analysis_merge_frags()).
  *
  * Errors: functions return a negative errno value (or NULL and set errno).
  */
@@ -38,11 +45,28 @@ extern "C" {
 
 /** An analysis object. Fields are read-only for users. */
 struct gpudp_analysis {
-	struct gpudp_an_counters ctr;   /**< global counters */
+	/**
+	 * global counters, raw: a fragmented datagram is not yet in the L4
+	 * counters (see gpudp_analysis_counters())
+	 */
+	struct gpudp_an_counters ctr;
 	struct gpudp_flow_slot *flows;  /**< flow table, flow_mask + 1 slots */
 	uint32_t flow_mask;             /**< capacity - 1 */
 	uint32_t pad;
 	struct gpudp_filter filter;     /**< compiled filter (n_insn 0: none) */
+	struct gpudp_frag_slot *frags;  /**< fragment table, frag_mask + 1 slots */
+	uint32_t frag_mask;             /**< its capacity - 1 (gpudp_analysis_frag_capacity()) */
+	uint32_t pad2;
+};
+
+/** What the fragment table holds (gpudp_analysis_fragments()). */
+struct gpudp_frag_summary {
+	uint64_t datagrams;     /**< fragmented datagrams (fragment table slots in use) */
+	uint64_t complete;      /**< of which complete: counted for their L4 protocol */
+	uint64_t first_missing; /**< of which in their address pair's flow, ports 0: no
+	                             first fragment, or first fragments of several port pairs */
+	uint64_t pkts;          /**< fragments (frames) in the table */
+	uint64_t bytes;         /**< their wire bytes */
 };
 
 /** A flow as listed by gpudp_analysis_flows(). */
@@ -81,6 +105,12 @@ void gpudp_analysis_reset(struct gpudp_analysis *a);
 
 /** Round a requested capacity the way gpudp_analysis_create() does (0 if too large). */
 uint32_t gpudp_analysis_capacity(uint32_t flow_capacity);
+
+/**
+ * Fragment table slots that go with a flow table capacity: a quarter of
+ * gpudp_analysis_capacity(flow_capacity), at least 16 (120 bytes each).
+ */
+uint32_t gpudp_analysis_frag_capacity(uint32_t flow_capacity);
 
 /**
  * Analyse one packet on the CPU.
@@ -126,7 +156,58 @@ int gpudp_analysis_merge(struct gpudp_analysis *dst,
 			 const struct gpudp_flow_slot *slots, uint32_t n_slots);
 
 /**
+ * Add a fragment table computed elsewhere into @p dst (its counters come
+ * with gpudp_analysis_merge()).
+ *
+ * @param dst     destination object
+ * @param slots   fragment table to add (slots with state READY are taken)
+ * @param n_slots number of slots in @p slots
+ * @return 0, or -ENOSPC if some datagrams did not fit: their fragments are
+ *         added to drops[GPUDP_AN_DROP_FRAG_FULL] and go straight into the
+ *         flow they resolve to (without an L4 protocol count)
+ */
+int gpudp_analysis_merge_frags(struct gpudp_analysis *dst,
+			       const struct gpudp_frag_slot *slots, uint32_t n_slots);
+
+/**
+ * The counters to report: the raw counters (a->ctr) plus, for every
+ * complete fragmented datagram of the fragment table (one first and one
+ * last fragment, payload bytes adding up to its length), one packet of its
+ * L4 protocol (tcp, udp, icmp, icmpv6 or other_l4) with the wire length of
+ * its last fragment.
+ *
+ * @param a  the analysis object
+ * @param c  filled
+ */
+void gpudp_analysis_counters(const struct gpudp_analysis *a, struct gpudp_an_counters *c);
+
+/**
+ * Summarise the fragment table.
+ * @param a  the analysis object
+ * @param f  filled
+ */
+void gpudp_analysis_fragments(const struct gpudp_analysis *a, struct gpudp_frag_summary *f);
+
+/**
+ * Copy the fragment table's slots in use, sorted by key (to compare two
+ * analyses of the same packets).
+ *
+ * @param a    the analysis object
+ * @param out  set to a malloc()ed array the caller frees
+ * @param n    set to the number of slots
+ * @return 0, or -ENOMEM
+ */
+int gpudp_analysis_frag_list(const struct gpudp_analysis *a, struct gpudp_frag_slot **out,
+			     size_t *n);
+
+/**
  * List the flows, sorted by total bytes (descending), then packets, then key.
+ * The flow table's flows, with the fragment table's datagrams added to the
+ * flows they resolve to: a datagram whose first fragment was analysed joins
+ * its TCP/UDP 5-tuple flow (ports of the first fragment), any other its
+ * address pair's flow of its protocol, with ports 0. Every IP frame
+ * analysed without a drop is thus in exactly one flow. The list may hold
+ * more flows than the flow table has slots.
  *
  * @param a    the analysis object
  * @param out  set to a malloc()ed array the caller frees
@@ -138,7 +219,8 @@ int gpudp_analysis_flows(const struct gpudp_analysis *a,
 
 /**
  * List IP endpoints with their sent and received traffic, summed over the
- * flow table (the semantics of `tshark -z endpoints,ip/ipv6`), sorted by
+ * flows of gpudp_analysis_flows() (the semantics of
+ * `tshark -z endpoints,ip/ipv6`), sorted by
  * total bytes (descending), then packets, then address.
  *
  * @param a    the analysis object
@@ -149,10 +231,25 @@ int gpudp_analysis_flows(const struct gpudp_analysis *a,
 int gpudp_analysis_talkers(const struct gpudp_analysis *a,
 			   struct gpudp_talker **out, size_t *n);
 
+/**
+ * Compare two analyses of the same packets (the GPU's and the CPU's): raw
+ * counters, resolved flows and the fragment table, exactly.
+ *
+ * @param a, b  the objects
+ * @param why   set to "identical" or to the first difference found
+ * @param len   size of why
+ * @return 0 if identical, 1 if not, -ENOMEM
+ */
+int gpudp_analysis_compare(const struct gpudp_analysis *a, const struct gpudp_analysis *b,
+			   char *why, size_t len);
+
 /** Short name of a protocol counter ("eth", "vlan", "ipv4", ...), NULL if out of range. */
 const char *gpudp_an_proto_name(unsigned int proto);
 
-/** Short name of a drop reason ("truncated", "malformed", "flow_table_full"). */
+/**
+ * Short name of a drop reason ("truncated", "malformed", "flow_table_full",
+ * "fragment_table_full").
+ */
 const char *gpudp_an_drop_name(unsigned int reason);
 
 /**

@@ -27,6 +27,9 @@ extern "C" {
 	atomicMin((unsigned long long *)(p), (unsigned long long)(v))
 #define GPUDP_AN_MAX64(p, v) \
 	atomicMax((unsigned long long *)(p), (unsigned long long)(v))
+#define GPUDP_AN_ADD32(p, v) atomicAdd((unsigned int *)(p), (unsigned int)(v))
+#define GPUDP_AN_MIN32(p, v) atomicMin((unsigned int *)(p), (unsigned int)(v))
+#define GPUDP_AN_MAX32(p, v) atomicMax((unsigned int *)(p), (unsigned int)(v))
 #define GPUDP_AN_CAS32(p, o, n) \
 	atomicCAS((unsigned int *)(p), (unsigned int)(o), (unsigned int)(n))
 #define GPUDP_AN_LOAD32(p) (*(volatile uint32_t *)(p))
@@ -40,6 +43,9 @@ extern "C" {
 #define GPUDP_AN_ADD64(p, v) (*(p) += (v))
 #define GPUDP_AN_MIN64(p, v) do { if ((v) < *(p)) *(p) = (v); } while (0)
 #define GPUDP_AN_MAX64(p, v) do { if ((v) > *(p)) *(p) = (v); } while (0)
+#define GPUDP_AN_ADD32(p, v) GPUDP_AN_ADD64(p, v)
+#define GPUDP_AN_MIN32(p, v) GPUDP_AN_MIN64(p, v)
+#define GPUDP_AN_MAX32(p, v) GPUDP_AN_MAX64(p, v)
 #define GPUDP_AN_CAS32(p, o, n) gpudp_an_cas32_host((p), (o), (n))
 #define GPUDP_AN_LOAD32(p) (*(p))
 #define GPUDP_AN_PUBLISH32(p, v) (*(p) = (v))
@@ -76,14 +82,20 @@ struct gpudp_pkt_info {
 	uint8_t l4proto;     /**< IP protocol after extension headers */
 	uint8_t has_ports;   /**< TCP or UDP header complete: sport/dport valid */
 	uint8_t has_l4;      /**< the L4 header was complete (TCP/UDP/ICMP/ICMPv6) */
-	uint8_t is_frag;     /**< IPv4/IPv6 fragment */
-	uint8_t frag_last;   /**< the last fragment of a datagram (offset > 0, no MF) */
+	uint8_t is_frag;     /**< IPv4 fragment, or IPv6 with a fragment header (atomic too) */
+	uint8_t frag_first;  /**< is_frag and fragment offset 0 */
+	uint8_t frag_last;   /**< is_frag and no more-fragments flag (both: IPv6 atomic fragment) */
+	uint8_t frag_proto;  /**< is_frag: IPv4 protocol, or the fragment header's next header */
 	uint8_t has_ext;     /**< IPv6 extension headers present */
 	uint16_t vlan_id[GPUDP_PKT_MAX_VLAN];
 	uint16_t ethertype;  /**< after the tags */
 	uint16_t sport, dport;
 	uint32_t ip_len;     /**< IP datagram length from the header (0 if none) */
 	uint32_t l3_off;     /**< offset of the IP header */
+	uint32_t frag_id;    /**< is_frag: IP identification (IPv4: 16 bits, IPv6: 32) */
+	uint32_t frag_off;   /**< is_frag: fragment offset in bytes */
+	uint32_t frag_len;   /**< is_frag: payload bytes of the fragment, from the IP lengths
+	                          (after the IPv4 header, or after the IPv6 fragment header) */
 	uint8_t src[16], dst[16];
 };
 
@@ -170,11 +182,16 @@ gpudp_pkt_parse(const uint8_t *p, uint32_t caplen, struct gpudp_pkt_info *pi)
 			pi->dst[i] = p[off + 16 + i];
 		}
 		frag = gpudp_rd16(p + off + 6);
-		if (frag & 0x3fff)
+		if (frag & 0x3fff) {
 			pi->is_frag = 1;
-		if (frag & 0x1fff) {
+			pi->frag_first = !(frag & 0x1fff);
 			pi->frag_last = !(frag & 0x2000);
-			return; /* non-first fragment: no L4 header */
+			pi->frag_proto = pi->l4proto;
+			pi->frag_id = gpudp_rd16(p + off + 4);
+			pi->frag_off = (frag & 0x1fff) * 8;
+			pi->frag_len = pi->ip_len - ihl;
+			if (!pi->frag_first)
+				return; /* non-first fragment: no L4 header */
 		}
 		off += ihl;
 	} else if (et == 0x86dd) {
@@ -210,10 +227,24 @@ gpudp_pkt_parse(const uint8_t *p, uint32_t caplen, struct gpudp_pkt_info *pi)
 				return;
 			}
 			if (nh == 44) {
-				pi->is_frag = 1;
-				if (gpudp_rd16(p + off + 2) & 0xfff8) {
-					pi->l4proto = p[off];
+				/* a second fragment header: the first one wins */
+				if (!pi->is_frag) {
+					if (pi->ip_len < off + 8 - pi->l3_off) {
+						pi->l4proto = (uint8_t)nh;
+						pi->status = GPUDP_PKT_MALFORMED;
+						return; /* payload length short of this header */
+					}
+					pi->is_frag = 1;
+					pi->frag_off = gpudp_rd16(p + off + 2) & 0xfff8;
+					pi->frag_first = pi->frag_off == 0;
 					pi->frag_last = !(p[off + 3] & 1);
+					pi->frag_proto = p[off];
+					pi->frag_id = (gpudp_rd16(p + off + 4) << 16) |
+						      gpudp_rd16(p + off + 6);
+					pi->frag_len = pi->ip_len - (off + 8 - pi->l3_off);
+				}
+				if (!pi->frag_first) {
+					pi->l4proto = p[off];
 					return; /* non-first fragment */
 				}
 				hl = 8;
@@ -357,10 +388,56 @@ gpudp_flow_key_eq(const GPUDP_AN_VOL struct gpudp_flow_key *a, const struct gpud
 }
 
 /**
- * Find or insert a key in the flow table (linear probing). On the GPU,
- * several threads may race for the same empty slot: one claims it with a
- * CAS (EMPTY -> BUSY), writes the key and publishes READY; the others wait
- * for READY and then compare keys.
+ * Find or claim the slot of a key in an open-addressing table (linear
+ * probing) whose slots are @p stride bytes long and begin with uint32_t
+ * state, uint32_t hash and struct gpudp_flow_key key, in this order (the
+ * flow table and the fragment table). On the GPU, several threads may race
+ * for the same empty slot: one claims it with a CAS (EMPTY -> BUSY) and
+ * writes the hash and the key; the others wait for READY and then compare
+ * keys.
+ *
+ * @param table   first slot
+ * @param stride  slot size in bytes (a multiple of 8)
+ * @param mask    capacity - 1 (capacity is a power of two)
+ * @param claimed set to 1 if this call claimed a new slot: its state is BUSY;
+ *                the caller initialises its other fields, then publishes it
+ *                with GPUDP_AN_PUBLISH32(state, GPUDP_FLOW_READY)
+ * @return the slot, or NULL when the table is full
+ */
+GPUDP_AN_HD uint8_t *
+gpudp_an_slot_find(uint8_t *table, uint32_t stride, uint32_t mask,
+		   const struct gpudp_flow_key *k, uint32_t hash, int *claimed)
+{
+	uint32_t i, st;
+
+	*claimed = 0;
+	for (i = 0; i <= mask; i++) {
+		uint8_t *s = table + (uint64_t)((hash + i) & mask) * stride;
+		uint32_t *state = (uint32_t *)s;
+
+		st = GPUDP_AN_LOAD32(state);
+		if (st == GPUDP_FLOW_EMPTY) {
+			st = GPUDP_AN_CAS32(state, GPUDP_FLOW_EMPTY, GPUDP_FLOW_BUSY);
+			if (st == GPUDP_FLOW_EMPTY) {
+				*(uint32_t *)(s + 4) = hash;
+				*(struct gpudp_flow_key *)(s + 8) = *k;
+				*claimed = 1;
+				return s;
+			}
+		}
+		while (st == GPUDP_FLOW_BUSY)
+			st = GPUDP_AN_LOAD32(state);
+		GPUDP_AN_ACQUIRE();
+		if (*(const GPUDP_AN_VOL uint32_t *)(s + 4) == hash &&
+		    gpudp_flow_key_eq((const GPUDP_AN_VOL struct gpudp_flow_key *)(s + 8), k))
+			return s;
+	}
+	return 0;
+}
+
+/**
+ * Find or insert a key in the flow table (gpudp_an_slot_find()); a new
+ * slot is published with zero counters and no timestamp.
  *
  * @param slots   the table
  * @param mask    capacity - 1 (capacity is a power of two)
@@ -370,36 +447,51 @@ GPUDP_AN_HD struct gpudp_flow_slot *
 gpudp_flow_lookup_insert(struct gpudp_flow_slot *slots, uint32_t mask,
 			 const struct gpudp_flow_key *k, uint32_t hash)
 {
-	uint32_t i, idx, st;
+	int claimed;
+	struct gpudp_flow_slot *s = (struct gpudp_flow_slot *)
+		gpudp_an_slot_find((uint8_t *)slots, sizeof(*slots), mask, k, hash, &claimed);
 
-	for (i = 0; i <= mask; i++) {
-		struct gpudp_flow_slot *s;
-
-		idx = (hash + i) & mask;
-		s = &slots[idx];
-		st = GPUDP_AN_LOAD32(&s->state);
-		if (st == GPUDP_FLOW_EMPTY) {
-			st = GPUDP_AN_CAS32(&s->state, GPUDP_FLOW_EMPTY, GPUDP_FLOW_BUSY);
-			if (st == GPUDP_FLOW_EMPTY) {
-				s->hash = hash;
-				s->key = *k;
-				s->first_ts = ~(uint64_t)0;
-				s->last_ts = 0;
-				GPUDP_AN_PUBLISH32(&s->state, GPUDP_FLOW_READY);
-				return s;
-			}
-		}
-		while (st == GPUDP_FLOW_BUSY)
-			st = GPUDP_AN_LOAD32(&s->state);
-		GPUDP_AN_ACQUIRE();
-		{
-			const GPUDP_AN_VOL struct gpudp_flow_slot *vs = s;
-
-			if (vs->hash == hash && gpudp_flow_key_eq(&vs->key, k))
-				return s;
-		}
+	if (s != 0 && claimed) {
+		s->first_ts = ~(uint64_t)0;
+		s->last_ts = 0;
+		GPUDP_AN_PUBLISH32(&s->state, GPUDP_FLOW_READY);
 	}
-	return 0;
+	return s;
+}
+
+/** Find or insert a datagram in the fragment table, as gpudp_flow_lookup_insert(). */
+GPUDP_AN_HD struct gpudp_frag_slot *
+gpudp_frag_lookup_insert(struct gpudp_frag_slot *slots, uint32_t mask,
+			 const struct gpudp_flow_key *k, uint32_t hash)
+{
+	int claimed;
+	struct gpudp_frag_slot *s = (struct gpudp_frag_slot *)
+		gpudp_an_slot_find((uint8_t *)slots, sizeof(*slots), mask, k, hash, &claimed);
+
+	if (s != 0 && claimed) {
+		s->ports_min = ~(uint32_t)0;
+		s->first_ts = ~(uint64_t)0;
+		s->last_ts = 0;
+		GPUDP_AN_PUBLISH32(&s->state, GPUDP_FLOW_READY);
+	}
+	return s;
+}
+
+/** Key of a fragment's datagram in the fragment table (struct gpudp_frag_slot). */
+GPUDP_AN_HD void
+gpudp_frag_key_make(const struct gpudp_pkt_info *pi, struct gpudp_flow_key *k)
+{
+	uint32_t i;
+
+	for (i = 0; i < 16; i++) {
+		k->addr[0][i] = pi->src[i];
+		k->addr[1][i] = pi->dst[i];
+	}
+	k->port[0] = (uint16_t)(pi->frag_id >> 16);
+	k->port[1] = (uint16_t)pi->frag_id;
+	k->af = pi->af;
+	k->proto = pi->frag_proto;
+	k->pad = 0;
 }
 
 /** Whether address a lies in the prefix in->addr / in->plen. */
@@ -508,7 +600,49 @@ struct gpudp_an_sink {
 	uint32_t flow_mask;              /**< capacity - 1 */
 	uint32_t pad;
 	const struct gpudp_filter *filter;
+	struct gpudp_frag_slot *frags;   /**< fragment table (NULL: none, every fragment
+	                                      counts as GPUDP_AN_DROP_FRAG_FULL) */
+	uint32_t frag_mask;              /**< its capacity - 1 */
+	uint32_t pad2;
 };
+
+/**
+ * Add a fragment (not an IPv6 atomic fragment) to its datagram's slot in
+ * the fragment table, with commutative updates only.
+ * @return 0, or -1 when the table is full (or absent)
+ */
+GPUDP_AN_HD int
+gpudp_an_frag_account(const struct gpudp_an_sink *sk, const struct gpudp_pkt_info *pi,
+		      uint32_t wirelen, uint64_t ts)
+{
+	struct gpudp_flow_key k;
+	struct gpudp_frag_slot *s;
+
+	if (sk->frags == 0)
+		return -1;
+	gpudp_frag_key_make(pi, &k);
+	s = gpudp_frag_lookup_insert(sk->frags, sk->frag_mask, &k, gpudp_flow_hash(&k));
+	if (s == 0)
+		return -1;
+	GPUDP_AN_ADD64(&s->pkts, 1);
+	GPUDP_AN_ADD64(&s->bytes, wirelen);
+	GPUDP_AN_ADD64(&s->payload, pi->frag_len);
+	GPUDP_AN_MIN64(&s->first_ts, ts);
+	GPUDP_AN_MAX64(&s->last_ts, ts);
+	if (pi->frag_first) {
+		uint32_t ports = pi->has_ports ? (uint32_t)pi->sport << 16 | pi->dport : 0;
+
+		GPUDP_AN_ADD32(&s->n_first, 1);
+		GPUDP_AN_MIN32(&s->ports_min, ports);
+		GPUDP_AN_MAX32(&s->ports_max, ports);
+	}
+	if (pi->frag_last) {
+		GPUDP_AN_ADD32(&s->n_last, 1);
+		GPUDP_AN_MAX64(&s->end, (uint64_t)pi->frag_off + pi->frag_len);
+		GPUDP_AN_MAX64(&s->last_wirelen, wirelen);
+	}
+	return 0;
+}
 
 /**
  * Account one packet: totals, size histogram, protocol breakdown, drops,
@@ -522,9 +656,11 @@ gpudp_an_account(const struct gpudp_an_sink *sk, const uint8_t *p,
 {
 	struct gpudp_an_counters *c = sk->ctr;
 	struct gpudp_pkt_info pi;
-	int match;
+	int match, frag;
 
 	gpudp_pkt_parse(p, caplen, &pi);
+	/* a fragment of a larger datagram (an IPv6 atomic fragment is whole) */
+	frag = pi.is_frag && !(pi.frag_first && pi.frag_last);
 	GPUDP_AN_ADD64(&c->pkts, 1);
 	GPUDP_AN_ADD64(&c->bytes, wirelen);
 	GPUDP_AN_ADD64(&c->caplen_bytes, caplen);
@@ -552,22 +688,9 @@ gpudp_an_account(const struct gpudp_an_sink *sk, const uint8_t *p,
 		GPUDP_AN_PROTO(GPUDP_AN_PROTO_IPV6_EXT);
 	if (pi.is_frag)
 		GPUDP_AN_PROTO(GPUDP_AN_PROTO_FRAG);
-	if (pi.is_frag) {
-		/* a fragmented datagram counts for its L4 protocol once, on its last
-		 * fragment, where tshark's reassembly attributes it */
-		if (pi.frag_last) {
-			if (pi.l4proto == 6)
-				GPUDP_AN_PROTO(GPUDP_AN_PROTO_TCP);
-			else if (pi.l4proto == 17)
-				GPUDP_AN_PROTO(GPUDP_AN_PROTO_UDP);
-			else if (pi.l4proto == 1 && pi.af == 4)
-				GPUDP_AN_PROTO(GPUDP_AN_PROTO_ICMP);
-			else if (pi.l4proto == 58 && pi.af == 6)
-				GPUDP_AN_PROTO(GPUDP_AN_PROTO_ICMPV6);
-			else
-				GPUDP_AN_PROTO(GPUDP_AN_PROTO_OTHER_L4);
-		}
-	} else if (pi.has_l4) {
+	/* a fragmented datagram counts for its L4 protocol once, when the
+	 * fragment table is resolved (gpudp_analysis_counters()) */
+	if (pi.has_l4 && !frag) {
 		if (pi.l4proto == 6)
 			GPUDP_AN_PROTO(GPUDP_AN_PROTO_TCP);
 		else if (pi.l4proto == 17)
@@ -576,7 +699,7 @@ gpudp_an_account(const struct gpudp_an_sink *sk, const uint8_t *p,
 			GPUDP_AN_PROTO(GPUDP_AN_PROTO_ICMP);
 		else
 			GPUDP_AN_PROTO(GPUDP_AN_PROTO_ICMPV6);
-	} else if (pi.af != 0 && pi.status == GPUDP_PKT_OK) {
+	} else if (pi.af != 0 && pi.status == GPUDP_PKT_OK && !frag) {
 		GPUDP_AN_PROTO(GPUDP_AN_PROTO_OTHER_L4);
 	}
 #undef GPUDP_AN_PROTO
@@ -587,13 +710,17 @@ gpudp_an_account(const struct gpudp_an_sink *sk, const uint8_t *p,
 		GPUDP_AN_ADD64(&c->drops[GPUDP_AN_DROP_TRUNCATED], 1);
 	} else if (pi.status == GPUDP_PKT_MALFORMED) {
 		GPUDP_AN_ADD64(&c->drops[GPUDP_AN_DROP_MALFORMED], 1);
-	} else if (pi.af != 0 && (!pi.is_frag || pi.frag_last)) {
-		/* fragments: the datagram joins its flow once, with the last
-		 * fragment's length and without ports (as tshark's conv tables) */
+	} else if (pi.af != 0 && (!frag || gpudp_an_frag_account(sk, &pi, wirelen, ts) != 0)) {
+		/* a whole datagram, or a fragment that found the fragment table
+		 * full: into its flow now (a first fragment with its ports, a
+		 * later one without). Fragments in the table join their flows
+		 * when it is resolved (gpudp_analysis_flows()). */
 		struct gpudp_flow_key k;
 		struct gpudp_flow_slot *s;
 		uint32_t dir = gpudp_flow_key_make(&pi, &k);
 
+		if (frag)
+			GPUDP_AN_ADD64(&c->drops[GPUDP_AN_DROP_FRAG_FULL], 1);
 		s = gpudp_flow_lookup_insert(sk->flows, sk->flow_mask, &k,
 					     gpudp_flow_hash(&k));
 		if (s == 0) {

@@ -40,12 +40,15 @@ enum gpudp_an_proto {
 	GPUDP_AN_PROTO_IPV6,      /**< complete IPv6 fixed header */
 	GPUDP_AN_PROTO_OTHER_L3,  /**< any other EtherType */
 	GPUDP_AN_PROTO_IPV6_EXT,  /**< IPv6 with at least one extension header */
-	GPUDP_AN_PROTO_FRAG,      /**< IPv4 or IPv6 fragments (first one included) */
+	GPUDP_AN_PROTO_FRAG,      /**< IPv4 fragments, IPv6 frames with a fragment header
+	                               (first fragments and IPv6 atomic fragments included) */
 	GPUDP_AN_PROTO_TCP,       /**< complete TCP header (20 bytes) */
 	GPUDP_AN_PROTO_UDP,       /**< complete UDP header (8 bytes) */
 	GPUDP_AN_PROTO_ICMP,      /**< ICMP over IPv4 (4 bytes of header) */
 	GPUDP_AN_PROTO_ICMPV6,    /**< ICMPv6 over IPv6 (4 bytes of header) */
-	GPUDP_AN_PROTO_OTHER_L4,  /**< IP with another protocol, or a non-first fragment */
+	GPUDP_AN_PROTO_OTHER_L4,  /**< IP with another protocol. The L4 counters count a
+	                               fragmented datagram once, when it is complete, and
+	                               only in gpudp_analysis_counters() (resolved) */
 	GPUDP_AN_PROTO_MAX
 };
 
@@ -57,6 +60,13 @@ enum gpudp_an_drop {
 	GPUDP_AN_DROP_TRUNCATED = 0, /**< a header is cut short by the captured length */
 	GPUDP_AN_DROP_MALFORMED,     /**< a header field is invalid (IP version, IHL, lengths) */
 	GPUDP_AN_DROP_FLOW_FULL,     /**< the flow table had no free slot for a new flow */
+	/**
+	 * the fragment table had no free slot for a new datagram: the fragment
+	 * went straight into a flow (a first fragment into its TCP/UDP flow,
+	 * a later one into its address pair's), and its datagram's L4
+	 * protocol is not counted
+	 */
+	GPUDP_AN_DROP_FRAG_FULL,
 	GPUDP_AN_DROP_MAX
 };
 
@@ -82,7 +92,8 @@ struct gpudp_an_counters {
  * order (endpoint 0 compares lower: address bytes first, then port), plus the
  * address family and IP protocol. Packets in either direction map to the same
  * key, as in `tshark -z conv,tcp` / `conv,udp`; for protocols without ports
- * (ICMP, ICMPv6, others, non-first fragments) both ports are 0.
+ * (ICMP, ICMPv6, others) and for fragmented datagrams whose first fragment
+ * was not analysed, both ports are 0.
  */
 struct gpudp_flow_key {
 	uint8_t addr[2][16]; /**< IPv4 in the first 4 bytes, rest zero; network order */
@@ -106,6 +117,41 @@ struct gpudp_flow_slot {
 	uint64_t bytes[2];           /**< wire bytes, same directions */
 	uint64_t first_ts;           /**< smallest timestamp seen (ns), UINT64_MAX if none */
 	uint64_t last_ts;            /**< largest timestamp seen (ns) */
+};
+
+/**
+ * One slot of the fragment table (120 bytes): the fragments of one IP
+ * datagram, keyed by (address family, source, destination, protocol,
+ * IP identification). Every field after the key is updated only with
+ * commutative operations (add, min, max), so its content does not depend on
+ * the order in which the fragments are analysed (batches, GPU threads).
+ * gpudp_analysis_flows() and gpudp_analysis_counters() resolve the table
+ * into flows and L4 protocol counts (doc/capture.md, "Fragments").
+ */
+struct gpudp_frag_slot {
+	uint32_t state;              /**< GPUDP_FLOW_* (same layout as a flow slot) */
+	uint32_t hash;               /**< gpudp_flow_hash() of the key */
+	/**
+	 * addr[0]: source, addr[1]: destination (in this order, not canonical);
+	 * port[0], port[1]: high and low 16 bits of the IP identification
+	 * (IPv4: 16 bits, IPv6: 32); af; proto: the protocol after the
+	 * fragment header; pad: 0
+	 */
+	struct gpudp_flow_key key;
+	uint32_t n_first;            /**< fragments with offset 0 */
+	uint32_t n_last;             /**< fragments without the more-fragments flag */
+	uint32_t ports_min;          /**< min over first fragments of sport << 16 | dport
+	                                  (UINT32_MAX: no first fragment) */
+	uint32_t ports_max;          /**< max, same (0 without ports) */
+	uint64_t pkts;               /**< fragments (frames) */
+	uint64_t bytes;              /**< their wire bytes */
+	uint64_t payload;            /**< sum of the fragments' payload bytes (after the
+	                                  IPv4 header, or after the IPv6 fragment header) */
+	uint64_t end;                /**< max over last fragments of offset + payload:
+	                                  the datagram's payload length */
+	uint64_t last_wirelen;       /**< max over last fragments of the wire length */
+	uint64_t first_ts;           /**< smallest timestamp (ns), UINT64_MAX if none */
+	uint64_t last_ts;            /**< largest timestamp (ns) */
 };
 
 /** Maximum number of instructions of a compiled filter. */
@@ -189,6 +235,9 @@ struct gpudp_an_kernel_args {
 	uint64_t match;   /**< uint32_t[(n + 31) / 32], zeroed by the kernel's caller */
 	uint32_t flow_mask;
 	uint32_t n;       /**< packets in the batch */
+	uint64_t frags;   /**< struct gpudp_frag_slot[frag_mask + 1] */
+	uint32_t frag_mask;
+	uint32_t pad;
 };
 
 #ifdef __cplusplus

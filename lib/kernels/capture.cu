@@ -3,8 +3,8 @@
 // running the very per-packet code of the CPU path (gpudp_analysis_pkt.h).
 // Global counters are first summed in shared memory per block, then added
 // to the accumulated counters in device memory with one atomic per non-zero
-// field; flow slots are updated with atomics directly; filter matches set
-// bits of the batch's match bitmap.
+// field; flow and fragment slots are updated with atomics directly; filter
+// matches set bits of the batch's match bitmap.
 //
 // gpudp_capture_analyse reads a staged batch (descriptor offsets into the
 // batch data area); gpudp_capture_analyse_ref reads each packet where the
@@ -33,6 +33,9 @@ analyse(const struct gpudp_an_kernel_args &a)
 	sk.flow_mask = a.flow_mask;
 	sk.pad = 0;
 	sk.filter = (const struct gpudp_filter *)a.filter;
+	sk.frags = (struct gpudp_frag_slot *)a.frags;
+	sk.frag_mask = a.frag_mask;
+	sk.pad2 = 0;
 	if (i < a.n) {
 		const uint8_t *p;
 		uint32_t caplen, wirelen;

@@ -376,45 +376,456 @@ flow_table_full_is_counted(void)
 	return GPUDP_TEST_PASS;
 }
 
+/* ---- fragments (doc/capture.md, "Fragments") ---- */
+
+/* An IPv4 fragment of datagram id: offset in 8-byte units, MF, payload
+ * bytes; a first fragment (off8 0) starts with a UDP header of sport/dport. */
+static void
+frag4(struct pb *p, const char *s, const char *d, uint16_t id, uint16_t off8, int more,
+      uint16_t sport, uint16_t dport, uint32_t payload)
+{
+	pb_eth(p);
+	pb_ipv4(p, 17, s, d, (uint16_t)((more ? 0x2000 : 0) | off8));
+	p->b[p->l3 + 4] = (uint8_t)(id >> 8);
+	p->b[p->l3 + 5] = (uint8_t)id;
+	if (off8 == 0) {
+		pb_ports(p, sport, dport, 8);
+		payload -= 8;
+	}
+	pb_done(p, payload);
+}
+
+/* An IPv6 fragment header (next header nh) after a fixed header. */
+static void
+frag6_hdr(struct pb *p, const char *s, const char *d, uint8_t nh, uint32_t id, uint16_t off8,
+	  int more)
+{
+	pb_eth(p);
+	pb_ipv6(p, 44, s, d);
+	put8(p, nh);
+	put8(p, 0);
+	put16(p, (uint16_t)(off8 << 3 | (more ? 1 : 0)));
+	put16(p, (uint16_t)(id >> 16));
+	put16(p, (uint16_t)id);
+}
+
 static int
-fragmented_datagram_counted_once(void)
+parse_ipv6_atomic_fragment_is_whole(void)
+{
+	struct gpudp_pkt_info pi;
+	struct pb p;
+
+	frag6_hdr(&p, "fd00::1", "fd00::2", 17, 0x12345678, 0, 0);
+	pb_ports(&p, 5001, 6001, 8);
+	pb_done(&p, 100);
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_OK && pi.is_frag && pi.frag_first &&
+			  pi.frag_last, "atomic: status %u frag %u first %u last %u", pi.status,
+			  pi.is_frag, pi.frag_first, pi.frag_last);
+	GPUDP_TEST_ASSERT(pi.has_ports && pi.sport == 5001 && pi.l4proto == 17 &&
+			  pi.frag_id == 0x12345678 && pi.frag_len == 108,
+			  "fields: ports %u proto %u id %x len %u", pi.has_ports, pi.l4proto,
+			  pi.frag_id, pi.frag_len);
+	/* an IPv4 fragment: identification, offset in bytes, payload length */
+	frag4(&p, "10.0.0.1", "10.0.0.2", 0xbeef, 3, 1, 0, 0, 16);
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.is_frag && !pi.frag_first && !pi.frag_last && pi.frag_id == 0xbeef &&
+			  pi.frag_off == 24 && pi.frag_len == 16 && pi.frag_proto == 17,
+			  "ipv4: id %x off %u len %u", pi.frag_id, pi.frag_off, pi.frag_len);
+	/* an IPv6 payload length that ends before the fragment header: malformed */
+	frag6_hdr(&p, "fd00::1", "fd00::2", 17, 1, 1, 0);
+	pb_done(&p, 8);
+	p.b[p.l3 + 4] = 0;
+	p.b[p.l3 + 5] = 4;
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_MALFORMED, "short payload length: status %u",
+			  pi.status);
+	return GPUDP_TEST_PASS;
+}
+
+/* Issue: an IPv6 atomic fragment (offset 0, M=0) counted nowhere. */
+static int
+ipv6_atomic_fragment_counts_as_udp(void)
+{
+	struct gpudp_analysis *a = gpudp_analysis_create(0, NULL);
+	struct gpudp_an_counters c;
+	struct gpudp_flow_record *fl;
+	struct gpudp_talker *t;
+	struct pb p;
+	size_t n, nt;
+
+	GPUDP_TEST_ASSERT(a != NULL, "create");
+	frag6_hdr(&p, "fd00::1", "fd00::2", 17, 7, 0, 0);
+	pb_ports(&p, 5001, 6001, 8);
+	pb_done(&p, 100);
+	gpudp_analysis_packet(a, p.b, p.n, p.n, 1);
+	gpudp_analysis_counters(a, &c);
+	GPUDP_TEST_ASSERT(c.proto_pkts[GPUDP_AN_PROTO_UDP] == 1 &&
+			  c.proto_bytes[GPUDP_AN_PROTO_UDP] == p.n &&
+			  c.proto_pkts[GPUDP_AN_PROTO_FRAG] == 1, "udp %llu fragment %llu",
+			  (unsigned long long)c.proto_pkts[GPUDP_AN_PROTO_UDP],
+			  (unsigned long long)c.proto_pkts[GPUDP_AN_PROTO_FRAG]);
+	GPUDP_TEST_ASSERT(gpudp_analysis_flows(a, &fl, &n) == 0 && n == 1, "flows %zu", n);
+	GPUDP_TEST_ASSERT(fl[0].key.proto == 17 && fl[0].key.port[0] == 5001 &&
+			  fl[0].key.port[1] == 6001 && fl[0].pkts[0] == 1 && fl[0].bytes[0] == p.n,
+			  "flow: proto %u ports %u %u", fl[0].key.proto, fl[0].key.port[0],
+			  fl[0].key.port[1]);
+	free(fl);
+	GPUDP_TEST_ASSERT(gpudp_analysis_talkers(a, &t, &nt) == 0 && nt == 2 &&
+			  t[0].tx_bytes + t[1].tx_bytes == p.n, "talkers %zu", nt);
+	free(t);
+	gpudp_analysis_free(a);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+fragmented_datagram_joins_its_flow(void)
 {
 	struct gpudp_analysis *a = gpudp_analysis_create(0, NULL);
 	struct gpudp_flow_record *fl;
+	struct gpudp_an_counters c;
 	struct pb first, last;
 	size_t n;
 
 	GPUDP_TEST_ASSERT(a != NULL, "create");
-	/* ICMPv6 echo in two fragments, as tshark sees it after reassembly:
-	 * icmpv6 and the conversation count it once, on the last fragment */
-	pb_eth(&first);
-	pb_ipv6(&first, 44, "fd00::1", "fd00::2");
-	put8(&first, 58);
-	put8(&first, 0);
-	put16(&first, 0x0001);
-	put16(&first, 0);
-	put16(&first, 9);
+	/* ICMPv6 echo in two fragments: both frames in the ICMPv6 flow, and
+	 * icmpv6 counts the datagram once, with its last fragment's length */
+	frag6_hdr(&first, "fd00::1", "fd00::2", 58, 9, 0, 1);
 	pb_ports(&first, 0x8000, 0, 8);
 	pb_done(&first, 1000);
-	pb_eth(&last);
-	pb_ipv6(&last, 44, "fd00::1", "fd00::2");
-	put8(&last, 58);
-	put8(&last, 0);
-	put16(&last, 1008);
-	put16(&last, 0);
-	put16(&last, 9);
+	frag6_hdr(&last, "fd00::1", "fd00::2", 58, 9, 126, 0);
 	pb_done(&last, 200);
 	gpudp_analysis_packet(a, first.b, first.n, first.n, 1);
 	gpudp_analysis_packet(a, last.b, last.n, last.n, 2);
-	GPUDP_TEST_ASSERT(a->ctr.proto_pkts[GPUDP_AN_PROTO_IPV6] == 2 &&
-			  a->ctr.proto_pkts[GPUDP_AN_PROTO_FRAG] == 2, "layers");
-	GPUDP_TEST_ASSERT(a->ctr.proto_pkts[GPUDP_AN_PROTO_ICMPV6] == 1 &&
-			  a->ctr.proto_bytes[GPUDP_AN_PROTO_ICMPV6] == last.n, "icmpv6 %llu",
-			  (unsigned long long)a->ctr.proto_pkts[GPUDP_AN_PROTO_ICMPV6]);
+	gpudp_analysis_counters(a, &c);
+	GPUDP_TEST_ASSERT(c.proto_pkts[GPUDP_AN_PROTO_IPV6] == 2 &&
+			  c.proto_pkts[GPUDP_AN_PROTO_FRAG] == 2, "layers");
+	GPUDP_TEST_ASSERT(c.proto_pkts[GPUDP_AN_PROTO_ICMPV6] == 1 &&
+			  c.proto_bytes[GPUDP_AN_PROTO_ICMPV6] == last.n, "icmpv6 %llu",
+			  (unsigned long long)c.proto_pkts[GPUDP_AN_PROTO_ICMPV6]);
+	GPUDP_TEST_ASSERT(a->ctr.proto_pkts[GPUDP_AN_PROTO_ICMPV6] == 0,
+			  "raw counters count no datagram before resolution");
 	GPUDP_TEST_ASSERT(gpudp_analysis_flows(a, &fl, &n) == 0 && n == 1, "flows %zu", n);
-	GPUDP_TEST_ASSERT(fl[0].pkts[0] + fl[0].pkts[1] == 1 &&
-			  fl[0].bytes[0] + fl[0].bytes[1] == last.n && fl[0].key.proto == 58,
-			  "flow holds the datagram once");
+	GPUDP_TEST_ASSERT(fl[0].pkts[0] + fl[0].pkts[1] == 2 &&
+			  fl[0].bytes[0] + fl[0].bytes[1] == first.n + last.n &&
+			  fl[0].key.proto == 58 && fl[0].first_ts == 1 && fl[0].last_ts == 2,
+			  "flow holds both fragments");
+	free(fl);
+	gpudp_analysis_free(a);
+	return GPUDP_TEST_PASS;
+}
+
+/* Analyse a capture file packet by packet, in the order of perm (NULL: file order). */
+static struct gpudp_analysis *
+analyse_file(const char *path, uint32_t flows, const size_t *perm, size_t *n_pkts)
+{
+	struct gpudp_analysis *a = gpudp_analysis_create(flows, NULL);
+	struct capfile_packets pk;
+	char err[256];
+	size_t i;
+
+	if (a == NULL || capfile_read_all(path, &pk, err, sizeof(err)) != 0) {
+		fprintf(stderr, "    %s: %s\n", path, a == NULL ? "create" : err);
+		gpudp_analysis_free(a);
+		return NULL;
+	}
+	for (i = 0; i < pk.n; i++) {
+		const struct capfile_pkt *q = &pk.pkt[perm != NULL ? perm[i] : i];
+
+		gpudp_analysis_packet(a, q->data, q->caplen, q->wirelen, q->ts_ns);
+	}
+	if (n_pkts != NULL)
+		*n_pkts = pk.n;
+	capfile_packets_free(&pk);
+	return a;
+}
+
+/* One flow as documented: proto, endpoint a (address, port), b, and packets
+ * and bytes from a to b and from b to a. */
+struct want_flow {
+	uint8_t proto;
+	const char *a;
+	uint16_t a_port;
+	const char *b;
+	uint16_t b_port;
+	uint64_t pkts_ab, bytes_ab, pkts_ba, bytes_ba;
+};
+
+/* Every listed flow and nothing else; every IP byte in one flow; talkers add up. */
+static int
+check_flows(const struct gpudp_analysis *a, const struct want_flow *w, size_t nw)
+{
+	struct gpudp_an_counters c;
+	struct gpudp_flow_record *fl;
+	struct gpudp_talker *t;
+	uint64_t flow_bytes = 0, flow_pkts = 0, tx = 0, rx = 0;
+	size_t n, nt, i, j;
+
+	gpudp_analysis_counters(a, &c);
+	GPUDP_TEST_ASSERT(gpudp_analysis_flows(a, &fl, &n) == 0 && n == nw, "flows %zu, want %zu",
+			  n, nw);
+	for (i = 0; i < n; i++) {
+		flow_bytes += fl[i].bytes[0] + fl[i].bytes[1];
+		flow_pkts += fl[i].pkts[0] + fl[i].pkts[1];
+	}
+	for (j = 0; j < nw; j++) {
+		uint8_t x[16] = { 0 }, y[16] = { 0 };
+		int af = strchr(w[j].a, ':') ? AF_INET6 : AF_INET;
+
+		inet_pton(af, w[j].a, x);
+		inet_pton(af, w[j].b, y);
+		for (i = 0; i < n; i++) {
+			const struct gpudp_flow_key *k = &fl[i].key;
+
+			if (k->proto == w[j].proto && memcmp(k->addr[0], x, 16) == 0 &&
+			    memcmp(k->addr[1], y, 16) == 0 &&
+			    k->port[0] == w[j].a_port && k->port[1] == w[j].b_port)
+				break;
+		}
+		GPUDP_TEST_ASSERT(i < n, "no flow %u %s:%u <-> %s:%u", w[j].proto, w[j].a,
+				  w[j].a_port, w[j].b, w[j].b_port);
+		GPUDP_TEST_ASSERT(fl[i].pkts[0] == w[j].pkts_ab &&
+				  fl[i].bytes[0] == w[j].bytes_ab &&
+				  fl[i].pkts[1] == w[j].pkts_ba && fl[i].bytes[1] == w[j].bytes_ba,
+				  "flow %s:%u <-> %s:%u: %llu/%llu %llu/%llu", w[j].a, w[j].a_port,
+				  w[j].b, w[j].b_port, (unsigned long long)fl[i].pkts[0],
+				  (unsigned long long)fl[i].bytes[0],
+				  (unsigned long long)fl[i].pkts[1],
+				  (unsigned long long)fl[i].bytes[1]);
+	}
+	free(fl);
+	GPUDP_TEST_ASSERT(flow_bytes == c.proto_bytes[GPUDP_AN_PROTO_IPV4] +
+			  c.proto_bytes[GPUDP_AN_PROTO_IPV6] &&
+			  flow_pkts == c.proto_pkts[GPUDP_AN_PROTO_IPV4] +
+			  c.proto_pkts[GPUDP_AN_PROTO_IPV6],
+			  "flows hold %llu bytes, the IP frames %llu",
+			  (unsigned long long)flow_bytes,
+			  (unsigned long long)(c.proto_bytes[GPUDP_AN_PROTO_IPV4] +
+					       c.proto_bytes[GPUDP_AN_PROTO_IPV6]));
+	GPUDP_TEST_ASSERT(gpudp_analysis_talkers(a, &t, &nt) == 0, "talkers");
+	for (i = 0; i < nt; i++) {
+		tx += t[i].tx_bytes;
+		rx += t[i].rx_bytes;
+	}
+	free(t);
+	GPUDP_TEST_ASSERT(tx == flow_bytes && rx == flow_bytes, "talkers send %llu, receive %llu "
+			  "bytes, flows hold %llu", (unsigned long long)tx, (unsigned long long)rx,
+			  (unsigned long long)flow_bytes);
+	return GPUDP_TEST_PASS;
+}
+
+/* Issue: a fragmented datagram's flow held one frame; lone fragments counted as UDP. */
+static int
+ipv4_fragments_give_documented_flows(void)
+{
+	static const struct want_flow w[] = {
+		/* in order, then an unfragmented reply */
+		{ 17, "10.1.0.1", 5001, "10.1.0.2", 6001, 3, 1514 + 1514 + 74, 1, 134 },
+		/* out of order */
+		{ 17, "10.1.0.3", 5003, "10.1.0.4", 6003, 3, 234 + 434 + 434, 0, 0 },
+		/* the first fragment missing: the address pair, ports 0 */
+		{ 17, "10.1.0.5", 0, "10.1.0.6", 0, 2, 434 + 234, 0, 0 },
+		/* only the first fragment */
+		{ 17, "10.1.0.7", 5007, "10.1.0.8", 6007, 1, 434, 0, 0 },
+		{ 6, "10.1.0.9", 5009, "10.1.0.10", 6009, 2, 546 + 522, 0, 0 },
+		{ 1, "10.1.0.11", 0, "10.1.0.12", 0, 2, 546 + 522, 2, 546 + 522 },
+	};
+	struct gpudp_analysis *a = analyse_file(CAP_TEST_DATA "/frag-ipv4.pcap", 0, NULL, NULL);
+	struct gpudp_frag_summary fs;
+	struct gpudp_an_counters c;
+	int rc;
+
+	GPUDP_TEST_ASSERT(a != NULL, "analysis");
+	rc = check_flows(a, w, sizeof(w) / sizeof(w[0]));
+	gpudp_analysis_counters(a, &c);
+	gpudp_analysis_fragments(a, &fs);
+	gpudp_analysis_free(a);
+	if (rc != GPUDP_TEST_PASS)
+		return rc;
+	/* udp: the in-order datagram (last fragment 74 bytes), the reply (134),
+	 * the out-of-order one (last fragment 234); no lone fragment */
+	GPUDP_TEST_ASSERT(c.proto_pkts[GPUDP_AN_PROTO_UDP] == 3 &&
+			  c.proto_bytes[GPUDP_AN_PROTO_UDP] == 74 + 134 + 234, "udp %llu/%llu",
+			  (unsigned long long)c.proto_pkts[GPUDP_AN_PROTO_UDP],
+			  (unsigned long long)c.proto_bytes[GPUDP_AN_PROTO_UDP]);
+	GPUDP_TEST_ASSERT(c.proto_pkts[GPUDP_AN_PROTO_TCP] == 1 &&
+			  c.proto_pkts[GPUDP_AN_PROTO_ICMP] == 2 &&
+			  c.proto_bytes[GPUDP_AN_PROTO_ICMP] == 2 * 522 &&
+			  c.proto_pkts[GPUDP_AN_PROTO_OTHER_L4] == 0, "tcp, icmp");
+	GPUDP_TEST_ASSERT(fs.datagrams == 7 && fs.complete == 5 && fs.first_missing == 1 &&
+			  fs.pkts == 15, "summary %llu %llu %llu %llu",
+			  (unsigned long long)fs.datagrams, (unsigned long long)fs.complete,
+			  (unsigned long long)fs.first_missing, (unsigned long long)fs.pkts);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+ipv6_fragments_give_documented_flows(void)
+{
+	static const struct want_flow w[] = {
+		{ 17, "fd00::1", 5001, "fd00::2", 6001, 2, 340, 0, 0 },      /* atomic */
+		{ 17, "fd00::3", 5003, "fd00::4", 6003, 2, 574 + 550, 0, 0 },
+		{ 17, "fd00::5", 5005, "fd00::6", 6005, 3, 462 + 262 + 462, 0, 0 },
+		{ 17, "fd00::7", 0, "fd00::8", 0, 1, 550, 0, 0 },
+		{ 17, "fd00::9", 5009, "fd00::a", 6009, 1, 574, 0, 0 },
+	};
+	struct gpudp_analysis *a = analyse_file(CAP_TEST_DATA "/frag-ipv6.pcap", 0, NULL, NULL);
+	struct gpudp_an_counters c;
+	int rc;
+
+	GPUDP_TEST_ASSERT(a != NULL, "analysis");
+	rc = check_flows(a, w, sizeof(w) / sizeof(w[0]));
+	gpudp_analysis_counters(a, &c);
+	gpudp_analysis_free(a);
+	if (rc != GPUDP_TEST_PASS)
+		return rc;
+	GPUDP_TEST_ASSERT(c.proto_pkts[GPUDP_AN_PROTO_UDP] == 4 &&
+			  c.proto_bytes[GPUDP_AN_PROTO_UDP] == 170 + 170 + 550 + 262,
+			  "udp %llu/%llu", (unsigned long long)c.proto_pkts[GPUDP_AN_PROTO_UDP],
+			  (unsigned long long)c.proto_bytes[GPUDP_AN_PROTO_UDP]);
+	return GPUDP_TEST_PASS;
+}
+
+/* The GPU runs packets in any order and in any batches: results may not change. */
+static int
+fragment_results_do_not_depend_on_order(void)
+{
+	static const char *const files[] = {
+		CAP_TEST_DATA "/frag-ipv4.pcap", CAP_TEST_DATA "/frag-ipv6.pcap",
+		CAP_TEST_DATA "/sample.pcap",
+	};
+	size_t f, i, n, perm[512];
+	char why[128];
+
+	for (f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		struct gpudp_analysis *ref = analyse_file(files[f], 0, NULL, &n), *x;
+		int k;
+
+		GPUDP_TEST_ASSERT(ref != NULL && n <= 512, "%s", files[f]);
+		for (k = 0; k < 3; k++) {
+			for (i = 0; i < n; i++)  /* reversed; odd then even; a stride of 7 */
+				perm[i] = k == 0 ? n - 1 - i :
+					  k == 1 ? (i < n / 2 ? 2 * i + 1 : 2 * (i - n / 2)) % n :
+					  (i * 7) % n;
+			if (k == 2 && n % 7 == 0)
+				continue; /* not a permutation */
+			x = analyse_file(files[f], 0, perm, NULL);
+			GPUDP_TEST_ASSERT(x != NULL, "analysis");
+			GPUDP_TEST_ASSERT(gpudp_analysis_compare(ref, x, why, sizeof(why)) == 0,
+					  "%s, order %d: %s", files[f], k, why);
+			gpudp_analysis_free(x);
+		}
+		gpudp_analysis_free(ref);
+	}
+	return GPUDP_TEST_PASS;
+}
+
+/* A full fragment table: a counted drop, and every frame still in a flow. */
+static int
+fragment_table_full_is_counted(void)
+{
+	struct gpudp_analysis *a = gpudp_analysis_create(16, NULL);
+	struct gpudp_flow_record *fl;
+	struct pb p;
+	size_t n, i;
+	uint64_t pkts = 0;
+
+	GPUDP_TEST_ASSERT(a != NULL && a->frag_mask == 15, "create: %u fragment slots",
+			  a ? a->frag_mask + 1 : 0);
+	/* 20 datagrams seen only by a later fragment, then a first fragment */
+	for (i = 0; i < 20; i++) {
+		frag4(&p, "10.9.0.1", "10.9.0.2", (uint16_t)(100 + i), 100, 0, 0, 0, 64);
+		gpudp_analysis_packet(a, p.b, p.n, p.n, i);
+	}
+	frag4(&p, "10.9.0.1", "10.9.0.2", 7, 0, 1, 1111, 2222, 64);
+	gpudp_analysis_packet(a, p.b, p.n, p.n, 99);
+	GPUDP_TEST_ASSERT(a->ctr.drops[GPUDP_AN_DROP_FRAG_FULL] == 5, "fragment_table_full %llu",
+			  (unsigned long long)a->ctr.drops[GPUDP_AN_DROP_FRAG_FULL]);
+	GPUDP_TEST_ASSERT(gpudp_analysis_flows(a, &fl, &n) == 0 && n == 2, "flows %zu", n);
+	for (i = 0; i < n; i++)
+		pkts += fl[i].pkts[0] + fl[i].pkts[1];
+	GPUDP_TEST_ASSERT(pkts == 21, "%llu frames in flows", (unsigned long long)pkts);
+	GPUDP_TEST_ASSERT(fl[0].key.port[0] == 0 && fl[0].pkts[0] == 20 &&
+			  fl[1].key.port[0] == 1111 && fl[1].pkts[0] == 1,
+			  "later fragments in the address pair, the first one in its 5-tuple");
+	free(fl);
+	gpudp_analysis_free(a);
+	return GPUDP_TEST_PASS;
+}
+
+/* Merging fragment tables completes datagrams split across objects. */
+static int
+fragments_merge_across_objects(void)
+{
+	struct gpudp_analysis *x = gpudp_analysis_create(0, NULL);
+	struct gpudp_analysis *y = gpudp_analysis_create(0, NULL);
+	struct gpudp_analysis *small = gpudp_analysis_create(16, NULL);
+	struct gpudp_an_counters c;
+	struct gpudp_flow_record *fl;
+	struct pb p;
+	size_t n, i;
+
+	GPUDP_TEST_ASSERT(x != NULL && y != NULL && small != NULL, "create");
+	frag4(&p, "10.9.0.1", "10.9.0.2", 5, 0, 1, 1111, 2222, 64);
+	gpudp_analysis_packet(x, p.b, p.n, p.n, 1);
+	frag4(&p, "10.9.0.1", "10.9.0.2", 5, 8, 0, 0, 0, 64);
+	gpudp_analysis_packet(y, p.b, p.n, p.n, 2);
+	for (i = 0; i < 20; i++) {
+		frag4(&p, "10.9.0.3", "10.9.0.4", (uint16_t)(100 + i), 100, 0, 0, 0, 64);
+		gpudp_analysis_packet(y, p.b, p.n, p.n, i);
+	}
+	GPUDP_TEST_ASSERT(gpudp_analysis_merge(x, &y->ctr, y->flows, y->flow_mask + 1) == 0 &&
+			  gpudp_analysis_merge_frags(x, y->frags, y->frag_mask + 1) == 0, "merge");
+	gpudp_analysis_counters(x, &c);
+	GPUDP_TEST_ASSERT(c.proto_pkts[GPUDP_AN_PROTO_UDP] == 1, "merged datagram complete");
+	GPUDP_TEST_ASSERT(gpudp_analysis_flows(x, &fl, &n) == 0 && n == 2 && fl[0].pkts[0] == 20 &&
+			  fl[1].pkts[0] == 2 && fl[1].key.port[0] == 1111, "flows %zu", n);
+	free(fl);
+	/* into a table too small: counted, and still in the flows */
+	GPUDP_TEST_ASSERT(gpudp_analysis_merge(small, &x->ctr, x->flows, x->flow_mask + 1) == 0 &&
+			  gpudp_analysis_merge_frags(small, x->frags, x->frag_mask + 1) == -ENOSPC,
+			  "merge into 16 slots");
+	GPUDP_TEST_ASSERT(small->ctr.drops[GPUDP_AN_DROP_FRAG_FULL] > 0, "fragment_table_full");
+	GPUDP_TEST_ASSERT(gpudp_analysis_flows(small, &fl, &n) == 0 && n == 2 &&
+			  fl[0].pkts[0] + fl[1].pkts[0] == 22, "flows %zu", n);
+	free(fl);
+	gpudp_analysis_free(x);
+	gpudp_analysis_free(y);
+	gpudp_analysis_free(small);
+	return GPUDP_TEST_PASS;
+}
+
+/* What cannot be told apart is documented: IP ID reuse, duplicate fragments. */
+static int
+ambiguous_fragments_are_documented(void)
+{
+	struct gpudp_analysis *a = gpudp_analysis_create(0, NULL);
+	struct gpudp_an_counters c;
+	struct gpudp_flow_record *fl;
+	struct pb p;
+	size_t n;
+
+	GPUDP_TEST_ASSERT(a != NULL, "create");
+	/* one IP ID, first fragments with two port pairs, one last fragment */
+	frag4(&p, "10.9.0.1", "10.9.0.2", 5, 0, 1, 1111, 2222, 64);
+	gpudp_analysis_packet(a, p.b, p.n, p.n, 1);
+	frag4(&p, "10.9.0.1", "10.9.0.2", 5, 0, 1, 3333, 2222, 64);
+	gpudp_analysis_packet(a, p.b, p.n, p.n, 2);
+	frag4(&p, "10.9.0.1", "10.9.0.2", 5, 8, 0, 0, 0, 64);
+	gpudp_analysis_packet(a, p.b, p.n, p.n, 3);
+	/* a complete datagram with its last fragment twice */
+	frag4(&p, "10.9.0.3", "10.9.0.4", 6, 0, 1, 1111, 2222, 64);
+	gpudp_analysis_packet(a, p.b, p.n, p.n, 4);
+	frag4(&p, "10.9.0.3", "10.9.0.4", 6, 8, 0, 0, 0, 64);
+	gpudp_analysis_packet(a, p.b, p.n, p.n, 5);
+	gpudp_analysis_packet(a, p.b, p.n, p.n, 6);
+	gpudp_analysis_counters(a, &c);
+	GPUDP_TEST_ASSERT(c.proto_pkts[GPUDP_AN_PROTO_UDP] == 0, "udp %llu",
+			  (unsigned long long)c.proto_pkts[GPUDP_AN_PROTO_UDP]);
+	GPUDP_TEST_ASSERT(gpudp_analysis_flows(a, &fl, &n) == 0 && n == 2, "flows %zu", n);
+	GPUDP_TEST_ASSERT(fl[0].key.port[0] == 0 && fl[0].pkts[0] == 3 &&
+			  fl[1].key.port[0] == 1111 && fl[1].pkts[0] == 3,
+			  "ambiguous ports: address pair; duplicate: its 5-tuple");
 	free(fl);
 	gpudp_analysis_free(a);
 	return GPUDP_TEST_PASS;
@@ -774,7 +1185,15 @@ static const struct gpudp_test_case cases[] = {
 	{ "flow_key_is_bidirectional", flow_key_is_bidirectional },
 	{ "flow_counts_each_direction", flow_counts_each_direction },
 	{ "flow_table_full_is_counted", flow_table_full_is_counted },
-	{ "fragmented_datagram_counted_once", fragmented_datagram_counted_once },
+	{ "parse_ipv6_atomic_fragment_is_whole", parse_ipv6_atomic_fragment_is_whole },
+	{ "ipv6_atomic_fragment_counts_as_udp", ipv6_atomic_fragment_counts_as_udp },
+	{ "fragmented_datagram_joins_its_flow", fragmented_datagram_joins_its_flow },
+	{ "ipv4_fragments_give_documented_flows", ipv4_fragments_give_documented_flows },
+	{ "ipv6_fragments_give_documented_flows", ipv6_fragments_give_documented_flows },
+	{ "fragment_results_do_not_depend_on_order", fragment_results_do_not_depend_on_order },
+	{ "fragment_table_full_is_counted", fragment_table_full_is_counted },
+	{ "fragments_merge_across_objects", fragments_merge_across_objects },
+	{ "ambiguous_fragments_are_documented", ambiguous_fragments_are_documented },
 	{ "size_histogram_bucket_bounds", size_histogram_bucket_bounds },
 	{ "protocol_counters_per_layer", protocol_counters_per_layer },
 	{ "talkers_sum_sent_and_received", talkers_sum_sent_and_received },
