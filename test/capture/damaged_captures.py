@@ -13,9 +13,12 @@ committed). run generates them and runs every file through gpudp-capture
   - exit 1 with "gpudp-capture: input error: FILE: <reason>" (gpudp-fwd: a
     non-zero exit naming the file), or
   - exit 0 with the packet count libpcap reads from the file (libpcap
-    itself, through ctypes: the library net_pcap, tcpdump and libpcap's own
-    readers share). gpudp-capture must then also have reported a truncated
-    file exactly when libpcap's reading ends in an error.
+    itself, through ctypes: the library net_pcap and tcpdump read with).
+    gpudp-capture must count what libpcap reads up to its first error, and
+    report a truncated file exactly when that error ends the file; gpudp-fwd,
+    which does not inspect its input, must forward what net_pcap gets, which
+    calls libpcap again after an error (so a corrupt record can be followed
+    by records read from the middle of the data).
 
 and never with a sanitizer report. Each case also states what gpudp-capture
 must do ('ok' or 'refuse', with a piece of the message), so a file that is
