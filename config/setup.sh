@@ -16,7 +16,8 @@
 # build-asan), GPUDP_SKIP_ASAN=1 to skip the sanitizer pass,
 # GPUDP_MESON_ARGS extra options for the main build's meson setup,
 # GPUDP_DEBUG_KERNEL=1|0 to build (or not) the kmod debug kernel when it is
-# not cached (default: 1 in CI, 0 elsewhere).
+# not cached (default: 1 in CI, 0 elsewhere), GPUDP_FUZZ_SECONDS how long
+# each fuzz target runs (default 60).
 # See doc/getting-started.md.
 set -euo pipefail
 
@@ -112,9 +113,15 @@ cmd_test() {
 	deps "${lists[@]}"
 	# shellcheck disable=SC2086
 	build_tree "$build" ${GPUDP_MESON_ARGS:-}
-	say "meson test: all suites ($build)"
-	meson test -C "$build" --no-rebuild --print-errorlogs || rc=1
+	say "meson test: all suites but fuzz ($build)"
+	meson test -C "$build" --no-rebuild --print-errorlogs --no-suite fuzz || rc=1
 	read -r p f s < <(totals "$build/meson-logs/testlog.json")
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	# fuzz: each libFuzzer target replays its corpus, then fuzzes for
+	# GPUDP_FUZZ_SECONDS (default 60), with the cores to itself
+	say "meson test: fuzz suite, ${GPUDP_FUZZ_SECONDS:-60} s per target ($build)"
+	meson test -C "$build" --no-rebuild --print-errorlogs --suite fuzz --logbase fuzzlog || rc=1
+	read -r p f s < <(totals "$build/meson-logs/fuzzlog.json")
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
 	# kmod, second stage: the guest tests on a KASAN/lockdep/kmemleak kernel
 	# (test/kmod/debug-kernel.sh). Runs when that kernel is cached
@@ -167,7 +174,7 @@ deps)
 	deps "${lists[@]}"
 	;;
 *)
-	sed -n '4,20p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,21p' "$0" | sed 's/^# \{0,1\}//'
 	[ -n "${1:-}" ] && [ "$1" != -h ] && [ "$1" != --help ] && exit 2
 	exit 0
 	;;

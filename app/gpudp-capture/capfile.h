@@ -1,13 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * Capture file inspection and reading (classic pcap and pcapng), without
- * DPDK or libpcap. gpudp-capture inspects every rx_pcap= file before EAL
- * starts, so that empty, corrupt, truncated and non-Ethernet files get a
+ * Capture file reading (classic pcap and pcapng), without DPDK or libpcap.
+ *
+ * The reader walks a file record by record (capfile_open(), capfile_next()),
+ * honouring the byte order of each pcapng section and the link type, snap
+ * length, timestamp resolution and offset of each interface. It gives the
+ * records libpcap would give, or refuses the file with the reason: every
+ * length is checked in 64-bit arithmetic against what is left of its block
+ * and of the file before anything is read or allocated.
+ *
+ * gpudp-capture inspects every rx_pcap= file with capfile_inspect() before
+ * EAL starts, so that empty, corrupt, truncated and non-Ethernet files get a
  * clear error (net_pcap would fail the probe without saying why, or deliver
- * a Linux-cooked header as if it were Ethernet), and so that it knows how
- * many packets to expect (net_pcap signals no end of file). The benchmark and
- * tests read packets with capfile_read_all().
+ * a Linux-cooked header as if it were Ethernet), so that files which libpcap
+ * 1.10 (net_pcap's reader) would read differently are refused with the
+ * reason, and so that it knows how many packets to expect (net_pcap signals
+ * no end of file). The benchmark and tests read packets with
+ * capfile_read_all().
  */
 #ifndef GPUDP_CAPFILE_H
 #define GPUDP_CAPFILE_H
@@ -21,6 +31,78 @@ enum capfile_format {
 	CAPFILE_PCAPNG,     /**< pcapng */
 };
 
+/** LINKTYPE_ETHERNET */
+#define CAPFILE_LINKTYPE_ETHERNET 1
+/** capfile_info.linktype of a pcapng file without an interface */
+#define CAPFILE_LINKTYPE_NONE UINT32_MAX
+/** Largest record of most link types (Ethernet among them), as libpcap's. */
+#define CAPFILE_MAX_SNAPLEN 262144u
+
+/* ------------------------------------------------------------- the reader */
+
+/** A capture file being read (opaque). */
+struct capfile;
+
+/** capfile_open() flag: do not read record data (rec.data may be NULL). */
+#define CAPFILE_SKIP_DATA 1u
+
+/** One record, as capfile_next() returns it. */
+struct capfile_rec {
+	uint64_t index;       /**< 0-based record number in the file */
+	uint64_t offset;      /**< file offset of its record header (pcap) or block (pcapng) */
+	uint64_t ts_sec;      /**< capture time: seconds (interface offset applied) */
+	uint32_t ts_nsec;     /**< and nanoseconds, below 10^9 */
+	uint32_t caplen;      /**< bytes captured; pcap: cut to the file's snap length as
+			       *   libpcap does */
+	uint32_t wirelen;     /**< original length as written (may be below caplen) */
+	uint32_t linktype;    /**< of the record's interface (pcap: of the file) */
+	uint32_t section;     /**< 0-based pcapng section (0 for pcap) */
+	uint32_t ifid;        /**< interface number in its section (0 for pcap) */
+	const uint8_t *data;  /**< caplen bytes, valid until the next call; NULL with
+			       *   CAPFILE_SKIP_DATA on pcap */
+};
+
+/**
+ * Open a capture file and read its file header (pcap) or first section
+ * header (pcapng).
+ *
+ * @param path   a regular file
+ * @param flags  0 or CAPFILE_SKIP_DATA
+ * @param cf     set to the reader on success
+ * @param err    on failure, a message naming the file and the problem
+ * @param errlen size of err
+ * @return 0; -ENOENT/-EACCES/... (cannot open), -EISDIR (a directory),
+ *         -EINVAL (not a regular file, not pcap or pcapng, corrupt or
+ *         unsupported header), -ENODATA (empty file), -ENOMEM
+ */
+int capfile_open(const char *path, unsigned int flags, struct capfile **cf,
+		 char *err, size_t errlen);
+
+/**
+ * Read the next record.
+ *
+ * A file that ends inside a record or block is not an error: the records
+ * before it are returned, then 0, and capfile_describe() reports it as
+ * truncated. Blocks that carry no packet (pcapng section headers, interface
+ * descriptions, statistics, ...) are read and checked on the way.
+ *
+ * @param cf  the reader
+ * @param rec filled when 1 is returned
+ * @return 1 (a record), 0 (end of the file), or a negative errno value:
+ *         -EINVAL (a corrupt or unsupported record or block: capfile_error()
+ *         says which, where and why), -EIO, -ENOMEM. After an error every
+ *         call returns the same error.
+ */
+int capfile_next(struct capfile *cf, struct capfile_rec *rec);
+
+/** The message of the last error ("PATH: what, where"), or "". */
+const char *capfile_error(const struct capfile *cf);
+
+/** Close a reader (NULL is accepted). */
+void capfile_close(struct capfile *cf);
+
+/* ----------------------------------------------------------- inspection */
+
 /** A record whose captured length is below its original length. */
 struct capfile_snap {
 	uint64_t index;    /**< 0-based record number */
@@ -30,40 +112,57 @@ struct capfile_snap {
 /** Most snapped records listed in capfile_info.snaps. */
 #define CAPFILE_MAX_SNAPS (1u << 22)
 
-/** What capfile_inspect() found. */
+/** What capfile_inspect() found (capfile_describe() fills the file part). */
 struct capfile_info {
 	enum capfile_format format;
-	uint32_t linktype;     /**< of the file (pcap) or of the first interface (pcapng) */
-	uint32_t snaplen;      /**< 0 if not stated */
+	uint32_t linktype;     /**< of the file (pcap) or of the first interface (pcapng);
+				*   CAPFILE_LINKTYPE_NONE when there is none */
+	uint32_t snaplen;      /**< of the file (pcap) or of the first interface, as
+				*   libpcap uses it (0 and > INT_MAX: the link type's
+				*   largest record) */
+	uint32_t sections;     /**< pcapng sections (1 for pcap) */
+	uint64_t interfaces;   /**< pcapng interfaces, all sections (1 for pcap) */
 	uint64_t packets;      /**< complete packet records */
-	uint64_t bytes;        /**< sum of their original lengths */
+	uint64_t bytes;        /**< sum of their original lengths (caplen where larger) */
 	uint32_t max_caplen;   /**< largest captured length */
 	uint64_t oversize;     /**< records whose captured length exceeds over_len */
-	int truncated;         /**< the file ends inside a record (after `packets`) */
-	uint64_t trunc_offset; /**< byte offset of that incomplete record */
-	int mixed_linktypes;   /**< pcapng with interfaces of different link types */
+	int truncated;         /**< the file ends inside a record or block */
+	uint64_t trunc_offset; /**< byte offset of that incomplete record or block */
+	int mixed_linktypes;   /**< an interface has another link type than the first */
+	uint32_t other_linktype;  /**< the first such interface's link type */
+	uint32_t other_section;   /**< its section */
+	uint32_t other_ifid;      /**< its number in that section */
+	uint64_t other_offset;    /**< its block's offset */
+	char libpcap_diff[256];   /**< non-empty: why libpcap 1.10 would read this file
+				   *   differently (it cannot open it, or stops or skips
+				   *   packets where this reader does not) */
 	struct capfile_snap *snaps; /**< records with caplen < wirelen, in order (malloc) */
 	size_t n_snaps;
 	int snaps_overflow;    /**< more than CAPFILE_MAX_SNAPS such records (list cut) */
 };
 
+/**
+ * Fill the file part of info (format, link type, snap length, sections,
+ * interfaces, truncation, mixed link types, libpcap difference) from what
+ * the reader has read so far; the packet counts and snaps are left alone.
+ * Complete after capfile_next() returned 0.
+ */
+void capfile_describe(const struct capfile *cf, struct capfile_info *info);
+
 /** Free what capfile_inspect() allocated in info (the snaps list). */
 void capfile_info_free(struct capfile_info *info);
 
-/** LINKTYPE_ETHERNET */
-#define CAPFILE_LINKTYPE_ETHERNET 1
-
 /**
- * Inspect a capture file: header, link type, and a walk over every record.
+ * Inspect a capture file: header, link types, and a walk over every record.
  *
  * @param path     the file
  * @param over_len records with caplen above this are counted in info->oversize
  * @param info     filled
  * @param err      on failure, a message naming the file and the problem
  * @param errlen   size of err
- * @return 0 (a truncated final record is not a failure: see info->truncated);
- *         -ENOENT/-EACCES/... (cannot open), -ENODATA (empty file),
- *         -EINVAL (not pcap or pcapng, or a corrupt header or record)
+ * @return 0 (a truncated final record is not a failure: see info->truncated;
+ *         nor are mixed link types or a libpcap difference: see info);
+ *         an error of capfile_open() or capfile_next()
  */
 int capfile_inspect(const char *path, uint32_t over_len, struct capfile_info *info,
 		    char *err, size_t errlen);
@@ -71,12 +170,14 @@ int capfile_inspect(const char *path, uint32_t over_len, struct capfile_info *in
 /** Name of a link type ("EN10MB", "LINUX_SLL", ...) or "unknown". */
 const char *capfile_linktype_name(uint32_t linktype);
 
+/* ------------------------------------------------------- whole-file read */
+
 /** One packet read by capfile_read_all(). */
 struct capfile_pkt {
-	uint64_t ts_ns;
+	uint64_t ts_ns;       /**< capture time in ns since the epoch (modulo 2^64) */
 	uint32_t caplen;
-	uint32_t wirelen;
-	const uint8_t *data;  /**< points into capfile_packets.buf */
+	uint32_t wirelen;     /**< never below caplen */
+	const uint8_t *data;  /**< points into capfile_packets.buf (never NULL) */
 };
 
 /** All packets of a file in memory. */
@@ -90,7 +191,8 @@ struct capfile_packets {
 /**
  * Read every complete packet of an Ethernet capture file into memory.
  * @return 0, or a negative errno value with err filled (see capfile_inspect;
- *         a non-Ethernet link type gives -EPROTONOSUPPORT)
+ *         a file or record whose link type is not Ethernet gives
+ *         -EPROTONOSUPPORT)
  */
 int capfile_read_all(const char *path, struct capfile_packets *out, char *err, size_t errlen);
 

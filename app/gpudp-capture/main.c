@@ -194,16 +194,36 @@ check_files(struct cap_app *app)
 
 	for (i = 0; i < app->n_files; i++) {
 		struct vdev_file *f = &app->files[i];
+		const struct capfile_info *in = &f->info;
 		int rc = capfile_inspect(f->path, app->conf.data_room, &f->info, err, sizeof(err));
 
 		if (rc != 0) {
 			fprintf(stderr, "gpudp-capture: input error: %s\n", err);
 			return -1;
 		}
-		if (f->info.linktype != CAPFILE_LINKTYPE_ETHERNET || f->info.mixed_linktypes) {
+		if (in->mixed_linktypes) {
+			fprintf(stderr, "gpudp-capture: input error: %s: interfaces of different link "
+				"types: interface %u of section %u (block at offset %" PRIu64 ") has "
+				"link type %u (%s), the first interface %u (%s); gpudp-capture "
+				"analyses Ethernet frames only, and libpcap (net_pcap's reader) reads "
+				"one link type per file\n", f->path, in->other_ifid,
+				in->other_section, in->other_offset, in->other_linktype,
+				capfile_linktype_name(in->other_linktype), in->linktype,
+				capfile_linktype_name(in->linktype));
+			return -1;
+		}
+		if (in->linktype != CAPFILE_LINKTYPE_ETHERNET &&
+		    in->linktype != CAPFILE_LINKTYPE_NONE) {
 			fprintf(stderr, "gpudp-capture: input error: %s: link type %u (%s) is not "
 				"Ethernet; gpudp-capture analyses Ethernet frames only\n", f->path,
-				f->info.linktype, capfile_linktype_name(f->info.linktype));
+				in->linktype, capfile_linktype_name(in->linktype));
+			return -1;
+		}
+		if (in->libpcap_diff[0] != '\0') {
+			fprintf(stderr, "gpudp-capture: input error: %s: %s; gpudp-capture reads "
+				"capture files through net_pcap, which uses libpcap%s\n", f->path,
+				in->libpcap_diff, in->packets > 0 ? " (a copy written by "
+				"'editcap -F pcap' is read whole)" : "");
 			return -1;
 		}
 		if (f->info.truncated) {
