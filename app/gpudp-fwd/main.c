@@ -28,6 +28,8 @@
 #include <rte_mbuf.h>
 #include <rte_telemetry.h>
 
+#include <gpudp_dpdk_compat.h>
+
 #ifdef GPUDP_HAS_CUDA
 #include <gpudp_gpu.h>
 #endif
@@ -64,18 +66,18 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	RTE_SET_USED(params);
 	fwd_totals_get(pipes, __atomic_load_n(&nb_ready, __ATOMIC_ACQUIRE), &t);
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "rx_pkts", t.rx_pkts);
-	rte_tel_data_add_dict_u64(d, "rx_bytes", t.rx_bytes);
-	rte_tel_data_add_dict_u64(d, "tx_pkts", t.tx_pkts);
-	rte_tel_data_add_dict_u64(d, "tx_bytes", t.tx_bytes);
+	gpudp_tel_dict_u64(d, "rx_pkts", t.rx_pkts);
+	gpudp_tel_dict_u64(d, "rx_bytes", t.rx_bytes);
+	gpudp_tel_dict_u64(d, "tx_pkts", t.tx_pkts);
+	gpudp_tel_dict_u64(d, "tx_bytes", t.tx_bytes);
 	for (i = 0; i < FWD_DROP_MAX; i++)
-		rte_tel_data_add_dict_u64(d, fwd_drop_name(i), t.drops[i]);
+		gpudp_tel_dict_u64(d, fwd_drop_name(i), t.drops[i]);
 	for (i = 1; i < GPUDP_FWD_VERDICT_MAX; i++)
-		rte_tel_data_add_dict_u64(d, gpudp_fwd_verdict_name(i), t.verdict_drops[i]);
-	rte_tel_data_add_dict_u64(d, "ring_full_events", t.ring_full);
-	rte_tel_data_add_dict_u64(d, "flushes", t.flushes);
-	rte_tel_data_add_dict_u64(d, "ring_in_flight", t.in_flight);
-	rte_tel_data_add_dict_u64(d, "ring_slots", t.ring_slots);
+		gpudp_tel_dict_u64(d, gpudp_fwd_verdict_name(i), t.verdict_drops[i]);
+	gpudp_tel_dict_u64(d, "ring_full_events", t.ring_full);
+	gpudp_tel_dict_u64(d, "flushes", t.flushes);
+	gpudp_tel_dict_u64(d, "ring_in_flight", t.in_flight);
+	gpudp_tel_dict_u64(d, "ring_slots", t.ring_slots);
 	return 0;
 }
 
@@ -85,15 +87,15 @@ tel_hist(struct rte_tel_data *d, const char *name, const struct gpudp_ho_hist *h
 	char k[48];
 
 	snprintf(k, sizeof(k), "%s_count", name);
-	rte_tel_data_add_dict_u64(d, k, h->count);
+	gpudp_tel_dict_u64(d, k, h->count);
 	snprintf(k, sizeof(k), "%s_p50_ns", name);
-	rte_tel_data_add_dict_u64(d, k, gpudp_ho_hist_quantile(h, 0.50));
+	gpudp_tel_dict_u64(d, k, gpudp_ho_hist_quantile(h, 0.50));
 	snprintf(k, sizeof(k), "%s_p99_ns", name);
-	rte_tel_data_add_dict_u64(d, k, gpudp_ho_hist_quantile(h, 0.99));
+	gpudp_tel_dict_u64(d, k, gpudp_ho_hist_quantile(h, 0.99));
 	snprintf(k, sizeof(k), "%s_p999_ns", name);
-	rte_tel_data_add_dict_u64(d, k, gpudp_ho_hist_quantile(h, 0.999));
+	gpudp_tel_dict_u64(d, k, gpudp_ho_hist_quantile(h, 0.999));
 	snprintf(k, sizeof(k), "%s_max_ns", name);
-	rte_tel_data_add_dict_u64(d, k, h->max_ns);
+	gpudp_tel_dict_u64(d, k, h->max_ns);
 }
 
 static int
@@ -120,10 +122,10 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_string(d, "mode", gpudp_ho_mode_name(conf.mode));
 	rte_tel_data_add_dict_string(d, "kernel", gpudp_fwd_kernel_name(conf.kernel));
 	rte_tel_data_add_dict_string(d, "mem", gpudp_mem_type_name(fwd_conf_mem(&conf)));
-	rte_tel_data_add_dict_u64(d, "pipelines", __atomic_load_n(&nb_ready, __ATOMIC_ACQUIRE));
-	rte_tel_data_add_dict_u64(d, "burst", conf.burst);
-	rte_tel_data_add_dict_u64(d, "ring", conf.ring);
-	rte_tel_data_add_dict_u64(d, "flush_us", conf.flush_us);
+	gpudp_tel_dict_u64(d, "pipelines", __atomic_load_n(&nb_ready, __ATOMIC_ACQUIRE));
+	gpudp_tel_dict_u64(d, "burst", conf.burst);
+	gpudp_tel_dict_u64(d, "ring", conf.ring);
+	gpudp_tel_dict_u64(d, "flush_us", conf.flush_us);
 	return 0;
 }
 

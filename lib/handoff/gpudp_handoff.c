@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include <rte_bitops.h>
 #include <rte_common.h>
 #include <rte_errno.h>
 #include <rte_log.h>

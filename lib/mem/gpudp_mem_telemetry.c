@@ -10,6 +10,8 @@
 #include <rte_common.h>
 #include <rte_telemetry.h>
 
+#include <gpudp_dpdk_compat.h>
+
 #include <gpudp_regcache.h>
 
 #include "gpudp_mem_pvt.h"
@@ -62,14 +64,14 @@ tel_pool(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_string(d, "type", gpudp_mem_type_name(f.info.type));
 	if (f.info.type == GPUDP_MEM_DEVICE || f.info.type == GPUDP_MEM_SPLIT)
 		rte_tel_data_add_dict_string(d, "pin", gpudp_pin_backend_name(f.info.pin));
-	rte_tel_data_add_dict_u64(d, "nb_mbufs", f.info.nb_mbufs);
-	rte_tel_data_add_dict_u64(d, "elt_size", f.info.elt_size);
-	rte_tel_data_add_dict_u64(d, "chunks", f.info.chunks);
-	rte_tel_data_add_dict_u64(d, "extmem_segs", f.info.extmem_segs);
-	rte_tel_data_add_dict_u64(d, "data_bytes", f.info.data_bytes);
-	rte_tel_data_add_dict_u64(d, "gpu_bytes", f.info.gpu_bytes);
-	rte_tel_data_add_dict_u64(d, "host_bytes", f.info.host_bytes);
-	rte_tel_data_add_dict_u64(d, "pins", f.info.pins);
+	gpudp_tel_dict_u64(d, "nb_mbufs", f.info.nb_mbufs);
+	gpudp_tel_dict_u64(d, "elt_size", f.info.elt_size);
+	gpudp_tel_dict_u64(d, "chunks", f.info.chunks);
+	gpudp_tel_dict_u64(d, "extmem_segs", f.info.extmem_segs);
+	gpudp_tel_dict_u64(d, "data_bytes", f.info.data_bytes);
+	gpudp_tel_dict_u64(d, "gpu_bytes", f.info.gpu_bytes);
+	gpudp_tel_dict_u64(d, "host_bytes", f.info.host_bytes);
+	gpudp_tel_dict_u64(d, "pins", f.info.pins);
 	return 0;
 }
 
@@ -82,15 +84,15 @@ tel_regcache(const char *cmd, const char *params, struct rte_tel_data *d)
 	RTE_SET_USED(params);
 	gpudp_mem_pin_stats(&st);
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "hits", st.hits);
-	rte_tel_data_add_dict_u64(d, "misses", st.misses);
-	rte_tel_data_add_dict_u64(d, "pins", st.pins);
-	rte_tel_data_add_dict_u64(d, "pin_failures", st.pin_failures);
-	rte_tel_data_add_dict_u64(d, "unpins", st.unpins);
-	rte_tel_data_add_dict_u64(d, "evictions", st.evictions);
-	rte_tel_data_add_dict_u64(d, "invalidations", st.invalidations);
-	rte_tel_data_add_dict_u64(d, "bytes_pinned", st.bytes_pinned);
-	rte_tel_data_add_dict_u64(d, "regions", st.regions);
+	gpudp_tel_dict_u64(d, "hits", st.hits);
+	gpudp_tel_dict_u64(d, "misses", st.misses);
+	gpudp_tel_dict_u64(d, "pins", st.pins);
+	gpudp_tel_dict_u64(d, "pin_failures", st.pin_failures);
+	gpudp_tel_dict_u64(d, "unpins", st.unpins);
+	gpudp_tel_dict_u64(d, "evictions", st.evictions);
+	gpudp_tel_dict_u64(d, "invalidations", st.invalidations);
+	gpudp_tel_dict_u64(d, "bytes_pinned", st.bytes_pinned);
+	gpudp_tel_dict_u64(d, "regions", st.regions);
 	return 0;
 }
 
