@@ -4,14 +4,15 @@
  * and the public functions of gpudp_gpu.h. The ops are in gpu_gpudp_ops.c.
  *
  * How a GPU becomes a gpudev device:
- * - PCI bus: the id table matches any NVIDIA (0x10de) function of class
- *   VGA (0x030000) or 3D controller (0x030200), with no device-ID list, so
- *   Hopper, Blackwell and later parts match; the probe then asks the CUDA
- *   driver (cuDeviceGetByPCIBusId) and declines (returns 1) functions CUDA
- *   does not report. No BAR mapping is needed (no RTE_PCI_DRV_NEED_MAPPING),
- *   so the GPU stays bound to the nvidia kernel driver.
- * - vdev bus: `--vdev gpu_gpudp0,cuda=N` or `bdf=D:B:D.F`, and what
- *   gpudp_gpu_probe_all() uses under --no-pci.
+ * - PCI bus (driver gpu_gpudp_pci): the id table matches any NVIDIA
+ *   (0x10de) function of class VGA (0x030000) or 3D controller (0x030200),
+ *   with no device-ID list, so Hopper, Blackwell and later parts match;
+ *   the probe then asks the CUDA driver (cuDeviceGetByPCIBusId) and
+ *   declines (returns 1) functions CUDA does not report. No BAR mapping is
+ *   needed (no RTE_PCI_DRV_NEED_MAPPING), so the GPU stays bound to the
+ *   nvidia kernel driver.
+ * - vdev bus (driver gpu_gpudp): `--vdev gpu_gpudp0,cuda=N` or
+ *   `bdf=D:B:D.F`, and what gpudp_gpu_probe_all() uses under --no-pci.
  * - gpudp_gpu_probe_all(): see gpudp_gpu.h. EAL drops a device from the PCI
  *   scan when an `-a` allow-list does not name it (rte_pci_ignore_device);
  *   rte_dev_probe() inserts an allowing devargs and rescans, which is
@@ -547,9 +548,13 @@ static struct rte_pci_driver gpu_pci_driver = {
 	.remove = gpu_pci_remove,
 };
 
-RTE_PMD_REGISTER_PCI(gpu_gpudp, gpu_pci_driver);
-RTE_PMD_REGISTER_PCI_TABLE(gpu_gpudp, gpu_pci_ids);
-RTE_PMD_REGISTER_KMOD_DEP(gpu_gpudp, "* nvidia");
+/* One registration name per bus: since DPDK 25.07 the symbol a
+ * registration exports is made of the name alone, so the PCI and vdev
+ * drivers cannot share one (GPUDP_GPU_PCI_DRIVER_NAME, gpudp_gpu.h). */
+RTE_PMD_REGISTER_PCI(gpu_gpudp_pci, gpu_pci_driver);
+RTE_PMD_REGISTER_PCI_TABLE(gpu_gpudp_pci, gpu_pci_ids);
+RTE_PMD_REGISTER_KMOD_DEP(gpu_gpudp_pci, "* nvidia");
+RTE_PMD_REGISTER_PARAM_STRING(gpu_gpudp_pci, "wmb=auto|flush");
 
 /* ---------------------------------------------------------------- vdev */
 
@@ -604,7 +609,7 @@ static struct rte_vdev_driver gpu_vdev_driver = {
 
 RTE_PMD_REGISTER_VDEV(gpu_gpudp, gpu_vdev_driver);
 RTE_PMD_REGISTER_PARAM_STRING(gpu_gpudp,
-	"cuda=<int> bdf=<D:B:D.F> (vdev only) wmb=auto|flush");
+	"cuda=<int> bdf=<D:B:D.F> wmb=auto|flush");
 
 /* -------------------------------------------------------------- public */
 

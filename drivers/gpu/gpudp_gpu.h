@@ -25,8 +25,11 @@
 extern "C" {
 #endif
 
-/** The driver's name on the PCI and vdev buses. */
+/** The driver's name on the vdev bus: `--vdev gpu_gpudp0,...`. */
 #define GPUDP_GPU_DRIVER_NAME "gpu_gpudp"
+
+/** The driver's name on the PCI bus (DPDK needs one name per bus). */
+#define GPUDP_GPU_PCI_DRIVER_NAME "gpu_gpudp_pci"
 
 /**
  * Make every GPU the CUDA driver reports a gpudev device, whatever the EAL
