@@ -51,7 +51,13 @@ class Cases:
         self.tmp = tempfile.mkdtemp(prefix="gpudp-capture-test-")
 
     def run(self, vdev_file, *opts, eal_extra=(), timeout=60, env=None):
-        eal = list(EAL) + list(eal_extra)
+        eal = list(EAL)
+        if "-m" in eal_extra:
+            # an -m in eal_extra replaces the default one: DPDK 25.11's EAL
+            # refuses an option given twice
+            i = eal.index("-m")
+            del eal[i:i + 2]
+        eal += list(eal_extra)
         if vdev_file is not None:
             eal += ["--vdev", "net_pcap0,rx_pcap=" + vdev_file]
         cmd = [self.app] + eal + ["--"] + list(opts)
