@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -264,6 +265,12 @@ main(int argc, char **argv)
 		snprintf(lbuf, sizeof(lbuf), "0-%d", nfl);
 	}
 	lval = lbuf;
+	/* a fresh build tree has no build/bench/ yet */
+	snprintf(tmp, sizeof(tmp), "%s", json);
+	if (mkdir(dirname(tmp), 0755) != 0 && errno != EEXIST) {
+		fprintf(stderr, "bench_fwd: %s: %s\n", json, strerror(errno));
+		return 1;
+	}
 	out = fopen(json, "w");
 	if (out == NULL) {
 		fprintf(stderr, "bench_fwd: %s: %s\n", json, strerror(errno));

@@ -93,6 +93,8 @@ def main():
     if len(rest) != 1 or not {"fwd", "testpmd"} <= opts.keys() or \
             not opts.keys() <= {"fwd", "testpmd", "fake-libcuda", "seconds", "burst"}:
         sys.exit(__doc__.split("\n\n")[1])
+    # meson runs it in a fresh build tree too, where build/bench/ is not there yet
+    os.makedirs(os.path.dirname(os.path.abspath(rest[0])), exist_ok=True)
     seconds = float(opts.get("seconds", "30"))
     burst = opts.get("burst", "32")
     if shutil.which("valgrind") is None:
