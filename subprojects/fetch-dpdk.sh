@@ -1,23 +1,44 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# Fill subprojects/packagecache/ with the DPDK release that dpdk.wrap pins,
-# without touching the system's apt configuration.
+# Fill subprojects/packagecache/ with the DPDK release that a wrap pins
+# (dpdk.wrap: 22.11.11, the default; dpdk-24.11.wrap; dpdk-25.11.wrap; the
+# meson option dpdk_release picks the wrap), without touching the system's
+# apt configuration.
 #
 # Order of attempts:
 #  1. the tarball is already in packagecache/ with the right sha256: done;
-#  2. Debian's "dpdk" source package of this release (its .orig tarball is the
-#     upstream release tarball): a private deb-src list is derived from the
-#     machine's own apt sources, with a private state and cache directory, so
-#     nothing under /etc/apt or /var/lib/apt changes;
-#  3. the upstream URL in dpdk.wrap, with curl or wget, for machines online;
+#  2. for 22.11 only: Debian's "dpdk" source package of this release (its
+#     .orig tarball is the upstream release tarball): a private deb-src list
+#     is derived from the machine's own apt sources, with a private state
+#     and cache directory, so nothing under /etc/apt or /var/lib/apt changes;
+#  3. the upstream URL in the wrap, with curl or wget, for machines online;
 #  4. otherwise: an error saying exactly what to download and where to put it.
 #
-# Usage: subprojects/fetch-dpdk.sh [--no-download]
+# Usage: subprojects/fetch-dpdk.sh [--release 22.11|24.11|25.11] [--no-download]
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-wrap="$here/dpdk.wrap"
+release=22.11
+download=1
+usage="usage: subprojects/fetch-dpdk.sh [--release 22.11|24.11|25.11] [--no-download]"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--release=*) release=${1#--release=}; shift ;;
+	--release)
+		[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
+		release=$2
+		shift 2
+		;;
+	--no-download) download=0; shift ;;
+	*) echo "$usage" >&2; exit 2 ;;
+	esac
+done
+case $release in
+22.11) wrap="$here/dpdk.wrap" ;;
+24.11 | 25.11) wrap="$here/dpdk-$release.wrap" ;;
+*) echo "fetch-dpdk: unknown release '$release' (22.11, 24.11 or 25.11)" >&2; exit 2 ;;
+esac
 cache="$here/packagecache"
 work="$here/.apt"
 
@@ -179,14 +200,20 @@ if sha_ok "$dest"; then
 	log "DPDK $version source already in ${dest#"$here"/}"
 	exit 0
 fi
-from_debian && { rm -rf "$work"; exit 0; }
-if [ "${1:-}" != --no-download ] && from_upstream; then
+if [ "$release" = 22.11 ]; then
+	from_debian && { rm -rf "$work"; exit 0; }
+fi
+if [ $download = 1 ] && from_upstream; then
 	exit 0
+fi
+also=""
+if [ "$release" = 22.11 ]; then
+	also="
+  (or Debian's dpdk_$version.orig.tar.xz, the same file)"
 fi
 cat >&2 <<EOF
 fetch-dpdk: ERROR: could not get the DPDK $version source.
-  Download: $url
-  (or Debian's dpdk_$version.orig.tar.xz, the same file)
+  Download: $url$also
   sha256:   $sha
   Put it at: $dest
   then run the command again.
