@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * gpudp-fwd lcore loops (DESIGN.md "Data flow"):
+ * gpudp-fwd lcore loops (doc/architecture.md, the data flow):
  *   rx lcore: rte_eth_rx_burst -> 1. the burst is complete w.r.t. this CPU
  *             thread -> gpudp_handoff_submit (2. ordering step, 3. submit)
  *   tx lcore: gpudp_handoff_completed (5. done seen) -> rte_eth_tx_burst
