@@ -88,9 +88,9 @@
 #include <linux/uaccess.h>
 
 #include "gpudp_nv_p2p.h"
+#include "gpudp_pin_args.h"
 #include "include/uapi/gpudp_pin.h"
 
-#define GPUDP_GPU_PAGE_MASK	(GPUDP_PIN_GPU_PAGE_SIZE - 1)
 /* Highest mmap offset handed out; keeps offset + length below 2^63. */
 #define GPUDP_MMAP_OFF_LIMIT	BIT_ULL(62)
 
@@ -516,23 +516,14 @@ static int gpudp_ioc_pin(struct gpudp_file *gf, struct file *filp,
 
 	if (copy_from_user(&a, uarg, sizeof(a)))
 		return -EFAULT;
-	if (a.flags & ~GPUDP_PIN_F_ALL || a.pad)
-		return -EINVAL;
-	if (!a.len)
-		return -EINVAL;
-	if ((a.flags & GPUDP_PIN_F_STRICT) &&
-	    ((a.va | a.len) & GPUDP_GPU_PAGE_MASK))
-		return -EINVAL;
+	/* Round to 64 KiB, as the guide's kmd_pin_memory() does. */
+	ret = gpudp_pin_args_pin(&a, &start, &end);
+	if (ret)
+		return ret;
 #ifndef NVIDIA_P2P_CAP_GET_PAGES_PERSISTENT_API
 	if (a.flags & GPUDP_PIN_F_PERSISTENT)
 		return -EOPNOTSUPP;
 #endif
-	/* Round to 64 KiB, as the guide's kmd_pin_memory() does. */
-	if (a.va + a.len < a.va ||
-	    a.va + a.len > U64_MAX - GPUDP_GPU_PAGE_MASK)
-		return -EOVERFLOW;
-	start = a.va & ~GPUDP_GPU_PAGE_MASK;
-	end = (a.va + a.len + GPUDP_GPU_PAGE_MASK) & ~GPUDP_GPU_PAGE_MASK;
 	len = end - start;
 	cap = READ_ONCE(max_pinned_bytes);
 	if (len > cap)
@@ -671,7 +662,7 @@ static int gpudp_ioc_get_table(struct gpudp_file *gf, void __user *uarg)
 
 	if (copy_from_user(&t, uarg, sizeof(t)))
 		return -EFAULT;
-	if (t.pad)
+	if (gpudp_pin_args_table(&t))
 		return -EINVAL;
 	/* Addresses are for privileged callers only, like /proc/pid/pagemap. */
 	if (t.addrs && !gpudp_privileged())
@@ -762,7 +753,7 @@ static int gpudp_ioc_map_peer(struct gpudp_file *gf, void __user *uarg)
 
 	if (copy_from_user(&m, uarg, sizeof(m)))
 		return -EFAULT;
-	if (m.pad0 || m.pad1)
+	if (gpudp_pin_args_map_peer(&m))
 		return -EINVAL;
 	if (!gpudp_privileged())
 		return -EPERM;
@@ -971,14 +962,9 @@ static int gpudp_ioc_attach_dmabuf(struct gpudp_file *gf, void __user *uarg)
 
 	if (copy_from_user(&a, uarg, sizeof(a)))
 		return -EFAULT;
-	if (a.flags & ~GPUDP_PIN_DMABUF_F_ALL || a.pad0 ||
-	    (!(a.flags & GPUDP_PIN_DMABUF_F_PCI) &&
-	     (a.pci_domain || a.pci_bus || a.pci_devfn)))
-		return -EINVAL;
-	if (!a.len || (a.offset | a.len) & GPUDP_GPU_PAGE_MASK)
-		return -EINVAL;
-	if (a.offset + a.len < a.offset)
-		return -EOVERFLOW;
+	ret = gpudp_pin_args_dmabuf(&a);
+	if (ret)
+		return ret;
 	/* Maps memory for DMA by a device, as MAP_PEER does. */
 	if (!gpudp_privileged())
 		return -EPERM;

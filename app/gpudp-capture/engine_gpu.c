@@ -21,7 +21,7 @@
  *
  * submit (called after rx_burst returned every packet of the batch, so the
  * launch is a CPU-initiated CUDA submission after the NIC's writes, as
- * DESIGN.md's launch mode requires): H2D copy of the references + zeroed
+ * launch mode requires, doc/ordering.md): H2D copy of the references + zeroed
  * bitmap, kernel gpudp_capture_analyse_ref (reads each payload at its
  * address), D2H copy of the bitmap, event. When the slot is done, matching
  * packets in device memory are copied to the slot's host area

@@ -46,6 +46,7 @@
 #endif
 #include "capfile.h"
 #include "engine.h"
+#include "gpudp_eal_diag.h"
 #include "gpudp_analysis.h"
 #include "gpudp_pcapng.h"
 #include "options.h"
@@ -105,6 +106,7 @@ struct cap_app {
 	uint64_t filter_written;
 	uint64_t staging_drops;
 	uint64_t multiseg;
+	uint64_t pmd_cut;         /* frames whose mbufs hold fewer bytes than pkt_len */
 	uint64_t rx_total;
 	int ts_off;
 	uint64_t ts_flag;
@@ -1010,7 +1012,8 @@ report(struct cap_app *app, double elapsed, int final)
 		.engine_note = app->engine_note[0] ? app->engine_note : NULL,
 		.eng = &app->eng.st, .a = app->result, .final = final, .elapsed_s = elapsed,
 		.rx_pkts = app->rx_total, .staging_drops = app->staging_drops,
-		.multiseg = app->multiseg, .expected_pkts = app->expected_total,
+		.multiseg = app->multiseg, .pmd_cut = app->pmd_cut,
+		.expected_pkts = app->expected_total,
 		.file_truncated = app->file_truncated, .filter_expr = app->conf.filter_expr,
 		.filter_file = app->conf.filter_out, .filter_written = app->filter_written,
 		.filter_unreadable = app->unreadable_written,
@@ -1126,13 +1129,34 @@ pkt_ts(const struct cap_app *app, const struct cap_port *p, const struct rte_mbu
 	return realtime_ns();
 }
 
-/* Copy one (possibly chained) mbuf into the batch; 1 if the batch is full. */
+/*
+ * The bytes the segments of a frame hold, at most its pkt_len: what it
+ * carries of the packet. DPDK 22.11's net_pcap sets pkt_len to a record's
+ * whole length but copies only that length modulo 65536 for records over
+ * 65535 bytes; such a frame holds fewer bytes than its pkt_len.
+ */
+static uint32_t
+held_bytes(const struct rte_mbuf *m)
+{
+	const struct rte_mbuf *s = m;
+	uint64_t held = 0;
+	unsigned int k;
+
+	for (k = 0; k < m->nb_segs && s != NULL; k++, s = s->next)
+		held += s->data_len;
+	return (uint32_t)RTE_MIN(held, (uint64_t)rte_pktmbuf_pkt_len(m));
+}
+
+/*
+ * Copy the @p len bytes the segments of a (possibly chained) mbuf hold into
+ * the batch, never more; 1 if the batch is full.
+ */
 static int
 stage(struct cap_app *app, struct cap_batch *b, const struct cap_port *p, struct rte_mbuf *m,
-      uint32_t wirelen)
+      uint32_t len, uint32_t wirelen)
 {
-	uint32_t len = rte_pktmbuf_pkt_len(m);
 	const struct rte_mbuf *s;
+	uint32_t left = len;
 	uint8_t *dst;
 
 	dst = cap_batch_alloc(b, len, wirelen, pkt_ts(app, p, m));
@@ -1140,11 +1164,31 @@ stage(struct cap_app *app, struct cap_batch *b, const struct cap_port *p, struct
 		return 1;
 	if (m->nb_segs > 1)
 		app->multiseg++;
-	for (s = m; s != NULL; s = s->next) {
-		memcpy(dst, rte_pktmbuf_mtod(s, const uint8_t *), s->data_len);
-		dst += s->data_len;
+	for (s = m; s != NULL && left > 0; s = s->next) {
+		uint32_t k = RTE_MIN((uint32_t)s->data_len, left);
+
+		memcpy(dst, rte_pktmbuf_mtod(s, const uint8_t *), k);
+		dst += k;
+		left -= k;
 	}
 	return 0;
+}
+
+/*
+ * A frame whose PMD delivered @p held of its pkt_len bytes: only those are
+ * analysed and written, as a snapped packet whose original length is at
+ * least pkt_len; counted in pmd_cut, and said once.
+ */
+static void
+note_pmd_cut(struct cap_app *app, const struct cap_port *p, const struct rte_mbuf *m, uint32_t held,
+	uint32_t *wirelen)
+{
+	if (app->pmd_cut++ == 0)
+		CAP_LOG(WARNING, "port %u: a %u-byte packet arrived with only %u bytes in its "
+			"mbufs (DPDK 22.11's net_pcap keeps a record over 65535 bytes modulo "
+			"65536): such packets are analysed as snapped to what arrived and "
+			"counted in pmd_cut", p->id, rte_pktmbuf_pkt_len(m), held);
+	*wirelen = RTE_MAX(*wirelen, rte_pktmbuf_pkt_len(m));
 }
 
 /* In place: a reference to the mbuf's data, where the PMD put it; 1 if the batch is full. */
@@ -1237,11 +1281,16 @@ run(struct cap_app *app)
 				n = rte_eth_rx_burst(p->id, q, pkts, want);
 				for (k = 0; k < n; k++) {
 					struct rte_mbuf *m = pkts[k];
-					uint32_t wl = wire_len(app, &p->rxq[q],
-							       rte_pktmbuf_pkt_len(m));
+					uint32_t len = rte_pktmbuf_pkt_len(m);
+					uint32_t wl = wire_len(app, &p->rxq[q], len);
 					int full;
 
-					if (rte_pktmbuf_pkt_len(m) > b->data_cap ||
+					if (unlikely(m->nb_segs > 1 || m->data_len != len)) {
+						len = held_bytes(m);
+						if (len < rte_pktmbuf_pkt_len(m))
+							note_pmd_cut(app, p, m, len, &wl);
+					}
+					if (len > b->data_cap ||
 					    (inplace && m->nb_segs > 1)) {
 						if (inplace && m->nb_segs > 1 && !app->chain_warned++)
 							CAP_LOG(WARNING, "port %u: a %u-byte packet "
@@ -1255,7 +1304,7 @@ run(struct cap_app *app)
 						continue;
 					}
 					full = inplace ? take_ref(app, b, p, m, wl) :
-						stage(app, b, p, m, wl);
+						stage(app, b, p, m, len, wl);
 					if (full) {
 						rc = cap_engine_submit(&app->eng, b);
 						if (rc != 0)
@@ -1271,7 +1320,7 @@ run(struct cap_app *app)
 						if (inplace)
 							take_ref(app, b, p, m, wl);
 						else
-							stage(app, b, p, m, wl);
+							stage(app, b, p, m, len, wl);
 					}
 					if (b->n == 1)
 						batch_start = rte_get_timer_cycles();
@@ -1413,8 +1462,10 @@ main(int argc, char **argv)
 		ret = rte_eal_init(k, eal_argv);
 	}
 	if (ret < 0) {
+		char why[512];
+
 		fprintf(stderr, "gpudp-capture: EAL initialisation failed: %s\n",
-			rte_strerror(rte_errno));
+			gpudp_eal_why(rte_errno, rte_eal_get_runtime_dir(), "", why, sizeof(why)));
 		return 1;
 	}
 	signal(SIGINT, on_signal);

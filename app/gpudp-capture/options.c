@@ -179,7 +179,10 @@ cap_conf_parse(struct cap_conf *c, int argc, char **argv)
 			c->engine = CAP_CONF_ENGINE_CPU;
 			break;
 		case OPT_GPU: rc = u32_arg("gpu", optarg, 0, 1023, &c->gpu); break;
-		case OPT_JSON: c->json = optarg; break;
+		case OPT_JSON:
+			c->json = optarg;
+			rc = gpudp_opt_out_file(PROG, "json", optarg);
+			break;
 		case OPT_FILTER:
 			c->filter_expr = optarg;
 			if (gpudp_filter_compile(optarg, &c->filter, err, sizeof(err)) != 0) {

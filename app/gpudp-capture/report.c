@@ -91,6 +91,7 @@ cap_report_table(FILE *f, const struct cap_report *r)
 	fprintf(f, "           %-19s %" PRIu64 "\n", "staging", r->staging_drops);
 	fprintf(f, "notes      %-19s %" PRIu64 "\n", "snapped", c->snapped);
 	fprintf(f, "           %-19s %" PRIu64 "\n", "multi_segment", r->multiseg);
+	fprintf(f, "           %-19s %" PRIu64 "\n", "pmd_cut", r->pmd_cut);
 	fprintf(f, "fragments  %" PRIu64 " datagrams in %" PRIu64 " fragments (%" PRIu64
 		" bytes): %" PRIu64 " complete, %" PRIu64 " without their first fragment\n",
 		fs.datagrams, fs.pkts, fs.bytes, fs.complete, fs.first_missing);
@@ -230,8 +231,9 @@ cap_report_json(FILE *f, const struct cap_report *r)
 	fprintf(f, "  \"input_file\": {\"packets\": %" PRIu64 ", \"truncated\": %s},\n",
 		r->expected_pkts, r->file_truncated ? "true" : "false");
 	fprintf(f, "  \"rx\": {\"packets\": %" PRIu64 ", \"missed\": %" PRIu64 ", \"errors\": %"
-		PRIu64 ", \"nombuf\": %" PRIu64 ", \"multi_segment\": %" PRIu64 "},\n",
-		r->rx_pkts, r->rx_missed, r->rx_errors, r->rx_nombuf, r->multiseg);
+		PRIu64 ", \"nombuf\": %" PRIu64 ", \"multi_segment\": %" PRIu64
+		", \"pmd_cut\": %" PRIu64 "},\n",
+		r->rx_pkts, r->rx_missed, r->rx_errors, r->rx_nombuf, r->multiseg, r->pmd_cut);
 	fprintf(f, "  \"drops\": {");
 	for (k = 0; k < GPUDP_AN_DROP_MAX; k++)
 		fprintf(f, "\"%s\": %" PRIu64 ", ", gpudp_an_drop_name(k), c->drops[k]);

@@ -32,6 +32,9 @@ struct cap_report {
 	uint64_t rx_nombuf;         /**< port rx_nombuf (mbuf pool empty) */
 	uint64_t staging_drops;     /**< received but larger than a whole batch: not analysed */
 	uint64_t multiseg;          /**< packets longer than the mbuf data room (chained), analysed */
+	uint64_t pmd_cut;           /**< packets whose mbufs held fewer bytes than their length
+				     *   (net_pcap, records over 65535 bytes): analysed as
+				     *   snapped to the bytes that arrived */
 	uint64_t expected_pkts;     /**< records in the input files (0: unknown) */
 	int file_truncated;         /**< an input file ends inside a record */
 	const char *filter_expr;    /**< NULL: no filter */

@@ -24,6 +24,9 @@ enum fwd_drop {
 				 *   first segment is shorter than the header span
 				 *   (GPUDP_FWD_HDR_SPAN) the kernels read, or staged mode
 				 *   (which copies one contiguous frame) */
+	FWD_DROP_PMD_CUT,       /**< chained frame whose segments do not hold its
+				 *   pkt_len bytes (DPDK 22.11's net_pcap on capture
+				 *   records over 65535 bytes) */
 	FWD_DROP_MAX
 };
 

@@ -321,6 +321,8 @@ fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
 			break;
 		case OPT_JSON:
 			c->json = v;
+			if (gpudp_opt_out_file(PROG, "json", v) != 0)
+				return -1;
 			break;
 		case OPT_CHECK:
 			c->check = 1;

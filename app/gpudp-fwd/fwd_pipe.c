@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * gpudp-fwd lcore loops (DESIGN.md "Data flow"):
+ * gpudp-fwd lcore loops (doc/architecture.md, the data flow):
  *   rx lcore: rte_eth_rx_burst -> 1. the burst is complete w.r.t. this CPU
  *             thread -> gpudp_handoff_submit (2. ordering step, 3. submit)
  *   tx lcore: gpudp_handoff_completed (5. done seen) -> rte_eth_tx_burst
@@ -25,7 +25,7 @@ volatile int fwd_quit;
 #define DRAIN_NS 2000000000ull
 
 static const char *const drop_names[FWD_DROP_MAX] = {
-	"ring_full", "tx_full", "shutdown", "segmented",
+	"ring_full", "tx_full", "shutdown", "segmented", "pmd_cut",
 };
 
 const char *
@@ -41,20 +41,79 @@ rx_submit(struct fwd_pipe *p)
 	p->cur = NULL;
 }
 
-/* sum of pkt_len, unrolled: it is the one per-packet loop of none mode */
+/*
+ * Sum of pkt_len, unrolled: it is the one per-packet loop of none mode. It
+ * also ORs nb_segs, so that *chained is set when any frame has several
+ * segments (nb_segs shares pkt_len's cache line).
+ */
 static inline uint64_t
-burst_bytes(struct rte_mbuf *const *m, unsigned int n)
+burst_bytes(struct rte_mbuf *const *m, unsigned int n, int *chained)
 {
 	uint64_t b0 = 0, b1 = 0;
-	unsigned int i = 0;
+	unsigned int i = 0, segs = 0;
 
 	for (; i + 4 <= n; i += 4) {
 		b0 += m[i]->pkt_len + m[i + 1]->pkt_len;
 		b1 += m[i + 2]->pkt_len + m[i + 3]->pkt_len;
+		segs |= m[i]->nb_segs | m[i + 1]->nb_segs | m[i + 2]->nb_segs |
+			m[i + 3]->nb_segs;
 	}
-	for (; i < n; i++)
+	for (; i < n; i++) {
 		b0 += m[i]->pkt_len;
+		segs |= m[i]->nb_segs;
+	}
+	*chained = segs > 1;
 	return b0 + b1;
+}
+
+/*
+ * A chained frame whose segments hold fewer (or more) bytes than its
+ * pkt_len, or whose chain is not nb_segs long. DPDK 22.11's net_pcap makes
+ * such frames from capture records over 65535 bytes: it copies only the
+ * record length modulo 65536 yet sets pkt_len to the whole length. Such a
+ * frame must never be transmitted or handed to a work: a reader of pkt_len
+ * bytes would run past the chain (net_pcap's own tx does).
+ */
+static int
+chain_is_cut(const struct rte_mbuf *m)
+{
+	const struct rte_mbuf *s = m;
+	uint64_t held = 0;
+	unsigned int k;
+
+	for (k = 0; k < m->nb_segs && s != NULL; k++, s = s->next)
+		held += s->data_len;
+	return k != m->nb_segs || s != NULL || held != m->pkt_len;
+}
+
+/* Free a cut frame, counted as received and as the pmd_cut drop. */
+static void
+drop_cut(struct fwd_pipe *p, struct rte_mbuf *m)
+{
+	p->rx_pkts++;
+	p->rx_bytes += m->pkt_len;
+	p->drops[FWD_DROP_PMD_CUT]++;
+	rte_pktmbuf_free(m);
+}
+
+/*
+ * Modes without descriptors: take the cut frames out of a burst that has
+ * chained ones (cold path). @return the frames kept, their bytes in *bytes.
+ */
+static __attribute__((noinline)) unsigned int
+rx_drop_cut(struct fwd_pipe *p, struct rte_mbuf **m, unsigned int n, uint64_t *bytes)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (m[i]->nb_segs != 1 && chain_is_cut(m[i])) {
+			*bytes -= m[i]->pkt_len;
+			drop_cut(p, m[i]);
+			continue;
+		}
+		m[k++] = m[i];
+	}
+	return k;
 }
 
 /* ring full with --ring-full drop: receive and drop, counted (cold path) */
@@ -63,8 +122,9 @@ rx_drop(struct fwd_pipe *p)
 {
 	struct rte_mbuf *m[GPUDP_HO_BURST_MAX];
 	unsigned int n = rte_eth_rx_burst(p->rx_port, p->rx_queue, m, p->conf->rx_burst);
+	int chained;
 
-	p->rx_bytes += burst_bytes(m, n);
+	p->rx_bytes += burst_bytes(m, n, &chained);
 	p->rx_pkts += n;
 	p->drops[FWD_DROP_RING_FULL] += n;
 	rte_pktmbuf_free_bulk(m, n);
@@ -72,7 +132,8 @@ rx_drop(struct fwd_pipe *p)
 }
 
 /*
- * A multi-segment frame: kept when its first segment holds the bytes the
+ * A multi-segment frame: freed and counted as pmd_cut when its chain does
+ * not hold pkt_len bytes; kept when its first segment holds the bytes the
  * kernels read (min(frame, GPUDP_FWD_HDR_SPAN)) and the mode does not copy
  * whole frames (staged); else freed and counted as segmented (and as
  * received). @return 1 if dropped.
@@ -80,6 +141,10 @@ rx_drop(struct fwd_pipe *p)
 static __attribute__((noinline)) int
 rx_segmented(struct fwd_pipe *p, struct rte_mbuf *m)
 {
+	if (chain_is_cut(m)) {
+		drop_cut(p, m);
+		return 1;
+	}
 	if (!p->whole && m->data_len >= RTE_MIN(m->pkt_len, GPUDP_FWD_HDR_SPAN))
 		return 0;
 	p->rx_pkts++;
@@ -143,7 +208,11 @@ fwd_rx_step(struct fwd_pipe *p)
 			}
 			n = k;
 		} else {
-			bytes = burst_bytes(slot, n);
+			int chained;
+
+			bytes = burst_bytes(slot, n, &chained);
+			if (unlikely(chained))
+				n = rx_drop_cut(p, slot, n, &bytes);
 		}
 		gpudp_ho_burst_commit(b, n);
 		/* the flush clock starts with the burst's first packets, read

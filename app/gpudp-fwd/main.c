@@ -35,6 +35,7 @@
 #endif
 
 #include "fwd.h"
+#include "gpudp_eal_diag.h"
 
 RTE_LOG_REGISTER(fwd_logtype, gpudp.fwd, INFO);
 
@@ -572,7 +573,10 @@ main(int argc, char **argv)
 		return ret > 0 ? 0 : FWD_EXIT_USAGE;
 	ret = rte_eal_init(sep, argv);
 	if (ret < 0) {
-		fprintf(stderr, "gpudp-fwd: EAL: %s\n", strerror(rte_errno));
+		char why[512];
+
+		fprintf(stderr, "gpudp-fwd: EAL initialisation failed: %s\n",
+			gpudp_eal_why(rte_errno, rte_eal_get_runtime_dir(), "", why, sizeof(why)));
 		return 1;
 	}
 	if (ports_check() != 0) {

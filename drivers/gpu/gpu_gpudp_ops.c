@@ -208,7 +208,8 @@ gpu_mem_register(struct rte_gpu *dev, size_t size, void *ptr)
 	if (rc != 0)
 		goto fail_ent;
 	/* Registration is for host memory (cuMemHostRegister); passing a GPU
-	 * buffer is a known misuse (notes/anchors.md c.2): say so. */
+	 * buffer is a known misuse (cuMemHostRegister fails on it with a
+	 * code that does not say why): say so. */
 	res = gpudp_cu->cuPointerGetAttribute(&memtype,
 		CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)ptr);
 	if (res == CUDA_SUCCESS && memtype == CU_MEMORYTYPE_DEVICE) {

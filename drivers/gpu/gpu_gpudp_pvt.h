@@ -25,7 +25,7 @@
 
 #include "gpu_gpudp_mtab.h"
 
-/* NV-P2P and gpudp_pin work on 64 KiB GPU pages (seed: "Pinning GPU
+/* NV-P2P and gpudp_pin work on 64 KiB GPU pages (NVIDIA, "GPUDirect RDMA", "Pinning GPU
  * memory", "Basics of UVA CUDA Memory Management"): every buffer starts on
  * one and no two buffers share one. */
 #define GPUDP_GPU_PAGE_SIZE (UINT64_C(1) << 16)

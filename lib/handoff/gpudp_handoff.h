@@ -25,7 +25,7 @@
  * - none:       no work, every packet passes (I/O baseline);
  * - cpu:        the work runs on the rx thread in gpudp_handoff_submit();
  * - launch:     one kernel per burst, launched after the burst is complete
- *               with respect to the CPU (seed, "Synchronization and Memory
+ *               with respect to the CPU (NVIDIA, "GPUDirect RDMA", "Synchronization and Memory
  *               Ordering": a CPU-initiated work submission orders the NIC's
  *               writes before the kernel's reads);
  * - persistent: a resident kernel polls each slot's ready word with acquire

@@ -6,8 +6,8 @@
  * host memory: the kernels read descriptors and write verdicts and done
  * words over PCIe), and calibrates the GPU clock against the CPU's.
  *
- * Ordering (seed "Synchronization and Memory Ordering", DESIGN.md "Data
- * flow"; doc/ordering.md): the kernel for a burst is submitted, or its
+ * Ordering (NVIDIA, "GPUDirect RDMA", "Synchronization and Memory Ordering";
+ * doc/ordering.md): the kernel for a burst is submitted, or its
  * ready word stored, only on the rx thread after rte_eth_rx_burst()
  * returned the burst, i.e. after the NIC's writes completed with respect
  * to this CPU thread.
@@ -355,7 +355,7 @@ launch_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 {
 	int ret = ctx_enter(h);
 
-	/* seed "Synchronization and Memory Ordering": the burst is complete
+	/* NVIDIA, "GPUDirect RDMA", "Synchronization and Memory Ordering": the burst is complete
 	 * w.r.t. this thread; the launch is the CPU-initiated submission that
 	 * orders the NIC's writes before the kernel's reads */
 	return ret != 0 ? ret : launch_burst(h, b->slot, b->n, 1);
@@ -426,7 +426,7 @@ persistent_setup(struct gpudp_handoff *h)
 		return ret;
 	CU_DO(h, gpudp_cu->cuDeviceGetAttribute(&ord,
 		CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING, GPU(h)->dev));
-	/* seed "Synchronization and Memory Ordering": a kernel already running
+	/* NVIDIA, "GPUDirect RDMA", "Synchronization and Memory Ordering": a kernel already running
 	 * is not ordered after the NIC's writes by any submission; the flush
 	 * makes them visible to the owning device first, unless the device
 	 * already orders them for its own context (OWNER or stronger) */

@@ -2,7 +2,7 @@
 // gpudp-fwd's kernels (lib/handoff): the per-packet work of the CPU path
 // (gpudp_fwd_pkt.h) run on the GPU, for one burst per launch (launch,
 // graph and staged modes) or by a resident kernel polling per-slot ready
-// flags (persistent mode). Completion (DESIGN.md "Data flow", step 5):
+// flags (persistent mode). Completion (doc/architecture.md, data flow step 5):
 // results are written, made visible system-wide with __threadfence_system,
 // and only then the slot's done word is stored, so a CPU that reads done
 // == seq also reads every verdict and every packet byte the kernel wrote.
@@ -23,7 +23,7 @@ gpudp_fwd_globaltimer(void)
 // Scoped acquire loads and release stores (PTX memory model), one per
 // scope and width used here:
 // - system scope (.sys): words the CPU writes or reads. The ready words'
-//   acquire keeps the burst's descriptors and payload loads after it (seed,
+//   acquire keeps the burst's descriptors and payload loads after it (NVIDIA, "GPUDirect RDMA",
 //   "Synchronization and Memory Ordering": the flag is the CPU's signal that
 //   the burst is complete with respect to it and flushed); done's release
 //   orders the results before it.
@@ -199,7 +199,7 @@ gpudp_fwd_signal(struct gpudp_ho_kargs a)
 
 // Persistent mode, dispatcher: warp 0 of block 0. Lane i polls the ready
 // word of burst next + i (acquire, system scope: the burst's descriptors
-// were written before it, seed "Synchronization and Memory Ordering"), so
+// were written before it, NVIDIA, "GPUDirect RDMA", "Synchronization and Memory Ordering"), so
 // one round trip over PCIe sees up to 32 bursts. The leading run of ready
 // bursts is copied into device memory and published by one release store
 // of head (GPU scope; __syncwarp orders the lanes' acquires before lane

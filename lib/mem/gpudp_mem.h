@@ -4,7 +4,7 @@
  * gpudp_mem: mbuf pools whose data buffers are in GPU memory, registered so
  * that a NIC can DMA into them.
  *
- * A device pool is built as (DESIGN.md "Memory and registration"):
+ * A device pool is built as (doc/pools.md):
  *  1. GPU memory from an allocator (gpudev's rte_gpu_mem_alloc by default:
  *     64 KiB aligned, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS set by gpudp's
  *     gpudev driver), in chunks of at most conf.max_chunk bytes;

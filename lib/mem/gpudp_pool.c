@@ -2,7 +2,7 @@
 /*
  * GPU mbuf pools (see gpudp_mem.h). Follows NVIDIA's GPUDirect RDMA guide:
  * "Pinning GPU memory" (64 KiB pages, SYNC_MEMOPS on the allocation, set by
- * the gpudev driver) and the registration/teardown order of DESIGN.md.
+ * the gpudev driver) and the registration/teardown order of doc/pools.md.
  */
 #include <errno.h>
 #include <inttypes.h>

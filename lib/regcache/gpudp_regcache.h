@@ -149,7 +149,7 @@ void gpudp_regcache_release(struct gpudp_regcache *c, const struct gpudp_reg *re
 
 /**
  * Check a region's buffer ID tag against the memory's current one (the
- * seed's "Buffer ID Tag Check"). Costs a driver query: call it on demand
+ * "Buffer ID Tag Check" of NVIDIA's "GPUDirect RDMA"). Costs a driver query: call it on demand
  * (e.g. before reusing a region for a new pool), not per packet.
  * @return 0 if the tag matches (or the backend has no tag op); -ESTALE if
  *   it does not or the memory is gone: the region is then invalidated.

@@ -10,6 +10,8 @@ GROUP is one of:
                selection from the input (timestamps, lengths, bytes)
   options      usage errors name the option and value and exit 2; --help
   engine       the CPU notice, and --json written on a clean SIGINT stop
+  over_64k     records over 65535 bytes on net_pcap: only the bytes that
+               arrived are analysed and written (pmd_cut, snapped)
   mem          --mem/--pin/--engine: usage errors, refusals naming the port and
                its driver, no GPU (exit 77); with GPUDP_TEST_FAKE_LIBCUDA (a
                fake libcuda.so.1, host memory) the in-place CPU path over a
@@ -205,10 +207,33 @@ def options(c):
         # data room + RTE_PKTMBUF_HEADROOM (128) must fit the mbuf's 16-bit buffer length
         (["--data-room", "65408"], "--data-room: bad value '65408' (expected an integer "
          "256..65407)"),
+        # digits only: no blank or sign that strtoul would take
+        (["--batch", " 5"], "--batch: bad value ' 5'"),
+        (["--batch", "+5"], "--batch: bad value '+5'"),
+        (["--period", " 1"], "--period: bad value ' 1'"),
+        (["--ports", "0,0"], "--ports: bad value '0,0' (port 0 given twice)"),
+        # --json is checked before the analysis, not after it
+        (["--json", ""], "--json: bad value '' (expected a file name)"),
+        (["--json", "/nonexistent-gpudp-dir/r.json"],
+         "--json: bad value '/nonexistent-gpudp-dir/r.json' (cannot create a file"),
+        (["--json", "/"], "--json: bad value '/' (is a directory)"),
     ]:
         r = c.run(c.path("sample.pcap"), *args)
         c.check("usage_error %s" % " ".join(args), r.returncode == 2 and needle in r.stderr,
                 "status %d: %s" % (r.returncode, r.stderr[-300:]))
+    # hugepages not set up (as on CI machines): the reason and the way out
+    reserved = 0
+    for d in os.listdir("/sys/kernel/mm/hugepages"):
+        reserved += int(open("/sys/kernel/mm/hugepages/%s/nr_hugepages" % d).read())
+    hugetlbfs = any(ln.split()[2] == "hugetlbfs" for ln in open("/proc/mounts"))
+    if reserved == 0 or not hugetlbfs:
+        r = subprocess.run([c.app, "-l", "0", "-m", "64", "--no-pci", "--file-prefix",
+                            "capheap-%d" % os.getpid(), "--", "--pcap", c.path("sample.pcap")],
+                           capture_output=True, text=True, timeout=60)
+        want = "no hugepages are reserved" if reserved == 0 else "no hugetlbfs is mounted"
+        c.check("eal_failure_says_what_is_missing (%s)" % want, r.returncode == 1 and
+                "EAL initialisation failed: " in r.stderr and want in r.stderr and
+                "--no-huge" in r.stderr, "status %d: %s" % (r.returncode, r.stderr[-300:]))
     r = c.run(c.path("sample.pcap"), "--ports", "5")
     c.check("usage_error --ports 5 (no such port)", r.returncode == 2 and
             "--ports: bad value '5'" in r.stderr, r.stderr[-300:])
@@ -230,6 +255,61 @@ def options(c):
                     if b.split()[0] != "--help" and "(default:" not in b]
     c.check("help_lists_every_option_with_its_default", r.returncode == 0 and not missing and
             not undocumented and len(blocks) == 27, (missing, undocumented, len(blocks)))
+
+
+def write_pcap(path, frames, snap=262144):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, snap, 1))
+        for i, fr in enumerate(frames):
+            f.write(struct.pack("<IIII", 1700000000 + i, 0, len(fr), len(fr)))
+            f.write(fr)
+
+
+def over_64k(c):
+    """Records over 65535 bytes: DPDK 22.11's net_pcap keeps their length
+    modulo 65536 in the mbufs yet sets pkt_len to the whole length. Only the
+    bytes that arrived may be analysed and written (as a snapped packet),
+    never bytes of an earlier packet left in the batch."""
+    if not shutil.which("tshark"):
+        print("tshark not found: SKIP")
+        return 77
+    eth = bytes.fromhex("020000000002020000000001")
+    arp = eth + b"\x08\x06" + bytes([0xA5]) * (65000 - 14)
+    udp_len = 70000 - 34
+    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 0xFFFF, 1, 0, 64, 17, 0,
+                     bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+    udp = struct.pack(">HHHH", 5000, 6000, 0, 0) + bytes(
+        (i * 7 + 3) & 0xFF for i in range(udp_len - 8))
+    big_udp = eth + b"\x08\x00" + ip + udp
+    small = eth + b"\x08\x00" + struct.pack(">BBHHHBBH4s4s", 0x45, 0, 46, 2, 0, 64, 17, 0,
+                                              bytes([10, 0, 0, 1]), bytes([10, 0, 0, 3])) + \
+        struct.pack(">HHHH", 5001, 6001, 26, 0) + bytes(18)
+    inp = c.out("over64k.pcap")
+    write_pcap(inp, [arp, big_udp, small])
+    out, j = c.out("over64k-udp.pcapng"), c.out("over64k.json")
+    r = c.run(inp, "--cpu", "--quiet", "--batch", "1", "--filter", "udp",
+              "--filter-out", out, "--json", j)
+    if r.returncode != 0:
+        c.check("over_64k_runs", False, "exit %d: %s" % (r.returncode, r.stderr[-400:]))
+        return 0
+    rep = json.load(open(j))
+    c.check("over_64k_counted_in_pmd_cut_and_snapped", rep["rx"]["pmd_cut"] == 1 and
+            rep["snapped"] == 1 and rep["packets"] == 3 and rep["bytes"] == 65000 + 70000 + 60,
+            "pmd_cut %s snapped %s packets %s bytes %s" % (
+                rep["rx"]["pmd_cut"], rep["snapped"], rep["packets"], rep["bytes"]))
+    c.check("over_64k_said_once", r.stderr.count("counted in pmd_cut") == 1, r.stderr[-400:])
+    t = subprocess.run(["tshark", "-r", out, "-T", "fields", "-e", "frame.len",
+                        "-e", "frame.cap_len", "-e", "data.data", "-e", "udp.srcport"],
+                       capture_output=True, text=True)
+    rows = [ln.split("\t") for ln in t.stdout.splitlines()]
+    raw = open(out, "rb").read()
+    # the written big packet holds a prefix of its own bytes, nothing else
+    cut = len(big_udp) % 65536
+    c.check("over_64k_written_packet_holds_only_its_own_bytes",
+            t.returncode == 0 and len(rows) == 2 and rows[0][0] == "70000" and
+            int(rows[0][1]) <= cut and big_udp[:int(rows[0][1])] in raw and
+            bytes([0xA5]) * 64 not in raw and rows[1][0] == "60",
+            "tshark %d: %r %s" % (t.returncode, [r_[:2] for r_ in rows], t.stderr[-200:]))
 
 
 def engine(c):
@@ -410,7 +490,7 @@ def main():
         sys.exit(__doc__)
     c = Cases(sys.argv[1], sys.argv[2])
     group = {"bad_inputs": bad_inputs, "filter": filter_cases, "options": options,
-             "engine": engine, "mem": mem}.get(sys.argv[3])
+             "engine": engine, "mem": mem, "over_64k": over_64k}.get(sys.argv[3])
     if group is None:
         sys.exit("unknown group %s" % sys.argv[3])
     rc = group(c)

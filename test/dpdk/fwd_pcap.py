@@ -10,6 +10,9 @@
         packet by packet
   fwd_pcap.py badopts FWD                   every bad option exits 2 with a
                                             message naming option and value
+  fwd_pcap.py over64k FWD DIR               a record over 65535 bytes, which
+                                            DPDK 22.11's net_pcap delivers cut,
+                                            is dropped and counted (pmd_cut)
   fwd_pcap.py telemetry FWD                 the telemetry commands answer while
                                             it runs; SIGINT prints the final
                                             counters and exits 0
@@ -26,15 +29,15 @@ import sys
 LINKTYPE_ETHERNET = 1
 
 
-def write_pcap(path, frames):
+def write_pcap(path, frames, snap=65535):
     with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, LINKTYPE_ETHERNET))
+        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, snap, LINKTYPE_ETHERNET))
         for i, fr in enumerate(frames):
             f.write(struct.pack("<IIII", 1700000000 + i, 0, len(fr), len(fr)))
             f.write(fr)
 
 
-def read_pcap(path):
+def read_pcap(path, with_len=False):
     with open(path, "rb") as f:
         data = f.read()
     magic = struct.unpack("<I", data[:4])[0]
@@ -42,8 +45,10 @@ def read_pcap(path):
         sys.exit("%s: not a little-endian pcap file" % path)
     off, frames = 24, []
     while off + 16 <= len(data):
-        _, _, incl, _ = struct.unpack("<IIII", data[off:off + 16])
+        _, _, incl, orig = struct.unpack("<IIII", data[off:off + 16])
         frames.append(data[off + 16:off + 16 + incl])
+        if with_len:
+            frames[-1] = (frames[-1], orig)
         off += 16 + incl
     return frames
 
@@ -205,6 +210,13 @@ BAD = [
     (["--threads", "100"], "--threads: bad value '100'"),
     (["--queues", "0"], "--queues: bad value '0'"),
     (["--ports", "0,x"], "--ports: bad value '0,x'"),
+    (["--ports", "0,0"], "--ports: bad value '0,0' (port 0 given twice)"),
+    (["--burst", " 5"], "--burst: bad value ' 5'"),
+    (["--burst", "+5"], "--burst: bad value '+5'"),
+    (["--stats", " 1"], "--stats: bad value ' 1'"),
+    (["--json", ""], "--json: bad value '' (expected a file name)"),
+    (["--json", "/nonexistent-gpudp-dir/f.json"],
+     "--json: bad value '/nonexistent-gpudp-dir/f.json' (cannot create a file"),
     (["--stats", "fast"], "--stats: bad value 'fast'"),
     (["--duration", "-3"], "--duration: bad value '-3'"),
     (["--ring-full", "maybe"], "--ring-full: bad value 'maybe'"),
@@ -265,7 +277,129 @@ def badopts(fwd):
         print("FAIL --help: exit %d, %d defaults listed" % (r.returncode,
                                                            r.stdout.count("(default:")))
         fails += 1
-    print("%d passed, %d failed, 0 skipped" % (len(BAD) + 3 - fails, fails))
+    extra, f2 = eal_failures(fwd)
+    fails += f2
+    print("%d passed, %d failed, 0 skipped" % (len(BAD) + 3 + extra - fails, fails))
+    sys.exit(1 if fails else 0)
+
+
+def hugepage_state():
+    """(pages reserved, sizes in kB that have pages but no hugetlbfs mount)"""
+    base = "/sys/kernel/mm/hugepages"
+    sizes = {}
+    for d in os.listdir(base) if os.path.isdir(base) else []:
+        with open(os.path.join(base, d, "nr_hugepages")) as f:
+            sizes[int(d[len("hugepages-"):-2])] = int(f.read())
+    dflt = 2048
+    for ln in open("/proc/meminfo"):
+        if ln.startswith("Hugepagesize:"):
+            dflt = int(ln.split()[1])
+    mounted = set()
+    for ln in open("/proc/mounts"):
+        f = ln.split()
+        if f[2] == "hugetlbfs":
+            ps = [o[9:] for o in f[3].split(",") if o.startswith("pagesize=")]
+            v = dflt
+            if ps:
+                v = int(ps[0][:-1]) << {"K": 0, "M": 10, "G": 20}[ps[0][-1]]
+            mounted.add(v)
+    return sum(sizes.values()), [kb for kb, n in sizes.items() if n and kb not in mounted]
+
+
+def eal_failures(fwd):
+    """EAL failures give their reason: another primary process with the same
+    --file-prefix, hugepages not set up. @return (checks run, failed)"""
+    import signal
+    import time
+    run, fails = 0, 0
+    prefix = "fwdtwice-%d" % os.getpid()
+    base = "/var/run" if os.getuid() == 0 else os.environ.get("XDG_RUNTIME_DIR", "/tmp")
+    cfg = os.path.join(base, "dpdk", prefix, "config")
+    cmd = [fwd, "--no-huge", "-m", "64", "--no-pci", "--no-telemetry", "--file-prefix", prefix,
+           "--lcores", "(0-1)@0", "--vdev", "net_null0", "--", "--pairing", "same",
+           "--pipeline-lcores", "1", "--stats", "0", "--duration", "30"]
+    first = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(100):
+            if os.path.exists(cfg):
+                break
+            time.sleep(0.1)
+        time.sleep(0.5)
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    finally:
+        first.send_signal(signal.SIGINT)
+        first.communicate(timeout=30)
+    run += 1
+    want = "EAL initialisation failed: another DPDK primary process (pid %d)" % first.pid
+    if r.returncode != 1 or want not in r.stderr or "--file-prefix" not in r.stderr:
+        print("FAIL second primary: exit %d, %r (want %r)" % (r.returncode, r.stderr[-300:], want))
+        fails += 1
+    else:
+        print("ok   second primary process -> %s" % r.stderr.strip().splitlines()[-1])
+    reserved, unmounted = hugepage_state()
+    if reserved == 0:
+        want = "no hugepages are reserved"
+    elif unmounted:
+        want = "hugepages of %d kB are reserved but no hugetlbfs is mounted" % unmounted[0]
+    else:
+        print("note hugepages are reserved and mounted here: no hugepage error to check")
+        return run, fails
+    r = subprocess.run([fwd, "-m", "64", "--no-pci", "--no-telemetry", "--file-prefix",
+                        prefix + "h", "--vdev", "net_null0", "--", "--duration", "0.1"],
+                       capture_output=True, text=True, timeout=30)
+    run += 1
+    if r.returncode != 1 or want not in r.stderr or "--no-huge" not in r.stderr:
+        print("FAIL hugepages: exit %d, %r (want %r)" % (r.returncode, r.stderr[-300:], want))
+        fails += 1
+    else:
+        print("ok   hugepages not set up -> %s" % r.stderr.strip().splitlines()[-1])
+    return run, fails
+
+
+def over_64k(fwd, d):
+    """Records over 65535 bytes: DPDK 22.11's net_pcap keeps their length
+    modulo 65536 in the mbufs yet sets pkt_len to the whole length, and its
+    tx reads pkt_len bytes. gpudp-fwd must drop such a frame (pmd_cut) and
+    forward the others, in a mode without descriptors (none) and with
+    (cpu, macswap)."""
+    os.makedirs(d, exist_ok=True)
+    arp = eth(bytes([0xA5]) * (65000 - 14), et=0x0806)
+    big = eth(ipv4(payload=bytes((i * 7 + 3) & 0xFF for i in range(70000 - 34)), total=0xFFFF))
+    small = eth(ipv4(payload=bytes(26)))
+    inp = os.path.join(d, "over64k.pcap")
+    write_pcap(inp, [arp, big, small], snap=262144)
+    fails = 0
+    for mode, kernel in (("none", "macswap"), ("cpu", "macswap")):
+        outp = os.path.join(d, "over64k-out-%s.pcap" % mode)
+        if os.path.exists(outp):
+            os.unlink(outp)
+        cmd = [fwd, "--no-huge", "-m", "256", "--no-pci", "--no-telemetry",
+               "--file-prefix", "fwd64k-%d" % os.getpid(), "--lcores", "(0-2)@0",
+               "--vdev", "net_pcap0,rx_pcap=%s,tx_pcap=%s" % (inp, outp), "--",
+               "--pairing", "same", "--mode", mode, "--kernel", kernel, "--stats", "0",
+               "--duration", "2", "--count", "3", "--ring", "8", "--flush-us", "100"]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        got = read_pcap(outp, with_len=True) if os.path.exists(outp) else []
+        final = [ln for ln in r.stdout.splitlines() if ln.startswith("final:")]
+        a2 = arp if mode == "none" else arp[6:12] + arp[0:6] + arp[12:]
+        s2 = small if mode == "none" else small[6:12] + small[0:6] + small[12:]
+        why = []
+        if r.returncode != 0 or "runtime error" in r.stderr or "Sanitizer" in r.stderr:
+            why.append("exit %d: %s" % (r.returncode, r.stderr[-300:]))
+        if not final or " pmd_cut=1 " not in final[0] or " rx 3 pkts " not in final[0] or \
+                " tx 2 pkts " not in final[0]:
+            why.append("final line %r" % final)
+        # net_pcap's tx writes at most 16128 bytes of a chained frame
+        if len(got) != 2 or got[0][1] != 65000 or got[0][0] != a2[:len(got[0][0])] or \
+                len(got[0][0]) < 1000 or got[1] != (s2, len(s2)):
+            why.append("output %r" % [(len(g), n) for g, n in got])
+        if why:
+            fails += 1
+            print("FAIL over_64k %s: %s" % (mode, "; ".join(why)))
+        else:
+            print("ok   over_64k %s: the 70000-byte record dropped as pmd_cut, the rest "
+                  "forwarded" % mode)
+    print("%d passed, %d failed, 0 skipped" % (2 - fails, fails))
     sys.exit(1 if fails else 0)
 
 
@@ -362,6 +496,8 @@ def main():
         badopts(a[1])
     elif a[0] == "telemetry":
         telemetry(a[1])
+    elif a[0] == "over64k":
+        over_64k(a[1], a[2])
     else:
         sys.exit(__doc__)
 

@@ -124,8 +124,9 @@ probe_kernel_fills_buffer(void)
 	return GPUDP_TEST_PASS;
 }
 
-/* DESIGN.md: every buffer a NIC writes has CU_POINTER_ATTRIBUTE_SYNC_MEMOPS
- * (seed, "Pinning GPU memory" / "Synchronization and Memory Ordering"). */
+/* Every buffer a NIC writes has CU_POINTER_ATTRIBUTE_SYNC_MEMOPS (NVIDIA,
+ * "GPUDirect RDMA", "Pinning GPU memory" / "Synchronization and Memory
+ * Ordering"; doc/ordering.md). */
 static int
 sync_memops_attribute_sticks(void)
 {

@@ -395,7 +395,7 @@ gpu_up(void)
 	return gpudp_cu->cuCtxSetCurrent(ctx) == CUDA_SUCCESS ? 0 : -1;
 }
 
-/* device memory, SYNC_MEMOPS as every NIC-written buffer (DESIGN.md) */
+/* device memory, SYNC_MEMOPS as every NIC-written buffer (doc/ordering.md) */
 static CUdeviceptr
 dev_alloc(size_t len)
 {
@@ -555,7 +555,8 @@ gpu_modes_pinned_memory_every_burst_size(void)
 }
 
 /*
- * Ordering (seed "Synchronization and Memory Ordering"; doc/ordering.md):
+ * Ordering (NVIDIA, "GPUDirect RDMA", "Synchronization and Memory Ordering";
+ * doc/ordering.md):
  * an independent writer (a copy on another stream, behind a 20 us delay
  * kernel: the stand-in for a NIC's DMA) fills a burst's packets; the burst
  * is handed off once the write is complete with respect to this CPU

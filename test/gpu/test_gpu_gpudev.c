@@ -760,7 +760,7 @@ wmb_succeeds(void)
 	GPUDP_TEST_ASSERT(gpudp_gpu_props_get(0, &pr) == 0, "props");
 	for (i = 0; i < 1000; i++)
 		GPUDP_TEST_ASSERT(rte_gpu_wmb(0) == 0, "wmb %d: %s", i, rte_strerror(rte_errno));
-	/* the rule of the seed's "Synchronization and Memory Ordering" */
+	/* the rule of NVIDIA's "GPUDirect RDMA", "Synchronization and Memory Ordering" */
 	GPUDP_TEST_ASSERT(pr.wmb_flushes == (pr.gdr_writes_ordering <
 			  CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER),
 			  "wmb_flushes %d with ordering %d", pr.wmb_flushes,

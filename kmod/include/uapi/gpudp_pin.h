@@ -24,7 +24,7 @@
 #define GPUDP_PIN_ABI_MAJOR	1
 #define GPUDP_PIN_ABI_MINOR	1	/* 1: ATTACH_DMABUF */
 
-/* NV-P2P pins GPU memory in 64 KiB pages (seed: "Pinning GPU memory"). */
+/* NV-P2P pins GPU memory in 64 KiB pages (NVIDIA, "GPUDirect RDMA", "Pinning GPU memory"). */
 #define GPUDP_PIN_GPU_PAGE_SHIFT	16
 #define GPUDP_PIN_GPU_PAGE_SIZE		(1ULL << GPUDP_PIN_GPU_PAGE_SHIFT)
 
