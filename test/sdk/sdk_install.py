@@ -87,12 +87,22 @@ def main():
             re.search(r'^PACKAGE_VERSION="%s"$' % re.escape(version), dkms, re.M) and
             not have(src + "/meson.build"),
             os.listdir(src) if have(src) else "no " + src)
-    # the .pc files name the configured prefix: point it at the DESTDIR copy
-    env = dict(os.environ, PKG_CONFIG_PATH=lib + "/pkgconfig")
-    pkgc = ["pkg-config", "--define-variable=prefix=" + root]
+    # the .pc files name the configured prefix: copies of them point at the
+    # DESTDIR instead (not --define-variable, which would move every package,
+    # an installed libdpdk of -Ddpdk=system too, found through the caller's
+    # PKG_CONFIG_PATH)
+    pcdir = os.path.join(work, "pkgconfig")
+    os.makedirs(pcdir)
+    for f in glob.glob(lib + "/pkgconfig/*.pc"):
+        with open(f) as i, open(os.path.join(pcdir, os.path.basename(f)), "w") as o:
+            o.write(re.sub(r"^prefix=.*$", lambda m: "prefix=" + root, i.read(),
+                           count=1, flags=re.M))
+    env = dict(os.environ, PKG_CONFIG_PATH=os.pathsep.join(
+        p for p in (pcdir, os.environ.get("PKG_CONFIG_PATH", "")) if p))
+    pkgc = ["pkg-config"]
     pc = subprocess.run(pkgc + ["--static", "--cflags", "--libs", "gpudp"],
                         capture_output=True, text=True, env=env)
-    c.check("pkg-config --static gpudp (requires libdpdk from the same install)",
+    c.check("pkg-config --static gpudp (requires libdpdk: this install's, or the installed one)",
             pc.returncode == 0 and "-lgpudp_handoff" in pc.stdout and "-lrte_eal" in
             pc.stdout.replace(":librte_eal.a", "rte_eal"), pc.stderr[-300:])
     if pc.returncode != 0:
