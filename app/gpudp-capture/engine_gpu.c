@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpudp_analysis_images.h"
 #include "gpudp_cuda.h"
 #include "engine.h"
 
@@ -149,7 +150,7 @@ gpu_setup(struct cap_engine *e)
 		snprintf(bus, sizeof(bus), "?");
 	snprintf(e->st.device, sizeof(e->st.device), "GPU %d: %s (%s)",
 		 e->conf.gpu_device, name, bus);
-	rc = gpudp_cuda_module_load("capture", &p->mod);
+	rc = gpudp_cuda_module_load_image(&gpudp_analysis_image_capture, &p->mod);
 	if (rc != 0) {
 		snprintf(e->err, sizeof(e->err), "cannot load the capture kernels: %s",
 			 gpudp_cuda_last_error());

@@ -46,6 +46,7 @@
 #endif
 #include "capfile.h"
 #include "engine.h"
+#include "gpudp_app_mbuf.h"
 #include "gpudp_eal_diag.h"
 #include "gpudp_analysis.h"
 #include "gpudp_pcapng.h"
@@ -1130,24 +1131,6 @@ pkt_ts(const struct cap_app *app, const struct cap_port *p, const struct rte_mbu
 }
 
 /*
- * The bytes the segments of a frame hold, at most its pkt_len: what it
- * carries of the packet. DPDK 22.11's net_pcap sets pkt_len to a record's
- * whole length but copies only that length modulo 65536 for records over
- * 65535 bytes; such a frame holds fewer bytes than its pkt_len.
- */
-static uint32_t
-held_bytes(const struct rte_mbuf *m)
-{
-	const struct rte_mbuf *s = m;
-	uint64_t held = 0;
-	unsigned int k;
-
-	for (k = 0; k < m->nb_segs && s != NULL; k++, s = s->next)
-		held += s->data_len;
-	return (uint32_t)RTE_MIN(held, (uint64_t)rte_pktmbuf_pkt_len(m));
-}
-
-/*
  * Copy the @p len bytes the segments of a (possibly chained) mbuf hold into
  * the batch, never more; 1 if the batch is full.
  */
@@ -1286,7 +1269,9 @@ run(struct cap_app *app)
 					int full;
 
 					if (unlikely(m->nb_segs > 1 || m->data_len != len)) {
-						len = held_bytes(m);
+						/* what the segments carry of the packet */
+						len = (uint32_t)RTE_MIN(gpudp_mbuf_held(m, NULL),
+								      (uint64_t)len);
 						if (len < rte_pktmbuf_pkt_len(m))
 							note_pmd_cut(app, p, m, len, &wl);
 					}

@@ -18,6 +18,7 @@
 #include <rte_cycles.h>
 
 #include "fwd.h"
+#include "gpudp_app_mbuf.h"
 
 volatile int fwd_quit;
 
@@ -67,23 +68,17 @@ burst_bytes(struct rte_mbuf *const *m, unsigned int n, int *chained)
 }
 
 /*
- * A chained frame whose segments hold fewer (or more) bytes than its
- * pkt_len, or whose chain is not nb_segs long. DPDK 22.11's net_pcap makes
- * such frames from capture records over 65535 bytes: it copies only the
- * record length modulo 65536 yet sets pkt_len to the whole length. Such a
- * frame must never be transmitted or handed to a work: a reader of pkt_len
- * bytes would run past the chain (net_pcap's own tx does).
+ * A chained frame whose segments do not hold its pkt_len bytes (see
+ * gpudp_mbuf_held()) must never be transmitted or handed to a work: a
+ * reader of pkt_len bytes would run past the chain (net_pcap's own tx did).
  */
 static int
 chain_is_cut(const struct rte_mbuf *m)
 {
-	const struct rte_mbuf *s = m;
-	uint64_t held = 0;
-	unsigned int k;
+	int whole;
 
-	for (k = 0; k < m->nb_segs && s != NULL; k++, s = s->next)
-		held += s->data_len;
-	return k != m->nb_segs || s != NULL || held != m->pkt_len;
+	gpudp_mbuf_held(m, &whole);
+	return !whole;
 }
 
 /* Free a cut frame, counted as received and as the pmd_cut drop. */

@@ -3,7 +3,8 @@
  * @file
  * gpudp analysis: traffic statistics over captured Ethernet frames, computed
  * by the same per-packet code on the CPU (this library) and on the GPU
- * (lib/kernels/capture.cu, glue in gpudp_analysis_gpu.h).
+ * (capture.cu here, the GPU image "capture" of the gpudp_analysis_gpu library;
+ * app/gpudp-capture/engine_gpu.c runs it).
  *
  * An analysis object holds:
  * - global counters (struct gpudp_an_counters): packets, bytes, protocol

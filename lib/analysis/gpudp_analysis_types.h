@@ -222,7 +222,7 @@ struct gpudp_an_pkt_ref {
 };
 
 /**
- * Argument of the kernel gpudp_capture_analyse (lib/kernels/capture.cu),
+ * Argument of the kernel gpudp_capture_analyse (lib/analysis/capture.cu),
  * passed by value. Pointers are device addresses (CUdeviceptr).
  */
 struct gpudp_an_kernel_args {

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "gpudp_cuda.h"
-#include "gpudp_cuda_pvt.h"
 
 const struct gpudp_cuda_fns *gpudp_cu;
 
@@ -147,42 +146,93 @@ gpudp_cuda_errstr(CUresult res)
 	return buf;
 }
 
+/* the registry of GPU images (constructors fill it before main) */
+static pthread_mutex_t images_lock = PTHREAD_MUTEX_INITIALIZER;
+static const struct gpudp_cuda_image *images[GPUDP_CUDA_IMAGES_MAX];
+static unsigned int n_images;
+
+/* images_lock held */
+static const struct gpudp_cuda_image *
+image_find_locked(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < n_images; i++)
+		if (strcmp(images[i]->name, name) == 0)
+			return images[i];
+	return NULL;
+}
+
+int
+gpudp_cuda_image_register(const struct gpudp_cuda_image *img)
+{
+	const struct gpudp_cuda_image *old;
+	int rc = 0;
+
+	if (img == NULL || img->name == NULL || img->data == NULL || img->size == 0)
+		return -EINVAL;
+	pthread_mutex_lock(&images_lock);
+	old = image_find_locked(img->name);
+	if (old != NULL)
+		rc = old == img ? 0 : -EEXIST;
+	else if (n_images == GPUDP_CUDA_IMAGES_MAX)
+		rc = -ENOSPC;
+	else
+		images[n_images++] = img;
+	pthread_mutex_unlock(&images_lock);
+	return rc;
+}
+
+const struct gpudp_cuda_image *
+gpudp_cuda_image_find(const char *name)
+{
+	const struct gpudp_cuda_image *img;
+
+	pthread_mutex_lock(&images_lock);
+	img = name != NULL ? image_find_locked(name) : NULL;
+	pthread_mutex_unlock(&images_lock);
+	return img;
+}
+
 const void *
 gpudp_cuda_fatbin(const char *name, size_t *size)
 {
-	const struct gpudp_fatbin *f;
+	const struct gpudp_cuda_image *img = gpudp_cuda_image_find(name);
 
-	for (f = gpudp_fatbins; f->name != NULL; f++) {
-		if (strcmp(f->name, name) == 0) {
-			if (size != NULL)
-				*size = f->size;
-			return f->data;
-		}
+	if (img != NULL && size != NULL)
+		*size = img->size;
+	return img != NULL ? img->data : NULL;
+}
+
+int
+gpudp_cuda_module_load_image(const struct gpudp_cuda_image *img, CUmodule *mod)
+{
+	CUresult res;
+
+	if (img == NULL)
+		return -EINVAL;
+	if (gpudp_cu == NULL) {
+		set_error(last_msg, "CUDA not initialised: %s", init_msg);
+		return -ENODEV;
 	}
-	return NULL;
+	res = fns.cuModuleLoadData(mod, img->data);
+	if (res != CUDA_SUCCESS) {
+		set_error(last_msg, "cuModuleLoadData(%s): %s", img->name,
+			  gpudp_cuda_errstr(res));
+		return -EIO;
+	}
+	return 0;
 }
 
 int
 gpudp_cuda_module_load(const char *name, CUmodule *mod)
 {
-	const void *image;
-	CUresult res;
+	const struct gpudp_cuda_image *img = gpudp_cuda_image_find(name);
 
-	if (gpudp_cu == NULL) {
-		set_error(last_msg, "CUDA not initialised: %s", init_msg);
-		return -ENODEV;
-	}
-	image = gpudp_cuda_fatbin(name, NULL);
-	if (image == NULL) {
-		set_error(last_msg, "no embedded fatbin '%s' (built without nvcc?)",
-			  name);
+	if (img == NULL) {
+		set_error(last_msg, "no GPU image '%s' is registered (built without nvcc, "
+			  "or its library not linked in?)", name);
 		return -ENOENT;
 	}
-	res = fns.cuModuleLoadData(mod, image);
-	if (res != CUDA_SUCCESS) {
-		set_error(last_msg, "cuModuleLoadData(%s): %s", name,
-			  gpudp_cuda_errstr(res));
-		return -EIO;
-	}
-	return 0;
+	return gpudp_cuda_module_load_image(img, mod);
 }

@@ -9,8 +9,13 @@
  * point is requested through cuGetProcAddress at the ABI version this code
  * was compiled against (see gpudp_cuda_fns.h), never at the running
  * driver's version, so the same binary is correct on CUDA 12 and 13
- * drivers. Kernels (lib/kernels/<name>.cu) are embedded as fatbins and
- * loaded with gpudp_cuda_module_load().
+ * drivers.
+ *
+ * GPU images: each library compiles its own .cu files into fatbins (SASS
+ * for every configured architecture plus PTX of the newest) and embeds them
+ * as struct gpudp_cuda_image (lib/cuda/embed.py writes the C), registered
+ * here by name when linked in; programs may register their own.
+ * gpudp_cuda_module_load_image() or gpudp_cuda_module_load() loads one.
  *
  * The library has no DPDK dependency; callers log the reason string from
  * gpudp_cuda_last_error() with their own log type.
@@ -83,11 +88,40 @@ int gpudp_cuda_build_version(void);
  */
 const char *gpudp_cuda_errstr(CUresult res);
 
+/** A GPU image: a fatbin (or cubin, or NUL-terminated PTX) and its name. */
+struct gpudp_cuda_image {
+	const char *name;          /**< unique among registered images, e.g. "fwd" */
+	const void *data;          /**< the image, 64-byte aligned for a fatbin */
+	size_t size;               /**< bytes */
+};
+
+/** Most images that can be registered at once. */
+#define GPUDP_CUDA_IMAGES_MAX 64
+
 /**
- * Find an embedded fatbin by name.
+ * Register a GPU image under its name, for gpudp_cuda_fatbin() and
+ * gpudp_cuda_module_load(). The image must stay valid while registered;
+ * embedded images (lib/cuda/embed.py) register from a constructor.
+ * Thread-safe; no CUDA driver needed.
+ *
+ * @return 0; -EINVAL if @p img, its name or its data is NULL or its size 0;
+ *   -EEXIST if another image has that name (registering the same image
+ *   again returns 0); -ENOSPC if GPUDP_CUDA_IMAGES_MAX are registered.
+ */
+int gpudp_cuda_image_register(const struct gpudp_cuda_image *img);
+
+/**
+ * Find a registered image by name.
+ * @return the image, or NULL if none has that name.
+ */
+const struct gpudp_cuda_image *gpudp_cuda_image_find(const char *name);
+
+/**
+ * Find a registered image's bytes by name.
  *
  * @param name
- *   The kernel source's base name, e.g. "probe" for lib/kernels/probe.cu.
+ *   The image's name: for embedded ones the .cu file's base name, e.g.
+ *   "fwd" for lib/handoff/fwd.cu.
  * @param[out] size
  *   If not NULL, receives the fatbin's size in bytes.
  * @return
@@ -97,18 +131,26 @@ const char *gpudp_cuda_errstr(CUresult res);
 const void *gpudp_cuda_fatbin(const char *name, size_t *size);
 
 /**
- * Load an embedded fatbin as a module into the calling thread's current
- * CUDA context. The driver picks the SASS for the device's architecture, or
+ * Load a GPU image as a module into the calling thread's current CUDA
+ * context. The driver picks the SASS for the device's architecture, or
  * JIT-compiles the embedded PTX on newer GPUs.
  *
- * @param name
- *   The kernel source's base name, e.g. "probe".
+ * @param img
+ *   The image (registered or not).
  * @param[out] mod
  *   The module; unload with gpudp_cu->cuModuleUnload().
  * @return
- *   0 on success; -ENOENT if no such fatbin is embedded; -ENODEV if
- *   gpudp_cuda_init() has not succeeded; -EIO if the driver refused it
- *   (gpudp_cuda_last_error() has the CUresult).
+ *   0 on success; -EINVAL if @p img is NULL; -ENODEV if gpudp_cuda_init()
+ *   has not succeeded; -EIO if the driver refused it
+ *   (gpudp_cuda_last_error() has the CUresult and the image's name).
+ */
+int gpudp_cuda_module_load_image(const struct gpudp_cuda_image *img, CUmodule *mod);
+
+/**
+ * Load a registered image by name, as gpudp_cuda_module_load_image().
+ *
+ * @return as gpudp_cuda_module_load_image(), and -ENOENT if no image of
+ *   that name is registered (built without nvcc, or not linked in).
  */
 int gpudp_cuda_module_load(const char *name, CUmodule *mod);
 

@@ -2,7 +2,7 @@
 /**
  * @file
  * Forwarding work on one packet, shared verbatim by the CPU path (C11) and
- * the GPU kernels (lib/kernels/fwd.cu, nvcc): MAC swap, IPv4 forwarding
+ * the GPU kernels (lib/handoff/fwd.cu, nvcc): MAC swap, IPv4 forwarding
  * (header checksum check, TTL decrement with the incremental checksum
  * update of RFC 1624) and a synthetic compute load. Parsing (Ethernet, VLAN
  * tags, IPv4) is lib/analysis's gpudp_pkt_parse(), not a second parser.

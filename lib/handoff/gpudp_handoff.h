@@ -235,7 +235,7 @@ struct gpudp_handoff;
 
 /**
  * Create a handoff. GPU modes need CUDA (gpudp_cuda_init()) and load the
- * kernels of lib/kernels/fwd.cu into the context; a persistent kernel is
+ * kernels of lib/handoff/fwd.cu into the context; a persistent kernel is
  * started here. Logs why it failed.
  * @return the handoff, or NULL with rte_errno set: EINVAL (bad conf),
  *   ENOTSUP (GPU mode without CUDA), ENODEV (no GPU), ENOMEM, EIO (a CUDA

@@ -2,7 +2,7 @@
 /**
  * @file
  * Memory layout shared by the handoff's CPU side and its kernels
- * (lib/kernels/fwd.cu). Plain fixed-width data; included by C11 code and
+ * (lib/handoff/fwd.cu). Plain fixed-width data; included by C11 code and
  * by nvcc. Users include gpudp_handoff.h, not this file.
  *
  * Each ring slot has a control block and per-packet arrays, all in host

@@ -2,7 +2,7 @@
 /*
  * gpudp_handoff's GPU modes: launch, persistent, graph, staged. Each is an
  * ops table (gpudp_handoff_pvt.h); the shared setup loads the kernels of
- * lib/kernels/fwd.cu, registers the shared arrays with the GPU (mapped
+ * lib/handoff/fwd.cu, registers the shared arrays with the GPU (mapped
  * host memory: the kernels read descriptors and write verdicts and done
  * words over PCIe), and calibrates the GPU clock against the CPU's.
  *
@@ -26,6 +26,8 @@
 #ifdef GPUDP_HAS_CUDA
 
 #include <gpudp_cuda.h>
+
+#include "gpudp_handoff_images.h"
 
 /*
  * staged: consecutive bursts go round this many lanes, each a copy stream
@@ -314,7 +316,7 @@ gpu_setup(struct gpudp_handoff *h)
 					     CU_MEMHOSTREGISTER_DEVICEMAP));
 	g->registered = 1;
 	CU_DO(h, gpudp_cu->cuMemHostGetDevicePointer(&base, h->shared, 0));
-	ret = gpudp_cuda_module_load("fwd", &g->mod);
+	ret = gpudp_cuda_module_load_image(&gpudp_handoff_image_fwd, &g->mod);
 	if (ret != 0) {
 		HO_LOG(ERR, "%s: kernels: %s\n", h->conf.name, gpudp_cuda_last_error());
 		return ret;
@@ -457,7 +459,7 @@ persistent_start(struct gpudp_handoff *h)
 		return -EINVAL;
 	}
 	__atomic_store_n(h->quit, 0, __ATOMIC_RELEASE);
-	/* block 0 dispatches, the others work (lib/kernels/fwd.cu) */
+	/* block 0 dispatches, the others work (lib/handoff/fwd.cu) */
 	CU_DO(h, gpudp_cu->cuLaunchKernel(GPU(h)->f_persistent, h->conf.persistent_blocks + 1,
 					  1, 1, h->conf.threads, 1, 1, 0, GPU(h)->stream,
 					  params, NULL));

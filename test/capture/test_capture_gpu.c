@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * gpu suite: the GPU engine (staged copy + lib/kernels/capture.cu) gives
+ * gpu suite: the GPU engine (staged copy + lib/analysis/capture.cu) gives
  * exactly the CPU engine's results: counters, flow table, fragment table,
  * filter matches.
  * Usage: test_capture_gpu SAMPLE.pcap JUMBO.pcap FRAG4.pcap FRAG6.pcap [case...]

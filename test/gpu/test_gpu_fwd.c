@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * gpudp-fwd's handoff and kernels (lib/handoff, lib/kernels/fwd.cu).
+ * gpudp-fwd's handoff and kernels (lib/handoff, lib/handoff/fwd.cu).
  *
  * One runner for two suites: the dpdk suite runs the CPU cases (GPU cases
  * skip), the gpu suite names the GPU cases (all skip, exit 77, without a

@@ -16,6 +16,9 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#ifdef GPUDP_HAS_CUDA
+#include <gpudp_cuda.h>
+#endif
 #include <gpudp_handoff.h>
 #include <gpudp_mem.h>
 
@@ -95,6 +98,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "sdk_consumer: EAL: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
+#ifdef GPUDP_HAS_CUDA
+	/* the installed libraries' kernels are registered GPU images */
+	check("GPU images 'fwd' and 'capture' registered", gpudp_cuda_image_find("fwd") != NULL &&
+	      gpudp_cuda_image_find("capture") != NULL);
+#endif
 	pool = gpudp_pool_create(&pc);
 	check("gpudp_pool_create (host memory)", pool != NULL);
 	if (pool == NULL)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib/cuda without a driver: the loader must fail cleanly with a reason
- * naming the library, and the embedded fatbin table must hold real fatbins.
+ * naming the library; the embedded test image "probe" (test/common/probe.cu)
+ * must be a real fatbin, registered by name; the registry refuses twins.
  * Runs everywhere: GPUDP_LIBCUDA points at a library that cannot exist.
  */
 #include <errno.h>
@@ -94,6 +95,29 @@ fatbin_unknown_name_is_null(void)
 }
 
 static int
+images_register_once_by_name(void)
+{
+	static const unsigned char bytes[64] __attribute__((aligned(64))) = { 1 };
+	static const struct gpudp_cuda_image mine = { "test_image", bytes, sizeof(bytes) };
+	static const struct gpudp_cuda_image twin = { "test_image", bytes, sizeof(bytes) };
+	static const struct gpudp_cuda_image empty = { "empty", bytes, 0 };
+	CUmodule mod;
+
+	GPUDP_TEST_ASSERT(gpudp_cuda_image_find("test_image") == NULL, "before registration");
+	GPUDP_TEST_ASSERT(gpudp_cuda_image_register(&mine) == 0, "register");
+	GPUDP_TEST_ASSERT(gpudp_cuda_image_register(&mine) == 0, "the same image again");
+	GPUDP_TEST_ASSERT(gpudp_cuda_image_register(&twin) == -EEXIST, "another of that name");
+	GPUDP_TEST_ASSERT(gpudp_cuda_image_register(&empty) == -EINVAL, "size 0");
+	GPUDP_TEST_ASSERT(gpudp_cuda_image_register(NULL) == -EINVAL, "NULL");
+	GPUDP_TEST_ASSERT(gpudp_cuda_image_find("test_image") == &mine, "found");
+	GPUDP_TEST_ASSERT(gpudp_cuda_image_find("probe") != NULL, "the embedded probe");
+	GPUDP_TEST_ASSERT(gpudp_cuda_module_load("no_such_image", &mod) == -ENOENT, "unknown");
+	GPUDP_TEST_ASSERT(gpudp_cuda_module_load_image(NULL, &mod) == -EINVAL, "NULL image");
+	GPUDP_TEST_ASSERT(gpudp_cuda_module_load_image(&mine, &mod) == -ENODEV, "no driver");
+	return GPUDP_TEST_PASS;
+}
+
+static int
 build_version_is_cuda_12_or_newer(void)
 {
 	GPUDP_TEST_ASSERT(gpudp_cuda_build_version() >= 12000, "%d",
@@ -109,6 +133,7 @@ static const struct gpudp_test_case cases[] = {
 	{ "errstr_before_init_prints_the_number", errstr_before_init_prints_the_number },
 	{ "fatbin_probe_is_embedded", fatbin_probe_is_embedded },
 	{ "fatbin_unknown_name_is_null", fatbin_unknown_name_is_null },
+	{ "images_register_once_by_name", images_register_once_by_name },
 	{ "build_version_is_cuda_12_or_newer", build_version_is_cuda_12_or_newer },
 	{ NULL, NULL },
 };
