@@ -1,0 +1,76 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# usage: trixie.sh guest|build [-b BUILDDIR] [-n NAME] [-p PIN_TEST] [-a "cmdline"]
+#
+# The kmod suite on Debian 13's kernels, from a Debian 12 machine, with the
+# Debian 13 root of trixie-root.sh (made on first use, then cached):
+#   guest  build both modules in the root for trixie's 6.12 kernel, boot that
+#          kernel under QEMU TCG with them (run.sh) and run the guest tests
+#          (-a: kernel command line words, as for run.sh: e.g. fuzz only)
+#   build  build both modules in the root for the newest kernel of
+#          trixie-backports (7.x) and check what came out; no boot (no
+#          image): this catches the kernel API changes early
+# Warnings fail both (build-modules.sh). Exit: 0 pass, 1 fail, 77 (meson
+# SKIP) when the root cannot be had (not root, no debootstrap, Debian's
+# trixie suites unreachable) or a QEMU prerequisite is missing.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+mode=${1:-}
+[ $# -gt 0 ] && shift
+build=${MESON_BUILD_ROOT:+$MESON_BUILD_ROOT/test/kmod}
+build=${build:-$top/build-kmod}
+name=$mode pintest="" append=""
+while getopts a:b:n:p: o; do
+	case $o in
+	a) append=$OPTARG ;;
+	b) build=$OPTARG ;;
+	n) name=$OPTARG ;;
+	p) pintest=$OPTARG ;;
+	*) exit 1 ;;
+	esac
+done
+skip() { echo "SKIP: $*"; exit 77; }
+case $mode in
+guest) kind=boot ;;
+build) kind=compile ;;
+*) echo "usage: trixie.sh guest|build [-b BUILDDIR] [-n NAME] [-p PIN_TEST] [-a WORDS]"; exit 1 ;;
+esac
+[ "${GPUDP_KMOD_DISABLED:-0}" != 1 ] || skip "configured with -Dkmod=disabled"
+
+rc=0
+dir=$("$top/test/kmod/trixie-root.sh") || rc=$?
+[ "$rc" = 0 ] || exit "$rc"
+rel=$(sed -n "s/^$kind //p" "$dir/gpudp-kernels")
+[ -n "$rel" ] || { echo "trixie: no '$kind' kernel in $dir/gpudp-kernels"; exit 1; }
+out=$build/debian13/$name
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+echo "trixie: $mode: Linux $rel, modules built with $(chroot "$dir/root" gcc-14 --version | head -n 1)"
+start=$(date +%s)
+GPUDP_KMOD_ROOT=$dir/root KDIR=/usr/src/linux-headers-$rel \
+	"$top/test/kmod/build-modules.sh" "$out/modules"
+echo "trixie: modules built in $(($(date +%s) - start)) s; features:"
+grep '^#define GPUDP_\|undef' "$out/modules/gpudp_features.h"
+
+if [ "$mode" = build ]; then
+	# Both modules are for this kernel, and gpudp_pin needs the provider.
+	command -v modinfo >/dev/null || skip "modinfo missing (install kmod)"
+	for m in gpudp_pin nvidia_p2p_sim; do
+		vm=$(modinfo -F vermagic "$out/modules/$m.ko")
+		case $vm in
+		"$rel "*) echo "trixie: $m.ko: vermagic $vm" ;;
+		*) echo "trixie: $m.ko: vermagic '$vm', want $rel"; exit 1 ;;
+		esac
+	done
+	deps=$(modinfo -F depends "$out/modules/gpudp_pin.ko")
+	[ "$deps" = nvidia_p2p_sim ] ||
+		{ echo "trixie: gpudp_pin.ko depends on '$deps', want nvidia_p2p_sim"; exit 1; }
+	echo "trixie: both modules build for $rel without a warning"
+	exit 0
+fi
+
+kernel=$out/vmlinux-$rel
+"$top/test/qemu/extract-vmlinux.sh" "$dir/boot/vmlinuz-$rel" "$kernel" ||
+	kernel=$dir/boot/vmlinuz-$rel
+exec "$top/test/kmod/run.sh" -b "$out" -n "$name" -k "$kernel" -m "$out/modules" \
+	${pintest:+-p "$pintest"} -a "$append"
