@@ -43,26 +43,44 @@ dir=$("$top/test/kmod/trixie-root.sh") || rc=$?
 rel=$(sed -n "s/^$kind //p" "$dir/gpudp-kernels")
 [ -n "$rel" ] || { echo "trixie: no '$kind' kernel in $dir/gpudp-kernels"; exit 1; }
 out=$build/debian13/$name
-mkdir -p "$out"
+mods=$build/debian13/modules-$rel
+mkdir -p "$out" "$mods"
 out=$(cd "$out" && pwd)
+mods=$(cd "$mods" && pwd)
 echo "trixie: $mode: Linux $rel, modules built with $(chroot "$dir/root" gcc-14 --version | head -n 1)"
-start=$(date +%s)
-GPUDP_KMOD_ROOT=$dir/root KDIR=/usr/src/linux-headers-$rel \
-	"$top/test/kmod/build-modules.sh" "$out/modules"
-echo "trixie: modules built in $(($(date +%s) - start)) s; features:"
-grep '^#define GPUDP_\|undef' "$out/modules/gpudp_features.h"
+# The modules of one kernel are built once for the tests that boot it, and
+# again when a source or the root changes.
+exec 8>"$mods.lock"
+flock 8
+sum=$( (cat "$top"/kmod/*.c "$top"/kmod/*.h "$top"/kmod/Kbuild "$top"/kmod/features.sh \
+	"$top"/kmod/include/uapi/*.h "$top"/test/kmod/sim/*.c "$top"/test/kmod/sim/*.h \
+	"$top"/test/kmod/sim/Kbuild "$top"/test/kmod/build-modules.sh "$dir/.gpudp-done" "$dir/gpudp-kernels") |
+	sha256sum | cut -c1-16)
+if [ -f "$mods/gpudp_pin.ko" ] && [ "$(cat "$mods/.sum" 2>/dev/null)" = "$sum" ]; then
+	echo "trixie: modules for $rel up to date in $mods"
+else
+	rm -f "$mods/.sum"
+	start=$(date +%s)
+	GPUDP_KMOD_ROOT=$dir/root KDIR=/usr/src/linux-headers-$rel \
+		"$top/test/kmod/build-modules.sh" "$mods"
+	echo "$sum" >"$mods/.sum"
+	echo "trixie: modules built in $(($(date +%s) - start)) s"
+fi
+exec 8>&-
+echo "trixie: feature checks for $rel:"
+grep -E '^(#define GPUDP_[A-Z_]+ 1|/\* #undef)' "$mods/gpudp_features.h"
 
 if [ "$mode" = build ]; then
 	# Both modules are for this kernel, and gpudp_pin needs the provider.
 	command -v modinfo >/dev/null || skip "modinfo missing (install kmod)"
 	for m in gpudp_pin nvidia_p2p_sim; do
-		vm=$(modinfo -F vermagic "$out/modules/$m.ko")
+		vm=$(modinfo -F vermagic "$mods/$m.ko")
 		case $vm in
 		"$rel "*) echo "trixie: $m.ko: vermagic $vm" ;;
 		*) echo "trixie: $m.ko: vermagic '$vm', want $rel"; exit 1 ;;
 		esac
 	done
-	deps=$(modinfo -F depends "$out/modules/gpudp_pin.ko")
+	deps=$(modinfo -F depends "$mods/gpudp_pin.ko")
 	[ "$deps" = nvidia_p2p_sim ] ||
 		{ echo "trixie: gpudp_pin.ko depends on '$deps', want nvidia_p2p_sim"; exit 1; }
 	echo "trixie: both modules build for $rel without a warning"
@@ -72,5 +90,5 @@ fi
 kernel=$out/vmlinux-$rel
 "$top/test/qemu/extract-vmlinux.sh" "$dir/boot/vmlinuz-$rel" "$kernel" ||
 	kernel=$dir/boot/vmlinuz-$rel
-exec "$top/test/kmod/run.sh" -b "$out" -n "$name" -k "$kernel" -m "$out/modules" \
+exec "$top/test/kmod/run.sh" -b "$out" -n "$name" -k "$kernel" -m "$mods" \
 	${pintest:+-p "$pintest"} -a "$append"
