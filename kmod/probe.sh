@@ -33,8 +33,10 @@ else
 	cc=${text%% *}
 	want=$(sed -n 's/^CONFIG_GCC_VERSION=//p' "$conf")
 fi
-[ -n "$cc" ] && [ -n "$want" ] ||
-	{ echo "cannot tell which compiler built kernel $rel (no CONFIG_CC_VERSION_TEXT in $conf)"; exit 1; }
+if [ -z "$cc" ] || [ -z "$want" ]; then
+	echo "cannot tell which compiler built kernel $rel (no CONFIG_CC_VERSION_TEXT in $conf)"
+	exit 1
+fi
 pkg=$cc
 case $cc in
 *gcc-[0-9]*) pkg=gcc-${cc##*gcc-} ;;

@@ -29,7 +29,6 @@ cache=${GPUDP_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gpudp}
 # Bump when what the root holds changes: an older root is then remade.
 recipe=2
 dir=$cache/trixie-root
-root=$dir/root
 if [ -f "$dir/.gpudp-done" ] && [ "$(cat "$dir/.gpudp-done")" = "$recipe" ]; then
 	echo "$dir"
 	exit 0
@@ -40,7 +39,9 @@ fi
 command -v debootstrap >/dev/null || skip "debootstrap missing (install debootstrap)"
 command -v apt-get >/dev/null || skip "not a Debian system (no apt-get)"
 command -v python3 >/dev/null || skip "python3 missing"
-command -v flock >/dev/null || skip "flock missing (util-linux)"
+for t in flock unshare chroot dpkg-deb; do
+	command -v $t >/dev/null || skip "$t missing"
+done
 
 mkdir -p "$cache"
 exec 9>"$cache/.trixie-root.lock"
@@ -161,7 +162,9 @@ echo "trixie-root: kernels $boot (boot) and $compile (compile only)" >&2
 ) >>"$log" 2>&1 || { tail -n 10 "$log" >&2; skip "cannot download the trixie kernel packages"; }
 
 # gcc-14 and make, plus what the headers' kbuild programs link against.
-debootstrap --variant=minbase --keyring="$keyring" \
+# In a mount namespace of its own: the /proc and /sys it mounts in the root
+# go with it, even when it is killed.
+unshare --mount debootstrap --variant=minbase --keyring="$keyring" \
 	--include=gcc-14,make,libelf1t64,libssl3t64,zlib1g,pahole \
 	trixie "$work/root" "$mirror" >>"$log" 2>&1 ||
 	{ tail -n 10 "$log" >&2; echo "trixie-root: debootstrap failed (log: $log)" >&2; exit 1; }

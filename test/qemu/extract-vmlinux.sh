@@ -21,6 +21,7 @@ try() {
 	magic=$1
 	shift
 	command -v "$1" >/dev/null || return 1
+	# shellcheck disable=SC2059 # the magic is written as printf escapes
 	off=$(LC_ALL=C grep -abo "$(printf "$magic")" "$in" 2>/dev/null | head -n 1 | cut -d: -f1)
 	[ -n "$off" ] || return 1
 	tail -c +$((off + 1)) "$in" | "$@" >"$tmp" 2>/dev/null || true
