@@ -57,11 +57,11 @@ if [ "$trixie" = 1 ]; then
 			chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 			HOME=/root LC_ALL=C DEBIAN_FRONTEND=noninteractive "$@"
 	}
-	if ! ls "$root"/usr/src/linux-source-6.12.tar.xz >/dev/null 2>&1; then
+	if [ ! -f "$root/usr/src/linux-source-6.12.tar.xz" ] || [ ! -x "$root/usr/bin/gcc" ]; then
 		[ "$query" = 0 ] || exit 1
 		echo "debug-kernel: installing linux-source-6.12 and the kernel's build tools in $root"
 		{ in_root apt-get -q update && in_root apt-get -q -y install --no-install-recommends \
-			linux-source-6.12 flex bison bc libelf-dev libssl-dev libc6-dev perl xz-utils; } \
+			linux-source-6.12 gcc flex bison bc libelf-dev libssl-dev libc6-dev perl xz-utils; } \
 			>"$dir/debug-kernel-apt.log" 2>&1 ||
 			{ tail -n 5 "$dir/debug-kernel-apt.log"; skip "cannot install linux-source-6.12 in the Debian 13 root"; }
 	fi
