@@ -105,6 +105,9 @@ EOF
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 work=$dir.new
 rm -rf "$work"
+# Whatever is left of an attempt that did not finish goes (its log first
+# told what went wrong).
+trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/apt/lists/partial" "$work/apt/cache/archives/partial" \
 	"$work/apt/sources.list.d" "$work/debs"
 log=$work/log
@@ -130,8 +133,12 @@ apt() {
 		-o "APT::Architecture=amd64" -o "Debug::NoLocking=1" \
 		-o "APT::Sandbox::User=$(id -un)"
 }
-apt apt-get update >>"$log" 2>&1 ||
-	{ tail -n 5 "$log" >&2; skip "cannot read Debian's trixie suites from $mirror (offline?)"; }
+# apt-get update exits 0 when a fetch fails: look for the index instead.
+apt apt-get update >>"$log" 2>&1 || true
+if ! ls "$work"/apt/lists/*_dists_trixie_main_binary-amd64_Packages* >/dev/null 2>&1; then
+	grep -E '^(E|W):' "$log" | tail -n 3 >&2
+	skip "cannot read Debian's trixie suite from $mirror (offline?)"
+fi
 # Newest Debian 13 kernel of a series: the package names carry the release.
 newest() {
 	apt apt-cache pkgnames linux-headers- 2>/dev/null |
