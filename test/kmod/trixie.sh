@@ -49,9 +49,10 @@ out=$(cd "$out" && pwd)
 mods=$(cd "$mods" && pwd)
 echo "trixie: $mode: Linux $rel, modules built with $(chroot "$dir/root" gcc-14 --version | head -n 1)"
 # The modules of one kernel are built once for the tests that boot it, and
-# again when a source or the root changes.
+# again when a source or the root changes; "build" always builds them.
 exec 8>"$mods.lock"
 flock 8
+[ "$mode" = guest ] || rm -f "$mods/.sum"
 sum=$( (cat "$top"/kmod/*.c "$top"/kmod/*.h "$top"/kmod/Kbuild "$top"/kmod/features.sh \
 	"$top"/kmod/include/uapi/*.h "$top"/test/kmod/sim/*.c "$top"/test/kmod/sim/*.h \
 	"$top"/test/kmod/sim/Kbuild "$top"/test/kmod/build-modules.sh "$dir/.gpudp-done" "$dir/gpudp-kernels") |
