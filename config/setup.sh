@@ -16,7 +16,8 @@
 # build-asan), GPUDP_SKIP_ASAN=1 to skip the sanitizer pass,
 # GPUDP_MESON_ARGS extra options for the main build's meson setup,
 # GPUDP_DEBUG_KERNEL=1|0 to build (or not) the kmod debug kernel when it is
-# not cached (default: 1 in CI, 0 elsewhere), GPUDP_FUZZ_SECONDS how long
+# not cached (default: 1 in CI, 0 elsewhere), GPUDP_DEBUG_KERNEL_DEBIAN13=1
+# the same for Debian 13's (default 0), GPUDP_FUZZ_SECONDS how long
 # each fuzz target runs (default 60).
 # See doc/getting-started.md.
 set -euo pipefail
@@ -143,6 +144,23 @@ cmd_test() {
 		say "kmod: debug-kernel stage SKIPPED: its kernel is not cached (GPUDP_DEBUG_KERNEL=1 builds it, 6-10 min)"
 		skip=$((skip + 1))
 	fi
+	# The same on Debian 13's 6.12 (debug-kernel.sh -t, built with gcc-14 in
+	# the Debian 13 root): when that kernel is cached, or when
+	# GPUDP_DEBUG_KERNEL_DEBIAN13=1 asks to build it (another 10 min or so,
+	# so not by default, in CI neither).
+	if test/kmod/debug-kernel.sh -t -q 2>/dev/null || [ "${GPUDP_DEBUG_KERNEL_DEBIAN13:-0}" = 1 ]; then
+		say "kmod: guest tests on the Debian 13 debug kernel"
+		local dk13=0
+		test/kmod/debug-kernel.sh -t -b "$build/test/kmod" || dk13=$?
+		case $dk13 in
+		0) pass=$((pass + 1)) ;;
+		77) skip=$((skip + 1)) ;;
+		*) fail=$((fail + 1)) rc=1 ;;
+		esac
+	else
+		say "kmod: Debian 13 debug-kernel stage SKIPPED: its kernel is not cached (GPUDP_DEBUG_KERNEL_DEBIAN13=1 builds it, about 10 min)"
+		skip=$((skip + 1))
+	fi
 	if [ "${GPUDP_SKIP_ASAN:-0}" != 1 ]; then
 		build_tree "$asan_build" --native-file config/presets/asan.ini
 		say "meson test: unit and dpdk suites under ASan/UBSan ($asan_build)"
@@ -174,7 +192,7 @@ deps)
 	deps "${lists[@]}"
 	;;
 *)
-	sed -n '4,21p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,22p' "$0" | sed 's/^# \{0,1\}//'
 	[ -n "${1:-}" ] && [ "$1" != -h ] && [ "$1" != --help ] && exit 2
 	exit 0
 	;;

@@ -7,7 +7,7 @@
 #   -m MODDIR    directory with gpudp_pin.ko and nvidia_p2p_sim.ko
 #   -p PIN_TEST  static pin_test binary
 #   -k KERNEL    boot this kernel image instead of Debian's; modules are then
-#                built against $KDIR (debug-kernel.sh uses this)
+#                -m's or built against $KDIR (debug-kernel.sh, trixie.sh)
 # Exit: 0 pass, 1 fail, 77 (meson SKIP) when a prerequisite is missing:
 # kernel headers, /boot/vmlinuz-KVER, qemu, static busybox, static libc.
 set -eu
@@ -30,6 +30,8 @@ while getopts a:b:k:m:M:n:p:t: o; do
 done
 skip() { echo "SKIP: $*"; exit 77; }
 [ "${GPUDP_KMOD_DISABLED:-0}" != 1 ] || skip "configured with -Dkmod=disabled"
+# Set by meson when configure found the module cannot be built here.
+[ -z "${GPUDP_KMOD_SKIP:-}" ] || skip "gpudp_pin.ko not built: $GPUDP_KMOD_SKIP"
 
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
@@ -39,7 +41,8 @@ if [ -z "$kimage" ]; then
 	export KVER="$kver"
 else
 	kernel=$kimage
-	[ -r "$kimage" ] && [ -n "${KDIR:-}" ] || { echo "run.sh: -k needs a readable image and KDIR"; exit 1; }
+	[ -r "$kimage" ] || { echo "run.sh: -k $kimage: not readable"; exit 1; }
+	[ -n "$moddir" ] || [ -n "${KDIR:-}" ] || { echo "run.sh: -k needs -m or KDIR"; exit 1; }
 fi
 command -v "${QEMU:-qemu-system-x86_64}" >/dev/null || skip "qemu-system-x86_64 missing"
 command -v cpio >/dev/null || skip "cpio missing"
@@ -51,6 +54,11 @@ printf 'int main(void){return 0;}\n' | "$cc" -static -x c - -o /dev/null 2>/dev/
 if [ -z "$moddir" ]; then
 	moddir=$build/modules
 	"$top/test/kmod/build-modules.sh" "$moddir"
+elif [ ! -f "$moddir/gpudp_pin.ko" ] || [ ! -f "$moddir/nvidia_p2p_sim.ko" ]; then
+	# The build (build-modules.sh -k) failed: that is this test's failure.
+	[ -f "$moddir/build.log" ] && tail -n 40 "$moddir/build.log"
+	echo "run.sh: no gpudp_pin.ko/nvidia_p2p_sim.ko in $moddir: the module build failed"
+	exit 1
 fi
 if [ -z "$pintest" ]; then
 	pintest=$build/pin_test
