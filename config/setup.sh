@@ -72,10 +72,14 @@ all_lists() {
 }
 
 # meson setup (once) and ninja for build dir $1, extra meson args after.
+# The DPDK source fetched is the release -Ddpdk_release=R names, if any.
 build_tree() {
-	local dir=$1
+	local dir=$1 a release=22.11
 	shift
-	subprojects/fetch-dpdk.sh
+	for a in "$@"; do
+		case $a in -Ddpdk_release=*) release=${a#-Ddpdk_release=} ;; esac
+	done
+	subprojects/fetch-dpdk.sh --release "$release"
 	if [ ! -f "$dir/build.ninja" ]; then
 		say "configuring $dir"
 		meson setup "$dir" "$@"

@@ -6,8 +6,8 @@
  * cuMemGetHandleForAddressRange exports) as a dynamic importer that pins
  * them, and hands out their DMA addresses for a PCI device the same way.
  *
- * The NV-P2P rules followed here come from NVIDIA's GPUDirect RDMA guide
- * (shared/seeds, "the guide" below); comments name its sections.
+ * The NV-P2P rules followed here come from NVIDIA's guide "GPUDirect RDMA"
+ * (CUDA documentation; "the guide" below); comments name its sections.
  *
  * Objects
  *   struct gpudp_file: one per open file, owns a list of pins.

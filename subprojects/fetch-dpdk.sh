@@ -67,11 +67,15 @@ install_tarball() {
 
 # Derive a deb-src list from the machine's own apt sources (deb822 .sources
 # files and one-line .list files), keeping only Debian entries for this
-# release's codename. Prints the deb822 text.
+# release's codename ($1), with their suites renamed to codename $2 (the
+# Debian release whose dpdk source is wanted: bookworm for 22.11, also on a
+# Debian 13 machine). Prints the deb822 text.
 derive_sources() {
-	python3 - "$1" <<'EOF'
+	python3 - "$1" "$2" <<'EOF'
 import glob, os, re, subprocess, sys
-codename = sys.argv[1]
+codename, want = sys.argv[1], sys.argv[2]
+def rename(s):
+    return want + s[len(codename):] if s.split("-")[0] == codename else s
 def apt_dir(key, default):
     try:
         out = subprocess.run(["apt-config", "shell", "v", key + "/f"],
@@ -109,7 +113,8 @@ for path in sorted(glob.glob(os.path.join(srcparts, "*.sources"))):
         if not keep(suites, comps):
             continue
         st = ["Types: deb-src", "URIs: " + f["uris"],
-              "Suites: " + " ".join(s for s in suites if not s.endswith("-security")),
+              "Suites: " + " ".join(rename(s) for s in suites
+                                    if not s.endswith("-security")),
               "Components: main"]
         if "signed-by" in f:
             st.append("Signed-By: " + f["signed-by"])
@@ -126,7 +131,8 @@ for path in [srclist] + sorted(glob.glob(os.path.join(srcparts, "*.list"))):
         opts, uri, suite, comps = m.group(1) or "", m.group(2), m.group(3), m.group(4).split()
         if not keep([suite], comps) or suite.endswith("-security"):
             continue
-        st = ["Types: deb-src", "URIs: " + uri, "Suites: " + suite, "Components: main"]
+        st = ["Types: deb-src", "URIs: " + uri, "Suites: " + rename(suite),
+              "Components: main"]
         sb = re.search(r"signed-by=(\S+?)\s*\]?$", opts.rstrip("] ").strip() + "]")
         if sb:
             st.append("Signed-By: " + sb.group(1).rstrip("]"))
@@ -142,7 +148,9 @@ from_debian() {
 	[ -n "$codename" ] || { log "no VERSION_CODENAME in /etc/os-release"; return 1; }
 	rm -rf "$work"
 	mkdir -p "$work/sources.list.d" "$work/lists/partial" "$work/cache/archives/partial" "$work/src"
-	derive_sources "$codename" >"$work/sources.list.d/dpdk-src.sources"
+	# DPDK 22.11 is Debian 12's (bookworm) dpdk: ask for that suite on the
+	# same mirror, whatever this machine runs
+	derive_sources "$codename" bookworm >"$work/sources.list.d/dpdk-src.sources"
 	if ! [ -s "$work/sources.list.d/dpdk-src.sources" ]; then
 		log "no Debian '$codename' entry with component main in this machine's apt sources"
 		return 1

@@ -16,7 +16,7 @@ if [ -z "$cp" ]; then
 fi
 if [ -z "$cp" ]; then
 	tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1 || true)
-	[ -n "$tarball" ] || { echo "SKIP: no checkpatch.pl (install linux-source-6.1)"; exit 77; }
+	[ -n "$tarball" ] || { echo "SKIP: no checkpatch.pl (install linux-source)"; exit 77; }
 	mkdir -p "$cache"
 	tar -C "$cache" -xf "$tarball" --wildcards '*/scripts/checkpatch.pl' \
 		'*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch'
