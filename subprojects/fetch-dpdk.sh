@@ -65,80 +65,11 @@ install_tarball() {
 	log "DPDK $version source ready: ${dest#"$here"/}"
 }
 
-# Derive a deb-src list from the machine's own apt sources (deb822 .sources
-# files and one-line .list files), keeping only Debian entries for this
-# release's codename ($1), with their suites renamed to codename $2 (the
-# Debian release whose dpdk source is wanted: bookworm for 22.11, also on a
-# Debian 13 machine). Prints the deb822 text.
+# A deb-src list of the machine's own Debian entries for its release ($1),
+# with their suites renamed to codename $2: the Debian release whose dpdk
+# source is wanted (bookworm for 22.11, also on a Debian 13 machine).
 derive_sources() {
-	python3 - "$1" "$2" <<'EOF'
-import glob, os, re, subprocess, sys
-codename, want = sys.argv[1], sys.argv[2]
-def rename(s):
-    return want + s[len(codename):] if s.split("-")[0] == codename else s
-def apt_dir(key, default):
-    try:
-        out = subprocess.run(["apt-config", "shell", "v", key + "/f"],
-                             capture_output=True, text=True).stdout
-        m = re.search(r"v='([^']*)'", out)
-        if m and m.group(1):
-            return m.group(1)
-    except OSError:
-        pass
-    return default
-srclist = apt_dir("Dir::Etc::sourcelist", "/etc/apt/sources.list")
-srcparts = apt_dir("Dir::Etc::sourceparts", "/etc/apt/sources.list.d")
-out = []
-def keep(suites, comps):
-    return any(s.split("-")[0] == codename for s in suites) and "main" in comps
-for path in sorted(glob.glob(os.path.join(srcparts, "*.sources"))):
-    for para in re.split(r"\n\s*\n", open(path).read()):
-        f = {}
-        key = None
-        for line in para.splitlines():
-            if line.startswith("#") or not line.strip():
-                continue
-            if line[0] in " \t" and key:
-                f[key] += "\n" + line
-                continue
-            key, _, val = line.partition(":")
-            key = key.strip().lower()
-            f[key] = val.strip()
-        if "deb" not in f.get("types", "").split():
-            continue
-        if f.get("enabled", "yes").lower() == "no":
-            continue
-        suites = f.get("suites", "").split()
-        comps = f.get("components", "").split()
-        if not keep(suites, comps):
-            continue
-        st = ["Types: deb-src", "URIs: " + f["uris"],
-              "Suites: " + " ".join(rename(s) for s in suites
-                                    if not s.endswith("-security")),
-              "Components: main"]
-        if "signed-by" in f:
-            st.append("Signed-By: " + f["signed-by"])
-        if st[2] != "Suites: ":
-            out.append("\n".join(st))
-for path in [srclist] + sorted(glob.glob(os.path.join(srcparts, "*.list"))):
-    if not os.path.exists(path):
-        continue
-    for line in open(path):
-        line = line.split("#", 1)[0].strip()
-        m = re.match(r"deb\s+(\[[^\]]*\]\s+)?(\S+)\s+(\S+)\s+(.*)", line)
-        if not m:
-            continue
-        opts, uri, suite, comps = m.group(1) or "", m.group(2), m.group(3), m.group(4).split()
-        if not keep([suite], comps) or suite.endswith("-security"):
-            continue
-        st = ["Types: deb-src", "URIs: " + uri, "Suites: " + rename(suite),
-              "Components: main"]
-        sb = re.search(r"signed-by=(\S+?)\s*\]?$", opts.rstrip("] ").strip() + "]")
-        if sb:
-            st.append("Signed-By: " + sb.group(1).rstrip("]"))
-        out.append("\n".join(st))
-print("\n\n".join(out))
-EOF
+	python3 "$here/../config/apt-sources.py" deb-src "$1" "$2"
 }
 
 from_debian() {

@@ -56,50 +56,8 @@ fi
 # own release (component main, not -security), from the apt sources apt
 # itself reads.
 codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-mirror=$(python3 - "$codename" <<'EOF'
-import glob, os, re, subprocess, sys
-codename = sys.argv[1]
-def apt_dir(key, default):
-    try:
-        out = subprocess.run(["apt-config", "shell", "v", key + "/f"],
-                             capture_output=True, text=True).stdout
-        m = re.search(r"v='([^']*)'", out)
-        if m and m.group(1):
-            return m.group(1)
-    except OSError:
-        pass
-    return default
-srclist = apt_dir("Dir::Etc::sourcelist", "/etc/apt/sources.list")
-srcparts = apt_dir("Dir::Etc::sourceparts", "/etc/apt/sources.list.d")
-def ok(suite, comps):
-    return suite == codename and "main" in comps
-for path in sorted(glob.glob(os.path.join(srcparts, "*.sources"))):
-    for para in re.split(r"\n\s*\n", open(path).read()):
-        f = {}
-        for line in para.splitlines():
-            if line.startswith("#") or ":" not in line or line[0] in " \t":
-                continue
-            k, _, v = line.partition(":")
-            f[k.strip().lower()] = v.strip()
-        if "deb" not in f.get("types", "").split():
-            continue
-        if f.get("enabled", "yes").lower() == "no":
-            continue
-        comps = f.get("components", "").split()
-        if any(ok(s, comps) for s in f.get("suites", "").split()):
-            print(f["uris"].split()[0])
-            sys.exit(0)
-for path in [srclist] + sorted(glob.glob(os.path.join(srcparts, "*.list"))):
-    if not os.path.exists(path):
-        continue
-    for line in open(path):
-        line = line.split("#", 1)[0].strip()
-        m = re.match(r"deb\s+(\[[^\]]*\]\s+)?(\S+)\s+(\S+)\s+(.*)", line)
-        if m and ok(m.group(3), m.group(4).split()):
-            print(m.group(2))
-            sys.exit(0)
-EOF
-)
+top=$(cd "$(dirname "$0")/../.." && pwd)
+mirror=$(python3 "$top/config/apt-sources.py" mirror "$codename")
 [ -n "$mirror" ] || skip "no Debian '$codename' main entry in this machine's apt sources to derive a trixie mirror from"
 
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
