@@ -95,7 +95,7 @@ from_debian() {
 		-o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache="
 		-o "APT::Sandbox::User=$(id -un)"
 		-o "Debug::NoLocking=1")
-	log "reading Debian '$codename' source index (private apt state in ${work#"$here"/})"
+	log "reading Debian 12's (bookworm) source index on this machine's '$codename' mirror (private apt state in ${work#"$here"/})"
 	"${apt[@]}" update >"$work/update.log" 2>&1 || {
 		log "apt-get update of the private source list failed; see $work/update.log"
 		return 1
