@@ -111,6 +111,29 @@ cmd_build() {
 	build_tree "$build" ${GPUDP_MESON_ARGS:-}
 }
 
+# One debug-kernel stage (test/kmod/debug-kernel.sh ARGS...): run when its
+# kernel is cached or $1 is 1, else counted as a skip; the result is added
+# to cmd_test's pass/fail/skip/rc. $2 names the kernel, $3 how to build it.
+debug_stage() {
+	local want=$1 what=$2 how=$3 q=() a dk=0
+	shift 3
+	for a in "$@"; do
+		if [ "$a" = -t ]; then q=(-t); fi
+	done
+	if test/kmod/debug-kernel.sh "${q[@]}" -q 2>/dev/null || [ "$want" = 1 ]; then
+		say "kmod: guest tests on $what"
+		test/kmod/debug-kernel.sh "$@" || dk=$?
+		case $dk in
+		0) pass=$((pass + 1)) ;;
+		77) skip=$((skip + 1)) ;;
+		*) fail=$((fail + 1)) rc=1 ;;
+		esac
+	else
+		say "kmod: stage on $what SKIPPED: its kernel is not cached ($how)"
+		skip=$((skip + 1))
+	fi
+}
+
 cmd_test() {
 	local t0 pass=0 fail=0 skip=0 p f s rc=0
 	t0=$(date +%s)
@@ -135,36 +158,14 @@ cmd_test() {
 	# skip and says why.
 	local want_dk=${GPUDP_DEBUG_KERNEL:-0}
 	[ "${CI:-}" = true ] && want_dk=${GPUDP_DEBUG_KERNEL:-1}
-	if test/kmod/debug-kernel.sh -q 2>/dev/null || [ "$want_dk" = 1 ]; then
-		say "kmod: guest tests on the debug kernel"
-		local dk=0
-		test/kmod/debug-kernel.sh -b "$build/test/kmod" || dk=$?
-		case $dk in
-		0) pass=$((pass + 1)) ;;
-		77) skip=$((skip + 1)) ;;
-		*) fail=$((fail + 1)) rc=1 ;;
-		esac
-	else
-		say "kmod: debug-kernel stage SKIPPED: its kernel is not cached (GPUDP_DEBUG_KERNEL=1 builds it, 6-10 min)"
-		skip=$((skip + 1))
-	fi
+	debug_stage "$want_dk" "the debug kernel" \
+		"GPUDP_DEBUG_KERNEL=1 builds it, 6-10 min" -b "$build/test/kmod"
 	# The same on Debian 13's 6.12 (debug-kernel.sh -t, built with gcc-14 in
 	# the Debian 13 root): when that kernel is cached, or when
 	# GPUDP_DEBUG_KERNEL_DEBIAN13=1 asks to build it (another 10 min or so,
 	# so not by default, in CI neither).
-	if test/kmod/debug-kernel.sh -t -q 2>/dev/null || [ "${GPUDP_DEBUG_KERNEL_DEBIAN13:-0}" = 1 ]; then
-		say "kmod: guest tests on the Debian 13 debug kernel"
-		local dk13=0
-		test/kmod/debug-kernel.sh -t -b "$build/test/kmod" || dk13=$?
-		case $dk13 in
-		0) pass=$((pass + 1)) ;;
-		77) skip=$((skip + 1)) ;;
-		*) fail=$((fail + 1)) rc=1 ;;
-		esac
-	else
-		say "kmod: Debian 13 debug-kernel stage SKIPPED: its kernel is not cached (GPUDP_DEBUG_KERNEL_DEBIAN13=1 builds it, about 10 min)"
-		skip=$((skip + 1))
-	fi
+	debug_stage "${GPUDP_DEBUG_KERNEL_DEBIAN13:-0}" "the Debian 13 debug kernel" \
+		"GPUDP_DEBUG_KERNEL_DEBIAN13=1 builds it, about 10 min" -t -b "$build/test/kmod"
 	if [ "${GPUDP_SKIP_ASAN:-0}" != 1 ]; then
 		build_tree "$asan_build" --native-file config/presets/asan.ini
 		say "meson test: unit and dpdk suites under ASan/UBSan ($asan_build)"

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
