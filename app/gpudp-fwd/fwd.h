@@ -21,9 +21,8 @@ enum fwd_drop {
 	FWD_DROP_TX_FULL,       /**< the tx queue did not take them */
 	FWD_DROP_SHUTDOWN,      /**< in flight when the drain timed out */
 	FWD_DROP_SEGMENTED,     /**< multi-segment frame the work cannot see whole: its
-				 *   first segment is shorter than the header span
-				 *   (GPUDP_FWD_HDR_SPAN) the kernels read, or staged mode
-				 *   (which copies one contiguous frame) */
+				 *   first segment is shorter than the work's span, or
+				 *   staged mode (which copies one contiguous frame) */
 	FWD_DROP_PMD_CUT,       /**< chained frame whose segments do not hold its
 				 *   pkt_len bytes (DPDK 22.11's net_pcap on capture
 				 *   records over 65535 bytes) */
@@ -44,6 +43,7 @@ struct fwd_pipe {
 	uint64_t first_tsc;       /* TSC when cur got its first packets */
 	int desc;                 /* the mode reads per-packet descriptors */
 	int whole;                /* the mode needs single-segment frames (staged) */
+	uint32_t span;            /* the work's span (UINT32_MAX: the whole frame) */
 	uint64_t rx_pkts, rx_bytes;
 	uint64_t ring_full_waits;
 	volatile int rx_stopped;
@@ -57,12 +57,14 @@ struct fwd_pipe {
 struct fwd_totals {
 	uint64_t rx_pkts, rx_bytes, tx_pkts, tx_bytes;
 	uint64_t drops[FWD_DROP_MAX];
-	uint64_t verdict_drops[GPUDP_FWD_VERDICT_MAX];
+	uint64_t verdict_drops[GPUDP_WORK_VERDICT_MAX];
+	uint64_t work_counters[GPUDP_WORK_COUNTERS_MAX];
 	uint64_t ring_full, flushes, in_flight, ring_slots;
 	struct gpudp_ho_hist lat_kstart, lat_kend, lat_done;
 };
 
 extern volatile int fwd_quit;   /* 1: stop receiving, drain, exit the lcores */
+extern volatile int fwd_gpu_failed; /* a handoff's GPU failed: stop, exit 1 */
 
 /** The lcore function: rx, tx, or both for the pipelines given to this lcore. */
 int fwd_lcore_main(void *arg);

@@ -13,7 +13,7 @@
 
 enum {
 	OPT_PORTS = 256, OPT_QUEUES, OPT_PIPELINE_LCORES, OPT_PAIRING, OPT_GPU, OPT_MEM,
-	OPT_PIN, OPT_MODE, OPT_KERNEL, OPT_LOAD_ROUNDS, OPT_BURST, OPT_RX_BURST,
+	OPT_PIN, OPT_MODE, OPT_KERNEL, OPT_LOAD_ROUNDS, OPT_WORK, OPT_WORK_ARG, OPT_BURST, OPT_RX_BURST,
 	OPT_FLUSH_US, OPT_RING, OPT_THREADS, OPT_GRAPH_BATCH, OPT_PERSISTENT_BLOCKS, OPT_GPU_POLL_NS,
 	OPT_RING_FULL, OPT_MBUFS, OPT_DATA_ROOM, OPT_RXD, OPT_TXD, OPT_STATS,
 	OPT_DURATION, OPT_COUNT, OPT_MIN_FORWARDED, OPT_JSON, OPT_CHECK, OPT_QUIET,
@@ -31,6 +31,8 @@ static const struct option long_opts[] = {
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "load-rounds", required_argument, NULL, OPT_LOAD_ROUNDS },
+	{ "work", required_argument, NULL, OPT_WORK },
+	{ "work-arg", required_argument, NULL, OPT_WORK_ARG },
 	{ "burst", required_argument, NULL, OPT_BURST },
 	{ "rx-burst", required_argument, NULL, OPT_RX_BURST },
 	{ "flush-us", required_argument, NULL, OPT_FLUSH_US },
@@ -85,8 +87,13 @@ fwd_conf_usage(FILE *f, const char *prog)
 "  --rxd N / --txd N     descriptors per queue, 64..16384 (default: 1024)\n"
 "Handoff:\n"
 "  --mode M              none, cpu, launch, persistent, graph, staged (default: cpu)\n"
-"  --kernel K            macswap, ipv4, load (default: macswap)\n"
-"  --load-rounds N       load kernel: hash rounds per packet, 0..1000000 (default: 16)\n"
+"  --work W              the work: a built-in (macswap, ipv4, load) or the path\n"
+"                        of a work built with the SDK, a shared object\n"
+"                        (doc/work.md) (default: macswap)\n"
+"  --work-arg S          the work's argument, parsed by the work\n"
+"  --kernel K            the same as --work K, for a built-in\n"
+"  --load-rounds N       the same as --work-arg N for the load work: hash\n"
+"                        rounds per packet, 0..1000000 (default: 16)\n"
 "  --burst N             packets per handoff burst, 1..%u (default: 64)\n"
 "  --rx-burst N          most packets per rx_burst call, 1..%u (default: 32)\n"
 "  --flush-us US         submit a partial burst once its first packet waited\n"
@@ -179,6 +186,47 @@ static const uint8_t mode_mem_ok[GPUDP_HO_MODE_MAX][GPUDP_MEM_SPLIT + 1] = {
 	[GPUDP_HO_STAGED]     = { 1, 1, 0, 0 },
 };
 
+/*
+ * The work: a registered name, or a path that is loaded here (before the
+ * EAL: a bad work file is a usage error, exit 2). Its argument is parsed
+ * once here too, so that a bad one is refused before anything starts.
+ */
+static int
+work_resolve(struct fwd_conf *c)
+{
+	char err[512];
+	void *params;
+	int ret;
+
+	if (strchr(c->work_spec, '/') != NULL) {
+		c->work = gpudp_work_load(c->work_spec, err, sizeof(err));
+		if (c->work == NULL) {
+			fprintf(stderr, "%s: --work: %s\n", PROG, err);
+			return -1;
+		}
+	} else {
+		c->work = gpudp_work_find(c->work_spec);
+		if (c->work == NULL)
+			return bad("work", c->work_spec, "no such built-in work; give a path "
+				   "(with a '/') to load a work's shared object");
+	}
+	params = calloc(1, c->work->params_size + 1);
+	if (params == NULL)
+		return -1;
+	ret = gpudp_work_params(c->work, c->work_arg, params, err, sizeof(err));
+	free(params);
+	if (ret != 0) {
+		fprintf(stderr, "%s: --work-arg: %s\n", PROG, err);
+		return -1;
+	}
+	if (gpudp_ho_mode_is_gpu(c->mode) && c->work->gpu_image == NULL) {
+		fprintf(stderr, "%s: --work: %s (%s) has no GPU image: it runs in --mode cpu "
+			"only\n", PROG, c->work->name, gpudp_work_origin(c->work));
+		return -1;
+	}
+	return 0;
+}
+
 int
 fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
 {
@@ -191,8 +239,7 @@ fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
 	c->mem = FWD_MEM_AUTO;
 	c->pin = GPUDP_PIN_AUTO;
 	c->mode = GPUDP_HO_CPU;
-	c->kernel = GPUDP_FWD_K_MACSWAP;
-	c->load_rounds = 16;
+	c->work_spec = "macswap";
 	c->burst = 64;
 	c->rx_burst = 32;
 	c->flush_us = 20;
@@ -251,11 +298,24 @@ fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
 					   "expected none, cpu, launch, persistent, graph or staged");
 			break;
 		case OPT_KERNEL:
-			if (gpudp_fwd_kernel_parse(v, &c->kernel) != 0)
+			if (strcmp(v, "macswap") != 0 && strcmp(v, "ipv4") != 0 &&
+			    strcmp(v, "load") != 0)
 				return bad("kernel", v, "expected macswap, ipv4 or load");
+			c->work_spec = v;
 			break;
-		case OPT_LOAD_ROUNDS:
-			U_ARG("load-rounds", v, 0, 1000000, c->load_rounds);
+		case OPT_WORK:
+			c->work_spec = v;
+			break;
+		case OPT_LOAD_ROUNDS: {
+			uint32_t r;
+
+			U_ARG("load-rounds", v, 0, 1000000, r);
+			(void)r;
+			c->work_arg = v;
+			break;
+		}
+		case OPT_WORK_ARG:
+			c->work_arg = v;
 			break;
 		case OPT_BURST:
 			U_ARG("burst", v, 1, GPUDP_HO_BURST_MAX, c->burst);
@@ -370,5 +430,5 @@ fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
 	}
 	if (c->rx_burst > c->burst)
 		c->rx_burst = c->burst;
-	return 0;
+	return work_resolve(c);
 }

@@ -27,8 +27,9 @@ struct fwd_conf {
 	int mem;                    /* enum gpudp_mem_type or FWD_MEM_AUTO */
 	enum gpudp_pin_backend pin;
 	enum gpudp_ho_mode mode;
-	enum gpudp_fwd_kernel kernel;
-	uint32_t load_rounds;
+	const char *work_spec;      /* --work/--kernel: a registered name or a path */
+	const struct gpudp_work *work; /* resolved (and loaded) by fwd_conf_parse() */
+	const char *work_arg;       /* --work-arg (or --load-rounds), or NULL */
 	uint32_t burst;             /* packets per handoff burst */
 	uint32_t rx_burst;          /* most packets per rte_eth_rx_burst call */
 	uint32_t flush_us;

@@ -21,6 +21,7 @@
 #include "gpudp_app_mbuf.h"
 
 volatile int fwd_quit;
+volatile int fwd_gpu_failed;
 
 #define TX_RETRIES 1024     /* zero-progress tx_burst calls before dropping */
 #define DRAIN_NS 2000000000ull
@@ -129,8 +130,8 @@ rx_drop(struct fwd_pipe *p)
 /*
  * A multi-segment frame: freed and counted as pmd_cut when its chain does
  * not hold pkt_len bytes; kept when its first segment holds the bytes the
- * kernels read (min(frame, GPUDP_FWD_HDR_SPAN)) and the mode does not copy
- * whole frames (staged); else freed and counted as segmented (and as
+ * work reads (min(frame, its span)) and the mode does not copy frames
+ * (staged); else freed and counted as segmented (and as
  * received). @return 1 if dropped.
  */
 static __attribute__((noinline)) int
@@ -140,7 +141,7 @@ rx_segmented(struct fwd_pipe *p, struct rte_mbuf *m)
 		drop_cut(p, m);
 		return 1;
 	}
-	if (!p->whole && m->data_len >= RTE_MIN(m->pkt_len, GPUDP_FWD_HDR_SPAN))
+	if (!p->whole && m->data_len >= RTE_MIN(m->pkt_len, p->span))
 		return 0;
 	p->rx_pkts++;
 	p->rx_bytes += m->pkt_len;
@@ -187,9 +188,9 @@ fwd_rx_step(struct fwd_pipe *p)
 			unsigned int k = 0;
 
 			/* the work gets the frame length and the first byte's
-			 * address: it reads and writes only the first
-			 * GPUDP_FWD_HDR_SPAN bytes, which must then lie in the
-			 * first segment (rx_segmented() drops the rest, counted) */
+			 * address: it reads and writes only its span, which
+			 * must then lie in the first segment (rx_segmented()
+			 * drops the rest, counted) */
 			for (bytes = 0, i = 0; i < n; i++) {
 				struct rte_mbuf *m = slot[i];
 
@@ -241,6 +242,12 @@ fwd_tx_step(struct fwd_pipe *p)
 
 	if (b == NULL)
 		return 0;
+	if (unlikely(gpudp_handoff_failed(p->ho) != 0) && !fwd_gpu_failed) {
+		/* the work faulted on the GPU (logged by the handoff): every
+		 * burst in flight comes back as 'error' drops; stop */
+		fwd_gpu_failed = 1;
+		fwd_quit = 1;
+	}
 	if (b->n_pass == b->n) {
 		/* every packet passed: transmit the burst's own array */
 		out = (struct rte_mbuf **)b->cookie;
@@ -251,7 +258,7 @@ fwd_tx_step(struct fwd_pipe *p)
 		for (i = 0; i < b->n; i++) {
 			struct rte_mbuf *m = b->cookie[i];
 
-			if (b->verdict[i] == GPUDP_FWD_PASS) {
+			if (b->verdict[i] == GPUDP_WORK_PASS) {
 				out[k++] = m;
 				bytes += m->pkt_len;
 			} else {
@@ -364,8 +371,10 @@ fwd_totals_get(struct fwd_pipe *const *pipes, unsigned int n, struct fwd_totals 
 		for (d = 0; d < FWD_DROP_MAX; d++)
 			t->drops[d] += p->drops[d];
 		gpudp_handoff_stats_get(p->ho, s);
-		for (d = 1; d < GPUDP_FWD_VERDICT_MAX; d++)
+		for (d = 1; d < GPUDP_WORK_VERDICT_MAX; d++)
 			t->verdict_drops[d] += s->drops[d];
+		for (d = 0; d < GPUDP_WORK_COUNTERS_MAX; d++)
+			t->work_counters[d] += s->counters[d];
 		t->ring_full += s->ring_full;
 		t->flushes += s->flushes;
 		t->in_flight += s->in_flight;

@@ -73,8 +73,12 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	gpudp_tel_dict_u64(d, "tx_bytes", t.tx_bytes);
 	for (i = 0; i < FWD_DROP_MAX; i++)
 		gpudp_tel_dict_u64(d, fwd_drop_name(i), t.drops[i]);
-	for (i = 1; i < GPUDP_FWD_VERDICT_MAX; i++)
-		gpudp_tel_dict_u64(d, gpudp_fwd_verdict_name(i), t.verdict_drops[i]);
+	for (i = 1; i < GPUDP_WORK_VERDICT_MAX; i++)
+		if (gpudp_work_verdict_name(conf.work, i) != NULL)
+			gpudp_tel_dict_u64(d, gpudp_work_verdict_name(conf.work, i),
+					   t.verdict_drops[i]);
+	for (i = 0; i < conf.work->n_counters; i++)
+		gpudp_tel_dict_u64(d, conf.work->counters[i], t.work_counters[i]);
 	gpudp_tel_dict_u64(d, "ring_full_events", t.ring_full);
 	gpudp_tel_dict_u64(d, "flushes", t.flushes);
 	gpudp_tel_dict_u64(d, "ring_in_flight", t.in_flight);
@@ -121,7 +125,8 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	RTE_SET_USED(params);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "mode", gpudp_ho_mode_name(conf.mode));
-	rte_tel_data_add_dict_string(d, "kernel", gpudp_fwd_kernel_name(conf.kernel));
+	rte_tel_data_add_dict_string(d, "work", conf.work->name);
+	rte_tel_data_add_dict_string(d, "work_origin", gpudp_work_origin(conf.work));
 	rte_tel_data_add_dict_string(d, "mem", gpudp_mem_type_name(fwd_conf_mem(&conf)));
 	gpudp_tel_dict_u64(d, "pipelines", __atomic_load_n(&nb_ready, __ATOMIC_ACQUIRE));
 	gpudp_tel_dict_u64(d, "burst", conf.burst);
@@ -148,8 +153,15 @@ print_drops(FILE *f, const struct fwd_totals *t)
 	fprintf(f, " drops");
 	for (i = 0; i < FWD_DROP_MAX; i++)
 		fprintf(f, " %s=%" PRIu64, fwd_drop_name(i), t->drops[i]);
-	for (i = 1; i < GPUDP_FWD_VERDICT_MAX; i++)
-		fprintf(f, " %s=%" PRIu64, gpudp_fwd_verdict_name(i), t->verdict_drops[i]);
+	for (i = 1; i < GPUDP_WORK_VERDICT_MAX; i++)
+		if (gpudp_work_verdict_name(conf.work, i) != NULL)
+			fprintf(f, " %s=%" PRIu64, gpudp_work_verdict_name(conf.work, i),
+				t->verdict_drops[i]);
+	if (conf.work->n_counters != 0) {
+		fprintf(f, " | %s", conf.work->name);
+		for (i = 0; i < conf.work->n_counters; i++)
+			fprintf(f, " %s=%" PRIu64, conf.work->counters[i], t->work_counters[i]);
+	}
 }
 
 static void
@@ -211,20 +223,31 @@ final_report(double secs)
 		FWD_LOG(ERR, "--json %s: %s\n", conf.json, strerror(errno));
 		return -1;
 	}
-	fprintf(f, "{\n  \"mode\": \"%s\", \"kernel\": \"%s\", \"mem\": \"%s\",\n"
+	fprintf(f, "{\n  \"mode\": \"%s\", \"work\": \"%s\", \"mem\": \"%s\",\n"
 		"  \"burst\": %u, \"ring\": %u, \"pipelines\": %u, \"seconds\": %.6f,\n"
 		"  \"rx_pkts\": %" PRIu64 ", \"rx_bytes\": %" PRIu64 ", \"tx_pkts\": %" PRIu64
 		", \"tx_bytes\": %" PRIu64 ",\n  \"tx_mpps\": %.6f, \"tx_gbps\": %.6f,\n"
 		"  \"drops\": {", gpudp_ho_mode_name(conf.mode),
-		gpudp_fwd_kernel_name(conf.kernel), gpudp_mem_type_name(fwd_conf_mem(&conf)),
+		conf.work->name, gpudp_mem_type_name(fwd_conf_mem(&conf)),
 		conf.burst, conf.ring, nb_pipes, secs, t.rx_pkts, t.rx_bytes, t.tx_pkts,
 		t.tx_bytes, secs > 0 ? t.tx_pkts / secs / 1e6 : 0.0,
 		secs > 0 ? t.tx_bytes * 8 / secs / 1e9 : 0.0);
 	for (i = 0; i < FWD_DROP_MAX; i++)
 		fprintf(f, "\"%s\": %" PRIu64 ", ", fwd_drop_name(i), t.drops[i]);
-	for (i = 1; i < GPUDP_FWD_VERDICT_MAX; i++)
-		fprintf(f, "\"%s\": %" PRIu64 "%s", gpudp_fwd_verdict_name(i),
-			t.verdict_drops[i], i + 1 < GPUDP_FWD_VERDICT_MAX ? ", " : "");
+	{
+		const char *sep = "";
+
+		for (i = 1; i < GPUDP_WORK_VERDICT_MAX; i++)
+			if (gpudp_work_verdict_name(conf.work, i) != NULL) {
+				fprintf(f, "%s\"%s\": %" PRIu64, sep,
+					gpudp_work_verdict_name(conf.work, i), t.verdict_drops[i]);
+				sep = ", ";
+			}
+		fprintf(f, "},\n  \"counters\": {");
+		for (i = 0; i < conf.work->n_counters; i++)
+			fprintf(f, "%s\"%s\": %" PRIu64, i > 0 ? ", " : "",
+				conf.work->counters[i], t.work_counters[i]);
+	}
 	fprintf(f, "},\n  \"ring_full_events\": %" PRIu64 ",\n", t.ring_full);
 	json_hist(f, "lat_rx_to_kernel_start", &t.lat_kstart, ",");
 	json_hist(f, "lat_rx_to_kernel_end", &t.lat_kend, ",");
@@ -457,8 +480,8 @@ pipes_create(uint64_t cu_ctx)
 			memset(&hc, 0, sizeof(hc));
 			hc.name = name;
 			hc.mode = conf.mode;
-			hc.kernel = conf.kernel;
-			hc.kernel_arg = conf.load_rounds;
+			hc.work = conf.work;
+			hc.work_arg = conf.work_arg;
 			hc.ring_size = conf.ring;
 			hc.burst_max = conf.burst;
 			hc.threads = conf.threads;
@@ -478,6 +501,7 @@ pipes_create(uint64_t cu_ctx)
 				return -rte_errno;
 			}
 			p->desc = gpudp_handoff_needs_desc(p->ho);
+			p->span = conf.work->span != 0 ? conf.work->span : UINT32_MAX;
 			p->whole = gpudp_handoff_needs_whole_frames(p->ho);
 		}
 	for (i = 0; i < conf.nb_ports; i++) {
@@ -609,8 +633,9 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return ret == -EINVAL ? FWD_EXIT_USAGE : 1;
 	}
-	FWD_LOG(INFO, "%u pipelines, mode %s, kernel %s, %s memory, burst %u, ring %u\n",
-		nb_pipes, gpudp_ho_mode_name(conf.mode), gpudp_fwd_kernel_name(conf.kernel),
+	FWD_LOG(INFO, "%u pipelines, mode %s, work %s (%s), %s memory, burst %u, ring %u\n",
+		nb_pipes, gpudp_ho_mode_name(conf.mode), conf.work->name,
+		gpudp_work_origin(conf.work),
 		gpudp_mem_type_name(fwd_conf_mem(&conf)), conf.burst, conf.ring);
 	pipes[nb_pipes] = NULL;
 	__atomic_store_n(&nb_ready, nb_pipes, __ATOMIC_RELEASE);
@@ -666,8 +691,9 @@ main(int argc, char **argv)
 			rc = 1;
 		}
 		if (t.verdict_drops[GPUDP_FWD_DROP_ERROR] != 0 || t.drops[FWD_DROP_SHUTDOWN] != 0) {
-			fprintf(stderr, "gpudp-fwd: %" PRIu64 " packets lost to submission errors, %"
-				PRIu64 " to a stuck drain\n", t.verdict_drops[GPUDP_FWD_DROP_ERROR],
+			fprintf(stderr, "gpudp-fwd: %" PRIu64 " packets lost to submission errors "
+				"or a GPU fault, %" PRIu64 " to a stuck drain\n",
+				t.verdict_drops[GPUDP_FWD_DROP_ERROR],
 				t.drops[FWD_DROP_SHUTDOWN]);
 			rc = 1;
 		}

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * Forwarding work on one packet, shared verbatim by the CPU path (C11) and
- * the GPU kernels (lib/handoff/fwd.cu, nvcc): MAC swap, IPv4 forwarding
- * (header checksum check, TTL decrement with the incremental checksum
- * update of RFC 1624) and a synthetic compute load. Parsing (Ethernet, VLAN
- * tags, IPv4) is lib/analysis's gpudp_pkt_parse(), not a second parser.
+ * The built-in works' per-packet code (gpudp_work.h), shared verbatim by
+ * the CPU form (C11) and the GPU form (work_*.cu, nvcc): MAC swap, IPv4
+ * forwarding (header checksum check, TTL decrement with the incremental
+ * checksum update of RFC 1624) and a synthetic compute load. Parsing
+ * (Ethernet, VLAN tags, IPv4) is lib/analysis's gpudp_pkt_parse(), not a
+ * second parser. They are works like any other, registered through
+ * gpudp_work_register() (gpudp_work_find("macswap")).
  *
  * Every function is GPUDP_AN_HD: static inline in C, __host__ __device__
  * under nvcc. Packet bytes are read and written one byte at a time
@@ -20,16 +22,17 @@
 #endif
 
 #include "gpudp_analysis_pkt.h"
+#include "gpudp_work.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/** The per-packet work a handoff runs (one dispatch, see gpudp_fwd_pkt_run()). */
+/** The built-in works, in the order gpudp_fwd_kernel_name() names them. */
 enum gpudp_fwd_kernel {
 	GPUDP_FWD_K_MACSWAP = 0, /**< swap destination and source MAC addresses */
 	GPUDP_FWD_K_IPV4,        /**< check IPv4 header, TTL-1, incremental checksum */
-	GPUDP_FWD_K_LOAD,        /**< MAC swap plus arg rounds of hashing (capacity studies) */
+	GPUDP_FWD_K_LOAD,        /**< MAC swap plus rounds of hashing (capacity studies) */
 	GPUDP_FWD_K_MAX
 };
 
@@ -44,8 +47,10 @@ enum gpudp_fwd_verdict {
 	GPUDP_FWD_DROP_NOT_IPV4,    /**< ipv4 kernel: not an IPv4 packet */
 	GPUDP_FWD_DROP_BAD_CSUM,    /**< ipv4 kernel: header checksum wrong */
 	GPUDP_FWD_DROP_TTL,         /**< ipv4 kernel: TTL 0 or 1 (would expire) */
-	GPUDP_FWD_DROP_ERROR,       /**< the burst's GPU submission failed (logged) */
-	GPUDP_FWD_VERDICT_MAX
+	GPUDP_FWD_REASONS,          /**< the built-ins' reasons are 1..this - 1 */
+	/** the burst's GPU submission failed or the GPU faulted (logged) */
+	GPUDP_FWD_DROP_ERROR = GPUDP_WORK_DROP_ERROR,
+	GPUDP_FWD_VERDICT_MAX = GPUDP_WORK_VERDICT_MAX
 };
 
 /**
@@ -119,9 +124,13 @@ gpudp_fwd_ttl_dec(uint8_t *h)
 	h[11] = (uint8_t)s;
 }
 
-/** ipv4 kernel: validate, then decrement the TTL. @return the verdict. */
+/**
+ * ipv4 work: validate, then decrement the TTL. The headers are parsed in
+ * the @p len bytes at @p p (the first segment); the IPv4 total length is
+ * checked against @p frame_len (the whole frame). @return the verdict.
+ */
 GPUDP_AN_HD uint32_t
-gpudp_fwd_ipv4(uint8_t *p, uint32_t len)
+gpudp_fwd_ipv4(uint8_t *p, uint32_t len, uint32_t frame_len)
 {
 	struct gpudp_pkt_info pi;
 	uint8_t *h;
@@ -142,7 +151,7 @@ gpudp_fwd_ipv4(uint8_t *p, uint32_t len)
 	/* an incomplete L4 header does not matter to an IPv4 forwarder */
 	h = p + pi.l3_off;
 	ihl = (uint32_t)(h[0] & 0xf) * 4;
-	if (pi.l3_off + pi.ip_len > len)
+	if (pi.l3_off + pi.ip_len > frame_len)
 		return GPUDP_FWD_DROP_TRUNCATED;
 	if (gpudp_fwd_csum_sum(h, ihl) != 0xffffu)
 		return GPUDP_FWD_DROP_BAD_CSUM;
@@ -169,33 +178,43 @@ gpudp_fwd_load(const uint8_t *p, uint32_t len, uint32_t rounds)
 	return h;
 }
 
-/**
- * The one dispatch: run @p kernel on the packet at @p p of @p len bytes.
- *
- * @param arg  kernel argument (GPUDP_FWD_K_LOAD: hash rounds)
- * @param aux  receives a per-packet result (the load hash, else 0)
- * @return an enum gpudp_fwd_verdict
- */
-GPUDP_AN_HD uint32_t
-gpudp_fwd_pkt_run(uint32_t kernel, uint8_t *p, uint32_t len, uint32_t arg,
-		  uint32_t *aux)
+/** Parameters of the load work: hash rounds (--work-arg). */
+struct gpudp_fwd_load_params {
+	uint32_t rounds;
+};
+
+/** The macswap work's function. */
+GPUDP_WORK_FN uint32_t
+gpudp_fwd_macswap_pkt(struct gpudp_work_pkt *p)
 {
-	*aux = 0;
-	switch (kernel) {
-	case GPUDP_FWD_K_IPV4:
-		return gpudp_fwd_ipv4(p, len);
-	case GPUDP_FWD_K_LOAD:
-		if (len < 14)
-			return GPUDP_FWD_DROP_TRUNCATED;
-		*aux = gpudp_fwd_load(p, len, arg);
-		gpudp_fwd_macswap(p);
-		return GPUDP_FWD_PASS;
-	default:
-		if (len < 14)
-			return GPUDP_FWD_DROP_TRUNCATED;
-		gpudp_fwd_macswap(p);
-		return GPUDP_FWD_PASS;
+	if (p->seg_len[0] < 14)
+		return GPUDP_FWD_DROP_TRUNCATED;
+	gpudp_fwd_macswap(p->seg[0]);
+	return GPUDP_FWD_PASS;
+}
+
+/** The ipv4 work's function (its headers must be in the first segment). */
+GPUDP_WORK_FN uint32_t
+gpudp_fwd_ipv4_pkt(struct gpudp_work_pkt *p)
+{
+	return gpudp_fwd_ipv4(p->seg[0], p->seg_len[0], p->pkt_len);
+}
+
+/** The load work's function: result is the hash (uint32_t). */
+GPUDP_WORK_FN uint32_t
+gpudp_fwd_load_pkt(struct gpudp_work_pkt *p)
+{
+	const struct gpudp_fwd_load_params *prm = (const struct gpudp_fwd_load_params *)p->params;
+	uint32_t h = 0;
+
+	if (p->seg_len[0] < 14) {
+		*(uint32_t *)p->result = 0;
+		return GPUDP_FWD_DROP_TRUNCATED;
 	}
+	h = gpudp_fwd_load(p->seg[0], p->seg_len[0], prm->rounds);
+	*(uint32_t *)p->result = h;
+	gpudp_fwd_macswap(p->seg[0]);
+	return GPUDP_FWD_PASS;
 }
 
 #ifdef __cplusplus

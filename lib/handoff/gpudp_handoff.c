@@ -33,12 +33,6 @@ static const struct gpudp_ho_ops *const mode_ops[GPUDP_HO_MODE_MAX] = {
 static const char *const mode_names[GPUDP_HO_MODE_MAX] = {
 	"none", "cpu", "launch", "persistent", "graph", "staged",
 };
-static const char *const kernel_names[GPUDP_FWD_K_MAX] = {
-	"macswap", "ipv4", "load",
-};
-static const char *const verdict_names[GPUDP_FWD_VERDICT_MAX] = {
-	"pass", "truncated", "malformed", "not_ipv4", "bad_csum", "ttl", "error",
-};
 
 /*
  * CLOCK_MONOTONIC, not the TSC: the GPU's %globaltimer is mapped onto this
@@ -79,31 +73,6 @@ int
 gpudp_ho_mode_is_gpu(enum gpudp_ho_mode m)
 {
 	return (unsigned int)m < GPUDP_HO_MODE_MAX && mode_ops[m]->gpu;
-}
-
-const char *
-gpudp_fwd_kernel_name(enum gpudp_fwd_kernel k)
-{
-	return (unsigned int)k < GPUDP_FWD_K_MAX ? kernel_names[k] : NULL;
-}
-
-int
-gpudp_fwd_kernel_parse(const char *s, enum gpudp_fwd_kernel *k)
-{
-	unsigned int i;
-
-	for (i = 0; s != NULL && i < GPUDP_FWD_K_MAX; i++)
-		if (strcmp(s, kernel_names[i]) == 0) {
-			*k = (enum gpudp_fwd_kernel)i;
-			return 0;
-		}
-	return -EINVAL;
-}
-
-const char *
-gpudp_fwd_verdict_name(enum gpudp_fwd_verdict v)
-{
-	return (unsigned int)v < GPUDP_FWD_VERDICT_MAX ? verdict_names[v] : NULL;
 }
 
 /* ---- histograms ---- */
@@ -207,35 +176,27 @@ cpu_kstart(const struct gpudp_ho_burst *b)
 	return b->t_submit != 0 ? gpudp_ho_now_ns() : 0;
 }
 
-/* the work on a burst, specialised per kernel by the constant @p kernel */
-static inline __attribute__((always_inline)) void
-cpu_work(uint32_t kernel, const struct gpudp_ho_burst *b, uint32_t arg, uint8_t *v,
-	 uint32_t *aux)
-{
-	uint32_t i;
-
-	for (i = 0; i < b->n; i++)
-		v[i] = (uint8_t)gpudp_fwd_pkt_run(kernel, (void *)(uintptr_t)b->addr[i], b->len[i],
-						    arg, &aux[i]);
-}
-
 void
 gpudp_ho_cpu_run(struct gpudp_handoff *h, struct gpudp_ho_burst *b, int work)
 {
 	struct gpudp_ho_ctl *c = &h->ctl[b->slot];
 	uint8_t *v = h->verdict + (size_t)b->slot * h->conf.burst_max;
-	uint32_t *aux = h->aux + (size_t)b->slot * h->conf.burst_max;
 
 	c->t_kstart = cpu_kstart(b);
 	if (!work) {
 		c->n_pass = b->n;  /* verdicts not written (gpudp_ho_burst.n_pass) */
 	} else {
-		if (c->kernel == GPUDP_FWD_K_MACSWAP)
-			cpu_work(GPUDP_FWD_K_MACSWAP, b, c->arg, v, aux);
-		else if (c->kernel == GPUDP_FWD_K_IPV4)
-			cpu_work(GPUDP_FWD_K_IPV4, b, c->arg, v, aux);
-		else
-			cpu_work(c->kernel, b, c->arg, v, aux);
+		const struct gpudp_work_burst wb = {
+			.n = b->n, .segs = b->segs, .addr = b->addr, .len = b->len,
+			.xaddr = b->xaddr, .xlen = b->xlen, .params = h->params,
+			.verdict = v, .result = (uint8_t *)(uintptr_t)b->result,
+			.result_size = b->result_size, .n_reasons = h->work->n_reasons,
+			.counters = (uint64_t *)(uintptr_t)b->counters,
+		};
+
+		if (h->work->n_counters != 0)
+			memset(wb.counters, 0, h->work->n_counters * sizeof(uint64_t));
+		h->work->cpu(&wb);
 		c->n_pass = count_pass(v, b->n);
 	}
 	c->t_kend = cpu_kstart(b);
@@ -284,9 +245,29 @@ const struct gpudp_ho_ops gpudp_ho_ops_cpu = {
 static int
 conf_fill(struct gpudp_handoff_conf *c)
 {
-	if ((unsigned int)c->mode >= GPUDP_HO_MODE_MAX ||
-	    (unsigned int)c->kernel >= GPUDP_FWD_K_MAX) {
-		HO_LOG(ERR, "mode %d or kernel %d out of range\n", c->mode, c->kernel);
+	char err[200];
+	int ret;
+
+	if ((unsigned int)c->mode >= GPUDP_HO_MODE_MAX) {
+		HO_LOG(ERR, "mode %d out of range\n", c->mode);
+		return -EINVAL;
+	}
+	if (c->work == NULL)
+		c->work = gpudp_work_find("macswap");
+	ret = gpudp_work_validate(c->work, err, sizeof(err));
+	if (ret != 0) {
+		HO_LOG(ERR, "%s: work %s: %s\n", c->name, gpudp_work_origin(c->work), err);
+		return ret == -ENOEXEC ? -ENOEXEC : -EINVAL;
+	}
+	if (c->segs == 0)
+		c->segs = 1;
+	if (c->segs > GPUDP_WORK_SEGS_MAX) {
+		HO_LOG(ERR, "%u segments per packet: want 1..%d\n", c->segs, GPUDP_WORK_SEGS_MAX);
+		return -EINVAL;
+	}
+	if (c->segs > 1 && c->mode == GPUDP_HO_STAGED) {
+		HO_LOG(ERR, "staged mode copies single-segment frames: segs %u refused\n",
+		       c->segs);
 		return -EINVAL;
 	}
 	if (c->ring_size == 0)
@@ -353,14 +334,18 @@ shared_alloc(struct gpudp_handoff *h)
 {
 	size_t r = h->conf.ring_size, bm = h->conf.burst_max, off = 0;
 	size_t nd = h->ops->own_desc ? 0 : r * bm;  /* descriptors here */
-	size_t o_ctl, o_addr, o_len, o_verdict, o_aux, o_quit;
+	size_t nx = h->conf.segs > 1 ? r * bm * (h->conf.segs - 1) : 0;
+	size_t o_ctl, o_addr, o_len, o_verdict, o_result, o_cnt, o_xaddr, o_xlen, o_quit;
 
 #define HO_PLACE(o, bytes) do { o = off; off = RTE_ALIGN_CEIL(off + (bytes), 64); } while (0)
 	HO_PLACE(o_ctl, r * sizeof(struct gpudp_ho_ctl));
 	HO_PLACE(o_addr, nd * sizeof(uint64_t));
 	HO_PLACE(o_len, nd * sizeof(uint32_t));
 	HO_PLACE(o_verdict, r * bm);
-	HO_PLACE(o_aux, r * bm * sizeof(uint32_t));
+	HO_PLACE(o_result, r * bm * h->work->result_size);
+	HO_PLACE(o_cnt, r * GPUDP_WORK_COUNTERS_MAX * sizeof(uint64_t));
+	HO_PLACE(o_xaddr, nx * sizeof(uint64_t));
+	HO_PLACE(o_xlen, nx * sizeof(uint32_t));
 	HO_PLACE(o_quit, 64);
 #undef HO_PLACE
 	h->shared_len = RTE_ALIGN_CEIL(off, 4096);
@@ -372,7 +357,10 @@ shared_alloc(struct gpudp_handoff *h)
 	h->addr = nd != 0 ? (uint64_t *)((char *)h->shared + o_addr) : NULL;
 	h->len = nd != 0 ? (uint32_t *)((char *)h->shared + o_len) : NULL;
 	h->verdict = (uint8_t *)h->shared + o_verdict;
-	h->aux = (uint32_t *)((char *)h->shared + o_aux);
+	h->result = h->work->result_size != 0 ? (uint8_t *)h->shared + o_result : NULL;
+	h->counters = (uint64_t *)((char *)h->shared + o_cnt);
+	h->xaddr = nx != 0 ? (uint64_t *)((char *)h->shared + o_xaddr) : NULL;
+	h->xlen = nx != 0 ? (uint32_t *)((char *)h->shared + o_xlen) : NULL;
 	h->quit = (uint32_t *)((char *)h->shared + o_quit);
 	return 0;
 }
@@ -411,7 +399,23 @@ gpudp_handoff_create(const struct gpudp_handoff_conf *conf)
 	if (ret != 0)
 		goto fail;
 	h->ops = mode_ops[h->conf.mode];
+	h->work = h->conf.work;
 	h->mask = h->conf.ring_size - 1;
+	h->params = calloc(1, RTE_MAX(h->work->params_size, 1u));
+	if (h->params == NULL) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	{
+		char err[256];
+
+		ret = gpudp_work_params(h->work, h->conf.work_arg, h->params, err, sizeof(err));
+		if (ret != 0) {
+			HO_LOG(ERR, "%s: %s\n", h->conf.name, err);
+			ret = -EINVAL;
+			goto fail;
+		}
+	}
 	h->lat_mask = h->conf.lat_sample - 1;
 	bm = h->conf.burst_max;
 	ret = shared_alloc(h);
@@ -438,15 +442,22 @@ gpudp_handoff_create(const struct gpudp_handoff_conf *conf)
 		b->len = h->len != NULL ? h->len + (size_t)s * bm : NULL;
 		b->addr = h->addr != NULL ? h->addr + (size_t)s * bm : NULL;
 		b->verdict = h->verdict + (size_t)s * bm;
-		b->aux = h->aux + (size_t)s * bm;
+		b->result_size = h->work->result_size;
+		b->result = h->result != NULL ? h->result + (size_t)s * bm * b->result_size : NULL;
+		b->counters = h->counters + (size_t)s * GPUDP_WORK_COUNTERS_MAX;
+		b->segs = h->conf.segs;
+		if (b->segs > 1) {
+			b->xaddr = h->xaddr + (size_t)s * bm * (b->segs - 1);
+			b->xlen = h->xlen + (size_t)s * bm * (b->segs - 1);
+		}
 	}
 	if (h->ops->setup != NULL) {
 		ret = h->ops->setup(h);
 		if (ret != 0)
 			goto fail;
 	}
-	HO_LOG(DEBUG, "%s: mode %s, kernel %s, ring %u x %u packets\n", h->conf.name,
-	       h->ops->name, kernel_names[h->conf.kernel], h->conf.ring_size, bm);
+	HO_LOG(DEBUG, "%s: mode %s, work %s, ring %u x %u packets\n", h->conf.name,
+	       h->ops->name, h->work->name, h->conf.ring_size, bm);
 	return h;
 fail:
 	gpudp_handoff_destroy(h);
@@ -490,6 +501,7 @@ gpudp_handoff_destroy(struct gpudp_handoff *h)
 	free(h->cookies);
 	free(h->data);
 	free(h->shared);
+	free(h->params);
 	free(h);
 }
 
@@ -525,15 +537,14 @@ gpudp_handoff_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 	if (!h->ops->ready_only) {
 		c->seq = b->seq;
 		c->n = b->n;
-		c->kernel = h->conf.kernel;
-		c->arg = h->conf.kernel_arg;
 	}
 	h->rx.bursts_submitted++;
 	h->rx.pkts_submitted += b->n;
-	ret = h->start_failed ? -EIO : h->ops->submit(h, b);
+	ret = h->start_failed || h->failed ? -EIO : h->ops->submit(h, b);
 	if (ret != 0) {
-		HO_LOG(ERR, "%s: submit of burst %u failed (%d): dropping it\n",
-		       h->conf.name, b->seq, ret);
+		if (!h->failed)
+			HO_LOG(ERR, "%s: submit of burst %u failed (%d): dropping it\n",
+			       h->conf.name, b->seq, ret);
 		gpudp_ho_fail_burst(h, b, GPUDP_FWD_DROP_ERROR);
 		ret = -EIO;
 	}
@@ -548,6 +559,28 @@ gpudp_handoff_flush(struct gpudp_handoff *h)
 	return h->ops->flush != NULL ? h->ops->flush(h) : 0;
 }
 
+/*
+ * tx thread, oldest burst not done: ask the mode whether the GPU is still
+ * healthy, at most every millisecond (a stream query is a driver call).
+ * @return 1 when it failed (h->failed is set, the error logged)
+ */
+static int
+gpu_check_due(struct gpudp_handoff *h)
+{
+	uint64_t now;
+
+	if (h->ops->check == NULL)
+		return 0;
+	now = gpudp_ho_now_ns();
+	if (now - h->check_t < 1000000)
+		return 0;
+	h->check_t = now;
+	if (h->ops->check(h) == 0)
+		return 0;
+	__atomic_store_n(&h->failed, 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
 struct gpudp_ho_burst *
 gpudp_handoff_completed(struct gpudp_handoff *h)
 {
@@ -558,8 +591,17 @@ gpudp_handoff_completed(struct gpudp_handoff *h)
 		return NULL;
 	b = &h->bursts[h->tail & h->mask];
 	/* acquire: the verdicts and packet bytes written before done */
-	if (__atomic_load_n(&h->ctl[b->slot].done, __ATOMIC_ACQUIRE) != b->seq)
-		return NULL;
+	if (__atomic_load_n(&h->ctl[b->slot].done, __ATOMIC_ACQUIRE) != b->seq) {
+		if (!h->failed && !gpu_check_due(h))
+			return NULL;
+		if (!h->failed)
+			return NULL;
+		/* the GPU failed: nothing in flight will complete; the
+		 * rx thread publishes head after filling the slot */
+		gpudp_ho_fail_burst(h, b, GPUDP_WORK_DROP_ERROR);
+		b->n_pass = 0;
+		return b;
+	}
 	if (h->ops->complete != NULL)
 		h->ops->complete(h, b);
 	/* counted by the work: GPU modes write no verdict when all passed */
@@ -626,10 +668,12 @@ gpudp_handoff_release(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 		for (i = 0; i < b->n; i++) {
 			uint8_t v = b->verdict[i];
 
-			if (v != GPUDP_FWD_PASS)
-				h->tx.drops[v < GPUDP_FWD_VERDICT_MAX ? v :
-					    GPUDP_FWD_DROP_ERROR]++;
+			if (v != GPUDP_WORK_PASS)
+				h->tx.drops[v < GPUDP_WORK_VERDICT_MAX ? v :
+					    GPUDP_WORK_DROP_ERROR]++;
 		}
+	for (i = 0; i < h->work->n_counters; i++)
+		h->tx.counters[i] += b->counters[i];
 	if (b->t_submit != 0) {
 		now = gpudp_ho_now_ns();
 		gpudp_ho_hist_add(&h->tx.lat_kstart,
@@ -675,6 +719,18 @@ int
 gpudp_handoff_needs_whole_frames(const struct gpudp_handoff *h)
 {
 	return h->ops->whole_frames;
+}
+
+int
+gpudp_handoff_failed(const struct gpudp_handoff *h)
+{
+	return __atomic_load_n(&h->failed, __ATOMIC_RELAXED) ? -EIO : 0;
+}
+
+const struct gpudp_work *
+gpudp_handoff_work(const struct gpudp_handoff *h)
+{
+	return h->work;
 }
 
 int

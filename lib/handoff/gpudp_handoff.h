@@ -2,7 +2,8 @@
 /**
  * @file
  * gpudp_handoff: hands bursts that are complete with respect to the CPU to
- * the per-packet work (GPU kernels or the CPU), and hands the results back.
+ * a work (gpudp_work.h: the user's per-packet code, or a built-in one) on
+ * the GPU or the CPU, and hands the verdicts and results back.
  *
  * One handoff serves one pipeline: one producer thread (the rx lcore) and
  * one consumer thread (the tx lcore). It is a ring of ring_size in-flight
@@ -10,6 +11,7 @@
  *
  *   rx:  b = gpudp_handoff_acquire(h)          NULL: ring full (counted);
  *        gpudp_ho_burst_add(b, data, len, mbuf) ... for each packet
+ *          (gpudp_ho_burst_seg() for its further segments, when conf.segs > 1)
  *          (or, in bulk: receive straight into gpudp_ho_burst_room(),
  *          gpudp_ho_burst_desc() for each packet when
  *          gpudp_handoff_needs_desc(h), then gpudp_ho_burst_commit())
@@ -23,8 +25,10 @@
  *
  * Modes (an ops table, gpudp_handoff_pvt.h; ordering model: doc/ordering.md):
  * - none:       no work, every packet passes (I/O baseline);
- * - cpu:        the work runs on the rx thread in gpudp_handoff_submit();
- * - launch:     one kernel per burst, launched after the burst is complete
+ * - cpu:        the work's CPU form runs on the rx thread in
+ *               gpudp_handoff_submit();
+ * - launch:     one kernel (the work's GPU form) per burst, launched after the
+ *               burst is complete
  *               with respect to the CPU (NVIDIA, "GPUDirect RDMA", "Synchronization and Memory
  *               Ordering": a CPU-initiated work submission orders the NIC's
  *               writes before the kernel's reads);
@@ -34,9 +38,10 @@
  *               GPU_DIRECT_RDMA_WRITES_ORDERING >= OWNER;
  * - graph:      as launch, graph_batch consecutive bursts per CUDA graph;
  * - staged:     packets in host memory are gathered into a pinned staging
- *               area, copied to GPU memory on a copy stream, and the kernel
- *               is ordered after the copy on the GPU (event wait); results
- *               are copied back and scattered into the packets before done.
+ *               area (the work's span of each), copied to GPU memory on a
+ *               copy stream, and the kernel is ordered after the copy on the
+ *               GPU (event wait); the work's write span is copied back into
+ *               the packets before done.
  *               With conf.stage_gpu_copy (packets in pinned memory) a gather
  *               kernel on the copy stream copies them from the packets into
  *               GPU memory and another copies the headers back: no CPU copy.
@@ -56,6 +61,7 @@
 
 #include "gpudp_fwd_pkt.h"
 #include "gpudp_handoff_dev.h"
+#include "gpudp_work.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -83,8 +89,12 @@ enum gpudp_ho_mode {
 struct gpudp_handoff_conf {
 	const char *name;           /**< for logs and telemetry */
 	enum gpudp_ho_mode mode;
-	enum gpudp_fwd_kernel kernel;
-	uint32_t kernel_arg;        /**< GPUDP_FWD_K_LOAD: hash rounds */
+	const struct gpudp_work *work; /**< the work (gpudp_work_find(), gpudp_work_load());
+					*   NULL: the built-in macswap */
+	const char *work_arg;       /**< the work's argument (its init parses it), or NULL */
+	uint32_t segs;              /**< segments described per packet, 1..GPUDP_WORK_SEGS_MAX
+				     *   (1): gpudp_ho_burst_seg() describes segments 1..segs-1
+				     *   (header/data split). Not in staged mode */
 	uint32_t ring_size;         /**< in-flight bursts, power of two 2..65536 (64) */
 	uint32_t burst_max;         /**< packets per burst 1..4096 (1024) */
 	uint32_t threads;           /**< GPU threads per block, 32..1024, multiple of 32 (256) */
@@ -129,9 +139,16 @@ struct gpudp_ho_burst {
 			      *   buffer; the burst's own descriptors are addr and len */
 	uint32_t *len;       /**< per packet length */
 	uint64_t *addr;      /**< per packet, the address the work uses (shared array) */
-	const uint8_t *verdict; /**< per packet enum gpudp_fwd_verdict, once completed and
-				 *   only when n_pass != n (else every packet passed) */
-	const uint32_t *aux;    /**< per packet result (load hash), once completed */
+	const uint8_t *verdict; /**< per packet verdict (GPUDP_WORK_PASS or a drop reason),
+				 *   once completed and only when n_pass != n (else every
+				 *   packet passed) */
+	const uint8_t *result;  /**< per packet result, result_size bytes each (the
+				 *   work's), once completed; NULL when result_size is 0 */
+	uint32_t result_size;
+	uint32_t segs;          /**< conf.segs */
+	const uint64_t *counters; /**< the work's counters for this burst, once completed */
+	uint64_t *xaddr;        /**< segments 1..segs-1 of packet i at [i * (segs - 1) + k - 1] */
+	uint32_t *xlen;         /**< their lengths (0 ends the packet's segments) */
 };
 
 /** Monotonic time in ns (CLOCK_MONOTONIC): the clock of every timestamp here. */
@@ -151,7 +168,31 @@ gpudp_ho_burst_add(struct gpudp_ho_burst *b, void *data, uint32_t len, void *coo
 	b->cookie[b->n] = cookie;
 	b->len[b->n] = len;
 	b->addr[b->n] = (uint64_t)(uintptr_t)data;
+	if (b->segs > 1)
+		b->xlen[(size_t)b->n * (b->segs - 1)] = 0;
 	b->n++;
+	return 0;
+}
+
+/**
+ * Describe segment @p k (1..segs-1) of packet @p i of a burst being filled,
+ * after the packet itself (gpudp_ho_burst_add() or gpudp_ho_burst_desc()
+ * gave its first segment). Segments are described in order; the work sees
+ * the packet as them (struct gpudp_work_pkt).
+ * @return 0, or -EINVAL when k is out of 1..segs-1
+ */
+static inline int
+gpudp_ho_burst_seg(struct gpudp_ho_burst *b, uint32_t i, uint32_t k, void *data, uint32_t len)
+{
+	size_t x;
+
+	if (k == 0 || k >= b->segs)
+		return -EINVAL;
+	x = (size_t)i * (b->segs - 1) + k - 1;
+	b->xaddr[x] = (uint64_t)(uintptr_t)data;
+	b->xlen[x] = len;
+	if (k + 1 < b->segs)
+		b->xlen[x + 1] = 0;
 	return 0;
 }
 
@@ -182,6 +223,8 @@ gpudp_ho_burst_desc(struct gpudp_ho_burst *b, uint32_t i, void *data, uint32_t l
 {
 	b->len[i] = len;
 	b->addr[i] = (uint64_t)(uintptr_t)data;
+	if (b->segs > 1)
+		b->xlen[(size_t)i * (b->segs - 1)] = 0;
 }
 
 /**
@@ -224,7 +267,9 @@ struct gpudp_handoff_stats {
 	uint64_t bursts_done;       /**< tx thread */
 	uint64_t pkts_done;
 	uint64_t pkts_pass;
-	uint64_t drops[GPUDP_FWD_VERDICT_MAX]; /**< per verdict; [PASS] unused */
+	uint64_t drops[GPUDP_WORK_VERDICT_MAX]; /**< per verdict; [PASS] unused; names:
+						 *   gpudp_work_verdict_name() */
+	uint64_t counters[GPUDP_WORK_COUNTERS_MAX]; /**< the work's counters, summed */
 	uint32_t in_flight;         /**< bursts submitted and not released */
 	struct gpudp_ho_hist lat_kstart; /**< submit -> kernel start (timed bursts) */
 	struct gpudp_ho_hist lat_kend;   /**< submit -> kernel end, before done (timed bursts) */
@@ -234,12 +279,16 @@ struct gpudp_handoff_stats {
 struct gpudp_handoff;
 
 /**
- * Create a handoff. GPU modes need CUDA (gpudp_cuda_init()) and load the
- * kernels of lib/handoff/fwd.cu into the context; a persistent kernel is
- * started here. Logs why it failed.
- * @return the handoff, or NULL with rte_errno set: EINVAL (bad conf),
- *   ENOTSUP (GPU mode without CUDA), ENODEV (no GPU), ENOMEM, EIO (a CUDA
- *   call failed).
+ * Create a handoff. The work's argument is parsed (its init) and its
+ * parameters kept. GPU modes need CUDA (gpudp_cuda_init()), load the
+ * work's GPU image and lib/handoff's own kernels into the context, and
+ * copy the parameters to GPU memory. Logs why it failed.
+ * @return the handoff, or NULL with rte_errno set: EINVAL (bad conf, or
+ *   the work refused its argument), ENOTSUP (GPU mode without CUDA, or a
+ *   work without a GPU image), ENOEXEC (the GPU refused the work's image:
+ *   corrupt, no code for this GPU and no PTX, wrong ABI, no kernels; the
+ *   log names the work's file), ENODEV (no GPU), ENOMEM, EIO (a CUDA call
+ *   failed).
  */
 struct gpudp_handoff *gpudp_handoff_create(const struct gpudp_handoff_conf *conf);
 
@@ -298,6 +347,19 @@ int gpudp_handoff_flush(struct gpudp_handoff *h);
 struct gpudp_ho_burst *gpudp_handoff_completed(struct gpudp_handoff *h);
 
 /**
+ * Whether the GPU failed under this handoff (a work faulted: illegal
+ * address, trap, ...): the CUDA context is lost. gpudp_handoff_completed()
+ * checks the GPU while it waits for a burst and, once it failed, completes
+ * every burst in flight with GPUDP_WORK_DROP_ERROR verdicts; later submits
+ * fail them too. The app stops its pipeline and exits.
+ * @return 0, or the negative errno (-EIO) with the error logged once
+ */
+int gpudp_handoff_failed(const struct gpudp_handoff *h);
+
+/** The work the handoff runs. */
+const struct gpudp_work *gpudp_handoff_work(const struct gpudp_handoff *h);
+
+/**
  * Account the burst's verdicts (b->n_pass at once when every packet passed)
  * and, if the burst was timed, its latencies; free its slot (tx thread).
  */
@@ -314,11 +376,12 @@ void gpudp_handoff_stats_get(const struct gpudp_handoff *h, struct gpudp_handoff
 int gpudp_handoff_needs_desc(const struct gpudp_handoff *h);
 
 /**
- * Whether the mode reads and writes every byte of each frame from the
- * address given with it, so that a frame must lie in one segment: 1 in
- * staged mode (the frame is copied to GPU memory and back), 0 in the others,
- * whose kernels read and write only the first GPUDP_FWD_HDR_SPAN bytes.
- * The caller drops (and counts) multi-segment frames when it is 1.
+ * Whether the mode copies each frame's span from the address given with it,
+ * so that a frame must lie in one segment: 1 in staged mode (the work's
+ * span is copied to GPU memory and its write span back), 0 in the others,
+ * where the work reads the packets where they are (segment by segment,
+ * with conf.segs). The caller drops (and counts) multi-segment frames when
+ * it is 1.
  */
 int gpudp_handoff_needs_whole_frames(const struct gpudp_handoff *h);
 
@@ -370,12 +433,6 @@ const char *gpudp_ho_mode_name(enum gpudp_ho_mode m);
 int gpudp_ho_mode_parse(const char *s, enum gpudp_ho_mode *m);
 /** Whether a mode runs on the GPU. */
 int gpudp_ho_mode_is_gpu(enum gpudp_ho_mode m);
-/** "macswap", "ipv4", "load". */
-const char *gpudp_fwd_kernel_name(enum gpudp_fwd_kernel k);
-/** Parse a kernel name. @return 0 or -EINVAL. */
-int gpudp_fwd_kernel_parse(const char *s, enum gpudp_fwd_kernel *k);
-/** "pass", "truncated", "malformed", "not_ipv4", "bad_csum", "ttl", "error". */
-const char *gpudp_fwd_verdict_name(enum gpudp_fwd_verdict v);
 
 #ifdef __cplusplus
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * Memory layout shared by the handoff's CPU side and its kernels
- * (lib/handoff/fwd.cu). Plain fixed-width data; included by C11 code and
- * by nvcc. Users include gpudp_handoff.h, not this file.
+ * Memory layout shared by the handoff's CPU side and the kernels (a work's
+ * kernel shapes, gpudp_work_dev.h; lib/handoff/fwd.cu). Plain fixed-width
+ * data; included by C11 code and by nvcc. Users include gpudp_handoff.h or
+ * gpudp_work_dev.h, not this file.
  *
  * Each ring slot has a control block and per-packet arrays, all in host
  * memory that is registered with the GPU (mapped, so kernels read and
@@ -61,9 +62,7 @@ struct gpudp_ho_ctl {
 	/* line 1: written by the rx thread, read by the work */
 	uint32_t seq;      /**< this burst's seq (every mode) */
 	uint32_t n;        /**< packets in the burst (0: empty slot, just complete it) */
-	uint32_t kernel;   /**< enum gpudp_fwd_kernel */
-	uint32_t arg;      /**< kernel argument */
-	uint32_t pad0[12];
+	uint32_t pad0[14];
 	/* line 2: written by the work (GPU or CPU), read by the tx thread */
 	uint32_t done;     /**< seq, stored after every result is visible system-wide */
 	uint32_t n_pass;   /**< packets whose verdict is PASS; when it equals n the
@@ -76,26 +75,40 @@ struct gpudp_ho_ctl {
 };
 
 /**
- * Kernel argument of gpudp_fwd_burst and gpudp_fwd_persistent, passed by
- * value. Pointers are device addresses of the mapped host arrays.
+ * Kernel argument of a work's kernels (gpudp_work_dev.h: gpudp_work_burst,
+ * gpudp_work_persistent) and of lib/handoff's own (fwd.cu), passed by
+ * value. Pointers are device addresses; "mapped" arrays are host memory
+ * registered with the GPU. Part of the work ABI (GPUDP_WORK_ABI).
  */
 struct gpudp_ho_kargs {
-	uint64_t ctl;       /**< struct gpudp_ho_ctl[ring_size] */
-	uint64_t addr;      /**< uint64_t[ring_size][burst_max]: packet addresses */
-	uint64_t len;       /**< uint32_t[ring_size][burst_max]: packet lengths */
-	uint64_t verdict;   /**< uint8_t[ring_size][burst_max]: enum gpudp_fwd_verdict */
-	uint64_t aux;       /**< uint32_t[ring_size][burst_max]: per-packet result */
-	uint64_t blocks;    /**< uint32_t[ring_size] in device memory: finished blocks */
-	uint64_t quit;      /**< uint32_t: persistent kernel exits when non-zero */
+	uint64_t ctl;       /**< mapped struct gpudp_ho_ctl[ring_size] */
+	uint64_t addr;      /**< mapped uint64_t[ring_size][burst_max]: first segments */
+	uint64_t len;       /**< mapped uint32_t[ring_size][burst_max]: their lengths */
+	uint64_t verdict;   /**< mapped uint8_t[ring_size][burst_max]: verdicts */
+	uint64_t result;    /**< mapped uint8_t[ring_size][burst_max][result_size] */
+	uint64_t counters;  /**< mapped uint64_t[ring_size][GPUDP_WORK_COUNTERS_MAX] */
+	uint64_t blocks;    /**< device uint32_t[2][ring_size]: finished blocks, drops */
+	uint64_t dcounters; /**< device uint64_t[ring_size][GPUDP_WORK_COUNTERS_MAX]:
+			     *   counter sums of a burst spread over several blocks */
+	uint64_t quit;      /**< mapped uint32_t: persistent kernel exits when non-zero */
+	uint64_t params;    /**< device: the work's parameter block */
+	uint64_t xaddr;     /**< mapped uint64_t[ring_size][burst_max][segs - 1]:
+			     *   further segments (0 when segs is 1) */
+	uint64_t xlen;      /**< mapped uint32_t[...]: their lengths, 0 = none */
+	uint64_t plen;      /**< staged: mapped uint32_t[ring_size][burst_max], the
+			     *   frames' lengths (only the span was copied); else 0 */
 	uint32_t ring_size;
 	uint32_t burst_max;
-	uint32_t slot;      /**< gpudp_fwd_burst: the slot to process */
-	uint32_t signal;    /**< gpudp_fwd_burst: 1 = store done (0: staged, a later
-			     *   gpudp_fwd_signal on the stream does it) */
-	uint32_t n;         /**< gpudp_fwd_burst: packets; 0 = read the slot's ctl n
+	uint32_t slot;      /**< gpudp_work_burst: the slot to process */
+	uint32_t signal;    /**< gpudp_work_burst: 1 = store done (0: staged with CPU
+			     *   copies, a later gpudp_fwd_signal on the stream does it) */
+	uint32_t n;         /**< gpudp_work_burst: packets; 0 = read the slot's ctl n
 			     *   (graphs, built once for every burst of a slot) */
-	uint32_t kernel;    /**< enum gpudp_fwd_kernel (the handoff's, every burst) */
-	uint32_t arg;       /**< kernel argument */
+	uint32_t segs;      /**< segments described per packet, 1..GPUDP_WORK_SEGS_MAX */
+	uint32_t result_size; /**< bytes of result per packet */
+	uint32_t n_reasons; /**< verdicts above it become GPUDP_WORK_DROP_ERROR */
+	uint32_t n_counters;/**< the work's counters */
+	uint32_t wspan;     /**< staged: bytes copied back per packet */
 	uint32_t poll_ns;   /**< persistent: __nanosleep between polls of a ready word
 			     *   that is not set yet (0: spin) */
 	uint32_t pad_;
@@ -105,8 +118,8 @@ struct gpudp_ho_kargs {
 			     *   with addr and len */
 	uint64_t back;      /**< staged with GPU copies: uint64_t[ring_size][burst_max],
 			     *   the packets the staging buffers were copied from; the
-			     *   kernel copies each one's first GPUDP_FWD_HDR_SPAN bytes
-			     *   back (0 in other modes) */
+			     *   kernel copies each one's write span back (0 in other
+			     *   modes) */
 };
 
 /**

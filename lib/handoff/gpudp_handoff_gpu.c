@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gpudp_handoff's GPU modes: launch, persistent, graph, staged. Each is an
- * ops table (gpudp_handoff_pvt.h); the shared setup loads the kernels of
- * lib/handoff/fwd.cu, registers the shared arrays with the GPU (mapped
+ * ops table (gpudp_handoff_pvt.h); the shared setup loads the work's GPU
+ * image (its kernel shapes, gpudp_work_dev.h) and lib/handoff's own kernels
+ * (fwd.cu), copies the work's parameters to GPU memory, registers the
+ * shared arrays with the GPU (mapped
  * host memory: the kernels read descriptors and write verdicts and done
  * words over PCIe), and calibrates the GPU clock against the CPU's.
  *
@@ -43,8 +45,12 @@ struct ho_gpu {
 	CUdevice dev;
 	int retained;         /* primary context retained here */
 	int registered;       /* shared arrays registered */
-	CUmodule mod;
+	CUmodule mod;         /* lib/handoff's kernels (fwd.cu) */
+	CUmodule wmod;        /* the work's image */
 	CUfunction f_burst, f_persistent, f_signal, f_clock, f_gather;
+	CUdeviceptr params;   /* the work's parameter block */
+	CUdeviceptr dcounters;/* counter sums of multi-block bursts */
+	uint32_t *plen;       /* staged: frame lengths (pinned, mapped) */
 	CUstream stream;      /* kernels (and staged copy back) */
 	CUstream lane[2 * STAGE_LANES]; /* staged: burst of slot s copies on lane[s % L],
 					 * its kernels run on lane[L + s % L] */
@@ -258,6 +264,12 @@ gpu_teardown(struct gpudp_handoff *h)
 			gpudp_cu->cuMemFree(g->blocks);
 		if (g->pstate != 0)
 			gpudp_cu->cuMemFree(g->pstate);
+		if (g->params != 0)
+			gpudp_cu->cuMemFree(g->params);
+		if (g->dcounters != 0)
+			gpudp_cu->cuMemFree(g->dcounters);
+		if (g->plen != NULL)
+			gpudp_cu->cuMemFreeHost(g->plen);
 		for (i = 0; i < RTE_DIM(g->lane); i++)
 			if (g->lane[i] != NULL)
 				gpudp_cu->cuStreamDestroy(g->lane[i]);
@@ -267,6 +279,8 @@ gpu_teardown(struct gpudp_handoff *h)
 			gpudp_cu->cuStreamDestroy(g->clk_stream);
 		if (g->mod != NULL)
 			gpudp_cu->cuModuleUnload(g->mod);
+		if (g->wmod != NULL)
+			gpudp_cu->cuModuleUnload(g->wmod);
 		if (g->wc != NULL)
 			gpudp_cu->cuMemFreeHost(g->wc);
 		if (g->registered)
@@ -280,6 +294,93 @@ gpu_teardown(struct gpudp_handoff *h)
 	free(g->soff);
 	free(g);
 	h->gpu = NULL;
+}
+
+/*
+ * Load the work's GPU image into the context: its kernel shapes, checked
+ * for the ABI stamp GPUDP_WORK_GPU puts in it. Failures name the work and
+ * where it came from, and say what to do (ENOEXEC).
+ */
+static int
+work_load(struct gpudp_handoff *h)
+{
+	struct ho_gpu *g = GPU(h);
+	const struct gpudp_work *w = h->work;
+	struct gpudp_cuda_image img = { w->name, w->gpu_image, w->gpu_image_size };
+	CUdeviceptr abi_d;
+	size_t abi_len = 0;
+	uint32_t abi = 0;
+	CUresult r;
+	int maj = 0, min = 0;
+
+	if (w->gpu_image == NULL) {
+		HO_LOG(ERR, "%s: work %s (%s) has no GPU image: it runs in the cpu mode only\n",
+		       h->conf.name, w->name, gpudp_work_origin(w));
+		return -ENOTSUP;
+	}
+	r = gpudp_cu->cuModuleLoadData(&g->wmod, img.data);
+	if (r != CUDA_SUCCESS) {
+		gpudp_cu->cuDeviceGetAttribute(&maj,
+			CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, g->dev);
+		gpudp_cu->cuDeviceGetAttribute(&min,
+			CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, g->dev);
+		g->wmod = NULL;
+		HO_LOG(ERR, "%s: work %s (%s): the GPU refused its image: %s%s\n", h->conf.name,
+		       w->name, gpudp_work_origin(w), gpudp_cuda_errstr(r),
+		       r == CUDA_ERROR_NO_BINARY_FOR_GPU ?
+		       ": it has no code for this GPU and no PTX; build it for this GPU's "
+		       "architecture (nvcc -gencode arch=compute_XY,code=sm_XY) or with PTX" : "");
+		if (r == CUDA_ERROR_NO_BINARY_FOR_GPU)
+			HO_LOG(ERR, "%s: this GPU is sm_%d%d\n", h->conf.name, maj, min);
+		return -ENOEXEC;
+	}
+	r = gpudp_cu->cuModuleGetGlobal(&abi_d, &abi_len, g->wmod, "gpudp_work_abi");
+	if (r == CUDA_SUCCESS && abi_len == sizeof(abi))
+		r = gpudp_cu->cuMemcpyDtoH(&abi, abi_d, sizeof(abi));
+	if (r != CUDA_SUCCESS || abi_len != sizeof(abi) || abi != GPUDP_WORK_ABI) {
+		HO_LOG(ERR, "%s: work %s (%s): its GPU image %s; build it with GPUDP_WORK_GPU() "
+		       "from this SDK (ABI %u)\n", h->conf.name, w->name, gpudp_work_origin(w),
+		       r != CUDA_SUCCESS ? "has no gpudp_work_abi stamp" : "is of another ABI",
+		       GPUDP_WORK_ABI);
+		return -ENOEXEC;
+	}
+	if (gpudp_cu->cuModuleGetFunction(&g->f_burst, g->wmod, "gpudp_work_burst") !=
+	    CUDA_SUCCESS ||
+	    gpudp_cu->cuModuleGetFunction(&g->f_persistent, g->wmod, "gpudp_work_persistent") !=
+	    CUDA_SUCCESS) {
+		HO_LOG(ERR, "%s: work %s (%s): its GPU image lacks gpudp_work_burst or "
+		       "gpudp_work_persistent (GPUDP_WORK_GPU)\n", h->conf.name, w->name,
+		       gpudp_work_origin(w));
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+/*
+ * tx thread, while the oldest burst is not done: a fault in the work
+ * (illegal address, trap, ...) is sticky in the context, and every stream
+ * query returns it; the kernel will never store done.
+ */
+static int
+gpu_check(struct gpudp_handoff *h)
+{
+	struct ho_gpu *g = GPU(h);
+	CUresult r;
+	uint32_t i;
+
+	if (g == NULL || ctx_enter(h) != 0)
+		return 0;
+	r = gpudp_cu->cuStreamQuery(g->stream);
+	for (i = 0; (r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY) && i < RTE_DIM(g->lane); i++)
+		if (g->lane[i] != NULL)
+			r = gpudp_cu->cuStreamQuery(g->lane[i]);
+	if (r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY)
+		return 0;
+	HO_LOG(ERR, "%s: the GPU failed under work %s (%s): %s; the bursts in flight are "
+	       "dropped as 'error'\n", h->conf.name, h->work->name, gpudp_work_origin(h->work),
+	       gpudp_cuda_errstr(r));
+	g->persistent_running = 0;  /* it is gone: stop waits for nothing */
+	return -EIO;
 }
 
 static int
@@ -321,9 +422,9 @@ gpu_setup(struct gpudp_handoff *h)
 		HO_LOG(ERR, "%s: kernels: %s\n", h->conf.name, gpudp_cuda_last_error());
 		return ret;
 	}
-	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_burst, g->mod, "gpudp_fwd_burst"));
-	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_persistent, g->mod,
-					       "gpudp_fwd_persistent"));
+	ret = work_load(h);
+	if (ret != 0)
+		return ret;
 	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_signal, g->mod, "gpudp_fwd_signal"));
 	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_clock, g->mod, "gpudp_fwd_clock"));
 	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_gather, g->mod, "gpudp_fwd_gather"));
@@ -332,20 +433,36 @@ gpu_setup(struct gpudp_handoff *h)
 	/* per slot: finished blocks, then drops (gpudp_fwd_burst) */
 	CU_DO(h, gpudp_cu->cuMemAlloc(&g->blocks, 2 * h->conf.ring_size * sizeof(uint32_t)));
 	CU_DO(h, gpudp_cu->cuMemsetD8(g->blocks, 0, 2 * h->conf.ring_size * sizeof(uint32_t)));
+	CU_DO(h, gpudp_cu->cuMemAlloc(&g->dcounters, (size_t)h->conf.ring_size *
+				      GPUDP_WORK_COUNTERS_MAX * sizeof(uint64_t)));
+	CU_DO(h, gpudp_cu->cuMemsetD8(g->dcounters, 0, (size_t)h->conf.ring_size *
+				      GPUDP_WORK_COUNTERS_MAX * sizeof(uint64_t)));
+	CU_DO(h, gpudp_cu->cuMemAlloc(&g->params, RTE_MAX(h->work->params_size, 8u)));
+	CU_DO(h, gpudp_cu->cuMemsetD8(g->params, 0, RTE_MAX(h->work->params_size, 8u)));
+	if (h->work->params_size != 0)
+		CU_DO(h, gpudp_cu->cuMemcpyHtoD(g->params, h->params, h->work->params_size));
 #define DEV(p) (base + (CUdeviceptr)((const char *)(p) - (const char *)h->shared))
 	h->kargs.ctl = DEV(h->ctl);
 	/* own_desc modes (persistent) set these when they place addr and len */
 	h->kargs.addr = h->addr != NULL ? DEV(h->addr) : 0;
 	h->kargs.len = h->len != NULL ? DEV(h->len) : 0;
 	h->kargs.verdict = DEV(h->verdict);
-	h->kargs.aux = DEV(h->aux);
+	h->kargs.result = h->result != NULL ? DEV(h->result) : 0;
+	h->kargs.counters = DEV(h->counters);
+	h->kargs.xaddr = h->xaddr != NULL ? DEV(h->xaddr) : 0;
+	h->kargs.xlen = h->xlen != NULL ? DEV(h->xlen) : 0;
 	h->kargs.quit = DEV(h->quit);
 #undef DEV
 	h->kargs.blocks = g->blocks;
+	h->kargs.dcounters = g->dcounters;
+	h->kargs.params = g->params;
 	h->kargs.ring_size = h->conf.ring_size;
 	h->kargs.burst_max = h->conf.burst_max;
-	h->kargs.kernel = h->conf.kernel;
-	h->kargs.arg = h->conf.kernel_arg;
+	h->kargs.segs = h->conf.segs;
+	h->kargs.result_size = h->work->result_size;
+	h->kargs.n_reasons = h->work->n_reasons;
+	h->kargs.n_counters = h->work->n_counters;
+	h->kargs.wspan = h->work->wspan;
 	h->kargs.poll_ns = h->conf.poll_ns;
 	return gpudp_ho_gpu_clock_sync(h);
 }
@@ -369,6 +486,7 @@ const struct gpudp_ho_ops gpudp_ho_ops_launch = {
 	.setup = gpu_setup,
 	.stop = gpu_stop,
 	.teardown = gpu_teardown,
+	.check = gpu_check,
 	.submit = launch_submit,
 };
 
@@ -513,6 +631,7 @@ const struct gpudp_ho_ops gpudp_ho_ops_persistent = {
 	.start = persistent_start,
 	.stop = gpu_stop,
 	.teardown = gpu_teardown,
+	.check = gpu_check,
 	.submit = persistent_submit,
 	.ready_only = 1,
 	.own_desc = 1,
@@ -612,6 +731,7 @@ const struct gpudp_ho_ops gpudp_ho_ops_graph = {
 	.setup = graph_setup,
 	.stop = gpu_stop,
 	.teardown = gpu_teardown,
+	.check = gpu_check,
 	.submit = graph_submit,
 	.flush = graph_flush,
 };
@@ -649,6 +769,16 @@ staged_setup(struct gpudp_handoff *h)
 		CU_DO(h, gpudp_cu->cuMemHostGetDevicePointer(&g->src_d, g->src, 0));
 		h->kargs.back = g->src_d;
 	}
+	/* the frames' lengths: the work sees only its span in the staging
+	 * buffer, and pkt_len from here */
+	{
+		CUdeviceptr d;
+
+		CU_DO(h, gpudp_cu->cuMemAllocHost((void **)&g->plen, (size_t)h->conf.ring_size *
+						  h->conf.burst_max * sizeof(uint32_t)));
+		CU_DO(h, gpudp_cu->cuMemHostGetDevicePointer(&d, g->plen, 0));
+		h->kargs.plen = d;
+	}
 	HO_LOG(INFO, "%s: staging copies by the %s\n", h->conf.name,
 	       h->conf.stage_gpu_copy ? "GPU (gather kernel on the copy stream)" : "CPU");
 	return 0;
@@ -685,6 +815,7 @@ staged_enqueue(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 	size_t pkt0 = (size_t)b->slot * h->conf.burst_max;
 	uint32_t *soff = g->soff + pkt0, i;
 	uint64_t *src = g->src != NULL ? g->src + pkt0 : NULL;
+	uint32_t *plen = g->plen + pkt0, span = h->work->span;
 	struct gpudp_ho_kargs a = h->kargs;
 	void *params[] = { &a };
 	/* consecutive bursts on different streams: one's copy overlaps the
@@ -699,9 +830,12 @@ staged_enqueue(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 		/* the packet's CPU address, before addr becomes the staging
 		 * buffer's (staged_complete copies back to it) */
 		b->data[i] = (void *)(uintptr_t)b->addr[i];
+		plen[i] = l;
+		if (span != 0 && l > span)
+			l = b->len[i] = span;  /* the work's span only */
 		if (l > h->conf.stage_bytes) {
-			/* cannot be staged: the kernel sees an empty frame and
-			 * drops it as truncated */
+			/* cannot be staged: the work sees an empty first
+			 * segment (the built-ins drop it as truncated) */
 			soff[i] = UINT32_MAX;
 			if (src != NULL)
 				src[i] = 0;
@@ -760,8 +894,8 @@ staged_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 	return ret;
 }
 
-/* tx thread: results back into the packets, before anyone reads them;
- * kernels write only the first GPUDP_FWD_HDR_SPAN bytes */
+/* tx thread: the work's write span back into the packets, before anyone
+ * reads them */
 static void
 staged_complete(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 {
@@ -770,12 +904,12 @@ staged_complete(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 	const uint32_t *soff = g->soff + (size_t)b->slot * h->conf.burst_max;
 	uint32_t i;
 
-	if (g->src != NULL)
-		return;  /* the GPU copied the headers back */
+	if (g->src != NULL || h->work->wspan == 0)
+		return;  /* the GPU copied them back, or the work writes nothing */
 	for (i = 0; i < b->n; i++)
 		if (soff[i] != UINT32_MAX)
 			memcpy(b->data[i], g->stage_h + base + soff[i],
-			       RTE_MIN(b->len[i], GPUDP_FWD_HDR_SPAN));
+			       RTE_MIN(b->len[i], h->work->wspan));
 }
 
 const struct gpudp_ho_ops gpudp_ho_ops_staged = {
@@ -784,6 +918,7 @@ const struct gpudp_ho_ops gpudp_ho_ops_staged = {
 	.setup = staged_setup,
 	.stop = gpu_stop,
 	.teardown = gpu_teardown,
+	.check = gpu_check,
 	.submit = staged_submit,
 	.complete = staged_complete,
 	.whole_frames = 1,

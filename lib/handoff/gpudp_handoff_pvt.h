@@ -47,6 +47,9 @@ struct gpudp_ho_ops {
 	int (*flush)(struct gpudp_handoff *h);
 	/** tx thread, before the verdicts are read (staged: scatter back). */
 	void (*complete)(struct gpudp_handoff *h, struct gpudp_ho_burst *b);
+	/** tx thread, while the oldest burst is not done: 0 while the GPU is
+	 *  healthy, else a negative errno (the work faulted; logged) */
+	int (*check)(struct gpudp_handoff *h);
 };
 
 extern const struct gpudp_ho_ops gpudp_ho_ops_none;
@@ -59,6 +62,8 @@ extern const struct gpudp_ho_ops gpudp_ho_ops_staged;
 struct gpudp_handoff {
 	struct gpudp_handoff_conf conf;
 	const struct gpudp_ho_ops *ops;
+	const struct gpudp_work *work;
+	void *params;        /* the work's parameter block (params_size bytes) */
 	uint32_t mask;
 	uint32_t lat_mask;   /* a burst is timed when (seq - 1) & lat_mask == 0 */
 	/* shared arrays (host memory; registered with the GPU in GPU modes) */
@@ -66,7 +71,10 @@ struct gpudp_handoff {
 	uint64_t *addr;
 	uint32_t *len;
 	uint8_t *verdict;
-	uint32_t *aux;
+	uint8_t *result;     /* [ring][burst_max][result_size] */
+	uint64_t *counters;  /* [ring][GPUDP_WORK_COUNTERS_MAX] */
+	uint64_t *xaddr;     /* [ring][burst_max][segs - 1] (segs > 1) */
+	uint32_t *xlen;
 	uint32_t *quit;
 	void *shared;        /* one allocation holding all of the above */
 	size_t shared_len;
@@ -97,6 +105,8 @@ struct gpudp_handoff {
 	int flush_needed;
 	int started;
 	int start_failed;
+	int failed;          /* the GPU failed (ops->check): every burst is an error */
+	uint64_t check_t;    /* tx thread: when ops->check last ran */
 };
 
 /** Publish clock model @p e (control thread): the entry of h->clk not in use
@@ -108,6 +118,10 @@ int gpudp_ho_gpu_clock_sync(struct gpudp_handoff *h);
 int gpudp_ho_gpu_same_device(const struct gpudp_handoff *a, const struct gpudp_handoff *b);
 /** Complete a burst on the CPU: run the work (or not) and store done. */
 void gpudp_ho_cpu_run(struct gpudp_handoff *h, struct gpudp_ho_burst *b, int work);
+/** Validate a work's descriptor (gpudp_work.c). @return 0 or a negative errno. */
+int gpudp_work_validate(const struct gpudp_work *w, char *err, size_t len);
+/** Check the format of a work's GPU image. @return 0 or -ENOEXEC. */
+int gpudp_work_image_check(const struct gpudp_work *w, char *err, size_t len);
 /** Mark every packet of @p b dropped with @p v and store done (error paths). */
 void gpudp_ho_fail_burst(struct gpudp_handoff *h, struct gpudp_ho_burst *b, uint8_t v);
 

@@ -460,7 +460,7 @@ def telemetry(fwd):
                                    "ring_in_flight", "ring_slots")), "stats keys %r" % sorted(st)),
             (lat.get("rx_to_tx_count", 0) > 0 and "rx_to_kernel_start_p999_ns" in lat,
              "latency %r" % lat),
-            (cf.get("mode") == "cpu" and cf.get("kernel") == "macswap", "config %r" % cf),
+            (cf.get("mode") == "cpu" and cf.get("work") == "macswap", "config %r" % cf),
         ]
         for ok, what in checks:
             print("%s %s" % ("ok  " if ok else "FAIL", what[:160]))

@@ -658,7 +658,7 @@ def main():
              re.search(r"Probe PCI driver: net_e1000_em .* device: 0000:00:05\.0", text)
              is not None),
             ("gpudp-fwd ran in cpu mode, macswap kernel, host memory",
-             (js.get("mode"), js.get("kernel"), js.get("mem")) == ("cpu", "macswap", "host")),
+             (js.get("mode"), js.get("work"), js.get("mem")) == ("cpu", "macswap", "host")),
             (f"the host sent {frames} frames ({nbytes} bytes)", gen.sent == frames),
             (f"gpudp-fwd received {frames} packets, {nbytes} bytes (its final counters)",
              js.get("rx_pkts") == frames and js.get("rx_bytes") == nbytes),

@@ -88,6 +88,17 @@ gen_packet(uint8_t *p, uint32_t i, uint32_t seed)
 
 /* ---- running bursts through a handoff ---- */
 
+/* the built-in works, by enum gpudp_fwd_kernel */
+static const char *const kname[GPUDP_FWD_K_MAX] = { "macswap", "ipv4", "load" };
+
+static const char *
+vname(uint32_t v)
+{
+	const char *n = gpudp_work_verdict_name(gpudp_work_find("ipv4"), v);
+
+	return n != NULL ? n : "?";
+}
+
 struct run {
 	enum gpudp_ho_mode mode;
 	enum gpudp_fwd_kernel kernel;
@@ -111,8 +122,8 @@ run_packets(struct run *r, uint8_t *const *data, const uint32_t *len, uint32_t n
 	memset(&c, 0, sizeof(c));
 	c.name = "test";
 	c.mode = r->mode;
-	c.kernel = r->kernel;
-	c.kernel_arg = 3;
+	c.work = gpudp_work_find(kname[r->kernel]);
+	c.work_arg = r->kernel == GPUDP_FWD_K_LOAD ? "3" : NULL;
 	c.burst_max = r->burst;
 	c.ring_size = r->ring ? r->ring : 8;
 	c.graph_batch = 4;
@@ -160,7 +171,7 @@ run_packets(struct run *r, uint8_t *const *data, const uint32_t *len, uint32_t n
 			uint8_t v = b->n_pass == b->n ? GPUDP_FWD_PASS : b->verdict[i];
 
 			r->verdict[idx] = v;
-			r->aux[idx] = b->aux[i];
+			r->aux[idx] = b->result != NULL ? *(const uint32_t *)(b->result + 4 * i) : 0;
 			r->vcount[v < GPUDP_FWD_VERDICT_MAX ? v : 0]++;
 		}
 		if (b->n_pass != b->n) {
@@ -215,18 +226,18 @@ ipv4_kernel_gives_each_drop_reason(void)
 {
 	static uint8_t buf[200 * STRIDE];
 	uint8_t *data[200];
-	uint32_t len[200], i, aux, v, cnt[GPUDP_FWD_VERDICT_MAX] = { 0 };
+	uint32_t len[200], i, v, cnt[GPUDP_FWD_VERDICT_MAX] = { 0 };
 
 	for (i = 0; i < 200; i++) {
 		data[i] = buf + i * STRIDE;
 		len[i] = gen_packet(data[i], i, 1);
-		v = gpudp_fwd_pkt_run(GPUDP_FWD_K_IPV4, data[i], len[i], 0, &aux);
+		v = gpudp_fwd_ipv4(data[i], len[i], len[i]);
 		GPUDP_TEST_ASSERT(v < GPUDP_FWD_VERDICT_MAX, "verdict %u", v);
 		cnt[v]++;
 	}
-	for (v = 0; v < GPUDP_FWD_DROP_ERROR; v++)
+	for (v = 0; v < GPUDP_FWD_REASONS; v++)
 		GPUDP_TEST_ASSERT(cnt[v] > 0, "no packet got verdict %s",
-				  gpudp_fwd_verdict_name(v));
+				  vname(v));
 	GPUDP_TEST_ASSERT(cnt[GPUDP_FWD_PASS] == 80, "%u passed, want 80 (kinds 0, 1, 8, 9 of 10)",
 			  cnt[GPUDP_FWD_PASS]);
 	return GPUDP_TEST_PASS;
@@ -452,20 +463,20 @@ kernels_gpu_match_cpu_byte_for_byte(void)
 		for (i = 0; i < N; i++) {
 			GPUDP_TEST_ASSERT(v_c[i] == v_g[i] && v_c[i] == v_s[i],
 					  "%s packet %u: verdict cpu %s gpu %s staged %s",
-					  gpudp_fwd_kernel_name(k), i, gpudp_fwd_verdict_name(v_c[i]),
-					  gpudp_fwd_verdict_name(v_g[i]), gpudp_fwd_verdict_name(v_s[i]));
+					  kname[k], i, vname(v_c[i]),
+					  vname(v_g[i]), vname(v_s[i]));
 			GPUDP_TEST_ASSERT(aux_c[i] == aux_g[i] && aux_c[i] == aux_s[i],
 					  "%s packet %u: aux %#x vs %#x, staged %#x",
-					  gpudp_fwd_kernel_name(k), i, aux_c[i], aux_g[i], aux_s[i]);
+					  kname[k], i, aux_c[i], aux_g[i], aux_s[i]);
 			GPUDP_TEST_ASSERT(memcmp(host + i * STRIDE, gpu_out + i * STRIDE, len[i]) == 0,
-					  "%s packet %u: bytes differ", gpudp_fwd_kernel_name(k), i);
+					  "%s packet %u: bytes differ", kname[k], i);
 			GPUDP_TEST_ASSERT(memcmp(host + i * STRIDE, pd[i], len[i]) == 0,
 					  "%s packet %u (offset %u): staged bytes differ",
-					  gpudp_fwd_kernel_name(k), i, (unsigned int)(i % 13));
+					  kname[k], i, (unsigned int)(i % 13));
 		}
 		GPUDP_TEST_ASSERT(rc.vcount[GPUDP_FWD_PASS] > 0 && rc.vcount[GPUDP_FWD_PASS] < N,
 				  "%s: %" PRIu64 " passed: the mix must pass some and drop some",
-				  gpudp_fwd_kernel_name(k), rc.vcount[GPUDP_FWD_PASS]);
+				  kname[k], rc.vcount[GPUDP_FWD_PASS]);
 	}
 	gpudp_cu->cuMemFree(d);
 	gpudp_cu->cuMemFreeHost(pin);
@@ -570,7 +581,7 @@ ordering_run(enum gpudp_ho_mode mode, int wrong, uint32_t bursts, uint64_t *stal
 {
 	enum { NP = 32, PS = 64 };
 	struct gpudp_handoff_conf c = { .name = "order", .mode = mode,
-		.kernel = GPUDP_FWD_K_MACSWAP, .ring_size = 2, .burst_max = NP,
+		.ring_size = 2, .burst_max = NP,
 		.graph_batch = 1, .persistent_blocks = 1, .cu_ctx = (uint64_t)(uintptr_t)ctx,
 		.force_flush = force_flush };
 	int on_host = mode == GPUDP_HO_STAGED;
@@ -792,21 +803,21 @@ staged_path_on_pcap_payloads_matches_cpu(void)
 		for (i = 0; i < n; i++) {
 			GPUDP_TEST_ASSERT(v_c[i] == v_g[i] && aux_c[i] == aux_g[i],
 					  "%s packet %u: verdict %u/%u aux %#x/%#x",
-					  gpudp_fwd_kernel_name(k), i, v_c[i], v_g[i], aux_c[i],
+					  kname[k], i, v_c[i], v_g[i], aux_c[i],
 					  aux_g[i]);
 			GPUDP_TEST_ASSERT(v_c[i] == v_p[i] && aux_c[i] == aux_p[i],
 					  "%s packet %u: verdict %u/%u aux %#x/%#x (GPU copies)",
-					  gpudp_fwd_kernel_name(k), i, v_c[i], v_p[i], aux_c[i],
+					  kname[k], i, v_c[i], v_p[i], aux_c[i],
 					  aux_p[i]);
 			GPUDP_TEST_ASSERT(memcmp(cd[i], md[i], len[i]) == 0,
-					  "%s packet %u: bytes differ", gpudp_fwd_kernel_name(k), i);
+					  "%s packet %u: bytes differ", kname[k], i);
 			GPUDP_TEST_ASSERT(memcmp(cd[i], pd[i], len[i]) == 0,
 					  "%s packet %u: bytes differ (GPU copies)",
-					  gpudp_fwd_kernel_name(k), i);
+					  kname[k], i);
 		}
 		printf("    %s: %u packets from net_pcap, staged (CPU and GPU copies) == cpu "
 		       "(%" PRIu64 " passed)\n",
-		       gpudp_fwd_kernel_name(k), n, rc.vcount[GPUDP_FWD_PASS]);
+		       kname[k], n, rc.vcount[GPUDP_FWD_PASS]);
 	}
 	gpudp_cu->cuMemFreeHost(pinned);
 	rte_pktmbuf_free_bulk(m, n);
@@ -825,7 +836,7 @@ bench_mode(enum gpudp_ho_mode mode, uint8_t *const *pk, uint32_t np, uint32_t it
 	   struct lat *out)
 {
 	struct gpudp_handoff_conf c = { .name = "bench", .mode = mode,
-		.kernel = GPUDP_FWD_K_MACSWAP, .ring_size = 8, .burst_max = np,
+		.ring_size = 8, .burst_max = np,
 		.graph_batch = 1, .persistent_blocks = 1, .cu_ctx = (uint64_t)(uintptr_t)ctx };
 	struct gpudp_handoff *h = gpudp_handoff_create(&c);
 	struct gpudp_handoff_stats *s = malloc(sizeof(*s));
@@ -968,7 +979,7 @@ staged_bw_run(uint8_t *pkts, int gpu_copy, uint32_t np)
 {
 	enum { PL = 1500, BYTES = 3u << 30 };
 	struct gpudp_handoff_conf c = { .name = "staged-bw", .mode = GPUDP_HO_STAGED,
-		.kernel = GPUDP_FWD_K_MACSWAP, .ring_size = 16, .burst_max = np,
+		.ring_size = 16, .burst_max = np,
 		.stage_bytes = PL, .stage_gpu_copy = gpu_copy,
 		.cu_ctx = (uint64_t)(uintptr_t)ctx };
 	struct gpudp_handoff *h = gpudp_handoff_create(&c);
@@ -1125,7 +1136,7 @@ static int
 clock_model_shared_between_handoffs(void)
 {
 	struct gpudp_handoff_conf c = { .name = "clk-a", .mode = GPUDP_HO_LAUNCH,
-		.kernel = GPUDP_FWD_K_MACSWAP, .ring_size = 4, .burst_max = 32 };
+		.ring_size = 4, .burst_max = 32 };
 	struct gpudp_handoff *a, *b, *cpu;
 	uint64_t now, g;
 

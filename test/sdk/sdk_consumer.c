@@ -85,7 +85,7 @@ main(int argc, char **argv)
 		.data_room = 2048 + RTE_PKTMBUF_HEADROOM, .socket_id = SOCKET_ID_ANY,
 	};
 	struct gpudp_handoff_conf hc = {
-		.name = "sdk", .mode = GPUDP_HO_CPU, .kernel = GPUDP_FWD_K_MACSWAP,
+		.name = "sdk", .mode = GPUDP_HO_CPU, .work = NULL,
 		.ring_size = 4, .burst_max = 8,
 	};
 	struct rte_mbuf *m[N_PKTS];

@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gpudp_work: the registry of works, their validation, the loader of works
+ * built outside gpudp, and the built-in works (macswap, ipv4, load), which
+ * go through the same registration as any other.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+
+#include "gpudp_fwd_pkt.h"
+#include "gpudp_handoff_pvt.h"
+#include "gpudp_work.h"
+
+#ifdef GPUDP_HAS_CUDA
+#include "gpudp_handoff_images.h"
+#endif
+
+/* ---- built-in works ---- */
+
+static const char *const fwd_reasons[GPUDP_FWD_REASONS - 1] = {
+	"truncated", "malformed", "not_ipv4", "bad_csum", "ttl",
+};
+
+GPUDP_WORK_CPU(macswap_cpu, gpudp_fwd_macswap_pkt)
+GPUDP_WORK_CPU(ipv4_cpu, gpudp_fwd_ipv4_pkt)
+GPUDP_WORK_CPU(load_cpu, gpudp_fwd_load_pkt)
+
+static int
+load_init(const char *arg, void *params, char *err, size_t err_len)
+{
+	struct gpudp_fwd_load_params *p = params;
+	unsigned long v = 0;
+	char *end;
+
+	if (arg == NULL || *arg == '\0') {
+		p->rounds = 16;
+		return 0;
+	}
+	if (arg[0] < '0' || arg[0] > '9' || (v = strtoul(arg, &end, 10), *end != '\0') ||
+	    v > 1000000) {
+		snprintf(err, err_len, "hash rounds '%s': want an integer 0..1000000", arg);
+		return -EINVAL;
+	}
+	p->rounds = (uint32_t)v;
+	return 0;
+}
+
+#define BUILTIN(n, sum, s, ws, rs, ps, fn, in)                                \
+	{ .abi = GPUDP_WORK_ABI, .size = sizeof(struct gpudp_work), .name = n,\
+	  .summary = sum, .span = s, .wspan = ws, .result_size = rs,          \
+	  .params_size = ps, .n_reasons = GPUDP_FWD_REASONS - 1,              \
+	  .reasons = fwd_reasons, .cpu = fn, .init = in }
+static struct gpudp_work builtins[GPUDP_FWD_K_MAX] = {
+	BUILTIN("macswap", "swap the Ethernet destination and source addresses",
+		14, 12, 0, 0, macswap_cpu, NULL),
+	BUILTIN("ipv4", "IPv4 forwarding: check the header checksum, decrement the TTL",
+		GPUDP_FWD_HDR_SPAN, GPUDP_FWD_HDR_SPAN, 0, 0, ipv4_cpu, NULL),
+	BUILTIN("load", "macswap plus N rounds of hashing the first 64 bytes "
+		"(--work-arg N, 16 by default); result: the hash",
+		64, 12, sizeof(uint32_t), sizeof(struct gpudp_fwd_load_params), load_cpu,
+		load_init),
+};
+#undef BUILTIN
+
+/* ---- registry ---- */
+
+#define WORKS_MAX 64
+#define ORIGIN_MAX 256
+
+static struct work_ent {
+	const struct gpudp_work *w;
+	char origin[ORIGIN_MAX];
+	void *dl;
+} works[WORKS_MAX];
+static unsigned int n_works;
+static pthread_mutex_t works_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t builtins_once = PTHREAD_ONCE_INIT;
+
+static void
+errf(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL || len == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+static int
+name_ok(const char *s, size_t max, int dash)
+{
+	size_t i;
+
+	if (s == NULL || s[0] == '\0')
+		return 0;
+	for (i = 0; s[i] != '\0'; i++) {
+		char c = s[i];
+
+		if (i + 1 >= max)
+			return 0;
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+		      (dash && c == '-')))
+			return 0;
+	}
+	return 1;
+}
+
+static uint64_t
+rd_le(const uint8_t *p, unsigned int bytes)
+{
+	uint64_t v = 0;
+
+	while (bytes-- > 0)
+		v = v << 8 | p[bytes];
+	return v;
+}
+
+/*
+ * The GPU image's format and size from its header: a fatbin (magic
+ * 0xba55ed50, header size, then the size of what follows), a cubin (ELF of
+ * machine EM_CUDA, 190: its section headers end it), or PTX (text with
+ * .version and .target). The driver checks the rest when it loads it.
+ */
+int
+gpudp_work_image_check(const struct gpudp_work *w, char *err, size_t err_len)
+{
+	const uint8_t *p = w->gpu_image;
+	size_t have = w->gpu_image_size, need;
+
+	if (p == NULL)
+		return 0;
+	if (have != 0 && have < 16) {
+		errf(err, err_len, "GPU image of %zu bytes: too short to be one", have);
+		return -ENOEXEC;
+	}
+	if (rd_le(p, 4) == 0xba55ed50u) {
+		need = (size_t)rd_le(p + 6, 2) + (size_t)rd_le(p + 8, 8);
+		if (rd_le(p + 6, 2) < 16 || (have != 0 && need > have)) {
+			errf(err, err_len, "GPU image: corrupt fatbin header (says %zu bytes%s)",
+			     need, have != 0 ? ", has fewer" : "");
+			return -ENOEXEC;
+		}
+		return 0;
+	}
+	if (memcmp(p, "\177ELF", 4) == 0) {
+		if (p[4] != 2 || p[5] != 1 || rd_le(p + 18, 2) != 190) {
+			errf(err, err_len, "GPU image: an ELF file but not a 64-bit CUDA cubin");
+			return -ENOEXEC;
+		}
+		need = (size_t)rd_le(p + 40, 8) + rd_le(p + 58, 2) * rd_le(p + 60, 2);
+		if (have != 0 && need > have) {
+			errf(err, err_len, "GPU image: cubin cut short (%zu of %zu bytes)",
+			     have, need);
+			return -ENOEXEC;
+		}
+		return 0;
+	}
+	{
+		size_t n = have != 0 ? have : strnlen((const char *)p, 1 << 20);
+		const char *t = (const char *)p;
+		size_t i;
+		int ver = 0, tgt = 0;
+
+		for (i = 0; i + 8 < n && i < 65536; i++) {
+			if (t[i] == '\0' || ((unsigned char)t[i] < 0x20 && t[i] != '\n' &&
+					     t[i] != '\t' && t[i] != '\r'))
+				break;
+			ver |= memcmp(t + i, ".version", 8) == 0;
+			tgt |= memcmp(t + i, ".target ", 8) == 0;
+		}
+		if (!ver || !tgt) {
+			errf(err, err_len, "GPU image: not a fatbin, a cubin or PTX "
+			     "(first bytes %02x %02x %02x %02x)", p[0], p[1], p[2], p[3]);
+			return -ENOEXEC;
+		}
+	}
+	return 0;
+}
+
+static int
+names_ok(const char *const *names, uint32_t n, const char *what, char *err, size_t len)
+{
+	uint32_t i, j;
+
+	if (n != 0 && names == NULL) {
+		errf(err, len, "%u %s but no names", n, what);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		if (!name_ok(names[i], GPUDP_WORK_NAME_MAX, 0) ||
+		    strcmp(names[i], "pass") == 0 || strcmp(names[i], "error") == 0) {
+			errf(err, len, "%s %u: name '%s': want [a-z0-9_], 1..%d bytes, "
+			     "not 'pass' or 'error'", what, i, names[i] != NULL ? names[i] : "(null)",
+			     GPUDP_WORK_NAME_MAX - 1);
+			return 0;
+		}
+		for (j = 0; j < i; j++)
+			if (strcmp(names[i], names[j]) == 0) {
+				errf(err, len, "%s '%s' named twice", what, names[i]);
+				return 0;
+			}
+	}
+	return 1;
+}
+
+int
+gpudp_work_validate(const struct gpudp_work *w, char *err, size_t len)
+{
+	if (w == NULL) {
+		errf(err, len, "no descriptor");
+		return -EINVAL;
+	}
+	if (w->abi != GPUDP_WORK_ABI) {
+		errf(err, len, "built for work ABI %u, this gpudp has ABI %u: rebuild the "
+		     "work against this SDK", w->abi, GPUDP_WORK_ABI);
+		return -EPROTO;
+	}
+	if (w->size != sizeof(*w)) {
+		errf(err, len, "descriptor of %u bytes, ABI %u has %zu", w->size,
+		     GPUDP_WORK_ABI, sizeof(*w));
+		return -EPROTO;
+	}
+	if (!name_ok(w->name, GPUDP_WORK_NAME_MAX, 1)) {
+		errf(err, len, "name '%s': want [a-z0-9_-], 1..%d bytes",
+		     w->name != NULL ? w->name : "(null)", GPUDP_WORK_NAME_MAX - 1);
+		return -EINVAL;
+	}
+	if (w->cpu == NULL) {
+		errf(err, len, "no CPU form (cpu): every work has one (GPUDP_WORK_CPU)");
+		return -EINVAL;
+	}
+	if (w->span != 0 && w->wspan > w->span) {
+		errf(err, len, "write span %u exceeds span %u", w->wspan, w->span);
+		return -EINVAL;
+	}
+	if (w->result_size > GPUDP_WORK_RESULT_MAX) {
+		errf(err, len, "result of %u bytes: at most %d", w->result_size,
+		     GPUDP_WORK_RESULT_MAX);
+		return -EINVAL;
+	}
+	if (w->params_size > GPUDP_WORK_PARAMS_MAX) {
+		errf(err, len, "parameters of %u bytes: at most %d", w->params_size,
+		     GPUDP_WORK_PARAMS_MAX);
+		return -EINVAL;
+	}
+	if (w->n_reasons > GPUDP_WORK_REASONS_MAX) {
+		errf(err, len, "%u drop reasons: at most %d", w->n_reasons,
+		     GPUDP_WORK_REASONS_MAX);
+		return -EINVAL;
+	}
+	if (w->n_counters > GPUDP_WORK_COUNTERS_MAX) {
+		errf(err, len, "%u counters: at most %d", w->n_counters,
+		     GPUDP_WORK_COUNTERS_MAX);
+		return -EINVAL;
+	}
+	if (!names_ok(w->reasons, w->n_reasons, "reason", err, len) ||
+	    !names_ok(w->counters, w->n_counters, "counter", err, len))
+		return -EINVAL;
+	return gpudp_work_image_check(w, err, len);
+}
+
+static int
+reg_locked(const struct gpudp_work *w, const char *origin, void *dl, char *err, size_t len)
+{
+	unsigned int i;
+	int ret = gpudp_work_validate(w, err, len);
+
+	if (ret != 0)
+		return ret;
+	for (i = 0; i < n_works; i++)
+		if (strcmp(works[i].w->name, w->name) == 0) {
+			errf(err, len, "a work named '%s' is already registered (%s)", w->name,
+			     works[i].origin);
+			return -EEXIST;
+		}
+	if (n_works == WORKS_MAX) {
+		errf(err, len, "%d works registered already", WORKS_MAX);
+		return -ENOSPC;
+	}
+	works[n_works].w = w;
+	works[n_works].dl = dl;
+	snprintf(works[n_works].origin, ORIGIN_MAX, "%s", origin);
+	n_works++;
+	return 0;
+}
+
+static void
+builtins_register(void)
+{
+	char err[160];
+	unsigned int i;
+
+#ifdef GPUDP_HAS_CUDA
+	{
+		const struct gpudp_cuda_image *img[GPUDP_FWD_K_MAX] = {
+			&gpudp_handoff_image_work_macswap, &gpudp_handoff_image_work_ipv4,
+			&gpudp_handoff_image_work_load,
+		};
+
+		for (i = 0; i < GPUDP_FWD_K_MAX; i++) {
+			builtins[i].gpu_image = img[i]->data;
+			builtins[i].gpu_image_size = img[i]->size;
+		}
+	}
+#endif
+	pthread_mutex_lock(&works_lock);
+	for (i = 0; i < GPUDP_FWD_K_MAX; i++)
+		if (reg_locked(&builtins[i], "built-in", NULL, err, sizeof(err)) != 0)
+			HO_LOG(ERR, "built-in work %s: %s\n", builtins[i].name, err);
+	pthread_mutex_unlock(&works_lock);
+}
+
+int
+gpudp_work_register(const struct gpudp_work *w, char *err, size_t err_len)
+{
+	int ret;
+
+	pthread_once(&builtins_once, builtins_register);
+	pthread_mutex_lock(&works_lock);
+	ret = reg_locked(w, "registered", NULL, err, err_len);
+	pthread_mutex_unlock(&works_lock);
+	return ret;
+}
+
+static struct work_ent *
+find_locked(const struct gpudp_work *w, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < n_works; i++)
+		if (works[i].w == w || (name != NULL && strcmp(works[i].w->name, name) == 0))
+			return &works[i];
+	return NULL;
+}
+
+const struct gpudp_work *
+gpudp_work_find(const char *name)
+{
+	struct work_ent *e;
+
+	if (name == NULL)
+		return NULL;
+	pthread_once(&builtins_once, builtins_register);
+	pthread_mutex_lock(&works_lock);
+	e = find_locked(NULL, name);
+	pthread_mutex_unlock(&works_lock);
+	return e != NULL ? e->w : NULL;
+}
+
+const char *
+gpudp_work_origin(const struct gpudp_work *w)
+{
+	struct work_ent *e;
+
+	pthread_once(&builtins_once, builtins_register);
+	pthread_mutex_lock(&works_lock);
+	e = find_locked(w, NULL);
+	pthread_mutex_unlock(&works_lock);
+	return e != NULL ? e->origin : "unregistered";
+}
+
+int
+gpudp_work_foreach(int (*fn)(const struct gpudp_work *w, void *arg), void *arg)
+{
+	unsigned int i, n;
+	int ret = 0;
+
+	pthread_once(&builtins_once, builtins_register);
+	pthread_mutex_lock(&works_lock);
+	n = n_works;
+	pthread_mutex_unlock(&works_lock);
+	/* entries are only appended: the first n stay as they are */
+	for (i = 0; i < n && ret == 0; i++)
+		ret = fn(works[i].w, arg);
+	return ret;
+}
+
+const struct gpudp_work *
+gpudp_work_load(const char *path, char *err, size_t err_len)
+{
+	const struct gpudp_work *(*entry)(void);
+	const struct gpudp_work *w;
+	char why[200];
+	struct stat st;
+	void *dl;
+	int ret;
+
+	pthread_once(&builtins_once, builtins_register);
+	if (path == NULL || stat(path, &st) != 0) {
+		errf(err, err_len, "work %s: %s", path != NULL ? path : "(null)",
+		     strerror(errno));
+		rte_errno = ENOENT;
+		return NULL;
+	}
+	/* dlopen() searches the library path for a name without '/' */
+	if (strchr(path, '/') == NULL) {
+		errf(err, err_len, "work %s: give a path (./%s), not a bare name", path, path);
+		rte_errno = ENOENT;
+		return NULL;
+	}
+	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (dl == NULL) {
+		errf(err, err_len, "work %s: not a loadable shared object: %s", path, dlerror());
+		rte_errno = ENOEXEC;
+		return NULL;
+	}
+	*(void **)&entry = dlsym(dl, GPUDP_WORK_ENTRY);
+	if (entry == NULL) {
+		errf(err, err_len, "work %s: no entry point %s (export the descriptor with "
+		     "GPUDP_WORK_EXPORT)", path, GPUDP_WORK_ENTRY);
+		rte_errno = ENOEXEC;
+		goto fail;
+	}
+	w = entry();
+	if (w == NULL) {
+		errf(err, err_len, "work %s: %s returned no descriptor", path, GPUDP_WORK_ENTRY);
+		rte_errno = ENOEXEC;
+		goto fail;
+	}
+	pthread_mutex_lock(&works_lock);
+	ret = reg_locked(w, path, dl, why, sizeof(why));
+	pthread_mutex_unlock(&works_lock);
+	if (ret != 0) {
+		errf(err, err_len, "work %s: %s", path, why);
+		rte_errno = ret == -EPROTO ? EPROTO : ret == -ENOEXEC ? ENOEXEC :
+			    ret == -EEXIST ? EEXIST : EINVAL;
+		goto fail;
+	}
+	HO_LOG(INFO, "work %s from %s (span %u, result %u bytes, %u reasons, %u counters, %s)\n",
+	       w->name, path, w->span, w->result_size, w->n_reasons, w->n_counters,
+	       w->gpu_image != NULL ? "GPU image" : "CPU only");
+	return w;
+fail:
+	dlclose(dl);
+	return NULL;
+}
+
+int
+gpudp_work_params(const struct gpudp_work *w, const char *arg, void *params,
+		  char *err, size_t err_len)
+{
+	char why[200] = "";
+	int ret;
+
+	if (w->params_size != 0)
+		memset(params, 0, w->params_size);
+	if (w->init == NULL) {
+		if (arg != NULL && arg[0] != '\0') {
+			errf(err, err_len, "work %s takes no argument (got '%s')", w->name, arg);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	ret = w->init(arg, params, why, sizeof(why));
+	if (ret != 0) {
+		errf(err, err_len, "work %s: %s", w->name, why[0] != '\0' ? why :
+		     "its argument was refused");
+		return ret < 0 ? ret : -EINVAL;
+	}
+	return 0;
+}
+
+const char *
+gpudp_work_verdict_name(const struct gpudp_work *w, uint32_t v)
+{
+	if (v == GPUDP_WORK_PASS)
+		return "pass";
+	if (v == GPUDP_WORK_DROP_ERROR)
+		return "error";
+	if (w != NULL && v <= w->n_reasons)
+		return w->reasons[v - 1];
+	return NULL;
+}

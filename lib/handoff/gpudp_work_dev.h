@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The GPU form of a work (gpudp_work.h): gpudp's kernel shapes, for nvcc
+ * only. A work's .cu file includes its per-packet function and this
+ * header, and instantiates the shapes around the function:
+ *
+ *     #include <gpudp/gpudp_work_dev.h>
+ *     #include "my_work.h"        // GPUDP_WORK_FN uint32_t my_pkt(...)
+ *     GPUDP_WORK_GPU(my_pkt)
+ *
+ * compiled with nvcc -fatbin into the image the descriptor names. It
+ * defines the kernels a handoff launches:
+ * - gpudp_work_burst: one burst per launch (launch, graph, staged modes),
+ *   grid-stride over its packets; the last block to finish completes it;
+ * - gpudp_work_persistent: the resident kernel (persistent mode): one warp
+ *   polls the slots' ready words in host memory (acquire, system scope)
+ *   and publishes them in GPU memory; every other block takes the next
+ *   burst by ticket, works, and completes it;
+ * - gpudp_work_abi: the ABI version the image was built with.
+ *
+ * Completion (doc/ordering.md): verdicts, results, counters and packet
+ * bytes are written, made visible system-wide (__threadfence_system), and
+ * only then the slot's done word is stored with a release store, so a CPU
+ * that reads done == seq also reads everything the work wrote. The
+ * function itself needs no fence and must not wait on other packets.
+ *
+ * The function's per-packet call is inlined into every shape: a work built
+ * outside gpudp costs what a built-in does.
+ */
+#ifndef GPUDP_WORK_DEV_H
+#define GPUDP_WORK_DEV_H
+
+#ifndef __CUDACC__
+#error "gpudp_work_dev.h is for nvcc; C code includes gpudp_work.h"
+#endif
+
+#include <stdint.h>
+
+#include "gpudp_handoff_dev.h"
+#include "gpudp_work.h"
+
+/** The per-packet function type the shapes call. */
+typedef uint32_t (*gpudp_work_dev_fn)(struct gpudp_work_pkt *p);
+
+namespace gpudp_work_dev {
+
+__device__ __forceinline__ uint64_t
+globaltimer(void)
+{
+	uint64_t t;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
+
+/*
+ * Scoped acquire loads and release stores (PTX memory model):
+ * - system scope (.sys): words the CPU writes or reads. The ready words'
+ *   acquire keeps the burst's descriptor and payload loads after it
+ *   (NVIDIA, "GPUDirect RDMA", "Synchronization and Memory Ordering": the
+ *   word is the CPU's signal that the burst is complete with respect to
+ *   it, and flushed); done's release orders the results before it.
+ * - GPU scope (.gpu): the persistent kernel's dispatcher and workers.
+ */
+#define GPUDP_WDEV_LD_ACQUIRE(name, scope, T, ptx, c)                         \
+	__device__ __forceinline__ T name(const T *p)                         \
+	{                                                                     \
+		T v;                                                          \
+		asm volatile("ld.acquire." scope ".global." ptx " %0, [%1];"  \
+			     : "=" c(v) : "l"(p) : "memory");                 \
+		return v;                                                     \
+	}
+#define GPUDP_WDEV_ST_RELEASE(name, scope, T, ptx, c)                         \
+	__device__ __forceinline__ void name(T *p, T v)                       \
+	{                                                                     \
+		asm volatile("st.release." scope ".global." ptx " [%0], %1;"  \
+			     :: "l"(p), c(v) : "memory");                     \
+	}
+GPUDP_WDEV_LD_ACQUIRE(ld_acquire, "sys", uint32_t, "u32", "r")
+GPUDP_WDEV_LD_ACQUIRE(ld_acquire64, "sys", uint64_t, "u64", "l")
+GPUDP_WDEV_LD_ACQUIRE(ld_acquire_gpu, "gpu", uint32_t, "u32", "r")
+GPUDP_WDEV_ST_RELEASE(st_release, "sys", uint32_t, "u32", "r")
+GPUDP_WDEV_ST_RELEASE(st_release64, "sys", uint64_t, "u64", "l")
+GPUDP_WDEV_ST_RELEASE(st_release_gpu, "gpu", uint32_t, "u32", "r")
+#undef GPUDP_WDEV_LD_ACQUIRE
+#undef GPUDP_WDEV_ST_RELEASE
+
+/*
+ * Staged mode, GPU copies: the first @p l bytes (the work's write span) of
+ * the warp's 32 packets back from the staging buffers into the packets
+ * (lane k holds packet k's staging address s, the bytes l and its packet's
+ * address d, NULL for none). Eight lanes per packet, 16 bytes each, 128
+ * bytes per round: each round leaves as coalesced writes of whole lines
+ * (one thread per packet issued eight 16-byte PCIe writes per packet and
+ * cost the staged path 15% of its bandwidth). __syncwarp orders the lanes'
+ * work before the other lanes' reads.
+ */
+__device__ __forceinline__ void
+copy_back_warp(uint8_t *d, const uint8_t *s, uint32_t l)
+{
+	const uint32_t lane = threadIdx.x & 31, per = 8;
+	uint32_t g, j;
+
+	__syncwarp();
+	for (g = 0; g < 32; g += 32 / per) {
+		uint32_t k = g + lane / per, c, pl;
+		uint8_t *pd = (uint8_t *)__shfl_sync(0xffffffffu, (uintptr_t)d, k);
+		const uint8_t *ps = (const uint8_t *)__shfl_sync(0xffffffffu, (uintptr_t)s, k);
+
+		pl = __shfl_sync(0xffffffffu, l, k);
+		if (pd == NULL)
+			continue;
+		for (c = (lane % per) * 16; c < pl; c += per * 16) {
+			if (c + 16 <= pl && (((uintptr_t)pd | (uintptr_t)ps) & 15) == 0)
+				*(uint4 *)(pd + c) = *(const uint4 *)(ps + c);
+			else
+				for (j = c; j < c + 16 && j < pl; j++)
+					pd[j] = ps[j];
+		}
+	}
+}
+
+/* packet i of slot base (base = slot * burst_max) as the work sees it */
+__device__ __forceinline__ void
+pkt_at(struct gpudp_work_pkt *p, const struct gpudp_ho_kargs &a, size_t base, uint32_t i,
+       uint64_t *cnt)
+{
+	uint32_t k;
+
+	p->seg[0] = (uint8_t *)((const volatile uint64_t *)a.addr)[base + i];
+	p->seg_len[0] = ((const volatile uint32_t *)a.len)[base + i];
+	p->pkt_len = p->seg_len[0];
+	p->nb_segs = 1;
+	for (k = 1; k < a.segs; k++) {
+		size_t x = (base + i) * (a.segs - 1) + k - 1;
+		uint32_t l = ((const volatile uint32_t *)a.xlen)[x];
+
+		if (l == 0)
+			break;
+		p->seg[k] = (uint8_t *)((const volatile uint64_t *)a.xaddr)[x];
+		p->seg_len[k] = l;
+		p->pkt_len += l;
+		p->nb_segs++;
+	}
+	if (a.plen != 0)  /* staged: the frame's length, of which seg 0 holds the span */
+		p->pkt_len = ((const volatile uint32_t *)a.plen)[base + i];
+	p->index = i;
+	p->params = (const void *)a.params;
+	p->result = a.result_size != 0 ?
+		(void *)((uint8_t *)a.result + (base + i) * a.result_size) : NULL;
+	p->counters = cnt;
+}
+
+/*
+ * The work on packets first + threadIdx.x, + stride, ... < n of a slot.
+ * Returns the block's drop count (in every thread). Verdicts are collected
+ * in shared memory and written to host memory only when the block dropped
+ * something, or always with @p all (a burst split over several blocks: the
+ * CPU reads every verdict once any block dropped one); with no drop the
+ * CPU reads only n_pass and no verdict crosses PCIe. The work's counters
+ * are summed per block into @p scnt (shared).
+ */
+template <gpudp_work_dev_fn F>
+__device__ __forceinline__ uint32_t
+work(const struct gpudp_ho_kargs &a, uint32_t slot, uint32_t n, uint32_t first,
+     uint32_t stride, bool all, unsigned long long *scnt)
+{
+	__shared__ uint8_t sv[GPUDP_HO_BURST_MAX_DEV];
+	__shared__ uint32_t drops;
+	size_t base = (size_t)slot * a.burst_max;
+	uint8_t *verdict = (uint8_t *)a.verdict + base;
+	uint64_t cnt[GPUDP_WORK_COUNTERS_MAX];
+	uint32_t i, w, k, mine = 0, nd;
+
+	for (k = 0; k < GPUDP_WORK_COUNTERS_MAX; k++)
+		cnt[k] = 0;
+	if (threadIdx.x == 0) {
+		drops = 0;
+		for (k = 0; k < a.n_counters; k++)
+			scnt[k] = 0;
+	}
+	__syncthreads();
+	/* whole warps go round (blockDim.x is a multiple of 32), so that the
+	 * copy back can shuffle; lanes past n only take part in it */
+	for (w = first + (threadIdx.x & ~31u); w < n; w += stride) {
+		struct gpudp_work_pkt p;
+		uint32_t v;
+
+		p.seg[0] = NULL;
+		p.seg_len[0] = 0;
+		i = w + (threadIdx.x & 31);
+		if (i < n) {
+			pkt_at(&p, a, base, i, cnt);
+			v = F(&p);
+			v = v <= a.n_reasons ? v : GPUDP_WORK_DROP_ERROR;
+			sv[i] = (uint8_t)v;
+			mine += v != GPUDP_WORK_PASS;
+		}
+		if (a.back != 0)  /* staged, GPU copies: the write span back */
+			copy_back_warp(i < n ? (uint8_t *)((const uint64_t *)a.back)[base + i] :
+				       NULL, p.seg[0],
+				       p.seg_len[0] < a.wspan ? p.seg_len[0] : a.wspan);
+	}
+	if (mine != 0)
+		atomicAdd(&drops, mine);
+	for (k = 0; k < a.n_counters; k++)
+		if (cnt[k] != 0)
+			atomicAdd(&scnt[k], (unsigned long long)cnt[k]);
+	__syncthreads();
+	nd = drops;
+	if (nd != 0 || all)
+		for (i = first + threadIdx.x; i < n; i += stride)
+			verdict[i] = sv[i];
+	return nd;
+}
+
+/* the slot's counters in host memory (thread 0, before the fence) */
+__device__ __forceinline__ void
+counters_out(const struct gpudp_ho_kargs &a, uint32_t slot, const unsigned long long *c)
+{
+	uint64_t *o = (uint64_t *)a.counters + (size_t)slot * GPUDP_WORK_COUNTERS_MAX;
+	uint32_t k;
+
+	for (k = 0; k < a.n_counters; k++)
+		o[k] = c[k];
+}
+
+/*
+ * One burst: grid-stride over its packets; the last block to finish stores
+ * n_pass, the counters and done (blocks[slot] counts finished blocks,
+ * blocks[ring_size + slot] the drops, and the counters are summed in
+ * device memory at a.dcounters).
+ */
+template <gpudp_work_dev_fn F>
+__device__ __forceinline__ void
+burst(const struct gpudp_ho_kargs &a)
+{
+	__shared__ uint32_t n;
+	__shared__ unsigned long long scnt[GPUDP_WORK_COUNTERS_MAX];
+	volatile struct gpudp_ho_ctl *c = (volatile struct gpudp_ho_ctl *)a.ctl + a.slot;
+	uint32_t nd, k;
+
+	if (threadIdx.x == 0) {
+		if (blockIdx.x == 0)
+			c->t_kstart = globaltimer();
+		/* a launch passes n; a graph node reads the slot's (one PCIe read) */
+		n = a.n != 0 ? a.n : c->n;
+	}
+	__syncthreads();
+	nd = work<F>(a, a.slot, n, blockIdx.x * blockDim.x, gridDim.x * blockDim.x,
+		     gridDim.x > 1, scnt);
+	__syncthreads();
+	if (threadIdx.x != 0)
+		return;
+	if (gridDim.x > 1) {
+		uint32_t *cnt = (uint32_t *)a.blocks + a.slot;
+		uint32_t *dc = (uint32_t *)a.blocks + a.ring_size + a.slot;
+		unsigned long long *dk = (unsigned long long *)a.dcounters +
+					 (size_t)a.slot * GPUDP_WORK_COUNTERS_MAX;
+
+		/* one system fence per block, after the barrier: cumulative,
+		 * it orders every thread's writes (ordered before it by the
+		 * barrier) before what thread 0 stores next (PTX memory model:
+		 * causality order through bar.sync, release cumulativity) */
+		__threadfence_system();
+		if (nd != 0)
+			atomicAdd(dc, nd);
+		for (k = 0; k < a.n_counters; k++)
+			if (scnt[k] != 0)
+				atomicAdd(&dk[k], scnt[k]);
+		__threadfence();
+		if (atomicAdd(cnt, 1u) != gridDim.x - 1)
+			return;
+		/* acquire side: the other blocks' sums (each added before its
+		 * fence and counter increment) before reading them */
+		__threadfence();
+		nd = atomicExch(dc, 0u);
+		for (k = 0; k < a.n_counters; k++)
+			scnt[k] = atomicExch(&dk[k], 0ull);
+		*cnt = 0;
+	}
+	counters_out(a, a.slot, scnt);
+	__threadfence_system();
+	c->n_pass = n - nd;
+	if (!a.signal) {
+		/* staged, CPU copies: a later kernel on the stream stores done */
+		__threadfence_system();
+		return;
+	}
+	c->t_kend = globaltimer();
+	/* the release store orders n_pass before done */
+	st_release((uint32_t *)&c->done, c->seq);
+}
+
+/*
+ * Persistent mode, dispatcher: warp 0 of block 0. Lane i polls the ready
+ * word of burst next + i (acquire, system scope: the burst's descriptors
+ * were written before it), so one round trip over PCIe sees up to 32
+ * bursts. The leading run of ready bursts is copied into device memory and
+ * published by one release store of head (GPU scope; __syncwarp orders
+ * the lanes' acquires before lane 0's release, and release is cumulative).
+ * Host memory is read by this warp only: worker blocks wait on head in GPU
+ * memory. quit is read every 64 empty rounds.
+ */
+__device__ __forceinline__ void
+dispatch(const struct gpudp_ho_kargs &a, struct gpudp_ho_pstate *ps)
+{
+	const uint64_t *ready = (const uint64_t *)a.ready;
+	uint32_t lane = threadIdx.x, win = a.ring_size < 32 ? a.ring_size : 32;
+	uint32_t mask = a.ring_size - 1, next = 1, idle = 0;
+
+	for (;;) {
+		uint32_t seq = next + lane, bal, k;
+		uint64_t r = 0;
+
+		if (lane < win)
+			r = ld_acquire64(&ready[(seq - 1) & mask]);
+		bal = __ballot_sync(0xffffffffu, lane < win && (uint32_t)r == seq);
+		k = bal == 0xffffffffu ? 32 : __ffs(~bal) - 1;
+		if (k != 0) {
+			if (lane < k) {
+				uint32_t sl = (seq - 1) & mask;
+
+				if ((uint32_t)(r >> 32) & GPUDP_HO_READY_TIMED)
+					*(volatile uint64_t *)&ps->slot[sl].t_seen = globaltimer();
+				*(volatile uint64_t *)&ps->slot[sl].ready = r;
+			}
+			__syncwarp();
+			if (lane == 0)
+				st_release_gpu(&ps->head, next + k - 1);
+			next += k;
+			idle = 0;
+			continue;
+		}
+		if (++idle % 64 == 0 &&
+		    __shfl_sync(0xffffffffu, lane == 0 ? *(const volatile uint32_t *)a.quit : 0,
+				0) != 0) {
+			if (lane == 0)
+				st_release_gpu(&ps->stop, 1);
+			return;
+		}
+		if (a.poll_ns != 0)
+			__nanosleep(a.poll_ns);
+	}
+}
+
+/*
+ * Persistent mode: block 0's first warp dispatches (above); every other
+ * block takes the next burst by ticket (any free block serves the next
+ * burst, in ring order), waits in GPU memory until it is published, works,
+ * and completes it: results and counters, then done and n_pass in one
+ * 8-byte release store (system scope; cumulative over the block's writes
+ * through the barrier). t_kstart (when the dispatcher saw the burst) and
+ * t_kend are written only for timed bursts.
+ */
+template <gpudp_work_dev_fn F>
+__device__ __forceinline__ void
+persistent(const struct gpudp_ho_kargs &a)
+{
+	__shared__ uint32_t go, n, seq, slot, timed;
+	__shared__ uint64_t t0;
+	__shared__ unsigned long long scnt[GPUDP_WORK_COUNTERS_MAX];
+	struct gpudp_ho_ctl *ctl = (struct gpudp_ho_ctl *)a.ctl;
+	struct gpudp_ho_pstate *ps = (struct gpudp_ho_pstate *)a.pstate;
+	uint32_t nd;
+
+	if (blockIdx.x == 0) {
+		if (threadIdx.x < 32)
+			dispatch(a, ps);
+		return;
+	}
+	for (;;) {
+		if (threadIdx.x == 0) {
+			uint32_t t = atomicAdd(&ps->next, 1u) + 1;
+
+			go = 1;
+			while ((int32_t)(ld_acquire_gpu(&ps->head) - t) < 0) {
+				if (*(volatile uint32_t *)&ps->stop) {
+					go = 0;
+					break;
+				}
+			}
+			if (go) {
+				uint32_t sl = (t - 1) & (a.ring_size - 1);
+				uint64_t r = *(volatile uint64_t *)&ps->slot[sl].ready;
+
+				seq = t;
+				slot = sl;
+				n = (uint32_t)(r >> 32) & ~GPUDP_HO_READY_TIMED;
+				timed = (uint32_t)(r >> 32) & GPUDP_HO_READY_TIMED;
+				if (timed)
+					t0 = *(volatile uint64_t *)&ps->slot[sl].t_seen;
+			}
+		}
+		__syncthreads();
+		if (!go)
+			return;
+		nd = work<F>(a, slot, n, 0, blockDim.x, false, scnt);
+		__syncthreads();
+		if (threadIdx.x == 0) {
+			volatile struct gpudp_ho_ctl *c = ctl + slot;
+
+			counters_out(a, slot, scnt);
+			/* one fence per block (see burst) */
+			__threadfence_system();
+			if (timed) {
+				c->t_kstart = t0;
+				c->t_kend = globaltimer();
+			}
+			st_release64((uint64_t *)&ctl[slot].done, (uint64_t)(n - nd) << 32 | seq);
+		}
+	}
+}
+
+} /* namespace gpudp_work_dev */
+
+/**
+ * Instantiate gpudp's kernel shapes around per-packet function @p fn
+ * (GPUDP_WORK_FN uint32_t fn(struct gpudp_work_pkt *)), once per image:
+ * the kernels gpudp_work_burst and gpudp_work_persistent, and the ABI
+ * stamp gpudp_work_abi that the handoff checks when it loads the image.
+ */
+#define GPUDP_WORK_GPU(fn)                                                     \
+	extern "C" __device__ __attribute__((used)) uint32_t gpudp_work_abi =  \
+		GPUDP_WORK_ABI;                                                \
+	extern "C" __global__ void                                             \
+	gpudp_work_burst(struct gpudp_ho_kargs a)                              \
+	{                                                                      \
+		gpudp_work_dev::burst<fn>(a);                                  \
+	}                                                                      \
+	extern "C" __global__ void                                             \
+	gpudp_work_persistent(struct gpudp_ho_kargs a)                         \
+	{                                                                      \
+		gpudp_work_dev::persistent<fn>(a);                             \
+	}
+
+#endif /* GPUDP_WORK_DEV_H */
