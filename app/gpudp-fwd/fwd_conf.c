@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gpudp_app_work.h>
 #include <gpudp_opt.h>
 
 #include "fwd_conf.h"
@@ -185,47 +186,6 @@ static const uint8_t mode_mem_ok[GPUDP_HO_MODE_MAX][GPUDP_MEM_SPLIT + 1] = {
 	[GPUDP_HO_GRAPH]      = { 0, 1, 1, 0 },
 	[GPUDP_HO_STAGED]     = { 1, 1, 0, 0 },
 };
-
-/*
- * The work: a registered name, or a path that is loaded here (before the
- * EAL: a bad work file is a usage error, exit 2). Its argument is parsed
- * once here too, so that a bad one is refused before anything starts.
- */
-static int
-work_resolve(struct fwd_conf *c)
-{
-	char err[512];
-	void *params;
-	int ret;
-
-	if (strchr(c->work_spec, '/') != NULL) {
-		c->work = gpudp_work_load(c->work_spec, err, sizeof(err));
-		if (c->work == NULL) {
-			fprintf(stderr, "%s: --work: %s\n", PROG, err);
-			return -1;
-		}
-	} else {
-		c->work = gpudp_work_find(c->work_spec);
-		if (c->work == NULL)
-			return bad("work", c->work_spec, "no such built-in work; give a path "
-				   "(with a '/') to load a work's shared object");
-	}
-	params = calloc(1, c->work->params_size + 1);
-	if (params == NULL)
-		return -1;
-	ret = gpudp_work_params(c->work, c->work_arg, params, err, sizeof(err));
-	free(params);
-	if (ret != 0) {
-		fprintf(stderr, "%s: --work-arg: %s\n", PROG, err);
-		return -1;
-	}
-	if (gpudp_ho_mode_is_gpu(c->mode) && c->work->gpu_image == NULL) {
-		fprintf(stderr, "%s: --work: %s (%s) has no GPU image: it runs in --mode cpu "
-			"only\n", PROG, c->work->name, gpudp_work_origin(c->work));
-		return -1;
-	}
-	return 0;
-}
 
 int
 fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
@@ -430,5 +390,8 @@ fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
 	}
 	if (c->rx_burst > c->burst)
 		c->rx_burst = c->burst;
-	return work_resolve(c);
+	/* the work is loaded here, before the EAL: a bad work file is a
+	 * usage error (exit 2), and so is an argument it refuses */
+	c->work = gpudp_app_work(PROG, c->work_spec, c->work_arg, gpudp_ho_mode_is_gpu(c->mode));
+	return c->work != NULL ? 0 : -1;
 }

@@ -541,6 +541,9 @@ gpudp_handoff_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 	h->rx.bursts_submitted++;
 	h->rx.pkts_submitted += b->n;
 	ret = h->start_failed || h->failed ? -EIO : h->ops->submit(h, b);
+	if (ret != 0 && !h->failed && h->ops->check != NULL && h->ops->check(h) != 0)
+		/* the submission failed because the GPU did (a work faulted) */
+		__atomic_store_n(&h->failed, 1, __ATOMIC_RELEASE);
 	if (ret != 0) {
 		if (!h->failed)
 			HO_LOG(ERR, "%s: submit of burst %u failed (%d): dropping it\n",

@@ -49,6 +49,11 @@ def needed_libs(exe):
     return libs
 
 
+def is_elf(path):
+    with open(path, "rb") as f:
+        return f.read(4) == b"\x7fELF"
+
+
 def in_suite(entry, name):
     """Whether a meson test or benchmark entry is in suite @name."""
     return any(s.split(":")[-1] == name for s in entry["suite"])
@@ -106,9 +111,15 @@ def main():
             elif i > 0 and a.startswith(build + "/") and (a.endswith(".json") or
                     not os.path.exists(a) or a.startswith(build + "/bench/")):
                 argv.append("@out/" + os.path.basename(a))
+            elif i == 0 and os.path.basename(a).startswith("python"):
+                # a Python test: the GPU machine's own python3 runs it
+                argv.append("python3")
             elif os.path.isfile(a):
-                rel = pack_file(a, "bin" if i == 0 else "files")
-                if i == 0:
+                # programs (ELF executables, also those a script is given)
+                # are carried stripped, with their libraries
+                prog = i == 0 or (os.access(a, os.X_OK) and is_elf(a))
+                rel = pack_file(a, "bin" if prog else "files")
+                if prog:
                     subprocess.run(["strip", "--strip-unneeded",
                                     os.path.join(out, rel)], check=True)
                     libs.update(needed_libs(a))

@@ -34,6 +34,7 @@
 #define MAXPKT 1600u
 
 static const char *pcap_path;
+static const char *user_work_path;  /* --user-work: the TEST work "probe" (works/) */
 static int have_gpu __attribute__((unused));
 
 /* ---- packets ---- */
@@ -573,14 +574,16 @@ gpu_modes_pinned_memory_every_burst_size(void)
  * is handed off once the write is complete with respect to this CPU
  * thread (stream synchronised: the equivalent of rx_burst returning).
  * The macswap result proves the kernel read this burst's bytes. The wrong
- * variant hands the burst off before the write completes.
+ * variant hands the burst off before the write completes. With @p w, a
+ * user work loaded from its file (works/probe_work.c), the same holds,
+ * and its result (the first 4 bytes it read) must be this burst's too.
  */
 static int
 ordering_run(enum gpudp_ho_mode mode, int wrong, uint32_t bursts, uint64_t *stale,
-	     int force_flush)
+	     int force_flush, const struct gpudp_work *w)
 {
 	enum { NP = 32, PS = 64 };
-	struct gpudp_handoff_conf c = { .name = "order", .mode = mode,
+	struct gpudp_handoff_conf c = { .name = "order", .mode = mode, .work = w,
 		.ring_size = 2, .burst_max = NP,
 		.graph_batch = 1, .persistent_blocks = 1, .cu_ctx = (uint64_t)(uintptr_t)ctx,
 		.force_flush = force_flush };
@@ -640,6 +643,10 @@ ordering_run(enum gpudp_ho_mode mode, int wrong, uint32_t bursts, uint64_t *stal
 		gpudp_handoff_flush(h);
 		while ((b = gpudp_handoff_completed(h)) == NULL)
 			;
+		/* the user work's result: the dst MAC's first 4 bytes it read */
+		for (i = 0; w != NULL && i < NP; i++)
+			if (*(const uint32_t *)(b->result + 4 * i) != k)
+				(*stale)++;
 		gpudp_handoff_release(h, b);
 		CU_OK(gpudp_cu->cuStreamSynchronize(ws));
 		if (on_host)
@@ -689,7 +696,7 @@ ordering_dependent_kernel_never_reads_stale(void)
 			GPUDP_HO_PERSISTENT;
 		int flush = m == RTE_DIM(gpu_modes);
 
-		GPUDP_TEST_ASSERT(ordering_run(mode, 0, n, &stale, flush) == GPUDP_TEST_PASS,
+		GPUDP_TEST_ASSERT(ordering_run(mode, 0, n, &stale, flush, NULL) == GPUDP_TEST_PASS,
 				  "run");
 		printf("    %-10s%s %u bursts x 32 packets, %" PRIu64 " stale\n",
 		       gpudp_ho_mode_name(mode), flush ? "+flush" : "", n, stale);
@@ -707,10 +714,47 @@ ordering_wrong_variant_is_caught(void)
 
 	GPUDP_TEST_SKIP_IF(gpu_up() != 0, "no GPU");
 	for (m = 0; m < RTE_DIM(gpu_modes); m++) {
-		GPUDP_TEST_ASSERT(ordering_run(gpu_modes[m], 1, n, &stale, 0) == GPUDP_TEST_PASS,
-				  "run");
+		GPUDP_TEST_ASSERT(ordering_run(gpu_modes[m], 1, n, &stale, 0, NULL) ==
+				  GPUDP_TEST_PASS, "run");
 		printf("    %-10s handed off before the write completed: %" PRIu64
 		       " of %u packets stale\n", gpudp_ho_mode_name(gpu_modes[m]), stale, n * 32);
+		GPUDP_TEST_ASSERT(stale > 0, "%s: the wrong variant went unnoticed",
+				  gpudp_ho_mode_name(gpu_modes[m]));
+	}
+	return GPUDP_TEST_PASS;
+}
+
+/* the ordering guarantee holds for a work loaded from its file, in every
+ * GPU mode, and the early hand-off is caught with it too */
+static int
+ordering_user_work_never_reads_stale(void)
+{
+	const struct gpudp_work *w;
+	char err[256];
+	uint64_t stale;
+	uint32_t m, n = 2000;
+
+	GPUDP_TEST_SKIP_IF(gpu_up() != 0, "no GPU");
+	GPUDP_TEST_SKIP_IF(user_work_path == NULL, "no --user-work given");
+	w = gpudp_work_load(user_work_path, err, sizeof(err));
+	GPUDP_TEST_ASSERT(w != NULL, "%s", err);
+	for (m = 0; m <= RTE_DIM(gpu_modes); m++) {
+		enum gpudp_ho_mode mode = m < RTE_DIM(gpu_modes) ? gpu_modes[m] :
+			GPUDP_HO_PERSISTENT;
+		int flush = m == RTE_DIM(gpu_modes);
+
+		GPUDP_TEST_ASSERT(ordering_run(mode, 0, n, &stale, flush, w) == GPUDP_TEST_PASS,
+				  "run");
+		printf("    %-10s%s work %s: %u bursts x 32 packets, %" PRIu64 " stale\n",
+		       gpudp_ho_mode_name(mode), flush ? "+flush" : "", w->name, n, stale);
+		GPUDP_TEST_ASSERT(stale == 0, "%s: %" PRIu64 " packets or results stale",
+				  gpudp_ho_mode_name(mode), stale);
+	}
+	for (m = 0; m < RTE_DIM(gpu_modes); m++) {
+		GPUDP_TEST_ASSERT(ordering_run(gpu_modes[m], 1, 200, &stale, 0, w) ==
+				  GPUDP_TEST_PASS, "run");
+		printf("    %-10s work %s handed off early: %" PRIu64 " stale\n",
+		       gpudp_ho_mode_name(gpu_modes[m]), w->name, stale);
 		GPUDP_TEST_ASSERT(stale > 0, "%s: the wrong variant went unnoticed",
 				  gpudp_ho_mode_name(gpu_modes[m]));
 	}
@@ -1183,6 +1227,7 @@ no_cuda(void)
 #define gpu_modes_pinned_memory_every_burst_size no_cuda
 #define ordering_dependent_kernel_never_reads_stale no_cuda
 #define ordering_wrong_variant_is_caught no_cuda
+#define ordering_user_work_never_reads_stale no_cuda
 #define staged_path_on_pcap_payloads_matches_cpu no_cuda
 #define clock_model_shared_between_handoffs no_cuda
 static int
@@ -1208,6 +1253,7 @@ static const struct gpudp_test_case cases[] = {
 	{ "ordering_dependent_kernel_never_reads_stale",
 	  ordering_dependent_kernel_never_reads_stale },
 	{ "ordering_wrong_variant_is_caught", ordering_wrong_variant_is_caught },
+	{ "ordering_user_work_never_reads_stale", ordering_user_work_never_reads_stale },
 	{ "staged_path_on_pcap_payloads_matches_cpu", staged_path_on_pcap_payloads_matches_cpu },
 	{ "clock_model_shared_between_handoffs", clock_model_shared_between_handoffs },
 	{ NULL, NULL },
@@ -1223,6 +1269,8 @@ main(int argc, char **argv)
 	for (i = 0; i < argc && n < 63; i++) {
 		if (strcmp(argv[i], "--pcap") == 0 && i + 1 < argc)
 			pcap_path = argv[++i];
+		else if (strcmp(argv[i], "--user-work") == 0 && i + 1 < argc)
+			user_work_path = argv[++i];
 		else if (strcmp(argv[i], "--bench") == 0 && i + 1 < argc)
 			bench_json = argv[++i];
 		else

@@ -1,0 +1,620 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gpudp-work-check: prove that a work's GPU form gives what its CPU form
+ * gives (doc/work.md, "Checking a work"). Every packet of a capture goes
+ * through the work in the cpu mode (the reference) and in each GPU mode on
+ * each kind of packet memory; verdicts, results, packet bytes and counters
+ * are compared, and the first packet that differs is reported.
+ *
+ * No DPDK port is involved: the packets are copied into the memory under
+ * test (GPU memory, pinned host memory, plain host memory for staged) and
+ * handed to a handoff (lib/handoff) directly.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+
+#include <gpudp_app_work.h>
+#include <gpudp_handoff.h>
+#include <gpudp_opt.h>
+
+#include "capfile.h"
+
+#ifdef GPUDP_HAS_CUDA
+#include <gpudp_cuda.h>
+#endif
+
+#define PROG "gpudp-work-check"
+#define EXIT_DIFF 1
+#define EXIT_USAGE 2
+#define EXIT_NOGPU 77
+#define SLOT_ALIGN 64
+
+enum mem_kind { MEM_HOST, MEM_PINNED, MEM_DEVICE, MEM_MAX };
+static const char *const mem_names[MEM_MAX] = { "host", "pinned", "device" };
+
+/* the packets of the capture, laid out one after another */
+struct pkts {
+	uint32_t n;
+	uint32_t *len;
+	size_t *off;       /* each packet's offset in the buffer (64-byte aligned) */
+	size_t bytes;
+	uint8_t *orig;     /* the capture's bytes */
+};
+
+/* what one run gave */
+struct outcome {
+	uint8_t *verdict;
+	uint8_t *result;   /* n * result_size */
+	uint8_t *bytes;    /* the packets afterwards */
+	uint64_t counters[GPUDP_WORK_COUNTERS_MAX];
+	uint64_t drops[GPUDP_WORK_VERDICT_MAX];
+};
+
+struct opts {
+	const char *work_spec, *work_arg, *pcap;
+	uint32_t modes;     /* bit per enum gpudp_ho_mode */
+	uint32_t mems;      /* bit per enum mem_kind */
+	uint32_t burst;
+	uint32_t gpu;
+	uint64_t max_pkts;
+	int quiet;
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+"usage: " PROG " --work W [--work-arg S] --pcap FILE [options]\n"
+"Run a work over a capture on the CPU (the reference) and in GPU modes, and\n"
+"report the first packet whose verdict, result or bytes differ, or a counter\n"
+"that differs.\n"
+"  --work W        a built-in work (macswap, ipv4, load) or a work's shared\n"
+"                  object (a path with a '/')\n"
+"  --work-arg S    the work's argument\n"
+"  --pcap FILE     the capture (pcap or pcapng, Ethernet)\n"
+"  --modes LIST    GPU modes to check: launch, persistent, graph, staged, or\n"
+"                  all (default: all)\n"
+"  --mem LIST      packet memory: device, pinned, host, or all; a mode is run\n"
+"                  on each kind it can read (launch/persistent/graph: device,\n"
+"                  pinned; staged: host, pinned) (default: all)\n"
+"  --burst N       packets per burst, 1..%u (default: 256)\n"
+"  --gpu N         CUDA device ordinal (default: 0)\n"
+"  --max-packets N check the first N packets only (default: all)\n"
+"  --quiet         print only differences and the summary\n"
+"  --help          this text\n"
+"Exit status: 0 identical, 1 a difference (printed), 2 bad option, work or\n"
+"capture, 77 no usable GPU (the CPU form was run alone).\n", GPUDP_HO_BURST_MAX);
+}
+
+static int
+list_arg(const char *opt, const char *v, const char *const *names, unsigned int n,
+	 uint32_t all, uint32_t *out)
+{
+	char buf[256], *save = NULL, *t;
+	unsigned int i;
+
+	if (strcmp(v, "all") == 0) {
+		*out = all;
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%s", v);
+	*out = 0;
+	for (t = strtok_r(buf, ",", &save); t != NULL; t = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < n; i++)
+			if (names[i] != NULL && strcmp(t, names[i]) == 0)
+				break;
+		if (i == n || !(all & (1u << i)))
+			return gpudp_opt_bad(PROG, opt, t, "not one of the choices (--help)");
+		*out |= 1u << i;
+	}
+	return *out != 0 ? 0 : gpudp_opt_bad(PROG, opt, v, "empty list");
+}
+
+static int
+parse(struct opts *o, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "work", required_argument, NULL, 'w' },
+		{ "work-arg", required_argument, NULL, 'a' },
+		{ "pcap", required_argument, NULL, 'p' },
+		{ "modes", required_argument, NULL, 'm' },
+		{ "mem", required_argument, NULL, 'k' },
+		{ "burst", required_argument, NULL, 'b' },
+		{ "gpu", required_argument, NULL, 'g' },
+		{ "max-packets", required_argument, NULL, 'n' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *mode_names[GPUDP_HO_MODE_MAX];
+	uint32_t gpu_modes = 0;
+	uint64_t v;
+	int c, i;
+
+	for (i = 0; i < GPUDP_HO_MODE_MAX; i++) {
+		mode_names[i] = gpudp_ho_mode_name((enum gpudp_ho_mode)i);
+		if (gpudp_ho_mode_is_gpu((enum gpudp_ho_mode)i))
+			gpu_modes |= 1u << i;
+	}
+	memset(o, 0, sizeof(*o));
+	o->modes = gpu_modes;
+	o->mems = (1u << MEM_MAX) - 1;
+	o->burst = 256;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			o->work_spec = optarg;
+			break;
+		case 'a':
+			o->work_arg = optarg;
+			break;
+		case 'p':
+			o->pcap = optarg;
+			break;
+		case 'm':
+			if (list_arg("modes", optarg, mode_names, GPUDP_HO_MODE_MAX, gpu_modes,
+				     &o->modes) != 0)
+				return -1;
+			break;
+		case 'k':
+			if (list_arg("mem", optarg, mem_names, MEM_MAX, (1u << MEM_MAX) - 1,
+				     &o->mems) != 0)
+				return -1;
+			break;
+		case 'b':
+			if (gpudp_opt_u64(PROG, "burst", optarg, 1, GPUDP_HO_BURST_MAX, &v) != 0)
+				return -1;
+			o->burst = (uint32_t)v;
+			break;
+		case 'g':
+			if (gpudp_opt_u64(PROG, "gpu", optarg, 0, 63, &v) != 0)
+				return -1;
+			o->gpu = (uint32_t)v;
+			break;
+		case 'n':
+			if (gpudp_opt_u64(PROG, "max-packets", optarg, 1, UINT32_MAX,
+					  &o->max_pkts) != 0)
+				return -1;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			fprintf(stderr, PROG ": unknown option or missing value '%s' (--help)\n",
+				argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (o->work_spec == NULL || o->pcap == NULL) {
+		fprintf(stderr, PROG ": --work and --pcap are required (--help)\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int
+pkts_read(const char *path, uint64_t max, struct pkts *p)
+{
+	struct capfile *cf;
+	struct capfile_rec r;
+	char err[512];
+	size_t cap = 0, bcap = 0;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	ret = capfile_open(path, 0, &cf, err, sizeof(err));
+	if (ret != 0) {
+		fprintf(stderr, PROG ": --pcap: %s\n", err);
+		return -1;
+	}
+	while ((max == 0 || p->n < max) && (ret = capfile_next(cf, &r)) == 1) {
+		size_t off = RTE_ALIGN_CEIL(p->bytes, SLOT_ALIGN);
+
+		if (r.linktype != CAPFILE_LINKTYPE_ETHERNET) {
+			fprintf(stderr, PROG ": --pcap: %s: record %" PRIu64 " has link type %u, "
+				"not Ethernet\n", path, r.index, r.linktype);
+			ret = -EINVAL;
+			break;
+		}
+		if (p->n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			p->len = realloc(p->len, cap * sizeof(*p->len));
+			p->off = realloc(p->off, cap * sizeof(*p->off));
+		}
+		while (off + r.caplen > bcap) {
+			bcap = bcap ? bcap * 2 : 1 << 20;
+			p->orig = realloc(p->orig, bcap);
+		}
+		if (p->len == NULL || p->off == NULL || p->orig == NULL) {
+			ret = -ENOMEM;
+			break;
+		}
+		p->len[p->n] = r.caplen;
+		p->off[p->n] = off;
+		memcpy(p->orig + off, r.data, r.caplen);
+		p->bytes = off + r.caplen;
+		p->n++;
+	}
+	if (ret < 0) {
+		if (ret != -EINVAL || capfile_error(cf)[0] != '\0')
+			fprintf(stderr, PROG ": --pcap: %s\n", capfile_error(cf)[0] != '\0' ?
+				capfile_error(cf) : strerror(-ret));
+		capfile_close(cf);
+		return -1;
+	}
+	capfile_close(cf);
+	if (p->n == 0) {
+		fprintf(stderr, PROG ": --pcap: %s has no packet\n", path);
+		return -1;
+	}
+	p->bytes = RTE_ALIGN_CEIL(p->bytes, SLOT_ALIGN);
+	return 0;
+}
+
+static void
+pkts_free(struct pkts *p)
+{
+	free(p->len);
+	free(p->off);
+	free(p->orig);
+}
+
+static int
+outcome_alloc(struct outcome *o, const struct pkts *p, const struct gpudp_work *w)
+{
+	memset(o, 0, sizeof(*o));
+	o->verdict = calloc(p->n, 1);
+	o->result = calloc((size_t)p->n * w->result_size + 1, 1);
+	o->bytes = calloc(p->bytes, 1);
+	return o->verdict != NULL && o->result != NULL && o->bytes != NULL ? 0 : -ENOMEM;
+}
+
+static void
+outcome_free(struct outcome *o)
+{
+	free(o->verdict);
+	free(o->result);
+	free(o->bytes);
+}
+
+/*
+ * Every packet through handoff @p h, with the packets at @p base (the
+ * address the work uses, of packet memory holding the capture's bytes).
+ * Verdicts, results and counters into @p o (bytes are the caller's).
+ */
+static int
+run_handoff(struct gpudp_handoff *h, const struct pkts *p, uint64_t base, struct outcome *o)
+{
+	const struct gpudp_work *w = gpudp_handoff_work(h);
+	struct gpudp_handoff_stats *st;
+	uint32_t next = 0, done = 0, i;
+	uint64_t t0 = gpudp_ho_now_ns();
+
+	while (done < p->n) {
+		struct gpudp_ho_burst *b;
+
+		while (next < p->n && (b = gpudp_handoff_acquire(h)) != NULL) {
+			while (next < p->n && b->n < b->max) {
+				gpudp_ho_burst_add(b, (void *)(uintptr_t)(base + p->off[next]),
+						   p->len[next], (void *)(uintptr_t)next);
+				next++;
+			}
+			if (gpudp_handoff_submit(h, b) != 0)
+				break;
+		}
+		gpudp_handoff_flush(h);
+		while ((b = gpudp_handoff_completed(h)) == NULL) {
+			if (gpudp_ho_now_ns() - t0 > 60000000000ull) {
+				fprintf(stderr, PROG ": no burst completed in 60 s\n");
+				return -ETIMEDOUT;
+			}
+		}
+		for (i = 0; i < b->n; i++) {
+			uint32_t k = (uint32_t)(uintptr_t)b->cookie[i];
+
+			o->verdict[k] = b->n_pass == b->n ? GPUDP_WORK_PASS : b->verdict[i];
+			if (w->result_size != 0)
+				memcpy(o->result + (size_t)k * w->result_size,
+				       b->result + (size_t)i * w->result_size, w->result_size);
+		}
+		done += b->n;
+		gpudp_handoff_release(h, b);
+		t0 = gpudp_ho_now_ns();
+	}
+	st = malloc(sizeof(*st));
+	if (st == NULL)
+		return -ENOMEM;
+	gpudp_handoff_stats_get(h, st);
+	memcpy(o->counters, st->counters, sizeof(o->counters));
+	memcpy(o->drops, st->drops, sizeof(o->drops));
+	free(st);
+	return gpudp_handoff_failed(h);
+}
+
+static const char *
+vname(const struct gpudp_work *w, uint8_t v)
+{
+	const char *n = gpudp_work_verdict_name(w, v);
+
+	return n != NULL ? n : "(unnamed)";
+}
+
+static void
+hex(FILE *f, const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && i < 32; i++)
+		fprintf(f, "%02x", p[i]);
+	if (n > 32)
+		fprintf(f, "...");
+}
+
+/* @return 0 when @p got equals @p ref, else 1 (the first difference printed) */
+static int
+compare(const char *what, const struct gpudp_work *w, const struct pkts *p,
+	const struct outcome *ref, const struct outcome *got)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < p->n; i++) {
+		const uint8_t *a = ref->bytes + p->off[i], *b = got->bytes + p->off[i];
+		size_t rs = w->result_size;
+
+		if (ref->verdict[i] != got->verdict[i]) {
+			printf("DIFF %s: packet %u (%u bytes): verdict cpu '%s', gpu '%s'\n", what,
+			       i, p->len[i], vname(w, ref->verdict[i]), vname(w, got->verdict[i]));
+			return 1;
+		}
+		if (rs != 0 && memcmp(ref->result + i * rs, got->result + i * rs, rs) != 0) {
+			printf("DIFF %s: packet %u (%u bytes): result cpu ", what, i, p->len[i]);
+			hex(stdout, ref->result + i * rs, rs);
+			printf(", gpu ");
+			hex(stdout, got->result + i * rs, rs);
+			printf("\n");
+			return 1;
+		}
+		for (k = 0; k < p->len[i]; k++)
+			if (a[k] != b[k]) {
+				printf("DIFF %s: packet %u (%u bytes): byte %u cpu 0x%02x, gpu 0x%02x\n",
+				       what, i, p->len[i], k, a[k], b[k]);
+				return 1;
+			}
+	}
+	for (k = 0; k < w->n_counters; k++)
+		if (ref->counters[k] != got->counters[k]) {
+			printf("DIFF %s: counter %s: cpu %" PRIu64 ", gpu %" PRIu64 "\n", what,
+			       w->counters[k], ref->counters[k], got->counters[k]);
+			return 1;
+		}
+	for (k = 0; k < GPUDP_WORK_VERDICT_MAX; k++)
+		if (ref->drops[k] != got->drops[k]) {
+			printf("DIFF %s: drops '%s': cpu %" PRIu64 ", gpu %" PRIu64 "\n", what,
+			       vname(w, (uint8_t)k), ref->drops[k], got->drops[k]);
+			return 1;
+		}
+	return 0;
+}
+
+static struct gpudp_handoff *
+handoff(const struct opts *o, const struct gpudp_work *w, enum gpudp_ho_mode mode,
+	uint64_t ctx, int gpu_copy)
+{
+	struct gpudp_handoff_conf c;
+	struct gpudp_handoff *h;
+
+	memset(&c, 0, sizeof(c));
+	c.name = "check";
+	c.mode = mode;
+	c.work = w;
+	c.work_arg = o->work_arg;
+	c.burst_max = o->burst;
+	c.ring_size = 16;
+	c.graph_batch = 4;
+	c.stage_bytes = 65535;
+	c.stage_gpu_copy = gpu_copy;
+	c.cu_ctx = ctx;
+	c.cu_dev = (int)o->gpu;
+	h = gpudp_handoff_create(&c);
+	if (h == NULL)
+		fprintf(stderr, PROG ": %s mode: %s\n", gpudp_ho_mode_name(mode),
+			strerror(rte_errno));
+	return h;
+}
+
+static void
+summary(const struct opts *o, const char *what, const struct gpudp_work *w,
+	const struct outcome *r, uint32_t n)
+{
+	uint64_t drops = 0;
+	uint32_t k;
+
+	if (o->quiet)
+		return;
+	for (k = 1; k < GPUDP_WORK_VERDICT_MAX; k++)
+		drops += r->drops[k];
+	printf("%-18s %u packets, %" PRIu64 " dropped", what, n, drops);
+	for (k = 0; k < w->n_counters; k++)
+		printf(", %s=%" PRIu64, w->counters[k], r->counters[k]);
+	printf("\n");
+}
+
+#ifdef GPUDP_HAS_CUDA
+/* one GPU mode on one kind of memory; @return 0 same, 1 differs, <0 error */
+static int
+check_gpu(const struct opts *o, const struct gpudp_work *w, const struct pkts *p,
+	  const struct outcome *ref, CUcontext ctx, enum gpudp_ho_mode mode, enum mem_kind mk)
+{
+	struct gpudp_handoff *h = NULL;
+	struct outcome got;
+	CUdeviceptr d = 0;
+	void *hp = NULL;
+	uint64_t base;
+	char what[64];
+	int ret;
+
+	snprintf(what, sizeof(what), "%s/%s", gpudp_ho_mode_name(mode), mem_names[mk]);
+	if (outcome_alloc(&got, p, w) != 0)
+		return -ENOMEM;
+	/* the packet memory first: while a persistent kernel runs, allocations wait */
+	if (mk == MEM_DEVICE) {
+		ret = gpudp_cu->cuMemAlloc(&d, p->bytes) == CUDA_SUCCESS &&
+		      gpudp_cu->cuMemcpyHtoD(d, p->orig, p->bytes) == CUDA_SUCCESS ? 0 : -EIO;
+		base = d;
+	} else if (mk == MEM_PINNED) {
+		ret = gpudp_cu->cuMemHostAlloc(&hp, p->bytes, CU_MEMHOSTALLOC_DEVICEMAP |
+					       CU_MEMHOSTALLOC_PORTABLE) == CUDA_SUCCESS ? 0 : -EIO;
+		if (ret == 0)
+			memcpy(hp, p->orig, p->bytes);
+		base = (uint64_t)(uintptr_t)hp;  /* unified addressing: the same address */
+	} else {
+		hp = malloc(p->bytes);
+		ret = hp != NULL ? 0 : -ENOMEM;
+		if (ret == 0)
+			memcpy(hp, p->orig, p->bytes);
+		base = (uint64_t)(uintptr_t)hp;
+	}
+	if (ret != 0) {
+		fprintf(stderr, PROG ": %s: packet memory of %zu bytes: %s\n", what, p->bytes,
+			gpudp_cuda_last_error());
+		goto out;
+	}
+	h = handoff(o, w, mode, (uint64_t)(uintptr_t)ctx, mk == MEM_PINNED);
+	if (h == NULL || gpudp_handoff_start(h) != 0) {
+		ret = -EIO;
+		goto out;
+	}
+	ret = run_handoff(h, p, base, &got);
+	gpudp_handoff_stop(h);
+	if (ret != 0) {
+		fprintf(stderr, PROG ": %s: the work failed on the GPU (%s)\n", what, strerror(-ret));
+		printf("DIFF %s: the GPU run failed\n", what);
+		ret = 1;
+		goto out;
+	}
+	if (mk == MEM_DEVICE)
+		ret = gpudp_cu->cuMemcpyDtoH(got.bytes, d, p->bytes) == CUDA_SUCCESS ? 0 : -EIO;
+	else
+		memcpy(got.bytes, hp, p->bytes);
+	if (ret == 0) {
+		ret = compare(what, w, p, ref, &got);
+		if (ret == 0)
+			summary(o, what, w, &got, p->n);
+	}
+out:
+	gpudp_handoff_destroy(h);
+	if (d != 0)
+		gpudp_cu->cuMemFree(d);
+	if (hp != NULL && mk == MEM_PINNED)
+		gpudp_cu->cuMemFreeHost(hp);
+	else
+		free(hp);
+	outcome_free(&got);
+	return ret;
+}
+#endif
+
+int
+main(int argc, char **argv)
+{
+	const struct gpudp_work *w;
+	struct outcome ref;
+	struct pkts p;
+	struct gpudp_handoff *h;
+	struct opts o;
+	int ret, rc = 0;
+
+	ret = parse(&o, argc, argv);
+	if (ret != 0)
+		return ret > 0 ? 0 : EXIT_USAGE;
+	w = gpudp_app_work(PROG, o.work_spec, o.work_arg, 0);
+	if (w == NULL)
+		return EXIT_USAGE;
+	if (pkts_read(o.pcap, o.max_pkts, &p) != 0)
+		return EXIT_USAGE;
+	if (outcome_alloc(&ref, &p, w) != 0)
+		return 1;
+	/* the reference: the CPU form, on a copy in host memory */
+	memcpy(ref.bytes, p.orig, p.bytes);
+	h = handoff(&o, w, GPUDP_HO_CPU, 0, 0);
+	if (h == NULL) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	ret = run_handoff(h, &p, (uint64_t)(uintptr_t)ref.bytes, &ref);
+	gpudp_handoff_destroy(h);
+	if (ret != 0) {
+		rc = 1;
+		goto out;
+	}
+	if (!o.quiet)
+		printf("work %s (%s) over %s\n", w->name, gpudp_work_origin(w), o.pcap);
+	summary(&o, "cpu/host", w, &ref, p.n);
+	if (w->gpu_image == NULL) {
+		printf("work %s has no GPU image: only its CPU form ran\n", w->name);
+		rc = EXIT_NOGPU;
+		goto out;
+	}
+#ifdef GPUDP_HAS_CUDA
+	{
+		CUcontext ctx = NULL;
+		CUdevice dev;
+		int m, k, n_diff = 0, n_run = 0;
+
+		if (gpudp_cuda_init() != 0 ||
+		    gpudp_cu->cuDeviceGet(&dev, (int)o.gpu) != CUDA_SUCCESS ||
+		    gpudp_cu->cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS ||
+		    gpudp_cu->cuCtxSetCurrent(ctx) != CUDA_SUCCESS) {
+			printf("no usable GPU %u (%s): only the CPU form ran\n", o.gpu,
+			       gpudp_cuda_last_error());
+			rc = EXIT_NOGPU;
+			goto out;
+		}
+		for (m = 0; m < GPUDP_HO_MODE_MAX; m++) {
+			if (!(o.modes & (1u << m)) || !gpudp_ho_mode_is_gpu((enum gpudp_ho_mode)m))
+				continue;
+			for (k = 0; k < MEM_MAX; k++) {
+				int staged = m == GPUDP_HO_STAGED;
+
+				if (!(o.mems & (1u << k)) || (staged && k == MEM_DEVICE) ||
+				    (!staged && k == MEM_HOST))
+					continue;
+				ret = check_gpu(&o, w, &p, &ref, ctx, (enum gpudp_ho_mode)m,
+						(enum mem_kind)k);
+				n_run++;
+				if (ret != 0)
+					n_diff++;
+				if (ret < 0)
+					printf("DIFF %s/%s: could not run (%s)\n",
+					       gpudp_ho_mode_name((enum gpudp_ho_mode)m), mem_names[k],
+					       strerror(-ret));
+			}
+		}
+		gpudp_cu->cuDevicePrimaryCtxRelease(dev);
+		printf("%d of %d GPU runs identical to the CPU form\n", n_run - n_diff, n_run);
+		rc = n_diff != 0 ? EXIT_DIFF : n_run == 0 ? EXIT_USAGE : 0;
+	}
+#else
+	printf("built without CUDA: only the CPU form ran\n");
+	rc = EXIT_NOGPU;
+#endif
+out:
+	outcome_free(&ref);
+	pkts_free(&p);
+	return rc;
+}
