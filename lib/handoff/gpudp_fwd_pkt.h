@@ -163,12 +163,13 @@ gpudp_fwd_ipv4(uint8_t *p, uint32_t len, uint32_t frame_len)
 
 /**
  * Synthetic load: @p rounds rounds of a multiply-xorshift hash over the
- * first (up to) 64 bytes. @return the hash (the packet is not changed).
+ * first (up to) 64 of the @p avail bytes at @p p, seeded with the frame
+ * length @p len. @return the hash (the packet is not changed).
  */
 GPUDP_AN_HD uint32_t
-gpudp_fwd_load(const uint8_t *p, uint32_t len, uint32_t rounds)
+gpudp_fwd_load(const uint8_t *p, uint32_t avail, uint32_t len, uint32_t rounds)
 {
-	uint32_t h = 0x9e3779b9u ^ len, r, i, n = len < 64 ? len : 64;
+	uint32_t h = 0x9e3779b9u ^ len, r, i, n = avail < 64 ? avail : 64;
 
 	for (r = 0; r < rounds; r++)
 		for (i = 0; i < n; i++) {
@@ -211,7 +212,8 @@ gpudp_fwd_load_pkt(struct gpudp_work_pkt *p)
 		*(uint32_t *)p->result = 0;
 		return GPUDP_FWD_DROP_TRUNCATED;
 	}
-	h = gpudp_fwd_load(p->seg[0], p->seg_len[0], prm->rounds);
+	/* seeded with the frame's length: staged mode copies only the span */
+	h = gpudp_fwd_load(p->seg[0], p->seg_len[0], p->pkt_len, prm->rounds);
 	*(uint32_t *)p->result = h;
 	gpudp_fwd_macswap(p->seg[0]);
 	return GPUDP_FWD_PASS;

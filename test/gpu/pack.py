@@ -98,6 +98,10 @@ def main():
     for t in gpu:
         argv = []
         for i, a in enumerate(t["cmd"]):
+            # meson gives programs built here as paths relative to the build dir
+            if i > 0 and not os.path.isabs(a) and not a.startswith("-") and \
+                    os.path.isfile(os.path.join(build, a)):
+                a = os.path.join(build, a)
             flag, eq, path = a.partition("=")
             if i > 0 and eq and flag.startswith("--") and os.path.isfile(path) \
                     and os.access(path, os.X_OK):
@@ -126,8 +130,11 @@ def main():
                 argv.append("@/" + rel)
             else:
                 argv.append(a)
+        # LD_LIBRARY_PATH: meson's points into the build tree (a test that
+        # depends on a shared module); run.sh sets the carried lib/ instead
         env = {k: v for k, v in t.get("env", {}).items()
-               if not k.startswith(("MESON_", "ASAN_", "UBSAN_", "MALLOC_"))}
+               if not k.startswith(("MESON_", "ASAN_", "UBSAN_", "MALLOC_",
+                                    "LD_LIBRARY_PATH"))}
         manifest.append({"name": t["name"], "argv": argv, "env": env,
                          "timeout": t.get("timeout") or 30})
     for lib in sorted(libs):

@@ -35,6 +35,7 @@
 
 static const char *pcap_path;
 static const char *user_work_path;  /* --user-work: the TEST work "probe" (works/) */
+static const char *seg_work_path;   /* --seg-work: the TEST work "segsum" (works/) */
 static int have_gpu __attribute__((unused));
 
 /* ---- packets ---- */
@@ -761,6 +762,115 @@ ordering_user_work_never_reads_stale(void)
 	return GPUDP_TEST_PASS;
 }
 
+/*
+ * Header/data split: each packet's headers (42 bytes) in pinned host memory
+ * and its payload (1..1400 bytes, none for every 5th packet) in GPU memory,
+ * described as two segments (conf.segs = 2). In launch, persistent and
+ * graph mode the work sees every byte of both (its sum over them, the
+ * segment count and the frame length are what the host copies give) and
+ * its write into the last segment lands, exactly once.
+ */
+struct segsum_result {
+	uint32_t sum, nb_segs, pkt_len, last;
+};
+
+static int
+split_segments_in_every_gpu_mode(void)
+{
+	static const enum gpudp_ho_mode modes[] = { GPUDP_HO_LAUNCH, GPUDP_HO_PERSISTENT,
+						    GPUDP_HO_GRAPH };
+	enum { N = 500, HL = 42, PL = 1400 };
+	const struct gpudp_work *w;
+	static uint8_t pay[N][PL], back[N][PL];
+	struct segsum_result res[N];
+	uint8_t *hdr = NULL;
+	CUdeviceptr d = 0;
+	char err[256];
+	uint32_t m, i, k, plen[N];
+
+	GPUDP_TEST_SKIP_IF(gpu_up() != 0, "no GPU");
+	GPUDP_TEST_SKIP_IF(seg_work_path == NULL, "no --seg-work given");
+	w = gpudp_work_load(seg_work_path, err, sizeof(err));
+	GPUDP_TEST_ASSERT(w != NULL, "%s", err);
+	CU_OK(gpudp_cu->cuMemAllocHost((void **)&hdr, (size_t)N * 64));
+	GPUDP_TEST_ASSERT((d = dev_alloc((size_t)N * PL)) != 0, "cuMemAlloc");
+	for (m = 0; m < RTE_DIM(modes); m++) {
+		struct gpudp_handoff_conf c = { .name = "split", .mode = modes[m], .work = w,
+			.segs = 2, .ring_size = 8, .burst_max = 64, .graph_batch = 2,
+			.persistent_blocks = 2, .cu_ctx = (uint64_t)(uintptr_t)ctx };
+		struct gpudp_handoff *h;
+		uint32_t next = 0, done = 0;
+
+		for (i = 0; i < N; i++) {
+			plen[i] = i % 5 == 4 ? 0 : 1 + (i * 13 + m) % PL;
+			for (k = 0; k < HL; k++)
+				hdr[(size_t)i * 64 + k] = (uint8_t)(i + k * 7 + m);
+			for (k = 0; k < PL; k++)
+				pay[i][k] = (uint8_t)(i * 3 + k + m);
+		}
+		CU_OK(gpudp_cu->cuMemcpyHtoD(d, pay, sizeof(pay)));
+		h = gpudp_handoff_create(&c);
+		GPUDP_TEST_ASSERT(h != NULL, "handoff %s with 2 segments",
+				  gpudp_ho_mode_name(modes[m]));
+		while (done < N) {
+			struct gpudp_ho_burst *b;
+
+			while (next < N && (b = gpudp_handoff_acquire(h)) != NULL) {
+				while (next < N && b->n < b->max) {
+					gpudp_ho_burst_add(b, hdr + (size_t)next * 64, HL,
+							   (void *)(uintptr_t)next);
+					if (plen[next] != 0)
+						gpudp_ho_burst_seg(b, b->n - 1, 1, (void *)(uintptr_t)
+								   (d + (size_t)next * PL),
+								   plen[next]);
+					next++;
+				}
+				gpudp_handoff_submit(h, b);
+			}
+			gpudp_handoff_flush(h);
+			while ((b = gpudp_handoff_completed(h)) == NULL)
+				GPUDP_TEST_ASSERT(gpudp_handoff_failed(h) == 0, "GPU failed");
+			for (i = 0; i < b->n; i++)
+				memcpy(&res[(uint32_t)(uintptr_t)b->cookie[i]],
+				       b->result + (size_t)i * sizeof(res[0]), sizeof(res[0]));
+			done += b->n;
+			gpudp_handoff_release(h, b);
+		}
+		gpudp_handoff_destroy(h);
+		CU_OK(gpudp_cu->cuMemcpyDtoH(back, d, sizeof(back)));
+		for (i = 0; i < N; i++) {
+			uint32_t sum = 0, segs = plen[i] != 0 ? 2 : 1;
+			uint8_t last;
+
+			for (k = 0; k < HL; k++)
+				sum += (uint8_t)(i + k * 7 + m);
+			for (k = 0; k < plen[i]; k++)
+				sum += pay[i][k];
+			last = plen[i] != 0 ? pay[i][plen[i] - 1] : (uint8_t)(i + (HL - 1) * 7 + m);
+			GPUDP_TEST_ASSERT(res[i].sum == sum && res[i].nb_segs == segs &&
+					  res[i].pkt_len == HL + plen[i] && res[i].last == last,
+					  "%s packet %u: sum %u/%u segs %u/%u len %u/%u last %u/%u",
+					  gpudp_ho_mode_name(modes[m]), i, res[i].sum, sum,
+					  res[i].nb_segs, segs, res[i].pkt_len, HL + plen[i],
+					  res[i].last, last);
+			if (plen[i] != 0)
+				GPUDP_TEST_ASSERT(back[i][plen[i] - 1] == (uint8_t)(last + 1) &&
+						  memcmp(back[i], pay[i], plen[i] - 1) == 0,
+						  "%s packet %u: payload write", gpudp_ho_mode_name(modes[m]),
+						  i);
+			else
+				GPUDP_TEST_ASSERT(hdr[(size_t)i * 64 + HL - 1] == (uint8_t)(last + 1),
+						  "%s packet %u: header write", gpudp_ho_mode_name(modes[m]),
+						  i);
+		}
+		printf("    %-10s %u packets as header (pinned) + payload (GPU) segments: "
+		       "every byte seen, writes land once\n", gpudp_ho_mode_name(modes[m]), N);
+	}
+	gpudp_cu->cuMemFreeHost(hdr);
+	gpudp_cu->cuMemFree(d);
+	return GPUDP_TEST_PASS;
+}
+
 /* ---- EAL (net_pcap, gpudev) for the staged-path and comm-list cases ---- */
 
 static int eal_state;  /* 0 not tried, 1 up, -1 failed */
@@ -1228,6 +1338,7 @@ no_cuda(void)
 #define ordering_dependent_kernel_never_reads_stale no_cuda
 #define ordering_wrong_variant_is_caught no_cuda
 #define ordering_user_work_never_reads_stale no_cuda
+#define split_segments_in_every_gpu_mode no_cuda
 #define staged_path_on_pcap_payloads_matches_cpu no_cuda
 #define clock_model_shared_between_handoffs no_cuda
 static int
@@ -1254,6 +1365,7 @@ static const struct gpudp_test_case cases[] = {
 	  ordering_dependent_kernel_never_reads_stale },
 	{ "ordering_wrong_variant_is_caught", ordering_wrong_variant_is_caught },
 	{ "ordering_user_work_never_reads_stale", ordering_user_work_never_reads_stale },
+	{ "split_segments_in_every_gpu_mode", split_segments_in_every_gpu_mode },
 	{ "staged_path_on_pcap_payloads_matches_cpu", staged_path_on_pcap_payloads_matches_cpu },
 	{ "clock_model_shared_between_handoffs", clock_model_shared_between_handoffs },
 	{ NULL, NULL },
@@ -1271,6 +1383,8 @@ main(int argc, char **argv)
 			pcap_path = argv[++i];
 		else if (strcmp(argv[i], "--user-work") == 0 && i + 1 < argc)
 			user_work_path = argv[++i];
+		else if (strcmp(argv[i], "--seg-work") == 0 && i + 1 < argc)
+			seg_work_path = argv[++i];
 		else if (strcmp(argv[i], "--bench") == 0 && i + 1 < argc)
 			bench_json = argv[++i];
 		else
