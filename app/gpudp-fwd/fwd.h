@@ -44,6 +44,7 @@ struct fwd_pipe {
 	int desc;                 /* the mode reads per-packet descriptors */
 	int whole;                /* the mode needs single-segment frames (staged) */
 	uint32_t span;            /* the work's span (UINT32_MAX: the whole frame) */
+	uint32_t segs;            /* segments described per packet (split pools: > 1) */
 	uint64_t rx_pkts, rx_bytes;
 	uint64_t ring_full_waits;
 	volatile int rx_stopped;

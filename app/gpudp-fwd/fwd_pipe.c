@@ -129,19 +129,31 @@ rx_drop(struct fwd_pipe *p)
 
 /*
  * A multi-segment frame: freed and counted as pmd_cut when its chain does
- * not hold pkt_len bytes; kept when its first segment holds the bytes the
- * work reads (min(frame, its span)) and the mode does not copy frames
- * (staged); else freed and counted as segmented (and as
- * received). @return 1 if dropped.
+ * not hold pkt_len bytes; with split pools (p->segs > 1) described as its
+ * segments (returns -1); else kept when its first segment holds the bytes
+ * the work reads (min(frame, its span)) and the mode does not copy frames
+ * (staged), to be described as one segment of pkt_len bytes whose span
+ * lies in the first (0); else freed and counted as segmented, and as
+ * received (1).
  */
 static __attribute__((noinline)) int
-rx_segmented(struct fwd_pipe *p, struct rte_mbuf *m)
+rx_segmented(struct fwd_pipe *p, struct rte_mbuf *m, struct gpudp_ho_burst *b, uint32_t idx)
 {
 	if (chain_is_cut(m)) {
 		drop_cut(p, m);
 		return 1;
 	}
-	if (!p->whole && m->data_len >= RTE_MIN(m->pkt_len, p->span))
+	if (p->segs > 1 && m->nb_segs <= p->segs) {
+		/* split pools: the work sees the frame as its segments */
+		const struct rte_mbuf *s = m->next;
+		uint32_t k;
+
+		gpudp_ho_burst_desc(b, idx, rte_pktmbuf_mtod(m, void *), m->data_len);
+		for (k = 1; s != NULL; k++, s = s->next)
+			gpudp_ho_burst_seg(b, idx, k, rte_pktmbuf_mtod(s, void *), s->data_len);
+		return -1;
+	}
+	if (p->segs == 1 && !p->whole && m->data_len >= RTE_MIN(m->pkt_len, p->span))
 		return 0;
 	p->rx_pkts++;
 	p->rx_bytes += m->pkt_len;
@@ -194,11 +206,15 @@ fwd_rx_step(struct fwd_pipe *p)
 			for (bytes = 0, i = 0; i < n; i++) {
 				struct rte_mbuf *m = slot[i];
 
-				if (unlikely(m->nb_segs != 1) && rx_segmented(p, m))
+				int seg = unlikely(m->nb_segs != 1) ?
+					rx_segmented(p, m, b, b->n + k) : 0;
+
+				if (seg > 0)
 					continue;
 				slot[k] = m;
-				gpudp_ho_burst_desc(b, b->n + k, rte_pktmbuf_mtod(m, void *),
-						    m->pkt_len);
+				if (seg == 0)
+					gpudp_ho_burst_desc(b, b->n + k, rte_pktmbuf_mtod(m, void *),
+							    m->pkt_len);
 				bytes += m->pkt_len;
 				k++;
 			}

@@ -482,6 +482,9 @@ pipes_create(uint64_t cu_ctx)
 			hc.mode = conf.mode;
 			hc.work = conf.work;
 			hc.work_arg = conf.work_arg;
+			/* split pools: the work sees header and payload segments */
+			hc.segs = mem == GPUDP_MEM_SPLIT && gpudp_ho_mode_is_gpu(conf.mode) ?
+				GPUDP_WORK_SEGS_MAX : 1;
 			hc.ring_size = conf.ring;
 			hc.burst_max = conf.burst;
 			hc.threads = conf.threads;
@@ -502,6 +505,7 @@ pipes_create(uint64_t cu_ctx)
 			}
 			p->desc = gpudp_handoff_needs_desc(p->ho);
 			p->span = conf.work->span != 0 ? conf.work->span : UINT32_MAX;
+			p->segs = hc.segs;
 			p->whole = gpudp_handoff_needs_whole_frames(p->ho);
 		}
 	for (i = 0; i < conf.nb_ports; i++) {

@@ -42,7 +42,9 @@ enum gpudp_mem_type {
 	GPUDP_MEM_DEVICE, /**< GPU memory */
 	/**
 	 * Buffer split: each packet's first conf.hdr_len bytes in a host
-	 * mbuf (the CPU can read headers), the rest in a GPU mbuf, for PMDs
+	 * mbuf (the CPU can read headers; the header pool's memory is
+	 * registered with the GPU, so GPU work reads and writes them in place),
+	 * the rest in a GPU mbuf, for PMDs
 	 * with RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT. Set up rx queues with
 	 * gpudp_pool_rx_queue_setup().
 	 */

@@ -53,6 +53,9 @@ struct gpudp_pool {
 	const struct gpudp_pin_ops *pin_ops;
 	struct rte_mempool *mp;
 	struct rte_mempool *hdr_mp;    /* SPLIT */
+	void *hdr_reg[64];             /* SPLIT: its memory chunks registered with the GPU */
+	uint32_t nb_hdr_reg;
+	int hdr_reg_failed;
 	struct chunk *chunks;
 	uint32_t nb_chunks, cap_chunks;
 	struct rte_pktmbuf_extmem *ext;
@@ -331,13 +334,54 @@ chunk_release(struct gpudp_pool *p, struct chunk *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/*
+ * SPLIT: the header mempool's memory registered with the GPU (gpudev), so
+ * that GPU modes read and write headers where the NIC put them (a work sees
+ * the header segment in pinned host memory, the payload in GPU memory).
+ */
+static void
+hdr_register_chunk(struct rte_mempool *mp, void *opaque, struct rte_mempool_memhdr *m,
+		   unsigned int idx)
+{
+	struct gpudp_pool *p = opaque;
+
+	RTE_SET_USED(mp);
+	RTE_SET_USED(idx);
+	if (p->hdr_reg_failed)
+		return;
+	if (p->nb_hdr_reg == RTE_DIM(p->hdr_reg) ||
+	    rte_gpu_mem_register(p->conf.gpu_id, m->len, m->addr) != 0) {
+		GPUDP_MEM_LOG(ERR, "pool %s: registering header memory %p (%zu B) with GPU %d: "
+			      "%s", p->name, m->addr, m->len, p->conf.gpu_id,
+			      p->nb_hdr_reg == RTE_DIM(p->hdr_reg) ? "too many chunks" :
+			      strerror(rte_errno));
+		p->hdr_reg_failed = 1;
+		return;
+	}
+	p->hdr_reg[p->nb_hdr_reg++] = m->addr;
+}
+
+static void
+hdr_unregister(struct gpudp_pool *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nb_hdr_reg; i++)
+		if (rte_gpu_mem_unregister(p->conf.gpu_id, p->hdr_reg[i]) != 0)
+			GPUDP_MEM_LOG(WARNING, "pool %s: rte_gpu_mem_unregister(header %p): %s",
+				      p->name, p->hdr_reg[i], strerror(rte_errno));
+	p->nb_hdr_reg = 0;
+}
+
 static void
 pool_release(struct gpudp_pool *p)
 {
 	if (p->mp != NULL)
 		rte_mempool_free(p->mp);
-	if (p->hdr_mp != NULL)
+	if (p->hdr_mp != NULL) {
+		hdr_unregister(p);
 		rte_mempool_free(p->hdr_mp);
+	}
 	while (p->nb_chunks > 0)
 		chunk_release(p, &p->chunks[--p->nb_chunks]);
 	free(p->chunks);
@@ -452,6 +496,14 @@ gpudp_pool_create(const struct gpudp_pool_conf *conf)
 				      conf->nb_mbufs, RTE_PKTMBUF_HEADROOM + hdr,
 				      strerror(rte_errno));
 			goto fail;
+		}
+		/* a pool on a GPU (not a test allocator without one) */
+		if (rte_gpu_is_valid(conf->gpu_id)) {
+			rte_mempool_mem_iter(p->hdr_mp, hdr_register_chunk, p);
+			if (p->hdr_reg_failed) {
+				rc = -ENOMEM;  /* pool_release() unregisters the others */
+				goto fail;
+			}
 		}
 	}
 	if (conf->type == GPUDP_MEM_DEVICE || conf->type == GPUDP_MEM_SPLIT) {
