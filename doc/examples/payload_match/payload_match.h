@@ -188,7 +188,7 @@ payload_match_pkt(struct gpudp_work_pkt *p)
 	for (k = 0; k < PAYLOAD_MATCH_MAX; k++)
 		cnt[k] = 0;
 	payload_match_bounds(p, &start, &end);
-	/* pos is byte off of segment seg (end <= the bytes present) */
+	/* frame byte pos is byte off of segment seg (end <= the bytes present) */
 	seg = 0;
 	off = start;
 	for (pos = start; pos < end; pos++) {
