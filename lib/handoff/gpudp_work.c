@@ -137,7 +137,8 @@ int
 gpudp_work_image_check(const struct gpudp_work *w, char *err, size_t err_len)
 {
 	const uint8_t *p = w->gpu_image;
-	size_t have = w->gpu_image_size, need;
+	size_t have = w->gpu_image_size, need, lead;
+	uint64_t off, len;
 
 	if (p == NULL)
 		return 0;
@@ -145,22 +146,35 @@ gpudp_work_image_check(const struct gpudp_work *w, char *err, size_t err_len)
 		errf(err, err_len, "GPU image of %zu bytes: too short to be one", have);
 		return -ENOEXEC;
 	}
-	if (rd_le(p, 4) == 0xba55ed50u) {
-		need = (size_t)rd_le(p + 6, 2) + (size_t)rd_le(p + 8, 8);
-		if (rd_le(p + 6, 2) < 16 || (have != 0 && need > have)) {
+	/* size 0: a text shorter than a magic is not read past its NUL (no
+	 * magic has a NUL byte) */
+	lead = have != 0 ? 4 : strnlen((const char *)p, 4);
+	if (lead == 4 && rd_le(p, 4) == 0xba55ed50u) {
+		off = rd_le(p + 6, 2);
+		len = rd_le(p + 8, 8);
+		need = len <= SIZE_MAX - off ? (size_t)(off + len) : SIZE_MAX;
+		if (off < 16 || need == SIZE_MAX || (have != 0 && need > have)) {
 			errf(err, err_len, "GPU image: corrupt fatbin header (says %zu bytes%s)",
 			     need, have != 0 ? ", has fewer" : "");
 			return -ENOEXEC;
 		}
 		return 0;
 	}
-	if (memcmp(p, "\177ELF", 4) == 0) {
+	if (lead == 4 && memcmp(p, "\177ELF", 4) == 0) {
+		/* the ELF header's fields are read only within the image */
+		if (have != 0 && have < 64) {
+			errf(err, err_len, "GPU image: cubin cut short (%zu of 64 header bytes)",
+			     have);
+			return -ENOEXEC;
+		}
 		if (p[4] != 2 || p[5] != 1 || rd_le(p + 18, 2) != 190) {
 			errf(err, err_len, "GPU image: an ELF file but not a 64-bit CUDA cubin");
 			return -ENOEXEC;
 		}
-		need = (size_t)rd_le(p + 40, 8) + rd_le(p + 58, 2) * rd_le(p + 60, 2);
-		if (have != 0 && need > have) {
+		off = rd_le(p + 40, 8);
+		len = rd_le(p + 58, 2) * rd_le(p + 60, 2);
+		need = off <= SIZE_MAX - len ? (size_t)(off + len) : SIZE_MAX;
+		if (need == SIZE_MAX || (have != 0 && need > have)) {
 			errf(err, err_len, "GPU image: cubin cut short (%zu of %zu bytes)",
 			     have, need);
 			return -ENOEXEC;
@@ -181,8 +195,15 @@ gpudp_work_image_check(const struct gpudp_work *w, char *err, size_t err_len)
 			tgt |= memcmp(t + i, ".target ", 8) == 0;
 		}
 		if (!ver || !tgt) {
+			/* size 0: the bytes up to the NUL, and it */
+			size_t k = have != 0 ? 4 : RTE_MIN(n + 1, (size_t)4);
+			char hex[16] = "";
+
+			for (i = 0; i < k; i++)
+				snprintf(hex + strlen(hex), sizeof(hex) - strlen(hex),
+					 i != 0 ? " %02x" : "%02x", p[i]);
 			errf(err, err_len, "GPU image: not a fatbin, a cubin or PTX "
-			     "(first bytes %02x %02x %02x %02x)", p[0], p[1], p[2], p[3]);
+			     "(first bytes %s)", hex);
 			return -ENOEXEC;
 		}
 	}
