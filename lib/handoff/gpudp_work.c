@@ -455,8 +455,8 @@ gpudp_work_load(const char *path, char *err, size_t err_len)
 	pthread_mutex_unlock(&works_lock);
 	if (ret != 0) {
 		errf(err, err_len, "work %s: %s", path, why);
-		rte_errno = ret == -EPROTO ? EPROTO : ret == -ENOEXEC ? ENOEXEC :
-			    ret == -EEXIST ? EEXIST : EINVAL;
+		rte_errno = ret == -EPROTO || ret == -ENOEXEC || ret == -EEXIST ||
+			    ret == -ENOSPC ? -ret : EINVAL;
 		goto fail;
 	}
 	HO_LOG(INFO, "work %s from %s (span %u, result %u bytes, %u reasons, %u counters, %s)\n",

@@ -269,8 +269,10 @@ struct gpudp_work {
  * Validate and register a work (any thread, before it is used). The
  * descriptor is not copied: it stays the caller's.
  * @param err  receives why it was refused (may be NULL)
- * @return 0, or -EINVAL (ABI version, limits, names; says which),
- *   -EEXIST (a work of that name is registered)
+ * @return 0, or -EPROTO (built for another ABI: abi or size), -EINVAL
+ *   (limits, names; says which), -ENOEXEC (the GPU image is not a fatbin,
+ *   cubin or PTX, or is cut short), -EEXIST (a work of that name is
+ *   registered), -ENOSPC (64 works are registered)
  */
 int gpudp_work_register(const struct gpudp_work *w, char *err, size_t err_len);
 
@@ -290,7 +292,8 @@ const struct gpudp_work *gpudp_work_find(const char *name);
  * @param err  receives a message naming the file and the cause
  * @return the work, or NULL with rte_errno set: ENOENT (no file),
  *   ENOEXEC (not a shared object, no entry point, bad GPU image),
- *   EPROTO (ABI version mismatch), EINVAL (bad descriptor), EEXIST
+ *   EPROTO (ABI version mismatch), EINVAL (bad descriptor), EEXIST (a
+ *   work of that name is registered), ENOSPC (64 works are registered)
  */
 const struct gpudp_work *gpudp_work_load(const char *path, char *err, size_t err_len);
 

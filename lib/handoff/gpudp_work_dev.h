@@ -5,7 +5,7 @@
  * only. A work's .cu file includes its per-packet function and this
  * header, and instantiates the shapes around the function:
  *
- *     #include <gpudp/gpudp_work_dev.h>
+ *     #include <gpudp_work_dev.h>
  *     #include "my_work.h"        // GPUDP_WORK_FN uint32_t my_pkt(...)
  *     GPUDP_WORK_GPU(my_pkt)
  *

@@ -1,18 +1,19 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Build the example work doc/examples/payload_match from the installed SDK.
+"""Build example works of doc/examples from the installed SDK.
 
-usage: example_build.py BUILD_DIR SRC_DIR OUT_DIR [--nvcc PATH | --no-nvcc]
+usage: example_build.py BUILD_DIR OUT_DIR SRC_DIR... [--nvcc PATH | --no-nvcc]
                         [--gpu-archs "80 90"]
 
 Installs the SDK part of the build (`meson install --no-rebuild --tags
 devel`: headers, static libraries, gpudp.pc and libdpdk.pc) into a DESTDIR
 next to OUT_DIR, points copies of its .pc files at the DESTDIR (as
-sdk_install.py does), copies the example's files from SRC_DIR into OUT_DIR
-and runs its Makefile there with PKG_CONFIG_PATH naming nothing but the
-DESTDIR's pkgconfig folder (ahead of the caller's own, where an installed
-libdpdk of -Ddpdk=system is found). Result: OUT_DIR/payload_match.so. The
-DESTDIR is removed afterwards.
+sdk_install.py does), and for each SRC_DIR (an example, NAME = its folder's
+name) copies its files into OUT_DIR/NAME, with the examples' shared
+work.mk beside them, and runs its Makefile there with PKG_CONFIG_PATH
+naming nothing but the DESTDIR's pkgconfig folder (ahead of the caller's
+own, where an installed libdpdk of -Ddpdk=system is found). Result:
+OUT_DIR/NAME.so for each. The DESTDIR is removed afterwards.
 
 Only the devel tag is installed: this runs as a build step (meson's
 custom_target), when the apps and DPDK's shared objects, which a work does
@@ -47,14 +48,14 @@ def fail(what, r):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("build")
-    ap.add_argument("src")
     ap.add_argument("out")
+    ap.add_argument("src", nargs="+")
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--nvcc")
     g.add_argument("--no-nvcc", action="store_true")
     ap.add_argument("--gpu-archs")
     a = ap.parse_args()
-    build, src, out = (os.path.abspath(p) for p in (a.build, a.src, a.out))
+    build, out = os.path.abspath(a.build), os.path.abspath(a.out)
     opts = {o["name"]: o["value"] for o in introspect(build, "buildoptions")}
     prefix, libdir = opts["prefix"], opts["libdir"]
     if not os.path.isabs(libdir):
@@ -81,25 +82,30 @@ def main():
             return 1
         env = dict(os.environ, PKG_CONFIG_PATH=os.pathsep.join(
             p for p in (pcdir, os.environ.get("PKG_CONFIG_PATH", "")) if p))
-        os.makedirs(out, exist_ok=True)
-        for f in ("payload_match.so", "payload_match.fatbin"):
-            if os.path.exists(os.path.join(out, f)):
-                os.unlink(os.path.join(out, f))
-        for f in sorted(os.listdir(src)):
-            if os.path.isfile(os.path.join(src, f)) and not f.startswith(".") and \
-                    not f.endswith((".so", ".fatbin")):
-                shutil.copy(os.path.join(src, f), os.path.join(out, f))
-        cmd = ["make", "-C", out, "--no-print-directory"]
-        if a.nvcc:
-            cmd.append("NVCC=" + a.nvcc)
-        elif a.no_nvcc:
-            cmd.append("NVCC=")
-        if a.gpu_archs:
-            cmd.append("GPU_ARCHS=" + a.gpu_archs)
-        r = subprocess.run(cmd, capture_output=True, text=True, env=env)
-        if r.returncode != 0 or not os.path.exists(os.path.join(out, "payload_match.so")):
-            return fail(" ".join(cmd), r)
-        print(r.stdout, end="")
+        for src in (os.path.abspath(p) for p in a.src):
+            name = os.path.basename(src.rstrip("/"))
+            d = os.path.join(out, name)
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(d)
+            shutil.copy(os.path.join(os.path.dirname(src.rstrip("/")), "work.mk"),
+                        os.path.join(out, "work.mk"))
+            for f in sorted(os.listdir(src)):
+                if os.path.isfile(os.path.join(src, f)) and not f.startswith(".") and \
+                        not f.endswith((".so", ".fatbin")):
+                    shutil.copy(os.path.join(src, f), os.path.join(d, f))
+            cmd = ["make", "-C", d, "--no-print-directory"]
+            if a.nvcc:
+                cmd.append("NVCC=" + a.nvcc)
+            elif a.no_nvcc:
+                cmd.append("NVCC=")
+            if a.gpu_archs:
+                cmd.append("GPU_ARCHS=" + a.gpu_archs)
+            r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+            so = os.path.join(d, name + ".so")
+            if r.returncode != 0 or not os.path.exists(so):
+                return fail(" ".join(cmd), r)
+            shutil.copy(so, os.path.join(out, name + ".so"))
+            print(r.stdout, end="")
         return 0
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * payload_match: the work's descriptor, its CPU form, the parser of its
- * argument and, built with -DPAYLOAD_MATCH_GPU, its GPU image (README.md).
+ * argument and, built with -DWORK_GPU_IMAGE, its GPU image (README.md).
  * A shared object that gpudp-fwd loads with --work ./payload_match.so.
  */
 #include <errno.h>
@@ -201,7 +201,7 @@ static const char *const payload_match_reasons[PAYLOAD_MATCH_REASONS] =
 static const char *const payload_match_counters[PAYLOAD_MATCH_MAX] =
 	PAYLOAD_MATCH_COUNTER_NAMES;
 
-#ifdef PAYLOAD_MATCH_GPU
+#ifdef WORK_GPU_IMAGE
 /* the GPU form (payload_match.cu), compiled by nvcc -fatbin; found through
  * the assembler's include path (-Wa,-I<dir>) */
 GPUDP_WORK_IMAGE(payload_match_image, "payload_match.fatbin");
@@ -223,7 +223,7 @@ static const struct gpudp_work payload_match_work = {
 	.counters = payload_match_counters,
 	.init = payload_match_init,
 	.cpu = payload_match_cpu,
-#ifdef PAYLOAD_MATCH_GPU
+#ifdef WORK_GPU_IMAGE
 	.gpu_image = payload_match_image,
 	.gpu_image_size = 0,  /* the fatbin's header gives it */
 #endif
