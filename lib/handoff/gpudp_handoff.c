@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include <rte_bitops.h>
+#include <rte_branch_prediction.h>
 #include <rte_common.h>
 #include <rte_errno.h>
 #include <rte_log.h>
@@ -215,10 +216,30 @@ gpudp_ho_fail_burst(struct gpudp_handoff *h, struct gpudp_ho_burst *b, uint8_t w
 	__atomic_store_n(&c->done, b->seq, __ATOMIC_RELEASE);
 }
 
+/* gpudp_ho_cpu_run(h, b, 0) without its frame (the work's burst): the
+ * clock is read on timed bursts only, out of line */
+static __rte_noinline void
+none_timed(struct gpudp_ho_ctl *c, const struct gpudp_ho_burst *b)
+{
+	c->t_kstart = gpudp_ho_now_ns();
+	c->n_pass = b->n;
+	c->t_kend = gpudp_ho_now_ns();
+	__atomic_store_n(&c->done, b->seq, __ATOMIC_RELEASE);
+}
+
 static int
 none_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 {
-	gpudp_ho_cpu_run(h, b, 0);
+	struct gpudp_ho_ctl *c = &h->ctl[b->slot];
+
+	if (unlikely(b->t_submit != 0)) {
+		none_timed(c, b);
+		return 0;
+	}
+	c->t_kstart = 0;
+	c->n_pass = b->n;  /* verdicts not written (gpudp_ho_burst.n_pass) */
+	c->t_kend = 0;
+	__atomic_store_n(&c->done, b->seq, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -519,6 +540,21 @@ gpudp_handoff_acquire(struct gpudp_handoff *h)
 	return &h->bursts[h->head & h->mask];
 }
 
+/* the burst could not be submitted (@p ret): every packet an error drop
+ * (cold path, out of line). @return -EIO */
+static __rte_noinline int
+submit_failed(struct gpudp_handoff *h, struct gpudp_ho_burst *b, int ret)
+{
+	if (!h->failed && h->ops->check != NULL && h->ops->check(h) != 0)
+		/* the submission failed because the GPU did (a work faulted) */
+		__atomic_store_n(&h->failed, 1, __ATOMIC_RELEASE);
+	if (!h->failed)
+		HO_LOG(ERR, "%s: submit of burst %u failed (%d): dropping it\n",
+		       h->conf.name, b->seq, ret);
+	gpudp_ho_fail_burst(h, b, GPUDP_FWD_DROP_ERROR);
+	return -EIO;
+}
+
 int
 gpudp_handoff_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 {
@@ -541,16 +577,8 @@ gpudp_handoff_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 	h->rx.bursts_submitted++;
 	h->rx.pkts_submitted += b->n;
 	ret = h->start_failed || h->failed ? -EIO : h->ops->submit(h, b);
-	if (ret != 0 && !h->failed && h->ops->check != NULL && h->ops->check(h) != 0)
-		/* the submission failed because the GPU did (a work faulted) */
-		__atomic_store_n(&h->failed, 1, __ATOMIC_RELEASE);
-	if (ret != 0) {
-		if (!h->failed)
-			HO_LOG(ERR, "%s: submit of burst %u failed (%d): dropping it\n",
-			       h->conf.name, b->seq, ret);
-		gpudp_ho_fail_burst(h, b, GPUDP_FWD_DROP_ERROR);
-		ret = -EIO;
-	}
+	if (unlikely(ret != 0))
+		ret = submit_failed(h, b, ret);
 	/* publish to the tx thread only after the slot is fully described */
 	__atomic_store_n(&h->head, h->head + 1, __ATOMIC_RELEASE);
 	return ret;
@@ -660,31 +688,45 @@ gpu_since(const struct gpudp_handoff *h, uint64_t t, uint64_t t0)
 	return (int64_t)d >= 0 ? d : 0;
 }
 
+/* release of a burst some packet of which was dropped: per-verdict counts */
+static __rte_noinline void
+release_drops(struct gpudp_handoff *h, const struct gpudp_ho_burst *b)
+{
+	uint32_t i;
+
+	for (i = 0; i < b->n; i++) {
+		uint8_t v = b->verdict[i];
+
+		if (v != GPUDP_WORK_PASS)
+			h->tx.drops[v < GPUDP_WORK_VERDICT_MAX ? v : GPUDP_WORK_DROP_ERROR]++;
+	}
+}
+
+/* release of a timed burst (conf lat_sample): the latency histograms */
+static __rte_noinline void
+release_timed(struct gpudp_handoff *h, const struct gpudp_ho_burst *b)
+{
+	uint64_t now = gpudp_ho_now_ns();
+
+	gpudp_ho_hist_add(&h->tx.lat_kstart,
+			  gpu_since(h, h->ctl[b->slot].t_kstart, b->t_submit));
+	gpudp_ho_hist_add(&h->tx.lat_kend,
+			  gpu_since(h, h->ctl[b->slot].t_kend, b->t_submit));
+	gpudp_ho_hist_add(&h->tx.lat_done, now - b->t_submit);
+}
+
 void
 gpudp_handoff_release(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 {
-	uint64_t now;
 	uint32_t i;
 
 	h->tx.pkts_pass += b->n_pass;
-	if (b->n_pass != b->n)
-		for (i = 0; i < b->n; i++) {
-			uint8_t v = b->verdict[i];
-
-			if (v != GPUDP_WORK_PASS)
-				h->tx.drops[v < GPUDP_WORK_VERDICT_MAX ? v :
-					    GPUDP_WORK_DROP_ERROR]++;
-		}
+	if (unlikely(b->n_pass != b->n))
+		release_drops(h, b);
 	for (i = 0; i < h->work->n_counters; i++)
 		h->tx.counters[i] += b->counters[i];
-	if (b->t_submit != 0) {
-		now = gpudp_ho_now_ns();
-		gpudp_ho_hist_add(&h->tx.lat_kstart,
-				  gpu_since(h, h->ctl[b->slot].t_kstart, b->t_submit));
-		gpudp_ho_hist_add(&h->tx.lat_kend,
-				  gpu_since(h, h->ctl[b->slot].t_kend, b->t_submit));
-		gpudp_ho_hist_add(&h->tx.lat_done, now - b->t_submit);
-	}
+	if (b->t_submit != 0)
+		release_timed(h, b);
 	h->tx.bursts_done++;
 	h->tx.pkts_done += b->n;
 	b->n = 0;
