@@ -78,8 +78,8 @@ fwd_conf_usage(FILE *f, const char *prog)
 "Memory:\n"
 "  --gpu N               gpudev device id (default: 0)\n"
 "  --mem TYPE            host, pinned, device, or split (headers in host\n"
-"                        mbufs, payload in GPU mbufs: none, launch,\n"
-"                        persistent, graph)\n"
+"                        mbufs, payload in GPU mbufs: none and the GPU\n"
+"                        modes)\n"
 "                        (default: device for launch, persistent, graph;\n"
 "                        host otherwise)\n"
 "  --pin B               auto, peermem, kmod, dmabuf: device pools (default: auto)\n"
@@ -179,15 +179,15 @@ fwd_conf_mem(const struct fwd_conf *c)
  * the GPU cannot touch plain host memory) */
 static const uint8_t mode_mem_ok[GPUDP_HO_MODE_MAX][GPUDP_MEM_SPLIT + 1] = {
 	/* split: headers in GPU-registered host mbufs, payload in GPU mbufs:
-	 * the GPU modes that read packets in place see both segments; the CPU
-	 * cannot read the payload, staged copies one contiguous frame */
+	 * every GPU mode sees both segments (staged copies the header segment
+	 * and reads the payload in place); the CPU cannot read the payload */
 	/*                         host pinned device split */
 	[GPUDP_HO_NONE]       = { 1, 1, 1, 1 },
 	[GPUDP_HO_CPU]        = { 1, 1, 0, 0 },
 	[GPUDP_HO_LAUNCH]     = { 0, 1, 1, 1 },
 	[GPUDP_HO_PERSISTENT] = { 0, 1, 1, 1 },
 	[GPUDP_HO_GRAPH]      = { 0, 1, 1, 1 },
-	[GPUDP_HO_STAGED]     = { 1, 1, 0, 0 },
+	[GPUDP_HO_STAGED]     = { 1, 1, 0, 1 },
 };
 
 int
@@ -386,8 +386,8 @@ fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
 	}
 	if (!c->check && !mode_mem_ok[c->mode][fwd_conf_mem(c)]) {
 		fprintf(stderr, "gpudp-fwd: --mem: '%s' does not work with --mode %s "
-			"(cpu, staged: host or pinned; launch, persistent, graph: pinned, "
-			"device or split)\n", gpudp_mem_type_name(fwd_conf_mem(c)),
+			"(cpu: host or pinned; staged: host, pinned or split; launch, "
+			"persistent, graph: pinned, device or split)\n", gpudp_mem_type_name(fwd_conf_mem(c)),
 			gpudp_ho_mode_name(c->mode));
 		return -1;
 	}

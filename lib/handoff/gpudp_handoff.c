@@ -286,11 +286,6 @@ conf_fill(struct gpudp_handoff_conf *c)
 		HO_LOG(ERR, "%u segments per packet: want 1..%d\n", c->segs, GPUDP_WORK_SEGS_MAX);
 		return -EINVAL;
 	}
-	if (c->segs > 1 && c->mode == GPUDP_HO_STAGED) {
-		HO_LOG(ERR, "staged mode copies single-segment frames: segs %u refused\n",
-		       c->segs);
-		return -EINVAL;
-	}
 	if (c->ring_size == 0)
 		c->ring_size = 64;
 	if (c->burst_max == 0)
@@ -558,7 +553,6 @@ submit_failed(struct gpudp_handoff *h, struct gpudp_ho_burst *b, int ret)
 int
 gpudp_handoff_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 {
-	struct gpudp_ho_ctl *c = &h->ctl[b->slot];
 	int ret;
 
 	if (b->n == 0)
@@ -571,6 +565,8 @@ gpudp_handoff_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 	/* timed bursts only: a clock read costs as much as tens of packets */
 	b->t_submit = ((b->seq - 1) & h->lat_mask) == 0 ? gpudp_ho_now_ns() : 0;
 	if (!h->ops->ready_only) {
+		struct gpudp_ho_ctl *c = &h->ctl[b->slot];
+
 		c->seq = b->seq;
 		c->n = b->n;
 	}
@@ -612,6 +608,32 @@ gpu_check_due(struct gpudp_handoff *h)
 	return 1;
 }
 
+/* gpudp_handoff_completed(), oldest burst @p b not done (out of line):
+ * NULL, or @p b failed once the GPU did */
+static __rte_noinline struct gpudp_ho_burst *
+completed_not_done(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
+{
+	if (!h->failed && !gpu_check_due(h))
+		return NULL;
+	if (!h->failed)
+		return NULL;
+	/* the GPU failed: nothing in flight will complete; the rx thread
+	 * publishes head after filling the slot */
+	gpudp_ho_fail_burst(h, b, GPUDP_WORK_DROP_ERROR);
+	b->n_pass = 0;
+	return b;
+}
+
+/* gpudp_handoff_completed(), @p b done in a mode with a complete op (out of
+ * line) */
+static __rte_noinline struct gpudp_ho_burst *
+completed_op(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
+{
+	h->ops->complete(h, b);
+	b->n_pass = h->ctl[b->slot].n_pass;
+	return b;
+}
+
 struct gpudp_ho_burst *
 gpudp_handoff_completed(struct gpudp_handoff *h)
 {
@@ -622,19 +644,10 @@ gpudp_handoff_completed(struct gpudp_handoff *h)
 		return NULL;
 	b = &h->bursts[h->tail & h->mask];
 	/* acquire: the verdicts and packet bytes written before done */
-	if (__atomic_load_n(&h->ctl[b->slot].done, __ATOMIC_ACQUIRE) != b->seq) {
-		if (!h->failed && !gpu_check_due(h))
-			return NULL;
-		if (!h->failed)
-			return NULL;
-		/* the GPU failed: nothing in flight will complete; the
-		 * rx thread publishes head after filling the slot */
-		gpudp_ho_fail_burst(h, b, GPUDP_WORK_DROP_ERROR);
-		b->n_pass = 0;
-		return b;
-	}
+	if (__atomic_load_n(&h->ctl[b->slot].done, __ATOMIC_ACQUIRE) != b->seq)
+		return completed_not_done(h, b);
 	if (h->ops->complete != NULL)
-		h->ops->complete(h, b);
+		return completed_op(h, b);
 	/* counted by the work: GPU modes write no verdict when all passed */
 	b->n_pass = h->ctl[b->slot].n_pass;
 	return b;
@@ -688,45 +701,43 @@ gpu_since(const struct gpudp_handoff *h, uint64_t t, uint64_t t0)
 	return (int64_t)d >= 0 ? d : 0;
 }
 
-/* release of a burst some packet of which was dropped: per-verdict counts */
+/*
+ * gpudp_handoff_release() of a burst with drops, work counters or timed
+ * (out of line): per-verdict drops, the work's counters, the latency
+ * histograms
+ */
 static __rte_noinline void
-release_drops(struct gpudp_handoff *h, const struct gpudp_ho_burst *b)
+release_extra(struct gpudp_handoff *h, const struct gpudp_ho_burst *b)
 {
+	uint64_t now;
 	uint32_t i;
 
-	for (i = 0; i < b->n; i++) {
-		uint8_t v = b->verdict[i];
+	if (b->n_pass != b->n)
+		for (i = 0; i < b->n; i++) {
+			uint8_t v = b->verdict[i];
 
-		if (v != GPUDP_WORK_PASS)
-			h->tx.drops[v < GPUDP_WORK_VERDICT_MAX ? v : GPUDP_WORK_DROP_ERROR]++;
+			if (v != GPUDP_WORK_PASS)
+				h->tx.drops[v < GPUDP_WORK_VERDICT_MAX ? v :
+					    GPUDP_WORK_DROP_ERROR]++;
+		}
+	for (i = 0; i < h->work->n_counters; i++)
+		h->tx.counters[i] += b->counters[i];
+	if (b->t_submit != 0) {
+		now = gpudp_ho_now_ns();
+		gpudp_ho_hist_add(&h->tx.lat_kstart,
+				  gpu_since(h, h->ctl[b->slot].t_kstart, b->t_submit));
+		gpudp_ho_hist_add(&h->tx.lat_kend,
+				  gpu_since(h, h->ctl[b->slot].t_kend, b->t_submit));
+		gpudp_ho_hist_add(&h->tx.lat_done, now - b->t_submit);
 	}
-}
-
-/* release of a timed burst (conf lat_sample): the latency histograms */
-static __rte_noinline void
-release_timed(struct gpudp_handoff *h, const struct gpudp_ho_burst *b)
-{
-	uint64_t now = gpudp_ho_now_ns();
-
-	gpudp_ho_hist_add(&h->tx.lat_kstart,
-			  gpu_since(h, h->ctl[b->slot].t_kstart, b->t_submit));
-	gpudp_ho_hist_add(&h->tx.lat_kend,
-			  gpu_since(h, h->ctl[b->slot].t_kend, b->t_submit));
-	gpudp_ho_hist_add(&h->tx.lat_done, now - b->t_submit);
 }
 
 void
 gpudp_handoff_release(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 {
-	uint32_t i;
-
+	if (b->n_pass != b->n || b->t_submit != 0 || h->work->n_counters != 0)
+		release_extra(h, b);
 	h->tx.pkts_pass += b->n_pass;
-	if (unlikely(b->n_pass != b->n))
-		release_drops(h, b);
-	for (i = 0; i < h->work->n_counters; i++)
-		h->tx.counters[i] += b->counters[i];
-	if (b->t_submit != 0)
-		release_timed(h, b);
 	h->tx.bursts_done++;
 	h->tx.pkts_done += b->n;
 	b->n = 0;

@@ -94,7 +94,8 @@ struct gpudp_handoff_conf {
 	const char *work_arg;       /**< the work's argument (its init parses it), or NULL */
 	uint32_t segs;              /**< segments described per packet, 1..GPUDP_WORK_SEGS_MAX
 				     *   (1): gpudp_ho_burst_seg() describes segments 1..segs-1
-				     *   (header/data split). Not in staged mode */
+				     *   (header/data split). staged mode copies the first
+				     *   segment only: the others must be GPU-readable */
 	uint32_t ring_size;         /**< in-flight bursts, power of two 2..65536 (64) */
 	uint32_t burst_max;         /**< packets per burst 1..4096 (1024) */
 	uint32_t threads;           /**< GPU threads per block, 32..1024, multiple of 32 (256) */
@@ -377,11 +378,13 @@ int gpudp_handoff_needs_desc(const struct gpudp_handoff *h);
 
 /**
  * Whether the mode copies each frame's span from the address given with it,
- * so that a frame must lie in one segment: 1 in staged mode (the work's
- * span is copied to GPU memory and its write span back), 0 in the others,
- * where the work reads the packets where they are (segment by segment,
- * with conf.segs). The caller drops (and counts) multi-segment frames when
- * it is 1.
+ * so that a frame must lie in one segment unless its further segments are
+ * described (conf.segs > 1, GPU-readable: they are read in place): 1 in
+ * staged mode (the work's span of the first segment is copied to GPU
+ * memory and its write span back), 0 in the others, where the work reads
+ * the packets where they are (segment by segment, with conf.segs). With
+ * conf.segs 1 the caller drops (and counts) multi-segment frames when it
+ * is 1.
  */
 int gpudp_handoff_needs_whole_frames(const struct gpudp_handoff *h);
 

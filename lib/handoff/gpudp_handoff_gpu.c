@@ -815,7 +815,7 @@ staged_enqueue(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 	size_t pkt0 = (size_t)b->slot * h->conf.burst_max;
 	uint32_t *soff = g->soff + pkt0, i;
 	uint64_t *src = g->src != NULL ? g->src + pkt0 : NULL;
-	uint32_t *plen = g->plen + pkt0, span = h->work->span;
+	uint32_t *plen = g->plen + pkt0, span = h->work->span, k;
 	struct gpudp_ho_kargs a = h->kargs;
 	void *params[] = { &a };
 	/* consecutive bursts on different streams: one's copy overlaps the
@@ -831,6 +831,10 @@ staged_enqueue(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 		 * buffer's (staged_complete copies back to it) */
 		b->data[i] = (void *)(uintptr_t)b->addr[i];
 		plen[i] = l;
+		/* header/data split: only the first segment is staged; the
+		 * others (in GPU memory) are read in place */
+		for (k = 0; k + 1 < b->segs && b->xlen[(size_t)i * (b->segs - 1) + k] != 0; k++)
+			plen[i] += b->xlen[(size_t)i * (b->segs - 1) + k];
 		if (span != 0 && l > span)
 			l = b->len[i] = span;  /* the work's span only */
 		if (l > h->conf.stage_bytes) {

@@ -765,10 +765,11 @@ ordering_user_work_never_reads_stale(void)
 /*
  * Header/data split: each packet's headers (42 bytes) in pinned host memory
  * and its payload (1..1400 bytes, none for every 5th packet) in GPU memory,
- * described as two segments (conf.segs = 2). In launch, persistent and
- * graph mode the work sees every byte of both (its sum over them, the
- * segment count and the frame length are what the host copies give) and
- * its write into the last segment lands, exactly once.
+ * described as two segments (conf.segs = 2). In every GPU mode (staged:
+ * the header segment copied, by the CPU and by the GPU, the payload read in
+ * place) the work sees every byte of both (its sum over them, the segment
+ * count and the frame length are what the host copies give) and its write
+ * into the last segment lands, exactly once.
  */
 struct segsum_result {
 	uint32_t sum, nb_segs, pkt_len, last;
@@ -778,7 +779,8 @@ static int
 split_segments_in_every_gpu_mode(void)
 {
 	static const enum gpudp_ho_mode modes[] = { GPUDP_HO_LAUNCH, GPUDP_HO_PERSISTENT,
-						    GPUDP_HO_GRAPH };
+						    GPUDP_HO_GRAPH, GPUDP_HO_STAGED,
+						    GPUDP_HO_STAGED };
 	enum { N = 500, HL = 42, PL = 1400 };
 	const struct gpudp_work *w;
 	static uint8_t pay[N][PL], back[N][PL];
@@ -797,7 +799,9 @@ split_segments_in_every_gpu_mode(void)
 	for (m = 0; m < RTE_DIM(modes); m++) {
 		struct gpudp_handoff_conf c = { .name = "split", .mode = modes[m], .work = w,
 			.segs = 2, .ring_size = 8, .burst_max = 64, .graph_batch = 2,
-			.persistent_blocks = 2, .cu_ctx = (uint64_t)(uintptr_t)ctx };
+			.persistent_blocks = 2, .cu_ctx = (uint64_t)(uintptr_t)ctx,
+			/* staged: the header segment copied by the CPU, then by the GPU */
+			.stage_gpu_copy = m == 4 };
 		struct gpudp_handoff *h;
 		uint32_t next = 0, done = 0;
 
@@ -863,8 +867,9 @@ split_segments_in_every_gpu_mode(void)
 						  "%s packet %u: header write", gpudp_ho_mode_name(modes[m]),
 						  i);
 		}
-		printf("    %-10s %u packets as header (pinned) + payload (GPU) segments: "
-		       "every byte seen, writes land once\n", gpudp_ho_mode_name(modes[m]), N);
+		printf("    %-10s%s %u packets as header (pinned) + payload (GPU) segments: "
+		       "every byte seen, writes land once\n", gpudp_ho_mode_name(modes[m]),
+		       m == 4 ? "+gpu-copy" : "", N);
 	}
 	gpudp_cu->cuMemFreeHost(hdr);
 	gpudp_cu->cuMemFree(d);

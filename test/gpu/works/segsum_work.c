@@ -14,6 +14,7 @@ static const struct gpudp_work segsum = {
 	.abi = GPUDP_WORK_ABI, .size = sizeof(struct gpudp_work),
 	.name = "segsum", .summary = "TEST: sums every byte over a packet's segments",
 	.result_size = sizeof(struct segsum_result), .n_counters = 1, .counters = counters,
+	.wspan = 64,  /* staged: the header segment's bytes come back */
 	.cpu = segsum_cpu, .gpu_image = segsum_image,
 };
 
