@@ -681,48 +681,65 @@ static const enum gpudp_ho_mode gpu_modes[] = {
 	GPUDP_HO_LAUNCH, GPUDP_HO_PERSISTENT, GPUDP_HO_GRAPH, GPUDP_HO_STAGED,
 };
 
+/* every GPU mode, and persistent with the flush forced on: no packet (nor,
+ * with a work @p w, result) read stale in @p n bursts each */
 static int
-ordering_dependent_kernel_never_reads_stale(void)
+ordering_every_mode(const struct gpudp_work *w, uint32_t n)
 {
 	uint64_t stale;
-	uint32_t m, n = 4000;
-	const char *env = getenv("GPUDP_FWD_ORDER_BURSTS"); /* longer runs by hand */
+	uint32_t m;
 
-	GPUDP_TEST_SKIP_IF(gpu_up() != 0, "no GPU");
-	if (env != NULL && atoi(env) > 0)
-		n = (uint32_t)atoi(env);
 	for (m = 0; m <= RTE_DIM(gpu_modes); m++) {
 		/* the last round: persistent with the flush forced on */
 		enum gpudp_ho_mode mode = m < RTE_DIM(gpu_modes) ? gpu_modes[m] :
 			GPUDP_HO_PERSISTENT;
 		int flush = m == RTE_DIM(gpu_modes);
 
-		GPUDP_TEST_ASSERT(ordering_run(mode, 0, n, &stale, flush, NULL) == GPUDP_TEST_PASS,
+		GPUDP_TEST_ASSERT(ordering_run(mode, 0, n, &stale, flush, w) == GPUDP_TEST_PASS,
 				  "run");
-		printf("    %-10s%s %u bursts x 32 packets, %" PRIu64 " stale\n",
-		       gpudp_ho_mode_name(mode), flush ? "+flush" : "", n, stale);
-		GPUDP_TEST_ASSERT(stale == 0, "%s: %" PRIu64 " packets read stale",
+		printf("    %-10s%s %s%s%u bursts x 32 packets, %" PRIu64 " stale\n",
+		       gpudp_ho_mode_name(mode), flush ? "+flush" : "", w != NULL ? "work " : "",
+		       w != NULL ? w->name : "", n, stale);
+		GPUDP_TEST_ASSERT(stale == 0, "%s: %" PRIu64 " packets or results read stale",
 				  gpudp_ho_mode_name(mode), stale);
 	}
 	return GPUDP_TEST_PASS;
 }
 
+/* every GPU mode: handing a burst off before its write completed is caught */
 static int
-ordering_wrong_variant_is_caught(void)
+ordering_wrong_every_mode(const struct gpudp_work *w, uint32_t n)
 {
 	uint64_t stale;
-	uint32_t m, n = 200;
+	uint32_t m;
 
-	GPUDP_TEST_SKIP_IF(gpu_up() != 0, "no GPU");
 	for (m = 0; m < RTE_DIM(gpu_modes); m++) {
-		GPUDP_TEST_ASSERT(ordering_run(gpu_modes[m], 1, n, &stale, 0, NULL) ==
+		GPUDP_TEST_ASSERT(ordering_run(gpu_modes[m], 1, n, &stale, 0, w) ==
 				  GPUDP_TEST_PASS, "run");
-		printf("    %-10s handed off before the write completed: %" PRIu64
-		       " of %u packets stale\n", gpudp_ho_mode_name(gpu_modes[m]), stale, n * 32);
+		printf("    %-10s %s%shanded off before the write completed: %" PRIu64
+		       " of %u packets stale\n", gpudp_ho_mode_name(gpu_modes[m]),
+		       w != NULL ? w->name : "", w != NULL ? " " : "", stale, n * 32);
 		GPUDP_TEST_ASSERT(stale > 0, "%s: the wrong variant went unnoticed",
 				  gpudp_ho_mode_name(gpu_modes[m]));
 	}
 	return GPUDP_TEST_PASS;
+}
+
+static int
+ordering_dependent_kernel_never_reads_stale(void)
+{
+	const char *env = getenv("GPUDP_FWD_ORDER_BURSTS"); /* longer runs by hand */
+
+	GPUDP_TEST_SKIP_IF(gpu_up() != 0, "no GPU");
+	return ordering_every_mode(NULL, env != NULL && atoi(env) > 0 ? (uint32_t)atoi(env) :
+				   4000);
+}
+
+static int
+ordering_wrong_variant_is_caught(void)
+{
+	GPUDP_TEST_SKIP_IF(gpu_up() != 0, "no GPU");
+	return ordering_wrong_every_mode(NULL, 200);
 }
 
 /* the ordering guarantee holds for a work loaded from its file, in every
@@ -732,34 +749,14 @@ ordering_user_work_never_reads_stale(void)
 {
 	const struct gpudp_work *w;
 	char err[256];
-	uint64_t stale;
-	uint32_t m, n = 2000;
 
 	GPUDP_TEST_SKIP_IF(gpu_up() != 0, "no GPU");
 	GPUDP_TEST_SKIP_IF(user_work_path == NULL, "no --user-work given");
 	w = gpudp_work_load(user_work_path, err, sizeof(err));
 	GPUDP_TEST_ASSERT(w != NULL, "%s", err);
-	for (m = 0; m <= RTE_DIM(gpu_modes); m++) {
-		enum gpudp_ho_mode mode = m < RTE_DIM(gpu_modes) ? gpu_modes[m] :
-			GPUDP_HO_PERSISTENT;
-		int flush = m == RTE_DIM(gpu_modes);
-
-		GPUDP_TEST_ASSERT(ordering_run(mode, 0, n, &stale, flush, w) == GPUDP_TEST_PASS,
-				  "run");
-		printf("    %-10s%s work %s: %u bursts x 32 packets, %" PRIu64 " stale\n",
-		       gpudp_ho_mode_name(mode), flush ? "+flush" : "", w->name, n, stale);
-		GPUDP_TEST_ASSERT(stale == 0, "%s: %" PRIu64 " packets or results stale",
-				  gpudp_ho_mode_name(mode), stale);
-	}
-	for (m = 0; m < RTE_DIM(gpu_modes); m++) {
-		GPUDP_TEST_ASSERT(ordering_run(gpu_modes[m], 1, 200, &stale, 0, w) ==
-				  GPUDP_TEST_PASS, "run");
-		printf("    %-10s work %s handed off early: %" PRIu64 " stale\n",
-		       gpudp_ho_mode_name(gpu_modes[m]), w->name, stale);
-		GPUDP_TEST_ASSERT(stale > 0, "%s: the wrong variant went unnoticed",
-				  gpudp_ho_mode_name(gpu_modes[m]));
-	}
-	return GPUDP_TEST_PASS;
+	if (ordering_every_mode(w, 2000) != GPUDP_TEST_PASS)
+		return GPUDP_TEST_FAIL;
+	return ordering_wrong_every_mode(w, 200);
 }
 
 /*

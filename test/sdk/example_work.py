@@ -45,7 +45,13 @@ import struct
 import subprocess
 import sys
 
-LINKTYPE_ETHERNET = 1
+# the suites' shared helpers: check() and its tally (sdk_install.py), pcap
+# files and the IPv4 checksum (test/dpdk/fwd_pcap.py)
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "dpdk")]
+from sdk_install import Cases  # noqa: E402
+from fwd_pcap import csum, read_pcap, write_pcap  # noqa: E402
+
 
 # the --work-arg of the runs, and the patterns and block mask it means
 # (match= first, in order, then the block= patterns not matched already)
@@ -57,54 +63,11 @@ BLOCK = (1 << 1) | (1 << 7)
 MAX_PAT, LEN_MAX, ABI = 8, 32, 1
 
 
-class Cases:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def check(self, name, ok, detail=""):
-        print("%-4s %s%s" % ("ok" if ok else "FAIL", name, "" if ok else ": " + str(detail)))
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-        return ok
-
-
 # ---- captures ----
-
-def write_pcap(path, frames):
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, LINKTYPE_ETHERNET))
-        for i, fr in enumerate(frames):
-            f.write(struct.pack("<IIII", 1700000000 + i, 0, len(fr), len(fr)))
-            f.write(fr)
-
-
-def read_pcap(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    if len(data) < 24 or struct.unpack("<I", data[:4])[0] not in (0xa1b2c3d4, 0xa1b23c4d):
-        sys.exit("%s: not a little-endian pcap file" % path)
-    off, frames = 24, []
-    while off + 16 <= len(data):
-        incl = struct.unpack("<IIII", data[off:off + 16])[2]
-        frames.append(data[off + 16:off + 16 + incl])
-        off += 16 + incl
-    return frames
-
 
 # ---- frames ----
 
 MAC_D, MAC_S = bytes([2, 0, 0, 0, 0, 1]), bytes([2, 0, 0, 0, 0, 2])
-
-
-def csum(b):
-    if len(b) % 2:
-        b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
 
 
 def eth(body, et, vlans=(), dst=MAC_D, src=MAC_S):

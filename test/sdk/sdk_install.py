@@ -37,6 +37,7 @@ class Cases:
             self.passed += 1
         else:
             self.failed += 1
+        return ok
 
 
 def introspect(build, what):
