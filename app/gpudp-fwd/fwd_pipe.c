@@ -44,28 +44,40 @@ rx_submit(struct fwd_pipe *p)
 }
 
 /*
- * Sum of pkt_len, unrolled: it is the one per-packet loop of none mode. It
- * also ORs nb_segs, so that *chained is set when any frame has several
- * segments (nb_segs shares pkt_len's cache line).
+ * Sum of pkt_len: the one per-packet loop of none mode, sixteen frames a
+ * step at three instructions a frame (its pointer, pkt_len added from
+ * memory, nb_segs ORed from memory: one cache line). *chained is set when
+ * any frame has several segments. A step adds its lengths in 32 bits: a
+ * single-segment frame holds at most 65535 bytes (data_len), and a burst
+ * with a chained frame, whose pkt_len may be anything, is summed again in 64
+ * bits by rx_drop_cut().
  */
+#define BYTES_STEP 16
+
 static inline uint64_t
 burst_bytes(struct rte_mbuf *const *m, unsigned int n, int *chained)
 {
-	uint64_t b0 = 0, b1 = 0;
-	unsigned int i = 0, segs = 0;
+	struct rte_mbuf *const *end = m + n;
+	uint64_t b = 0;
+	uint16_t segs = 0;
+	unsigned int j;
 
-	for (; i + 4 <= n; i += 4) {
-		b0 += m[i]->pkt_len + m[i + 1]->pkt_len;
-		b1 += m[i + 2]->pkt_len + m[i + 3]->pkt_len;
-		segs |= m[i]->nb_segs | m[i + 1]->nb_segs | m[i + 2]->nb_segs |
-			m[i + 3]->nb_segs;
+	for (; end - m >= BYTES_STEP; m += BYTES_STEP) {
+		uint32_t s = 0;
+
+#pragma GCC unroll 16
+		for (j = 0; j < BYTES_STEP; j++) {
+			s += m[j]->pkt_len;
+			segs |= m[j]->nb_segs;
+		}
+		b += s;
 	}
-	for (; i < n; i++) {
-		b0 += m[i]->pkt_len;
-		segs |= m[i]->nb_segs;
+	for (; m < end; m++) {
+		b += m[0]->pkt_len;
+		segs |= m[0]->nb_segs;
 	}
 	*chained = segs > 1;
-	return b0 + b1;
+	return b;
 }
 
 /*
@@ -94,19 +106,21 @@ drop_cut(struct fwd_pipe *p, struct rte_mbuf *m)
 
 /*
  * Modes without descriptors: take the cut frames out of a burst that has
- * chained ones (cold path). @return the frames kept, their bytes in *bytes.
+ * chained ones (cold path). @return the frames kept, their bytes (summed in
+ * 64 bits) in *bytes.
  */
 static __attribute__((noinline)) unsigned int
 rx_drop_cut(struct fwd_pipe *p, struct rte_mbuf **m, unsigned int n, uint64_t *bytes)
 {
 	unsigned int i, k = 0;
 
+	*bytes = 0;
 	for (i = 0; i < n; i++) {
 		if (m[i]->nb_segs != 1 && chain_is_cut(m[i])) {
-			*bytes -= m[i]->pkt_len;
 			drop_cut(p, m[i]);
 			continue;
 		}
+		*bytes += m[i]->pkt_len;
 		m[k++] = m[i];
 	}
 	return k;
@@ -118,9 +132,12 @@ rx_drop(struct fwd_pipe *p)
 {
 	struct rte_mbuf *m[GPUDP_HO_BURST_MAX];
 	unsigned int n = rte_eth_rx_burst(p->rx_port, p->rx_queue, m, p->conf->rx_burst);
-	int chained;
+	uint64_t bytes = 0;
+	unsigned int i;
 
-	p->rx_bytes += burst_bytes(m, n, &chained);
+	for (i = 0; i < n; i++)
+		bytes += m[i]->pkt_len;
+	p->rx_bytes += bytes;
 	p->rx_pkts += n;
 	p->drops[FWD_DROP_RING_FULL] += n;
 	rte_pktmbuf_free_bulk(m, n);
@@ -169,10 +186,11 @@ rx_segmented(struct fwd_pipe *p, struct rte_mbuf *m, struct gpudp_ho_burst *b, u
  * once per burst that the poll which started it left partial and, for the
  * --flush-us check, only on polls that find the queue drained (fewer packets
  * than asked for): while polls keep returning full rx bursts the burst fills
- * within burst / rx-burst of them.
+ * within burst / rx-burst of them. Inlined into the loop of an lcore with
+ * one pipeline (fwd_lcore_main()), as tx_step() is: no call frame per poll.
  */
-unsigned int
-fwd_rx_step(struct fwd_pipe *p)
+static __rte_always_inline unsigned int
+rx_step(struct fwd_pipe *p)
 {
 	const struct fwd_conf *c = p->conf;
 	struct gpudp_ho_burst *b = p->cur;
@@ -249,39 +267,23 @@ fwd_rx_step(struct fwd_pipe *p)
 }
 
 unsigned int
-fwd_tx_step(struct fwd_pipe *p)
+fwd_rx_step(struct fwd_pipe *p)
 {
-	struct gpudp_ho_burst *b = gpudp_handoff_completed(p->ho);
-	struct rte_mbuf *buf[GPUDP_HO_BURST_MAX], **out;
-	unsigned int i, k = 0, sent = 0, tries = 0;
-	uint64_t bytes = 0;
+	return rx_step(p);
+}
 
-	if (b == NULL)
-		return 0;
-	if (unlikely(gpudp_handoff_failed(p->ho) != 0) && !fwd_gpu_failed) {
-		/* the work faulted on the GPU (logged by the handoff): every
-		 * burst in flight comes back as 'error' drops; stop */
-		fwd_gpu_failed = 1;
-		fwd_quit = 1;
-	}
-	if (b->n_pass == b->n) {
-		/* every packet passed: transmit the burst's own array */
-		out = (struct rte_mbuf **)b->cookie;
-		k = b->n;
-		bytes = b->udata;
-	} else {
-		out = buf;
-		for (i = 0; i < b->n; i++) {
-			struct rte_mbuf *m = b->cookie[i];
+/*
+ * The tx queue took @p sent of the @p k mbufs of @p out: call it again
+ * while it makes progress (up to TX_RETRIES calls in a row without any),
+ * then free what it did not take, counted as tx_full and taken out of
+ * *bytes (cold path). @return the mbufs sent
+ */
+static __rte_noinline unsigned int
+tx_rest(struct fwd_pipe *p, struct rte_mbuf **out, unsigned int k, unsigned int sent,
+	uint64_t *bytes)
+{
+	unsigned int i, tries = sent == 0;
 
-			if (b->verdict[i] == GPUDP_WORK_PASS) {
-				out[k++] = m;
-				bytes += m->pkt_len;
-			} else {
-				rte_pktmbuf_free(m);
-			}
-		}
-	}
 	while (sent < k && tries < TX_RETRIES) {
 		uint16_t r = rte_eth_tx_burst(p->tx_port, p->tx_queue, out + sent,
 					      (uint16_t)RTE_MIN(k - sent, 65535u));
@@ -291,15 +293,81 @@ fwd_tx_step(struct fwd_pipe *p)
 	}
 	if (sent < k) {
 		for (i = sent; i < k; i++)
-			bytes -= out[i]->pkt_len;
+			*bytes -= out[i]->pkt_len;
 		rte_pktmbuf_free_bulk(out + sent, k - sent);
 		p->drops[FWD_DROP_TX_FULL] += k - sent;
 	}
+	return sent;
+}
+
+/* transmit the @p k mbufs of @p out (@p bytes bytes), counted */
+static __rte_always_inline unsigned int
+tx_send(struct fwd_pipe *p, struct rte_mbuf **out, unsigned int k, uint64_t bytes)
+{
+	/* k <= GPUDP_HO_BURST_MAX: one call takes them all when there is room */
+	unsigned int sent = rte_eth_tx_burst(p->tx_port, p->tx_queue, out, (uint16_t)k);
+
+	if (unlikely(sent < k))
+		sent = tx_rest(p, out, k, sent, &bytes);
 	p->tx_pkts += sent;
 	p->tx_bytes += bytes;
+	return sent;
+}
+
+/*
+ * A burst some packets of which were dropped by the work (or failed): free
+ * those, transmit the rest (cold path for none mode). A GPU that failed
+ * (a work faulted, logged by the handoff) fails every burst in flight, so
+ * the first such burst stops gpudp-fwd.
+ */
+static __rte_noinline unsigned int
+tx_some(struct fwd_pipe *p, struct gpudp_ho_burst *b)
+{
+	struct rte_mbuf *out[GPUDP_HO_BURST_MAX];
+	unsigned int i, k = 0;
+	uint64_t bytes = 0;
+
+	if (unlikely(gpudp_handoff_failed(p->ho) != 0) && !fwd_gpu_failed) {
+		/* every burst in flight comes back as 'error' drops; stop */
+		fwd_gpu_failed = 1;
+		fwd_quit = 1;
+	}
+	for (i = 0; i < b->n; i++) {
+		struct rte_mbuf *m = b->cookie[i];
+
+		if (b->verdict[i] == GPUDP_WORK_PASS) {
+			out[k++] = m;
+			bytes += m->pkt_len;
+		} else {
+			rte_pktmbuf_free(m);
+		}
+	}
+	return tx_send(p, out, k, bytes);
+}
+
+static __rte_always_inline unsigned int
+tx_step(struct fwd_pipe *p)
+{
+	struct gpudp_ho_burst *b = gpudp_handoff_completed(p->ho);
+	unsigned int sent;
+
+	if (b == NULL)
+		return 0;
+	if (likely(b->n_pass == b->n))
+		/* every packet passed: transmit the burst's own array, its
+		 * bytes counted by the rx lcore */
+		sent = tx_send(p, (struct rte_mbuf **)b->cookie, b->n, b->udata);
+	else
+		sent = tx_some(p, b);
 	b->udata = 0;   /* before release: the slot goes back to the rx lcore */
 	gpudp_handoff_release(p->ho, b);
 	return sent;
+}
+
+unsigned int
+fwd_tx_step(struct fwd_pipe *p)
+{
+	return tx_step(p);
 }
 
 /* rx side of shutdown: hand over what was received, release held work */
@@ -355,11 +423,23 @@ fwd_lcore_main(void *arg)
 	if (nrx + ntx == 0)
 		return 0;
 	FWD_LOG(INFO, "lcore %u: %u rx, %u tx pipelines\n", lc, nrx, ntx);
-	while (!fwd_quit) {
-		for (i = 0; i < nrx; i++)
-			fwd_rx_step(rx[i]);
-		for (i = 0; i < ntx; i++)
-			fwd_tx_step(tx[i]);
+	if (nrx <= 1 && ntx <= 1) {
+		/* the usual case: one pipeline's rx and/or tx, inlined */
+		struct fwd_pipe *r = nrx != 0 ? rx[0] : NULL, *t = ntx != 0 ? tx[0] : NULL;
+
+		while (!fwd_quit) {
+			if (r != NULL)
+				rx_step(r);
+			if (t != NULL)
+				tx_step(t);
+		}
+	} else {
+		while (!fwd_quit) {
+			for (i = 0; i < nrx; i++)
+				fwd_rx_step(rx[i]);
+			for (i = 0; i < ntx; i++)
+				fwd_tx_step(tx[i]);
+		}
 	}
 	for (i = 0; i < nrx; i++)
 		rx_stop(rx[i]);

@@ -24,8 +24,10 @@ doc/testing.md. Over 60 MiB it stops, unless --allow-big: then carry it
 compressed (tar czf .gpu-pack/carry.tgz .gpu-carry; .gpu-pack/ is
 git-ignored too) and unpack it there first.
 """
+import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -98,6 +100,19 @@ def main():
             packed[path] = dest
         return packed[path]
 
+    def pack_py_imports(script):
+        # a test script's own modules (`from fwd_pcap import ...`), found
+        # beside it or in a sibling test folder, go beside it into files/
+        here = os.path.dirname(script)
+        with open(script) as f:
+            mods = re.findall(r"^\s*(?:from|import)\s+(\w+)", f.read(), re.M)
+        for m in mods:
+            for d in [here] + sorted(glob.glob(os.path.join(here, "..", "*"))):
+                cand = os.path.join(d, m + ".py")
+                if os.path.isfile(cand):
+                    pack_file(os.path.abspath(cand), "files")
+                    break
+
     for t in gpu:
         argv = []
         for i, a in enumerate(t["cmd"]):
@@ -126,6 +141,8 @@ def main():
                 # are carried stripped, with their libraries
                 prog = i == 0 or (os.access(a, os.X_OK) and is_elf(a))
                 rel = pack_file(a, "bin" if prog else "files")
+                if a.endswith(".py"):
+                    pack_py_imports(a)
                 if prog:
                     subprocess.run(["strip", "--strip-unneeded",
                                     os.path.join(out, rel)], check=True)

@@ -54,6 +54,8 @@ def main():
     g.add_argument("--nvcc")
     g.add_argument("--no-nvcc", action="store_true")
     ap.add_argument("--gpu-archs")
+    ap.add_argument("--pkg-config-path", default="",
+                    help="where the DPDK gpudp.pc requires is found (-Ddpdk=system)")
     a = ap.parse_args()
     build, out = os.path.abspath(a.build), os.path.abspath(a.out)
     opts = {o["name"]: o["value"] for o in introspect(build, "buildoptions")}
@@ -81,7 +83,8 @@ def main():
             sys.stderr.write("example_build: no gpudp.pc under %s\n" % (dest + libdir))
             return 1
         env = dict(os.environ, PKG_CONFIG_PATH=os.pathsep.join(
-            p for p in (pcdir, os.environ.get("PKG_CONFIG_PATH", "")) if p))
+            p for p in (pcdir, a.pkg_config_path, os.environ.get("PKG_CONFIG_PATH", ""))
+            if p))
         for src in (os.path.abspath(p) for p in a.src):
             name = os.path.basename(src.rstrip("/"))
             d = os.path.join(out, name)
