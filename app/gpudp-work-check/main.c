@@ -346,6 +346,50 @@ run_handoff(struct gpudp_handoff *h, const struct pkts *p, uint64_t base, struct
 	return gpudp_handoff_failed(h);
 }
 
+static struct gpudp_handoff *
+handoff(const struct opts *o, const struct gpudp_work *w, enum gpudp_ho_mode mode,
+	uint64_t ctx, int gpu_copy)
+{
+	struct gpudp_handoff_conf c;
+	struct gpudp_handoff *h;
+
+	memset(&c, 0, sizeof(c));
+	c.name = "check";
+	c.mode = mode;
+	c.work = w;
+	c.work_arg = o->work_arg;
+	c.burst_max = o->burst;
+	c.ring_size = 16;
+	c.graph_batch = 4;
+	c.stage_bytes = 65535;
+	c.stage_gpu_copy = gpu_copy;
+	c.cu_ctx = ctx;
+	c.cu_dev = (int)o->gpu;
+	h = gpudp_handoff_create(&c);
+	if (h == NULL)
+		fprintf(stderr, PROG ": %s mode: %s\n", gpudp_ho_mode_name(mode),
+			strerror(rte_errno));
+	return h;
+}
+
+static void
+summary(const struct opts *o, const char *what, const struct gpudp_work *w,
+	const struct outcome *r, uint32_t n)
+{
+	uint64_t drops = 0;
+	uint32_t k;
+
+	if (o->quiet)
+		return;
+	for (k = 1; k < GPUDP_WORK_VERDICT_MAX; k++)
+		drops += r->drops[k];
+	printf("%-18s %u packets, %" PRIu64 " dropped", what, n, drops);
+	for (k = 0; k < w->n_counters; k++)
+		printf(", %s=%" PRIu64, w->counters[k], r->counters[k]);
+	printf("\n");
+}
+
+#ifdef GPUDP_HAS_CUDA
 static const char *
 vname(const struct gpudp_work *w, uint8_t v)
 {
@@ -411,50 +455,6 @@ compare(const char *what, const struct gpudp_work *w, const struct pkts *p,
 	return 0;
 }
 
-static struct gpudp_handoff *
-handoff(const struct opts *o, const struct gpudp_work *w, enum gpudp_ho_mode mode,
-	uint64_t ctx, int gpu_copy)
-{
-	struct gpudp_handoff_conf c;
-	struct gpudp_handoff *h;
-
-	memset(&c, 0, sizeof(c));
-	c.name = "check";
-	c.mode = mode;
-	c.work = w;
-	c.work_arg = o->work_arg;
-	c.burst_max = o->burst;
-	c.ring_size = 16;
-	c.graph_batch = 4;
-	c.stage_bytes = 65535;
-	c.stage_gpu_copy = gpu_copy;
-	c.cu_ctx = ctx;
-	c.cu_dev = (int)o->gpu;
-	h = gpudp_handoff_create(&c);
-	if (h == NULL)
-		fprintf(stderr, PROG ": %s mode: %s\n", gpudp_ho_mode_name(mode),
-			strerror(rte_errno));
-	return h;
-}
-
-static void
-summary(const struct opts *o, const char *what, const struct gpudp_work *w,
-	const struct outcome *r, uint32_t n)
-{
-	uint64_t drops = 0;
-	uint32_t k;
-
-	if (o->quiet)
-		return;
-	for (k = 1; k < GPUDP_WORK_VERDICT_MAX; k++)
-		drops += r->drops[k];
-	printf("%-18s %u packets, %" PRIu64 " dropped", what, n, drops);
-	for (k = 0; k < w->n_counters; k++)
-		printf(", %s=%" PRIu64, w->counters[k], r->counters[k]);
-	printf("\n");
-}
-
-#ifdef GPUDP_HAS_CUDA
 /* one GPU mode on one kind of memory; @return 0 same, 1 differs, <0 error */
 static int
 check_gpu(const struct opts *o, const struct gpudp_work *w, const struct pkts *p,
