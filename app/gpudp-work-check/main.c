@@ -207,62 +207,46 @@ parse(struct opts *o, int argc, char **argv)
 	return 0;
 }
 
+/* the capture's packets (capfile_read_all()), laid out 64-byte aligned */
 static int
 pkts_read(const char *path, uint64_t max, struct pkts *p)
 {
-	struct capfile *cf;
-	struct capfile_rec r;
+	struct capfile_packets cp;
 	char err[512];
-	size_t cap = 0, bcap = 0;
+	size_t i, off = 0;
 	int ret;
 
 	memset(p, 0, sizeof(*p));
-	ret = capfile_open(path, 0, &cf, err, sizeof(err));
+	ret = capfile_read_all(path, &cp, err, sizeof(err));
 	if (ret != 0) {
 		fprintf(stderr, PROG ": --pcap: %s\n", err);
 		return -1;
 	}
-	while ((max == 0 || p->n < max) && (ret = capfile_next(cf, &r)) == 1) {
-		size_t off = RTE_ALIGN_CEIL(p->bytes, SLOT_ALIGN);
-
-		if (r.linktype != CAPFILE_LINKTYPE_ETHERNET) {
-			fprintf(stderr, PROG ": --pcap: %s: record %" PRIu64 " has link type %u, "
-				"not Ethernet\n", path, r.index, r.linktype);
-			ret = -EINVAL;
-			break;
-		}
-		if (p->n == cap) {
-			cap = cap ? cap * 2 : 1024;
-			p->len = realloc(p->len, cap * sizeof(*p->len));
-			p->off = realloc(p->off, cap * sizeof(*p->off));
-		}
-		while (off + r.caplen > bcap) {
-			bcap = bcap ? bcap * 2 : 1 << 20;
-			p->orig = realloc(p->orig, bcap);
-		}
-		if (p->len == NULL || p->off == NULL || p->orig == NULL) {
-			ret = -ENOMEM;
-			break;
-		}
-		p->len[p->n] = r.caplen;
-		p->off[p->n] = off;
-		memcpy(p->orig + off, r.data, r.caplen);
-		p->bytes = off + r.caplen;
-		p->n++;
-	}
-	if (ret < 0) {
-		if (ret != -EINVAL || capfile_error(cf)[0] != '\0')
-			fprintf(stderr, PROG ": --pcap: %s\n", capfile_error(cf)[0] != '\0' ?
-				capfile_error(cf) : strerror(-ret));
-		capfile_close(cf);
-		return -1;
-	}
-	capfile_close(cf);
+	p->n = (uint32_t)(max != 0 && max < cp.n ? max : RTE_MIN(cp.n, (size_t)UINT32_MAX));
 	if (p->n == 0) {
 		fprintf(stderr, PROG ": --pcap: %s has no packet\n", path);
+		capfile_packets_free(&cp);
 		return -1;
 	}
-	p->bytes = RTE_ALIGN_CEIL(p->bytes, SLOT_ALIGN);
+	p->len = calloc(p->n, sizeof(*p->len));
+	p->off = calloc(p->n, sizeof(*p->off));
+	for (i = 0; i < p->n; i++)
+		off = RTE_ALIGN_CEIL(off, SLOT_ALIGN) + cp.pkt[i].caplen;
+	p->bytes = RTE_ALIGN_CEIL(off, SLOT_ALIGN);
+	p->orig = calloc(1, p->bytes);
+	if (p->len == NULL || p->off == NULL || p->orig == NULL) {
+		fprintf(stderr, PROG ": --pcap: %s: out of memory\n", path);
+		capfile_packets_free(&cp);
+		return -1;
+	}
+	for (i = 0, off = 0; i < p->n; i++) {
+		off = RTE_ALIGN_CEIL(off, SLOT_ALIGN);
+		p->len[i] = cp.pkt[i].caplen;
+		p->off[i] = off;
+		memcpy(p->orig + off, cp.pkt[i].data, cp.pkt[i].caplen);
+		off += cp.pkt[i].caplen;
+	}
+	capfile_packets_free(&cp);
 	return 0;
 }
 
