@@ -177,32 +177,6 @@ cpu_kstart(const struct gpudp_ho_burst *b)
 	return b->t_submit != 0 ? gpudp_ho_now_ns() : 0;
 }
 
-void
-gpudp_ho_cpu_run(struct gpudp_handoff *h, struct gpudp_ho_burst *b, int work)
-{
-	struct gpudp_ho_ctl *c = &h->ctl[b->slot];
-	uint8_t *v = h->verdict + (size_t)b->slot * h->conf.burst_max;
-
-	c->t_kstart = cpu_kstart(b);
-	if (!work) {
-		c->n_pass = b->n;  /* verdicts not written (gpudp_ho_burst.n_pass) */
-	} else {
-		const struct gpudp_work_burst wb = {
-			.n = b->n, .segs = b->segs, .addr = b->addr, .len = b->len,
-			.xaddr = b->xaddr, .xlen = b->xlen, .params = h->params,
-			.verdict = v, .result = (uint8_t *)(uintptr_t)b->result,
-			.result_size = b->result_size, .n_reasons = h->work->n_reasons,
-			.counters = (uint64_t *)(uintptr_t)b->counters,
-		};
-
-		if (h->work->n_counters != 0)
-			memset(wb.counters, 0, h->work->n_counters * sizeof(uint64_t));
-		h->work->cpu(&wb);
-		c->n_pass = count_pass(v, b->n);
-	}
-	c->t_kend = cpu_kstart(b);
-	__atomic_store_n(&c->done, b->seq, __ATOMIC_RELEASE);
-}
 
 void
 gpudp_ho_fail_burst(struct gpudp_handoff *h, struct gpudp_ho_burst *b, uint8_t why)
@@ -216,8 +190,8 @@ gpudp_ho_fail_burst(struct gpudp_handoff *h, struct gpudp_ho_burst *b, uint8_t w
 	__atomic_store_n(&c->done, b->seq, __ATOMIC_RELEASE);
 }
 
-/* gpudp_ho_cpu_run(h, b, 0) without its frame (the work's burst): the
- * clock is read on timed bursts only, out of line */
+/* none mode, a timed burst: the clock is read on timed bursts only, out of
+ * line */
 static __rte_noinline void
 none_timed(struct gpudp_ho_ctl *c, const struct gpudp_ho_burst *b)
 {
@@ -243,10 +217,27 @@ none_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 	return 0;
 }
 
+/* cpu mode: the work's CPU form on the burst, on the rx thread */
 static int
 cpu_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 {
-	gpudp_ho_cpu_run(h, b, 1);
+	struct gpudp_ho_ctl *c = &h->ctl[b->slot];
+	uint8_t *v = h->verdict + (size_t)b->slot * h->conf.burst_max;
+	const struct gpudp_work_burst wb = {
+		.n = b->n, .segs = b->segs, .addr = b->addr, .len = b->len,
+		.xaddr = b->xaddr, .xlen = b->xlen, .params = h->params,
+		.verdict = v, .result = (uint8_t *)(uintptr_t)b->result,
+		.result_size = b->result_size, .n_reasons = h->work->n_reasons,
+		.counters = (uint64_t *)(uintptr_t)b->counters,
+	};
+
+	c->t_kstart = cpu_kstart(b);
+	if (h->work->n_counters != 0)
+		memset(wb.counters, 0, h->work->n_counters * sizeof(uint64_t));
+	h->work->cpu(&wb);
+	c->n_pass = count_pass(v, b->n);
+	c->t_kend = cpu_kstart(b);
+	__atomic_store_n(&c->done, b->seq, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -535,15 +526,28 @@ gpudp_handoff_acquire(struct gpudp_handoff *h)
 	return &h->bursts[h->head & h->mask];
 }
 
+/*
+ * Ask the mode whether the GPU failed (a work faulted: ops->check logs it)
+ * and, if so, mark the handoff failed. @return 1 when it is failed
+ */
+static int
+gpu_failed(struct gpudp_handoff *h)
+{
+	if (h->failed)
+		return 1;
+	if (h->ops->check == NULL || h->ops->check(h) == 0)
+		return 0;
+	__atomic_store_n(&h->failed, 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
 /* the burst could not be submitted (@p ret): every packet an error drop
  * (cold path, out of line). @return -EIO */
 static __rte_noinline int
 submit_failed(struct gpudp_handoff *h, struct gpudp_ho_burst *b, int ret)
 {
-	if (!h->failed && h->ops->check != NULL && h->ops->check(h) != 0)
-		/* the submission failed because the GPU did (a work faulted) */
-		__atomic_store_n(&h->failed, 1, __ATOMIC_RELEASE);
-	if (!h->failed)
+	/* the submission may have failed because the GPU did */
+	if (!gpu_failed(h))
 		HO_LOG(ERR, "%s: submit of burst %u failed (%d): dropping it\n",
 		       h->conf.name, b->seq, ret);
 	gpudp_ho_fail_burst(h, b, GPUDP_FWD_DROP_ERROR);
@@ -587,35 +591,21 @@ gpudp_handoff_flush(struct gpudp_handoff *h)
 }
 
 /*
- * tx thread, oldest burst not done: ask the mode whether the GPU is still
- * healthy, at most every millisecond (a stream query is a driver call).
- * @return 1 when it failed (h->failed is set, the error logged)
+ * gpudp_handoff_completed(), oldest burst @p b not done (out of line):
+ * NULL, or @p b failed once the GPU did. The GPU is asked at most every
+ * millisecond (a stream query is a driver call).
  */
-static int
-gpu_check_due(struct gpudp_handoff *h)
-{
-	uint64_t now;
-
-	if (h->ops->check == NULL)
-		return 0;
-	now = gpudp_ho_now_ns();
-	if (now - h->check_t < 1000000)
-		return 0;
-	h->check_t = now;
-	if (h->ops->check(h) == 0)
-		return 0;
-	__atomic_store_n(&h->failed, 1, __ATOMIC_RELEASE);
-	return 1;
-}
-
-/* gpudp_handoff_completed(), oldest burst @p b not done (out of line):
- * NULL, or @p b failed once the GPU did */
 static __rte_noinline struct gpudp_ho_burst *
 completed_not_done(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 {
-	if (!h->failed && !gpu_check_due(h))
-		return NULL;
-	if (!h->failed)
+	if (!h->failed && h->ops->check != NULL) {
+		uint64_t now = gpudp_ho_now_ns();
+
+		if (now - h->check_t < 1000000)
+			return NULL;
+		h->check_t = now;
+	}
+	if (!gpu_failed(h))
 		return NULL;
 	/* the GPU failed: nothing in flight will complete; the rx thread
 	 * publishes head after filling the slot */

@@ -306,7 +306,6 @@ work_load(struct gpudp_handoff *h)
 {
 	struct ho_gpu *g = GPU(h);
 	const struct gpudp_work *w = h->work;
-	struct gpudp_cuda_image img = { w->name, w->gpu_image, w->gpu_image_size };
 	CUdeviceptr abi_d;
 	size_t abi_len = 0;
 	uint32_t abi = 0;
@@ -318,7 +317,9 @@ work_load(struct gpudp_handoff *h)
 		       h->conf.name, w->name, gpudp_work_origin(w));
 		return -ENOTSUP;
 	}
-	r = gpudp_cu->cuModuleLoadData(&g->wmod, img.data);
+	/* not gpudp_cuda_module_load_image(): the CUresult says what to tell
+	 * the user (no code for this GPU) */
+	r = gpudp_cu->cuModuleLoadData(&g->wmod, w->gpu_image);
 	if (r != CUDA_SUCCESS) {
 		gpudp_cu->cuDeviceGetAttribute(&maj,
 			CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, g->dev);
@@ -815,7 +816,7 @@ staged_enqueue(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 	size_t pkt0 = (size_t)b->slot * h->conf.burst_max;
 	uint32_t *soff = g->soff + pkt0, i;
 	uint64_t *src = g->src != NULL ? g->src + pkt0 : NULL;
-	uint32_t *plen = g->plen + pkt0, span = h->work->span, k;
+	uint32_t *plen = g->plen + pkt0, span = h->work->span, k, nx = b->segs - 1;
 	struct gpudp_ho_kargs a = h->kargs;
 	void *params[] = { &a };
 	/* consecutive bursts on different streams: one's copy overlaps the
@@ -833,8 +834,8 @@ staged_enqueue(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 		plen[i] = l;
 		/* header/data split: only the first segment is staged; the
 		 * others (in GPU memory) are read in place */
-		for (k = 0; k + 1 < b->segs && b->xlen[(size_t)i * (b->segs - 1) + k] != 0; k++)
-			plen[i] += b->xlen[(size_t)i * (b->segs - 1) + k];
+		for (k = 0; k < nx && b->xlen[(size_t)i * nx + k] != 0; k++)
+			plen[i] += b->xlen[(size_t)i * nx + k];
 		if (span != 0 && l > span)
 			l = b->len[i] = span;  /* the work's span only */
 		if (l > h->conf.stage_bytes) {

@@ -116,8 +116,6 @@ void gpudp_ho_clk_publish(struct gpudp_handoff *h, const struct gpudp_ho_clk *e)
 int gpudp_ho_gpu_clock_sync(struct gpudp_handoff *h);
 /** GPU modes: whether @p a and @p b run on the same GPU (gpudp_handoff_clock_share). */
 int gpudp_ho_gpu_same_device(const struct gpudp_handoff *a, const struct gpudp_handoff *b);
-/** Complete a burst on the CPU: run the work (or not) and store done. */
-void gpudp_ho_cpu_run(struct gpudp_handoff *h, struct gpudp_ho_burst *b, int work);
 /** Validate a work's descriptor (gpudp_work.c). @return 0 or a negative errno. */
 int gpudp_work_validate(const struct gpudp_work *w, char *err, size_t len);
 /** Check the format of a work's GPU image. @return 0 or -ENOEXEC. */
