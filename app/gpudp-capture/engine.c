@@ -69,12 +69,12 @@ struct cpu_priv {
 /* A batch's arrays: staged (descriptors and data) or in place (references,
  * owners, views; data only for what the GPU engine copies out). */
 int
-cap_batch_arrays_alloc(struct cap_batch *b, const struct cap_engine_conf *c)
+cap_batch_arrays_alloc(struct cap_batch *b, const struct cap_engine_conf *c, uint8_t *data)
 {
 	b->match = calloc((c->batch_pkts + 31) / 32, sizeof(uint32_t));
 	if (c->mem == CAP_MEM_STAGED) {
 		b->desc = calloc(c->batch_pkts, sizeof(*b->desc));
-		b->data = malloc(c->batch_bytes);
+		b->data = data != NULL ? data : malloc(c->batch_bytes);
 		if (b->desc == NULL || b->data == NULL)
 			return -ENOMEM;
 	} else {
@@ -139,7 +139,7 @@ cpu_init(struct cap_engine *e, char *err, size_t errlen)
 	if (p == NULL)
 		goto nomem;
 	p->a = gpudp_analysis_create(e->conf.flow_capacity, &e->conf.filter);
-	if (p->a == NULL || cap_batch_arrays_alloc(&p->b, &e->conf) != 0)
+	if (p->a == NULL || cap_batch_arrays_alloc(&p->b, &e->conf, NULL) != 0)
 		goto nomem;
 	snprintf(e->st.device, sizeof(e->st.device), "CPU");
 	return 0;

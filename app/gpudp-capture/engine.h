@@ -6,14 +6,18 @@
  * tests, which do not use DPDK) only call through it.
  *
  * - "cpu": gpudp_analysis_batch() on the calling thread.
- * - "gpu": the staged path: the batch is built in pinned host memory, copied
- *   to device memory on a stream, and the kernel gpudp_capture_analyse runs
- *   after the copy on the same stream; the match bitmap comes back on the
- *   stream too. Several batches are in flight (the app fills the next one
- *   while the GPU works). Flow table, fragment table and counters stay in
- *   device memory and accumulate over the run; cap_engine_collect() reads
- *   them back and merges them into a struct gpudp_analysis, the same struct
- *   the CPU path fills.
+ * - "gpu": the analysis as a work (gpudp_analysis_work.h) run by a handoff
+ *   (lib/handoff, gpudp_handoff.h), as gpudp-fwd runs its works: one burst
+ *   per batch, the handoff's in-flight ring, streams and ordering rule.
+ *   Staged batches are built in pinned host memory and go through the
+ *   handoff's staged mode (a gather kernel copies them into GPU memory, the
+ *   work's kernel runs after the copy); in-place batches through its launch
+ *   mode (the kernel reads each packet where it is). The filter's verdicts
+ *   come back as the match bitmap. Several batches are in flight (the app
+ *   fills the next one while the GPU works). Flow and fragment tables stay
+ *   in device memory and accumulate over the run, the counters in the
+ *   handoff's sums; cap_engine_collect() reads them back and merges them
+ *   into a struct gpudp_analysis, the same struct the CPU path fills.
  *
  * Batch lifecycle: cap_engine_get_batch() -> cap_batch_alloc() per packet ->
  * cap_engine_submit(). When a batch is done the engine calls conf.done with
@@ -23,8 +27,8 @@
  * copied. The caller adds, per packet, a reference (struct gpudp_an_pkt_ref:
  * address, lengths, timestamp) and an owner handle (its mbuf) with
  * cap_batch_add_ref(); the engine analyses the bytes where they are (the
- * GPU engine copies only the references to the device; its kernel
- * gpudp_capture_analyse_ref reads the payloads in place). After the batch is
+ * GPU engine's kernel reads only the references over PCIe and each packet
+ * in place). After the batch is
  * done (conf.done called), conf.release gets the owners back: only then may
  * the caller free the buffers. Matching packets are host-readable in the
  * done callback through cap_batch_pkt(): for device memory the GPU engine
@@ -93,7 +97,10 @@ struct cap_engine_conf {
 	uint32_t batch_bytes;           /**< data bytes per batch */
 	uint32_t flow_capacity;         /**< flow table slots (power of two) */
 	struct gpudp_filter filter;     /**< compiled filter (n_insn 0: none) */
-	int gpu_device;                 /**< CUDA device ordinal (gpu engine) */
+	int gpu_device;                 /**< CUDA device ordinal (gpu engine), when cu_ctx is 0 */
+	uint64_t cu_ctx;                /**< gpu engine: the CUcontext to run in (gpudev's,
+					     *   where the app's pools live); 0: the primary
+					     *   context of gpu_device */
 	uint32_t inflight;              /**< batches in flight (gpu engine), >= 1 */
 	cap_batch_done_t done;          /**< may be NULL */
 	void *done_arg;
@@ -111,8 +118,9 @@ struct cap_engine_stats {
 	uint64_t copy_bytes;  /**< bytes copied host -> device (gpu; in place: references only) */
 	uint64_t copy_out_bytes; /**< in place, device memory: matching packets copied to the host */
 	uint64_t unreadable;  /**< in place: packets whose bytes could not be reached (not analysed) */
-	double busy_ms;       /**< cpu: time in analysis; gpu: copy + kernel time (events) */
-	double kernel_ms;     /**< gpu: kernel time only */
+	double busy_ms;       /**< cpu: time in analysis; gpu: from each batch's submission
+			       *   to its kernel's end (copy and kernel) */
+	double kernel_ms;     /**< gpu: kernel time only (the kernels' own clock) */
 	char device[128];     /**< "CPU" or the GPU's name and PCI address */
 };
 
@@ -205,9 +213,10 @@ void cap_engine_destroy(struct cap_engine *e);
 /**
  * For engines: allocate a batch's host arrays for @p c (staged: desc and
  * data; in place: ref, owner and view) and its match bitmap.
+ * @param data  staged: the data area (c->batch_bytes), or NULL to allocate one
  * @return 0 or -ENOMEM (free what was allocated with cap_batch_arrays_free)
  */
-int cap_batch_arrays_alloc(struct cap_batch *b, const struct cap_engine_conf *c);
+int cap_batch_arrays_alloc(struct cap_batch *b, const struct cap_engine_conf *c, uint8_t *data);
 
 /** Free what cap_batch_arrays_alloc() allocated (data only if @p free_data). */
 void cap_batch_arrays_free(struct cap_batch *b, int free_data);
@@ -231,8 +240,9 @@ cap_batch_alloc(struct cap_batch *b, uint32_t caplen, uint32_t wirelen, uint64_t
 	d->pad = 0;
 	d->ts_ns = ts_ns;
 	b->cap_bytes += caplen;
-	/* keep every packet 8-byte aligned */
-	b->data_used = off + ((caplen + 7u) & ~7u);
+	/* keep every packet 16-byte aligned (the GPU engine copies 16 bytes
+	 * at a time) */
+	b->data_used = off + ((caplen + 15u) & ~15u);
 	if (b->data_used > b->data_cap)
 		b->data_used = b->data_cap;
 	return b->data + off;

@@ -1,68 +1,75 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * GPU engine. A ring of `inflight` slots; each slot has a pinned host area
- * and a device copy laid out the same way.
+ * GPU engine: the capture analysis as a work (gpudp_analysis_work.h) run
+ * by a handoff (lib/handoff, gpudp_handoff.h), the same ring of in-flight
+ * bursts, streams and ordering rule that gpudp-fwd's pipelines use. One
+ * batch is one burst; conf.inflight batches are in flight.
  *
- * Staged path (CAP_MEM_STAGED):
- *
- *   [ desc: max_pkts x 24 B | match bitmap | packet data: batch_bytes ]
- *
- * submit: H2D copy of descriptors + zeroed bitmap, H2D copy of the used data,
- * kernel, D2H copy of the bitmap, all on one stream (so the kernel runs only
- * after its copy), then an event. get_batch reuses slots in order, waiting
- * on the oldest slot's event and running its done callback first.
+ * Staged (CAP_MEM_STAGED): the caller copies packets into the slot's data
+ * area, in pinned host memory (16-byte aligned). submit describes each
+ * packet to the handoff (its address there, its length, its metadata:
+ * timestamp and original length) and submits the burst in the handoff's
+ * staged mode: a gather kernel copies the packets into GPU staging on a
+ * copy stream, and the work's kernel runs after the copy.
  *
  * In place (CAP_MEM_HOST, CAP_MEM_DEVICE): the packets stay in the mbufs the
- * PMD filled; only references travel:
- *
- *   pinned slot area: [ ref: max_pkts x 24 B | match bitmap | CAP_MEM_DEVICE only:
- *                       matching packets copied out, batch_bytes ]
- *   device copy:      [ ref: max_pkts x 24 B | match bitmap ]
- *
- * submit (called after rx_burst returned every packet of the batch, so the
- * launch is a CPU-initiated CUDA submission after the NIC's writes, as
- * launch mode requires, doc/ordering.md): H2D copy of the references + zeroed
- * bitmap, kernel gpudp_capture_analyse_ref (reads each payload at its
- * address), D2H copy of the bitmap, event. When the slot is done, matching
+ * PMD filled; the burst describes them where they are and runs in the
+ * handoff's launch mode: the kernel reads each packet at its address
+ * (device memory, or registered host memory through unified addressing).
+ * submit is called after rx_burst returned every packet of the batch, so
+ * the launch is a CPU-initiated CUDA submission after the NIC's writes, as
+ * launch mode requires (doc/ordering.md). When the batch is done, matching
  * packets in device memory are copied to the slot's host area
- * (cuMemcpyDtoHAsync on a copy stream, after the batch's end event, and a
- * sync of that stream only), the done callback runs, and only
- * then are the owners (mbufs) given back through conf.release.
+ * (cuMemcpyDtoHAsync on a copy stream, and a sync of that stream only),
+ * the done callback runs, and only then are the owners (mbufs) given back
+ * through conf.release.
+ *
+ * The work's verdicts are the filter's matches (GPUDP_WORK_PASS: match):
+ * they become the batch's match bitmap. Flow and fragment tables live in
+ * GPU memory (the work's parameters) and accumulate over the run; the
+ * counters are the work's, summed by the handoff. The CUDA context is the
+ * caller's (conf.cu_ctx: gpudev's in gpudp-capture) or the GPU's primary
+ * context.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpudp_analysis_images.h"
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_pause.h>
+
+#include "gpudp_analysis_work.h"
 #include "gpudp_cuda.h"
+#include "gpudp_handoff.h"
 #include "engine.h"
 
-enum { EV_START, EV_KSTART, EV_KEND, EV_END, EV_MAX };
+/* what the kernel reads per packet besides its bytes: address, length, metadata */
+#define DESC_BYTES (sizeof(uint64_t) + sizeof(uint32_t) + sizeof(struct gpudp_work_meta))
+/* the handoff's GPU clock model is measured again this often (ns) */
+#define CLOCK_SYNC_NS 100000000ull
 
-/* references and descriptors share the slot layout */
-_Static_assert(sizeof(struct gpudp_an_pkt_ref) == sizeof(struct gpudp_an_pkt_desc),
-	       "a reference and a descriptor must have the same size");
+_Static_assert(sizeof(struct gpudp_an_counters) == GPUDP_AN_WORK_COUNTERS * sizeof(uint64_t),
+	       "the work's counters are struct gpudp_an_counters");
 
 struct gpu_slot {
 	struct cap_batch b;
-	uint8_t *host;           /* pinned */
-	CUdeviceptr dev;
-	CUevent ev[EV_MAX];
-	int inflight;
+	struct gpudp_ho_burst *hb;  /* the handoff's burst while in flight */
+	int dead;                   /* its submission failed: the caller freed the packets */
 };
 
 struct gpu_priv {
 	CUdevice dev;
 	CUcontext ctx;
-	CUmodule mod;
-	CUfunction fn, fn_ref;
-	CUstream stream;
+	int retained;            /* primary context retained here */
+	struct gpudp_handoff *ho;
 	CUstream copy_stream;    /* CAP_MEM_DEVICE: matches copied out of GPU memory */
-	CUdeviceptr d_ctr, d_flows, d_filter, d_frags;
+	CUdeviceptr d_flows, d_filter, d_frags;
 	uint32_t frag_capacity;
-	size_t match_off, data_off, slot_bytes;
+	uint8_t *pinned;         /* staged: the slots' data areas; device: their copy-out areas */
 	uint32_t n_slots, next, oldest, n_inflight;
+	uint64_t clk_t;          /* when the clock model was last measured */
 	struct gpu_slot *slots;
 };
 
@@ -78,86 +85,69 @@ static void
 gpu_fini(struct cap_engine *e)
 {
 	struct gpu_priv *p = e->priv;
-	uint32_t i, k;
+	uint32_t i;
 
 	if (p == NULL)
 		return;
 	if (p->ctx != NULL)
 		gpudp_cu->cuCtxSetCurrent(p->ctx);
-	if (p->stream != NULL)
-		gpudp_cu->cuStreamSynchronize(p->stream);
-	if (p->copy_stream != NULL)
+	/* waits for everything submitted: no kernel reads a packet after this */
+	gpudp_handoff_destroy(p->ho);
+	if (p->copy_stream != NULL) {
 		gpudp_cu->cuStreamSynchronize(p->copy_stream);
+		gpudp_cu->cuStreamDestroy(p->copy_stream);
+	}
 	for (i = 0; p->slots != NULL && i < p->n_slots; i++) {
 		struct gpu_slot *s = &p->slots[i];
 
 		/* a failed engine: the owners go back all the same */
-		if (s->inflight && s->b.inplace && s->b.owner != NULL)
+		if (s->hb != NULL && !s->dead && s->b.inplace && s->b.n > 0)
 			e->conf.release(e->conf.done_arg, s->b.owner, s->b.n);
-		free(s->b.owner);
-		free(s->b.view);
-		for (k = 0; k < EV_MAX; k++)
-			if (s->ev[k] != NULL)
-				gpudp_cu->cuEventDestroy(s->ev[k]);
-		if (s->host != NULL)
-			gpudp_cu->cuMemFreeHost(s->host);
-		if (s->dev != 0)
-			gpudp_cu->cuMemFree(s->dev);
+		cap_batch_arrays_free(&s->b, 0);
 	}
 	free(p->slots);
-	if (p->d_ctr != 0)
-		gpudp_cu->cuMemFree(p->d_ctr);
+	if (p->pinned != NULL)
+		gpudp_cu->cuMemFreeHost(p->pinned);
 	if (p->d_flows != 0)
 		gpudp_cu->cuMemFree(p->d_flows);
 	if (p->d_filter != 0)
 		gpudp_cu->cuMemFree(p->d_filter);
 	if (p->d_frags != 0)
 		gpudp_cu->cuMemFree(p->d_frags);
-	if (p->stream != NULL)
-		gpudp_cu->cuStreamDestroy(p->stream);
-	if (p->copy_stream != NULL)
-		gpudp_cu->cuStreamDestroy(p->copy_stream);
-	if (p->mod != NULL)
-		gpudp_cu->cuModuleUnload(p->mod);
-	if (p->ctx != NULL)
+	if (p->retained)
 		gpudp_cu->cuDevicePrimaryCtxRelease(p->dev);
 	free(p);
 	e->priv = NULL;
 }
 
+/* the context: the caller's (gpudev's), or the GPU's primary one */
 static int
-gpu_setup(struct cap_engine *e)
+gpu_context(struct cap_engine *e)
 {
 	struct gpu_priv *p = e->priv;
-	size_t flows_bytes = sizeof(struct gpudp_flow_slot) * (size_t)e->conf.flow_capacity;
-	size_t frags_bytes;
 	char name[64], bus[32];
-	size_t host_bytes;
-	uint32_t i, k;
-	int n_dev = 0, rc;
+	int n_dev = 0;
 
-	CU(e, gpudp_cu->cuDeviceGetCount(&n_dev));
-	if (e->conf.gpu_device < 0 || e->conf.gpu_device >= n_dev) {
-		snprintf(e->err, sizeof(e->err), "GPU %d does not exist (%d GPU%s found)",
-			 e->conf.gpu_device, n_dev, n_dev == 1 ? "" : "s");
-		return -ENODEV;
+	if (e->conf.cu_ctx != 0) {
+		p->ctx = (CUcontext)(uintptr_t)e->conf.cu_ctx;
+		CU(e, gpudp_cu->cuCtxSetCurrent(p->ctx));
+		CU(e, gpudp_cu->cuCtxGetDevice(&p->dev));
+	} else {
+		CU(e, gpudp_cu->cuDeviceGetCount(&n_dev));
+		if (e->conf.gpu_device < 0 || e->conf.gpu_device >= n_dev) {
+			snprintf(e->err, sizeof(e->err), "GPU %d does not exist (%d GPU%s found)",
+				 e->conf.gpu_device, n_dev, n_dev == 1 ? "" : "s");
+			return -ENODEV;
+		}
+		CU(e, gpudp_cu->cuDeviceGet(&p->dev, e->conf.gpu_device));
+		CU(e, gpudp_cu->cuDevicePrimaryCtxRetain(&p->ctx, p->dev));
+		p->retained = 1;
+		CU(e, gpudp_cu->cuCtxSetCurrent(p->ctx));
 	}
-	CU(e, gpudp_cu->cuDeviceGet(&p->dev, e->conf.gpu_device));
-	CU(e, gpudp_cu->cuDevicePrimaryCtxRetain(&p->ctx, p->dev));
-	CU(e, gpudp_cu->cuCtxSetCurrent(p->ctx));
 	CU(e, gpudp_cu->cuDeviceGetName(name, sizeof(name), p->dev));
 	if (gpudp_cu->cuDeviceGetPCIBusId(bus, sizeof(bus), p->dev) != CUDA_SUCCESS)
 		snprintf(bus, sizeof(bus), "?");
-	snprintf(e->st.device, sizeof(e->st.device), "GPU %d: %s (%s)",
-		 e->conf.gpu_device, name, bus);
-	rc = gpudp_cuda_module_load_image(&gpudp_analysis_image_capture, &p->mod);
-	if (rc != 0) {
-		snprintf(e->err, sizeof(e->err), "cannot load the capture kernels: %s",
-			 gpudp_cuda_last_error());
-		return rc;
-	}
-	CU(e, gpudp_cu->cuModuleGetFunction(&p->fn, p->mod, "gpudp_capture_analyse"));
-	CU(e, gpudp_cu->cuModuleGetFunction(&p->fn_ref, p->mod, "gpudp_capture_analyse_ref"));
+	snprintf(e->st.device, sizeof(e->st.device), "GPU %d: %s (%s)", (int)p->dev, name, bus);
 	if (e->conf.mem == CAP_MEM_HOST) {
 		int uva = 0, hostptr = 0;
 
@@ -168,64 +158,128 @@ gpu_setup(struct cap_engine *e)
 		if (!uva || !hostptr) {
 			snprintf(e->err, sizeof(e->err), "GPU %d cannot read registered host "
 				 "memory at its host address (unified addressing %d, host pointer "
-				 "for registered memory %d)", e->conf.gpu_device, uva, hostptr);
+				 "for registered memory %d)", (int)p->dev, uva, hostptr);
 			return -ENOTSUP;
 		}
 	}
-	CU(e, gpudp_cu->cuStreamCreate(&p->stream, CU_STREAM_NON_BLOCKING));
-	if (e->conf.mem == CAP_MEM_DEVICE)
-		CU(e, gpudp_cu->cuStreamCreate(&p->copy_stream, CU_STREAM_NON_BLOCKING));
+	return 0;
+}
 
-	CU(e, gpudp_cu->cuMemAlloc(&p->d_ctr, sizeof(struct gpudp_an_counters)));
-	CU(e, gpudp_cu->cuMemAlloc(&p->d_flows, flows_bytes));
-	CU(e, gpudp_cu->cuMemAlloc(&p->d_filter, sizeof(struct gpudp_filter)));
+/* the analysis tables in GPU memory: the work's parameters */
+static int
+gpu_tables(struct cap_engine *e, struct gpudp_an_work_params *prm)
+{
+	struct gpu_priv *p = e->priv;
+	size_t flows_bytes = sizeof(struct gpudp_flow_slot) * (size_t)e->conf.flow_capacity;
+	size_t frags_bytes;
+
 	p->frag_capacity = gpudp_analysis_frag_capacity(e->conf.flow_capacity);
 	frags_bytes = sizeof(struct gpudp_frag_slot) * (size_t)p->frag_capacity;
+	CU(e, gpudp_cu->cuMemAlloc(&p->d_flows, flows_bytes));
+	CU(e, gpudp_cu->cuMemAlloc(&p->d_filter, sizeof(struct gpudp_filter)));
 	CU(e, gpudp_cu->cuMemAlloc(&p->d_frags, frags_bytes));
-	CU(e, gpudp_cu->cuMemsetD8(p->d_ctr, 0, sizeof(struct gpudp_an_counters)));
 	CU(e, gpudp_cu->cuMemsetD8(p->d_flows, 0, flows_bytes));
 	CU(e, gpudp_cu->cuMemsetD8(p->d_frags, 0, frags_bytes));
 	CU(e, gpudp_cu->cuMemcpyHtoD(p->d_filter, &e->conf.filter, sizeof(struct gpudp_filter)));
+	memset(prm, 0, sizeof(*prm));
+	prm->flows = p->d_flows;
+	prm->frags = p->d_frags;
+	prm->filter = p->d_filter;
+	prm->flow_mask = e->conf.flow_capacity - 1;
+	prm->frag_mask = p->frag_capacity - 1;
+	return 0;
+}
 
-	p->match_off = sizeof(struct gpudp_an_pkt_desc) * (size_t)e->conf.batch_pkts;
-	p->data_off = (p->match_off + 4 * (size_t)((e->conf.batch_pkts + 31) / 32) + 255) &
-		      ~(size_t)255;
-	/* in place, device memory: the data area takes the matches copied out */
-	host_bytes = p->data_off + (e->conf.mem == CAP_MEM_HOST ? 0 : e->conf.batch_bytes);
-	p->slot_bytes = e->conf.mem == CAP_MEM_STAGED ? host_bytes : p->data_off;
+/* the handoff that runs the work: staged or launch mode, one burst per batch */
+static int
+gpu_handoff(struct cap_engine *e, const struct gpudp_an_work_params *prm, uint32_t data_cap)
+{
+	struct gpu_priv *p = e->priv;
+	const struct gpudp_work *w = gpudp_analysis_work();
+	struct gpudp_handoff_conf hc = {
+		.name = "capture",
+		.mode = e->conf.mem == CAP_MEM_STAGED ? GPUDP_HO_STAGED : GPUDP_HO_LAUNCH,
+		.work = w, .params = prm, .meta = 1,
+		.ring_size = (uint32_t)rte_align32pow2(RTE_MAX(e->conf.inflight, 2u)),
+		.burst_max = e->conf.batch_pkts,
+		/* a packet may fill the batch; each takes its bytes rounded up
+		 * to 64 in the staging area */
+		.stage_bytes = RTE_MAX(data_cap, 64u),
+		.stage_burst_bytes = data_cap + e->conf.batch_pkts * 64,
+		.stage_gpu_copy = 1,
+		.cu_ctx = (uint64_t)(uintptr_t)p->ctx,
+		.lat_sample = 1,
+	};
+
+	if (w == NULL) {
+		snprintf(e->err, sizeof(e->err), "cannot register the analysis work");
+		return -EINVAL;
+	}
+	p->ho = gpudp_handoff_create(&hc);
+	if (p->ho == NULL) {
+		snprintf(e->err, sizeof(e->err), "cannot create the handoff (mode %s): %s",
+			 gpudp_ho_mode_name(hc.mode), rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	p->clk_t = gpudp_ho_now_ns();
+	if (gpudp_handoff_start(p->ho) != 0) {
+		snprintf(e->err, sizeof(e->err), "cannot start the handoff");
+		return -EIO;
+	}
+	return 0;
+}
+
+static int
+gpu_setup(struct cap_engine *e)
+{
+	struct gpu_priv *p = e->priv;
+	struct gpudp_an_work_params prm;
+	/* the staging area of a burst holds the batch's bytes, each packet
+	 * rounded up to 64 */
+	uint32_t data_cap = (uint32_t)RTE_MIN((uint64_t)e->conf.batch_bytes,
+					      GPUDP_HO_STAGE_MAX - 64ull * e->conf.batch_pkts);
+	uint32_t i;
+	int rc;
+
+	if (e->conf.batch_pkts > GPUDP_HO_BATCH_MAX || data_cap < 64) {
+		snprintf(e->err, sizeof(e->err), "batches of %u packets: at most %u on the GPU",
+			 e->conf.batch_pkts, GPUDP_HO_BATCH_MAX);
+		return -EINVAL;
+	}
+	rc = gpu_context(e);
+	if (rc == 0)
+		rc = gpu_tables(e, &prm);
+	if (rc == 0 && e->conf.mem == CAP_MEM_DEVICE)
+		CU(e, gpudp_cu->cuStreamCreate(&p->copy_stream, CU_STREAM_NON_BLOCKING));
+	if (rc != 0)
+		return rc;
 	p->n_slots = e->conf.inflight;
 	p->slots = calloc(p->n_slots, sizeof(*p->slots));
 	if (p->slots == NULL) {
 		snprintf(e->err, sizeof(e->err), "out of memory");
 		return -ENOMEM;
 	}
+	/* staged: the packets, read by the handoff's gather kernel; device
+	 * in place: the matches copied out */
+	if (e->conf.mem != CAP_MEM_HOST)
+		CU(e, gpudp_cu->cuMemAllocHost((void **)&p->pinned,
+					       (size_t)p->n_slots * data_cap));
 	for (i = 0; i < p->n_slots; i++) {
 		struct gpu_slot *s = &p->slots[i];
+		struct cap_engine_conf c = e->conf;
 
-		CU(e, gpudp_cu->cuMemAllocHost((void **)&s->host, host_bytes));
-		CU(e, gpudp_cu->cuMemAlloc(&s->dev, p->slot_bytes));
-		for (k = 0; k < EV_MAX; k++)
-			CU(e, gpudp_cu->cuEventCreate(&s->ev[k], CU_EVENT_DEFAULT));
-		s->b.match = (uint32_t *)(s->host + p->match_off);
-		if (e->conf.mem == CAP_MEM_STAGED) {
-			s->b.desc = (struct gpudp_an_pkt_desc *)s->host;
-			s->b.data = s->host + p->data_off;
-		} else {
-			s->b.inplace = 1;
-			s->b.ref = (struct gpudp_an_pkt_ref *)s->host;
-			s->b.data = e->conf.mem == CAP_MEM_DEVICE ? s->host + p->data_off : NULL;
-			s->b.owner = calloc(e->conf.batch_pkts, sizeof(*s->b.owner));
-			s->b.view = calloc(e->conf.batch_pkts, sizeof(*s->b.view));
-			if (s->b.owner == NULL || s->b.view == NULL) {
-				snprintf(e->err, sizeof(e->err), "out of memory");
-				return -ENOMEM;
-			}
+		uint8_t *data = p->pinned != NULL ? p->pinned + (size_t)i * data_cap : NULL;
+
+		c.batch_bytes = data_cap;
+		if (cap_batch_arrays_alloc(&s->b, &c, data) != 0) {
+			snprintf(e->err, sizeof(e->err), "out of memory");
+			return -ENOMEM;
 		}
-		s->b.max_pkts = e->conf.batch_pkts;
-		s->b.data_cap = e->conf.batch_bytes;
+		s->b.data = data;
+		s->b.data_cap = data_cap;
 		s->b.slot = i;
 	}
-	return 0;
+	return gpu_handoff(e, &prm, data_cap);
 }
 
 static int
@@ -251,11 +305,10 @@ gpu_init(struct cap_engine *e, char *err, size_t errlen)
 }
 
 /*
- * In place, a finished slot (its end event already waited for): the host
- * view of each packet. Host memory: the packet itself. Device memory: only
- * the matching packets, copied into the slot's host area (the CPU never
- * reads the rest) on the copy stream, so that only that copy is waited for,
- * not the batches queued on the kernel stream behind it.
+ * In place, a finished slot: the host view of each packet. Host memory:
+ * the packet itself. Device memory: only the matching packets, copied into
+ * the slot's host area (the CPU never reads the rest) on the copy stream,
+ * so that only that copy is waited for, not the batches queued behind it.
  */
 static int
 inplace_views(struct cap_engine *e, struct gpu_slot *s)
@@ -286,38 +339,72 @@ inplace_views(struct cap_engine *e, struct gpu_slot *s)
 	return 0;
 }
 
-/* Wait for the oldest in-flight slot, account it, run its callback. */
+/* the filter's verdicts as the batch's match bitmap */
+static void
+match_bitmap(struct cap_batch *b, const struct gpudp_ho_burst *hb)
+{
+	uint32_t i, words = (b->n + 31) / 32;
+
+	b->n_match = hb->n_pass;
+	if (hb->n_pass == hb->n) {  /* every packet matched: no verdict was written */
+		memset(b->match, 0xff, words * sizeof(uint32_t));
+		if (b->n % 32 != 0)
+			b->match[words - 1] = (1u << (b->n % 32)) - 1;
+		return;
+	}
+	memset(b->match, 0, words * sizeof(uint32_t));
+	if (hb->n_pass == 0)
+		return;
+	for (i = 0; i < b->n; i++)
+		if (hb->verdict[i] == GPUDP_WORK_PASS)
+			b->match[i / 32] |= 1u << (i % 32);
+}
+
+/* Wait for the oldest in-flight batch, run its callbacks, free its slot. */
 static int
 gpu_complete_oldest(struct cap_engine *e)
 {
 	struct gpu_priv *p = e->priv;
 	struct gpu_slot *s = &p->slots[p->oldest];
-	float total = 0, kern = 0;
-	uint32_t w;
+	struct gpudp_ho_burst *hb;
+	uint64_t now;
 
-	CU(e, gpudp_cu->cuEventSynchronize(s->ev[EV_END]));
-	if (gpudp_cu->cuEventElapsedTime(&total, s->ev[EV_START], s->ev[EV_END]) == CUDA_SUCCESS)
-		e->st.busy_ms += total;
-	if (gpudp_cu->cuEventElapsedTime(&kern, s->ev[EV_KSTART], s->ev[EV_KEND]) == CUDA_SUCCESS)
-		e->st.kernel_ms += kern;
-	s->b.n_match = 0;
-	for (w = 0; w < (s->b.n + 31) / 32; w++)
-		s->b.n_match += (uint32_t)__builtin_popcount(s->b.match[w]);
-	if (s->b.inplace) {
-		int rc = inplace_views(e, s);
-
-		if (rc != 0)
-			return rc;
+	while ((hb = gpudp_handoff_completed(p->ho)) == NULL)
+		rte_pause();
+	if (hb != s->hb) {
+		snprintf(e->err, sizeof(e->err), "the handoff completed batches out of order");
+		return -EIO;
 	}
-	if (e->conf.done != NULL)
-		e->conf.done(e->conf.done_arg, &s->b);
-	/* the kernel that read these buffers is complete: give them back */
-	if (s->b.inplace)
-		e->conf.release(e->conf.done_arg, s->b.owner, s->b.n);
-	s->inflight = 0;
+	if (!s->dead && gpudp_handoff_failed(p->ho) != 0) {
+		snprintf(e->err, sizeof(e->err), "%s", gpudp_handoff_error(p->ho));
+		return -EIO;
+	}
+	if (!s->dead) {
+		match_bitmap(&s->b, hb);
+		if (s->b.inplace) {
+			int rc = inplace_views(e, s);
+
+			if (rc != 0)
+				return rc;
+		}
+		if (e->conf.done != NULL)
+			e->conf.done(e->conf.done_arg, &s->b);
+		/* the kernel that read these buffers is complete: give them back */
+		if (s->b.inplace)
+			e->conf.release(e->conf.done_arg, s->b.owner, s->b.n);
+	}
+	gpudp_handoff_release(p->ho, hb);
+	s->hb = NULL;
+	s->dead = 0;
 	s->b.n = 0;
 	p->oldest = (p->oldest + 1) % p->n_slots;
 	p->n_inflight--;
+	now = gpudp_ho_now_ns();
+	if (now - p->clk_t >= CLOCK_SYNC_NS) {
+		/* the GPU clock drifts from the CPU's: busy_ms maps one onto the other */
+		gpudp_handoff_clock_sync(p->ho);
+		p->clk_t = now;
+	}
 	return 0;
 }
 
@@ -327,7 +414,7 @@ gpu_get_batch(struct cap_engine *e)
 	struct gpu_priv *p = e->priv;
 	struct gpu_slot *s = &p->slots[p->next];
 
-	if (s->inflight && gpu_complete_oldest(e) != 0)
+	if (s->hb != NULL && gpu_complete_oldest(e) != 0)
 		return NULL;
 	s->b.n = 0;
 	s->b.data_used = 0;
@@ -337,79 +424,77 @@ gpu_get_batch(struct cap_engine *e)
 }
 
 /*
- * Staged: descriptors, the zeroed match bitmap and the packet bytes go to
- * the GPU, then the kernel. In place (b->inplace): references only, and
- * the kernel reads each payload where the PMD put it. The bitmap comes back.
- */
-static int
-gpu_enqueue(struct cap_engine *e, struct cap_batch *b)
-{
-	struct gpu_priv *p = e->priv;
-	struct gpu_slot *s = &p->slots[b->slot];
-	struct gpudp_an_kernel_args args;
-	void *params[] = { &args };
-	size_t words = 4 * (size_t)((b->n + 31) / 32);
-	size_t dsz = b->inplace ? sizeof(struct gpudp_an_pkt_ref) :
-				  sizeof(struct gpudp_an_pkt_desc);
-	size_t data = b->inplace ? 0 : b->data_used;
-
-	if (b->n == 0)
-		return 0;
-	if (b != &s->b || b->slot != p->next) {
-		snprintf(e->err, sizeof(e->err), "batch submitted out of order");
-		return -EINVAL;
-	}
-	memset(b->match, 0, words);
-	CU(e, gpudp_cu->cuCtxSetCurrent(p->ctx));
-	CU(e, gpudp_cu->cuEventRecord(s->ev[EV_START], p->stream));
-	CU(e, gpudp_cu->cuMemcpyHtoDAsync(s->dev, s->host, dsz * b->n, p->stream));
-	CU(e, gpudp_cu->cuMemcpyHtoDAsync(s->dev + p->match_off, s->host + p->match_off, words,
-					  p->stream));
-	if (data > 0)
-		CU(e, gpudp_cu->cuMemcpyHtoDAsync(s->dev + p->data_off, s->host + p->data_off,
-						  data, p->stream));
-	memset(&args, 0, sizeof(args));
-	args.ctr = p->d_ctr;
-	args.flows = p->d_flows;
-	args.filter = p->d_filter;
-	args.desc = s->dev;
-	args.data = b->inplace ? 0 : s->dev + p->data_off;
-	args.match = s->dev + p->match_off;
-	args.flow_mask = e->conf.flow_capacity - 1;
-	args.n = b->n;
-	args.frags = p->d_frags;
-	args.frag_mask = p->frag_capacity - 1;
-	CU(e, gpudp_cu->cuEventRecord(s->ev[EV_KSTART], p->stream));
-	CU(e, gpudp_cu->cuLaunchKernel(b->inplace ? p->fn_ref : p->fn, (b->n + 255) / 256, 1, 1,
-				       256, 1, 1, 0, p->stream, params, NULL));
-	CU(e, gpudp_cu->cuEventRecord(s->ev[EV_KEND], p->stream));
-	CU(e, gpudp_cu->cuMemcpyDtoHAsync(s->host + p->match_off, s->dev + p->match_off, words,
-					  p->stream));
-	CU(e, gpudp_cu->cuEventRecord(s->ev[EV_END], p->stream));
-	s->inflight = 1;
-	p->n_inflight++;
-	p->next = (p->next + 1) % p->n_slots;
-	e->st.pkts += b->n;
-	e->st.bytes += b->cap_bytes;
-	e->st.copy_bytes += dsz * b->n + words + data;
-	e->st.batches++;
-	return 0;
-}
-
-/*
- * A failed submit leaves the batch not in flight, so the caller gives its
- * buffers back (in place: frees the mbufs): first wait for whatever was
- * already queued for it (copies, the kernel reading the mbufs).
+ * Describe the batch's packets to a handoff burst and submit it. A failed
+ * submission leaves nothing on the GPU that reads the packets (the handoff
+ * drains what it had queued for the burst) and the caller gives them back;
+ * the burst still completes, as an error, and is skipped then.
  */
 static int
 gpu_submit(struct cap_engine *e, struct cap_batch *b)
 {
 	struct gpu_priv *p = e->priv;
-	int rc = gpu_enqueue(e, b);
+	struct gpu_slot *s = &p->slots[b->slot];
+	struct gpudp_ho_burst *hb;
+	uint32_t i;
+	int rc;
 
-	if (rc == -EIO)
-		gpudp_cu->cuStreamSynchronize(p->stream);
-	return rc;
+	if (b->n == 0)
+		return 0;
+	if (b != &s->b || b->slot != p->next || s->hb != NULL) {
+		snprintf(e->err, sizeof(e->err), "batch submitted out of order");
+		return -EINVAL;
+	}
+	hb = gpudp_handoff_acquire(p->ho);
+	if (hb == NULL) {
+		snprintf(e->err, sizeof(e->err), "no free handoff slot");
+		return -EIO;
+	}
+	for (i = 0; i < b->n; i++) {
+		struct gpudp_work_meta *m = &hb->meta[i];
+
+		if (b->inplace) {
+			const struct gpudp_an_pkt_ref *r = &b->ref[i];
+
+			gpudp_ho_burst_add(hb, (void *)(uintptr_t)r->addr, r->caplen, NULL);
+			m->ts_ns = r->ts_ns;
+			m->wire_len = r->wirelen;
+		} else {
+			const struct gpudp_an_pkt_desc *d = &b->desc[i];
+
+			gpudp_ho_burst_add(hb, b->data + d->off, d->caplen, NULL);
+			m->ts_ns = d->ts_ns;
+			m->wire_len = d->wirelen;
+		}
+		m->mark = 0;
+	}
+	rc = gpudp_handoff_submit(p->ho, hb);
+	s->hb = hb;
+	p->n_inflight++;
+	p->next = (p->next + 1) % p->n_slots;
+	if (rc != 0) {
+		s->dead = 1;
+		snprintf(e->err, sizeof(e->err), "the GPU submission of a batch failed: %s",
+			 gpudp_handoff_error(p->ho));
+		return -EIO;
+	}
+	e->st.pkts += b->n;
+	e->st.bytes += b->cap_bytes;
+	e->st.copy_bytes += DESC_BYTES * b->n + (b->inplace ? 0 : b->data_used);
+	e->st.batches++;
+	return 0;
+}
+
+/* busy and kernel time from the handoff's histograms (every batch is timed) */
+static void
+gpu_times(struct cap_engine *e)
+{
+	struct gpu_priv *p = e->priv;
+	struct gpudp_handoff_stats hs;
+
+	gpudp_handoff_stats_get(p->ho, &hs);
+	e->st.busy_ms = (double)hs.lat_kend.sum_ns / 1e6;
+	e->st.kernel_ms = (double)(hs.lat_kend.sum_ns - RTE_MIN(hs.lat_kstart.sum_ns,
+								  hs.lat_kend.sum_ns)) / 1e6;
 }
 
 static int
@@ -423,6 +508,7 @@ gpu_flush(struct cap_engine *e)
 		if (rc != 0)
 			return rc;
 	}
+	gpu_times(e);
 	return 0;
 }
 
@@ -442,6 +528,7 @@ static int
 gpu_collect(struct cap_engine *e, struct gpudp_analysis *out)
 {
 	struct gpu_priv *p = e->priv;
+	struct gpudp_handoff_stats hs;
 	struct gpudp_an_counters ctr;
 	struct gpudp_flow_slot *flows;
 	struct gpudp_frag_slot *frags;
@@ -450,6 +537,8 @@ gpu_collect(struct cap_engine *e, struct gpudp_analysis *out)
 
 	if (rc != 0)
 		return rc;
+	gpudp_handoff_stats_get(p->ho, &hs);
+	memcpy(&ctr, hs.counters, sizeof(ctr));
 	flows = malloc(n * sizeof(*flows));
 	frags = malloc(nd * sizeof(*frags));
 	if (flows == NULL || frags == NULL) {
@@ -457,7 +546,7 @@ gpu_collect(struct cap_engine *e, struct gpudp_analysis *out)
 		free(frags);
 		return -ENOMEM;
 	}
-	if (gpudp_cu->cuMemcpyDtoH(&ctr, p->d_ctr, sizeof(ctr)) != CUDA_SUCCESS ||
+	if (gpudp_cu->cuCtxSetCurrent(p->ctx) != CUDA_SUCCESS ||
 	    gpudp_cu->cuMemcpyDtoH(flows, p->d_flows, n * sizeof(*flows)) != CUDA_SUCCESS ||
 	    gpudp_cu->cuMemcpyDtoH(frags, p->d_frags, nd * sizeof(*frags)) != CUDA_SUCCESS) {
 		snprintf(e->err, sizeof(e->err), "reading the GPU results failed");

@@ -210,34 +210,15 @@ struct gpudp_an_pkt_desc {
 /**
  * Descriptor of one packet analysed in place, where the NIC or PMD put it
  * (gpudp-capture's pinned and device memory types): no batch data area,
- * the address is absolute. For the kernel gpudp_capture_analyse_ref it is
- * an address the GPU can read (device memory, or registered host memory
- * through unified addressing); on the CPU, one the CPU can read.
+ * the address is absolute. For the GPU it is an address the GPU can read
+ * (device memory, or registered host memory through unified addressing);
+ * on the CPU, one the CPU can read.
  */
 struct gpudp_an_pkt_ref {
 	uint64_t addr;    /**< first byte of the Ethernet header */
 	uint32_t caplen;  /**< bytes present at addr */
 	uint32_t wirelen; /**< original length on the wire (>= caplen) */
 	uint64_t ts_ns;   /**< capture timestamp, ns since the epoch (0 if unknown) */
-};
-
-/**
- * Argument of the kernel gpudp_capture_analyse (lib/analysis/capture.cu),
- * passed by value. Pointers are device addresses (CUdeviceptr).
- */
-struct gpudp_an_kernel_args {
-	uint64_t ctr;     /**< struct gpudp_an_counters, accumulated over batches */
-	uint64_t flows;   /**< struct gpudp_flow_slot[flow_mask + 1] */
-	uint64_t filter;  /**< struct gpudp_filter */
-	uint64_t desc;    /**< struct gpudp_an_pkt_desc[n] of this batch
-	                       (gpudp_capture_analyse_ref: struct gpudp_an_pkt_ref[n]) */
-	uint64_t data;    /**< the batch data area (unused by gpudp_capture_analyse_ref) */
-	uint64_t match;   /**< uint32_t[(n + 31) / 32], zeroed by the kernel's caller */
-	uint32_t flow_mask;
-	uint32_t n;       /**< packets in the batch */
-	uint64_t frags;   /**< struct gpudp_frag_slot[frag_mask + 1] */
-	uint32_t frag_mask;
-	uint32_t pad;
 };
 
 #ifdef __cplusplus

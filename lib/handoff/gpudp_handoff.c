@@ -228,7 +228,7 @@ cpu_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 		.xaddr = b->xaddr, .xlen = b->xlen, .params = h->params,
 		.verdict = v, .result = (uint8_t *)(uintptr_t)b->result,
 		.result_size = b->result_size, .n_reasons = h->work->n_reasons,
-		.counters = (uint64_t *)(uintptr_t)b->counters,
+		.counters = (uint64_t *)(uintptr_t)b->counters, .meta = b->meta,
 	};
 
 	c->t_kstart = cpu_kstart(b);
@@ -301,8 +301,11 @@ conf_fill(struct gpudp_handoff_conf *c)
 		       c->ring_size, GPUDP_HO_RING_MAX);
 		return -EINVAL;
 	}
-	if (c->burst_max > GPUDP_HO_BURST_MAX) {
-		HO_LOG(ERR, "burst %u: want 1..%u\n", c->burst_max, GPUDP_HO_BURST_MAX);
+	if (c->burst_max > (c->mode == GPUDP_HO_PERSISTENT ? GPUDP_HO_BURST_MAX :
+			    GPUDP_HO_BATCH_MAX)) {
+		HO_LOG(ERR, "burst %u: want 1..%u in mode %s\n", c->burst_max,
+		       c->mode == GPUDP_HO_PERSISTENT ? GPUDP_HO_BURST_MAX : GPUDP_HO_BATCH_MAX,
+		       mode_names[c->mode]);
 		return -EINVAL;
 	}
 	if (c->threads < 32 || c->threads > 1024 || c->threads % 32 != 0) {
@@ -329,8 +332,18 @@ conf_fill(struct gpudp_handoff_conf *c)
 		       c->lat_sample, GPUDP_HO_RING_MAX);
 		return -EINVAL;
 	}
-	if (c->stage_bytes < 64 || c->stage_bytes > 65535) {
-		HO_LOG(ERR, "stage bytes %u: want 64..65535\n", c->stage_bytes);
+	if (c->stage_bytes < 64 || c->stage_bytes > GPUDP_HO_STAGE_MAX) {
+		HO_LOG(ERR, "stage bytes %u: want 64..%u\n", c->stage_bytes, GPUDP_HO_STAGE_MAX);
+		return -EINVAL;
+	}
+	if (c->stage_burst_bytes == 0 &&
+	    (uint64_t)c->burst_max * RTE_ALIGN_CEIL((uint64_t)c->stage_bytes, 64) <=
+	    GPUDP_HO_STAGE_MAX)
+		c->stage_burst_bytes = c->burst_max * RTE_ALIGN_CEIL(c->stage_bytes, 64);
+	if (c->stage_burst_bytes < 64 || c->stage_burst_bytes > GPUDP_HO_STAGE_MAX) {
+		HO_LOG(ERR, "stage bytes per burst %u (burst %u x stage bytes %u): want "
+		       "64..%u\n", c->stage_burst_bytes, c->burst_max, c->stage_bytes,
+		       GPUDP_HO_STAGE_MAX);
 		return -EINVAL;
 	}
 	return 0;
@@ -342,7 +355,8 @@ shared_alloc(struct gpudp_handoff *h)
 	size_t r = h->conf.ring_size, bm = h->conf.burst_max, off = 0;
 	size_t nd = h->ops->own_desc ? 0 : r * bm;  /* descriptors here */
 	size_t nx = h->conf.segs > 1 ? r * bm * (h->conf.segs - 1) : 0;
-	size_t o_ctl, o_addr, o_len, o_verdict, o_result, o_cnt, o_xaddr, o_xlen, o_quit;
+	size_t nm = h->conf.meta ? r * bm : 0;
+	size_t o_ctl, o_addr, o_len, o_verdict, o_result, o_cnt, o_xaddr, o_xlen, o_meta, o_quit;
 
 #define HO_PLACE(o, bytes) do { o = off; off = RTE_ALIGN_CEIL(off + (bytes), 64); } while (0)
 	HO_PLACE(o_ctl, r * sizeof(struct gpudp_ho_ctl));
@@ -353,6 +367,7 @@ shared_alloc(struct gpudp_handoff *h)
 	HO_PLACE(o_cnt, r * GPUDP_WORK_COUNTERS_MAX * sizeof(uint64_t));
 	HO_PLACE(o_xaddr, nx * sizeof(uint64_t));
 	HO_PLACE(o_xlen, nx * sizeof(uint32_t));
+	HO_PLACE(o_meta, nm * sizeof(struct gpudp_work_meta));
 	HO_PLACE(o_quit, 64);
 #undef HO_PLACE
 	h->shared_len = RTE_ALIGN_CEIL(off, 4096);
@@ -368,6 +383,7 @@ shared_alloc(struct gpudp_handoff *h)
 	h->counters = (uint64_t *)((char *)h->shared + o_cnt);
 	h->xaddr = nx != 0 ? (uint64_t *)((char *)h->shared + o_xaddr) : NULL;
 	h->xlen = nx != 0 ? (uint32_t *)((char *)h->shared + o_xlen) : NULL;
+	h->meta = nm != 0 ? (struct gpudp_work_meta *)((char *)h->shared + o_meta) : NULL;
 	h->quit = (uint32_t *)((char *)h->shared + o_quit);
 	return 0;
 }
@@ -416,7 +432,12 @@ gpudp_handoff_create(const struct gpudp_handoff_conf *conf)
 	{
 		char err[256];
 
-		ret = gpudp_work_params(h->work, h->conf.work_arg, h->params, err, sizeof(err));
+		if (h->conf.params != NULL)
+			memcpy(h->params, h->conf.params, h->work->params_size);
+		else
+			ret = gpudp_work_params(h->work, h->conf.work_arg, h->params, err,
+						sizeof(err));
+		h->conf.params = NULL;  /* the caller's: not kept */
 		if (ret != 0) {
 			HO_LOG(ERR, "%s: %s\n", h->conf.name, err);
 			ret = -EINVAL;
@@ -453,6 +474,7 @@ gpudp_handoff_create(const struct gpudp_handoff_conf *conf)
 		b->result = h->result != NULL ? h->result + (size_t)s * bm * b->result_size : NULL;
 		b->counters = h->counters + (size_t)s * GPUDP_WORK_COUNTERS_MAX;
 		b->segs = h->conf.segs;
+		b->meta = h->meta != NULL ? h->meta + (size_t)s * bm : NULL;
 		if (b->segs > 1) {
 			b->xaddr = h->xaddr + (size_t)s * bm * (b->segs - 1);
 			b->xlen = h->xlen + (size_t)s * bm * (b->segs - 1);
@@ -771,6 +793,12 @@ int
 gpudp_handoff_failed(const struct gpudp_handoff *h)
 {
 	return __atomic_load_n(&h->failed, __ATOMIC_RELAXED) ? -EIO : 0;
+}
+
+const char *
+gpudp_handoff_error(const struct gpudp_handoff *h)
+{
+	return h->err;
 }
 
 const struct gpudp_work *

@@ -78,8 +78,15 @@ enum gpudp_ho_mode {
 	GPUDP_HO_MODE_MAX
 };
 
-/** Largest burst a handoff accepts. */
+/** Largest burst of the persistent mode, and of a forwarding pipeline. */
 #define GPUDP_HO_BURST_MAX GPUDP_HO_BURST_MAX_DEV
+/**
+ * Largest burst of the other modes (none, cpu, launch, graph, staged): a
+ * batch of a capture analysis; the GPU spreads it over several blocks.
+ */
+#define GPUDP_HO_BATCH_MAX (1u << 20)
+/** Largest staged packet, and staging area per burst (stage_bytes, stage_burst_bytes). */
+#define GPUDP_HO_STAGE_MAX (1u << 30)
 /** Largest ring. */
 #define GPUDP_HO_RING_MAX 65536
 /** Largest persistent-mode poll interval (ns). */
@@ -92,12 +99,21 @@ struct gpudp_handoff_conf {
 	const struct gpudp_work *work; /**< the work (gpudp_work_find(), gpudp_work_load());
 					*   NULL: the built-in macswap */
 	const char *work_arg;       /**< the work's argument (its init parses it), or NULL */
+	const void *params;         /**< the work's parameter block itself (params_size
+				     *   bytes, copied), for a caller that builds it (e.g.
+				     *   device addresses of its tables): work_arg and the
+				     *   work's init are not used then. NULL: from work_arg */
+	int meta;                   /**< 1: each packet carries a struct gpudp_work_meta
+				     *   (gpudp_ho_burst.meta) that the work sees as
+				     *   gpudp_work_pkt.meta; 0: none (meta is NULL) */
 	uint32_t segs;              /**< segments described per packet, 1..GPUDP_WORK_SEGS_MAX
 				     *   (1): gpudp_ho_burst_seg() describes segments 1..segs-1
 				     *   (header/data split). staged mode copies the first
 				     *   segment only: the others must be GPU-readable */
 	uint32_t ring_size;         /**< in-flight bursts, power of two 2..65536 (64) */
-	uint32_t burst_max;         /**< packets per burst 1..4096 (1024) */
+	uint32_t burst_max;         /**< packets per burst, 1..GPUDP_HO_BURST_MAX (4096) in
+				     *   persistent mode, 1..GPUDP_HO_BATCH_MAX in the others
+				     *   (1024) */
 	uint32_t threads;           /**< GPU threads per block, 32..1024, multiple of 32 (256) */
 	uint32_t graph_batch;       /**< graph: bursts per graph, divides ring_size (8) */
 	uint32_t persistent_blocks; /**< persistent: resident worker blocks, <= ring_size
@@ -105,7 +121,15 @@ struct gpudp_handoff_conf {
 				     *   one more block dispatches */
 	uint32_t poll_ns;           /**< persistent: GPU sleep after a round of polls that
 				     *   found no burst ready, 0..100000 ns (0: spin) */
-	uint32_t stage_bytes;       /**< staged: most bytes per packet, 64..65535 (2048) */
+	uint32_t stage_bytes;       /**< staged: most bytes per packet, 64..GPUDP_HO_STAGE_MAX
+				     *   (2048); a longer packet is not staged (the work sees
+				     *   an empty first segment) */
+	uint32_t stage_burst_bytes; /**< staged: staging bytes per burst, each packet taking
+				     *   its bytes rounded up to 64, 64..GPUDP_HO_STAGE_MAX;
+				     *   0: burst_max x stage_bytes (rounded up to 64).
+				     *   Packets past it are not staged: a caller with
+				     *   packets of very different sizes (a capture) sets it
+				     *   and ends each burst before it is full */
 	int stage_gpu_copy;         /**< staged: packets are in memory the GPU can address
 				     *   (pinned or CUDA-registered host memory): the copies
 				     *   into and out of the staging buffers run on the GPU
@@ -150,6 +174,9 @@ struct gpudp_ho_burst {
 	const uint64_t *counters; /**< the work's counters for this burst, once completed */
 	uint64_t *xaddr;        /**< segments 1..segs-1 of packet i at [i * (segs - 1) + k - 1] */
 	uint32_t *xlen;         /**< their lengths (0 ends the packet's segments) */
+	struct gpudp_work_meta *meta; /**< conf.meta: packet i's metadata at meta[i],
+				       *   written by the rx thread before submit;
+				       *   NULL otherwise */
 };
 
 /** Monotonic time in ns (CLOCK_MONOTONIC): the clock of every timestamp here. */
@@ -356,6 +383,14 @@ struct gpudp_ho_burst *gpudp_handoff_completed(struct gpudp_handoff *h);
  * @return 0, or the negative errno (-EIO) with the error logged once
  */
 int gpudp_handoff_failed(const struct gpudp_handoff *h);
+
+/**
+ * The last CUDA failure of this handoff, as "call: error" (also logged),
+ * for callers that report errors themselves; "" when none. Read it from
+ * the thread that saw the failure (a failed submit, or a completion after
+ * gpudp_handoff_failed()).
+ */
+const char *gpudp_handoff_error(const struct gpudp_handoff *h);
 
 /** The work the handoff runs. */
 const struct gpudp_work *gpudp_handoff_work(const struct gpudp_handoff *h);

@@ -21,7 +21,12 @@
 extern "C" {
 #endif
 
-/** Largest burst (GPUDP_HO_BURST_MAX of gpudp_handoff.h, for the kernels). */
+/**
+ * Largest burst one GPU block works on alone (GPUDP_HO_BURST_MAX of
+ * gpudp_handoff.h, for the kernels): every burst of the persistent mode,
+ * and a launched burst that fits one block. Larger bursts (up to
+ * GPUDP_HO_BATCH_MAX) are spread over several blocks.
+ */
 #define GPUDP_HO_BURST_MAX_DEV 4096
 
 /**
@@ -120,6 +125,8 @@ struct gpudp_ho_kargs {
 			     *   the packets the staging buffers were copied from; the
 			     *   kernel copies each one's write span back (0 in other
 			     *   modes) */
+	uint64_t meta;      /**< mapped struct gpudp_work_meta[ring_size][burst_max], or 0
+			     *   (no metadata: gpudp_work_pkt.meta is NULL) */
 };
 
 /**

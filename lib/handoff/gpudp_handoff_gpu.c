@@ -80,6 +80,7 @@ static int
 cu_fail(struct gpudp_handoff *h, const char *what, CUresult r)
 {
 	HO_LOG(ERR, "%s: %s: %s\n", h->conf.name, what, gpudp_cuda_errstr(r));
+	snprintf(h->err, sizeof(h->err), "%s: %s", what, gpudp_cuda_errstr(r));
 	return -EIO;
 }
 
@@ -99,12 +100,18 @@ ctx_enter(struct gpudp_handoff *h)
 	return 0;
 }
 
+/*
+ * Blocks for a burst of n: one thread per packet, up to 1024 blocks (a
+ * large batch: 256K packets at 256 threads; beyond that each thread takes
+ * several packets). Every block ends with one system fence and its
+ * counters' atomics.
+ */
 static uint32_t
 grid_for(const struct gpudp_handoff *h, uint32_t n)
 {
 	uint32_t g = (n + h->conf.threads - 1) / h->conf.threads;
 
-	return RTE_MAX(1u, RTE_MIN(g, 64u));
+	return RTE_MAX(1u, RTE_MIN(g, 1024u));
 }
 
 static int
@@ -380,6 +387,8 @@ gpu_check(struct gpudp_handoff *h)
 	HO_LOG(ERR, "%s: the GPU failed under work %s (%s): %s; the bursts in flight are "
 	       "dropped as 'error'\n", h->conf.name, h->work->name, gpudp_work_origin(h->work),
 	       gpudp_cuda_errstr(r));
+	snprintf(h->err, sizeof(h->err), "the GPU failed under work %s: %s", h->work->name,
+		 gpudp_cuda_errstr(r));
 	g->persistent_running = 0;  /* it is gone: stop waits for nothing */
 	return -EIO;
 }
@@ -452,6 +461,7 @@ gpu_setup(struct gpudp_handoff *h)
 	h->kargs.counters = DEV(h->counters);
 	h->kargs.xaddr = h->xaddr != NULL ? DEV(h->xaddr) : 0;
 	h->kargs.xlen = h->xlen != NULL ? DEV(h->xlen) : 0;
+	h->kargs.meta = h->meta != NULL ? DEV(h->meta) : 0;
 	h->kargs.quit = DEV(h->quit);
 #undef DEV
 	h->kargs.blocks = g->blocks;
@@ -465,7 +475,13 @@ gpu_setup(struct gpudp_handoff *h)
 	h->kargs.n_counters = h->work->n_counters;
 	h->kargs.wspan = h->work->wspan;
 	h->kargs.poll_ns = h->conf.poll_ns;
-	return gpudp_ho_gpu_clock_sync(h);
+	/* the clock model serves the latency histograms only: without it
+	 * they are off by the clocks' offset, and the handoff still works
+	 * (a GPU that cannot run a kernel fails the first burst) */
+	if (gpudp_ho_gpu_clock_sync(h) != 0)
+		HO_LOG(WARNING, "%s: GPU clock not calibrated: latencies are not mapped onto "
+		       "the CPU's clock\n", h->conf.name);
+	return 0;
 }
 
 /* ---- launch: one kernel per burst, after rx_burst returned it ---- */
@@ -752,9 +768,11 @@ staged_setup(struct gpudp_handoff *h)
 	g = GPU(h);
 	if (gpudp_cu->cuStreamWaitEvent == NULL)
 		return -ENOTSUP;
-	g->stage_slot = (size_t)h->conf.burst_max * RTE_ALIGN_CEIL(h->conf.stage_bytes, 64);
+	g->stage_slot = RTE_ALIGN_CEIL((size_t)h->conf.stage_burst_bytes, 64);
 	total = g->stage_slot * h->conf.ring_size;
-	CU_DO(h, gpudp_cu->cuMemAllocHost((void **)&g->stage_h, total));
+	/* CPU copies go through pinned host staging; GPU copies need none */
+	if (!h->conf.stage_gpu_copy)
+		CU_DO(h, gpudp_cu->cuMemAllocHost((void **)&g->stage_h, total));
 	CU_DO(h, gpudp_cu->cuMemAlloc(&g->stage_d, total));
 	for (i = 0; i < RTE_DIM(g->lane); i++)
 		CU_DO(h, gpudp_cu->cuStreamCreate(&g->lane[i], CU_STREAM_NON_BLOCKING));
@@ -838,9 +856,10 @@ staged_enqueue(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 			plen[i] += b->xlen[(size_t)i * nx + k];
 		if (span != 0 && l > span)
 			l = b->len[i] = span;  /* the work's span only */
-		if (l > h->conf.stage_bytes) {
-			/* cannot be staged: the work sees an empty first
-			 * segment (the built-ins drop it as truncated) */
+		if (l > h->conf.stage_bytes || RTE_ALIGN_CEIL(l, 64) > g->stage_slot - off) {
+			/* cannot be staged (too long, or the burst's staging
+			 * area is full): the work sees an empty first segment
+			 * (the built-ins drop it as truncated) */
 			soff[i] = UINT32_MAX;
 			if (src != NULL)
 				src[i] = 0;

@@ -75,6 +75,7 @@ struct gpudp_handoff {
 	uint64_t *counters;  /* [ring][GPUDP_WORK_COUNTERS_MAX] */
 	uint64_t *xaddr;     /* [ring][burst_max][segs - 1] (segs > 1) */
 	uint32_t *xlen;
+	struct gpudp_work_meta *meta; /* [ring][burst_max] (conf.meta) */
 	uint32_t *quit;
 	void *shared;        /* one allocation holding all of the above */
 	size_t shared_len;
@@ -107,6 +108,7 @@ struct gpudp_handoff {
 	int start_failed;
 	int failed;          /* the GPU failed (ops->check): every burst is an error */
 	uint64_t check_t;    /* tx thread: when ops->check last ran */
+	char err[192];       /* the last CUDA failure (gpudp_handoff_error()) */
 };
 
 /** Publish clock model @p e (control thread): the entry of h->clk not in use

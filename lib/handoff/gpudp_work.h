@@ -46,11 +46,12 @@ extern "C" {
 
 /**
  * Version of the work ABI: the layout of struct gpudp_work, struct
- * gpudp_work_pkt, struct gpudp_work_burst and the kernel arguments of
- * gpudp_work_dev.h. A work records the version it was built with (in its
+ * gpudp_work_pkt, struct gpudp_work_burst, struct gpudp_work_meta and the
+ * kernel arguments of gpudp_work_dev.h (2: packet metadata, 64 counters
+ * summed in shared memory). A work records the version it was built with (in its
  * descriptor and in its GPU image); gpudp refuses any other.
  */
-#define GPUDP_WORK_ABI 1
+#define GPUDP_WORK_ABI 2
 
 /** Most segments a packet may have (header/data split delivers 2). */
 #define GPUDP_WORK_SEGS_MAX 4
@@ -65,7 +66,7 @@ extern "C" {
 /** Size of a verdict-indexed counter array. */
 #define GPUDP_WORK_VERDICT_MAX 16
 /** Most per-burst counters a work may have. */
-#define GPUDP_WORK_COUNTERS_MAX 8
+#define GPUDP_WORK_COUNTERS_MAX 64
 /** Largest per-packet result, bytes. */
 #define GPUDP_WORK_RESULT_MAX 64
 /** Largest parameter block, bytes (copied to GPU memory once). */
@@ -79,6 +80,19 @@ extern "C" {
 #else
 #define GPUDP_WORK_FN static inline
 #endif
+
+/**
+ * Per-packet metadata the caller of a handoff attaches to each packet
+ * (gpudp_handoff_conf.meta, gpudp_ho_burst.meta): what the packet's bytes
+ * do not say. gpudp-capture gives each packet's capture timestamp and
+ * original length this way.
+ */
+struct gpudp_work_meta {
+	uint64_t ts_ns;     /**< timestamp, ns (the caller's clock) */
+	uint32_t wire_len;  /**< the frame's length on the wire (>= the bytes present
+			     *   when the capture cut it short) */
+	uint32_t mark;      /**< the caller's (e.g. a flow mark or a queue) */
+};
 
 /**
  * One packet, as the work's function sees it. Built by gpudp for each
@@ -98,14 +112,28 @@ struct gpudp_work_pkt {
 	void *result;       /**< this packet's result (result_size bytes), or NULL when
 			     *   result_size is 0; not cleared before the call: a work
 			     *   with a result writes all of it */
-	uint64_t *counters; /**< the work's counters (add with gpudp_work_count()) */
+	uint64_t *counters; /**< the work's counters for this burst, n_counters of them,
+			     *   shared by every packet of the burst that the same
+			     *   GPU block works on (shared memory): add with
+			     *   gpudp_work_count(), which is atomic on the GPU */
+	const struct gpudp_work_meta *meta; /**< the packet's metadata, or NULL when
+					     *   the handoff was not given any
+					     *   (gpudp_handoff_conf.meta) */
 };
 
-/** Add @p v to counter @p k (0 .. n_counters - 1) of the work. */
+/**
+ * Add @p v to counter @p k (0 .. n_counters - 1) of the work: an atomic
+ * add in GPU shared memory on the GPU (threads of a block share the
+ * counters), a plain add on the CPU.
+ */
 GPUDP_WORK_FN void
 gpudp_work_count(struct gpudp_work_pkt *p, uint32_t k, uint64_t v)
 {
+#ifdef __CUDA_ARCH__
+	atomicAdd((unsigned long long *)&p->counters[k], (unsigned long long)v);
+#else
 	p->counters[k] += v;
+#endif
 }
 
 /**
@@ -147,6 +175,7 @@ struct gpudp_work_burst {
 	uint32_t result_size;
 	uint32_t n_reasons;      /**< verdicts above this count as GPUDP_WORK_DROP_ERROR */
 	uint64_t *counters;      /**< the work's counters, zero on entry */
+	const struct gpudp_work_meta *meta; /**< per packet metadata, or NULL */
 };
 
 /** Describe packet @p i of @p b in @p p (used by GPUDP_WORK_CPU). */
@@ -174,6 +203,7 @@ gpudp_work_pkt_from_burst(struct gpudp_work_pkt *p, const struct gpudp_work_burs
 	p->params = b->params;
 	p->result = b->result != NULL ? b->result + (size_t)i * b->result_size : NULL;
 	p->counters = b->counters;
+	p->meta = b->meta != NULL ? &b->meta[i] : NULL;
 }
 
 /** The CPU form of a work: a burst function. */

@@ -150,16 +150,19 @@ pkt_at(struct gpudp_work_pkt *p, const struct gpudp_ho_kargs &a, size_t base, ui
 	p->result = a.result_size != 0 ?
 		(void *)((uint8_t *)a.result + (base + i) * a.result_size) : NULL;
 	p->counters = cnt;
+	p->meta = a.meta != 0 ? (const struct gpudp_work_meta *)a.meta + base + i : NULL;
 }
 
 /*
  * The work on packets first + threadIdx.x, + stride, ... < n of a slot.
- * Returns the block's drop count (in every thread). Verdicts are collected
- * in shared memory and written to host memory only when the block dropped
- * something, or always with @p all (a burst split over several blocks: the
- * CPU reads every verdict once any block dropped one); with no drop the
- * CPU reads only n_pass and no verdict crosses PCIe. The work's counters
- * are summed per block into @p scnt (shared).
+ * Returns the block's drop count (in every thread). With @p all (a burst
+ * split over several blocks: the CPU reads every verdict once any block
+ * dropped one) every verdict is written to host memory as it is known;
+ * else (the burst is this block's alone, n <= GPUDP_HO_BURST_MAX_DEV) they
+ * are collected in shared memory and written only when the block dropped
+ * something: with no drop the CPU reads only n_pass and no verdict
+ * crosses PCIe. The work's counters are the block's, @p scnt in shared
+ * memory (gpudp_work_count() adds atomically).
  */
 template <gpudp_work_dev_fn F>
 __device__ __forceinline__ uint32_t
@@ -170,16 +173,12 @@ work(const struct gpudp_ho_kargs &a, uint32_t slot, uint32_t n, uint32_t first,
 	__shared__ uint32_t drops;
 	size_t base = (size_t)slot * a.burst_max;
 	uint8_t *verdict = (uint8_t *)a.verdict + base;
-	uint64_t cnt[GPUDP_WORK_COUNTERS_MAX];
 	uint32_t i, w, k, mine = 0, nd;
 
-	for (k = 0; k < GPUDP_WORK_COUNTERS_MAX; k++)
-		cnt[k] = 0;
-	if (threadIdx.x == 0) {
+	if (threadIdx.x == 0)
 		drops = 0;
-		for (k = 0; k < a.n_counters; k++)
-			scnt[k] = 0;
-	}
+	for (k = threadIdx.x; k < a.n_counters; k += blockDim.x)
+		scnt[k] = 0;
 	__syncthreads();
 	/* whole warps go round (blockDim.x is a multiple of 32), so that the
 	 * copy back can shuffle; lanes past n only take part in it */
@@ -191,10 +190,13 @@ work(const struct gpudp_ho_kargs &a, uint32_t slot, uint32_t n, uint32_t first,
 		p.seg_len[0] = 0;
 		i = w + (threadIdx.x & 31);
 		if (i < n) {
-			pkt_at(&p, a, base, i, cnt);
+			pkt_at(&p, a, base, i, (uint64_t *)scnt);
 			v = F(&p);
 			v = v <= a.n_reasons ? v : GPUDP_WORK_DROP_ERROR;
-			sv[i] = (uint8_t)v;
+			if (all)
+				verdict[i] = (uint8_t)v;
+			else
+				sv[i] = (uint8_t)v;
 			mine += v != GPUDP_WORK_PASS;
 		}
 		if (a.back != 0)  /* staged, GPU copies: the write span back */
@@ -204,12 +206,9 @@ work(const struct gpudp_ho_kargs &a, uint32_t slot, uint32_t n, uint32_t first,
 	}
 	if (mine != 0)
 		atomicAdd(&drops, mine);
-	for (k = 0; k < a.n_counters; k++)
-		if (cnt[k] != 0)
-			atomicAdd(&scnt[k], (unsigned long long)cnt[k]);
 	__syncthreads();
 	nd = drops;
-	if (nd != 0 || all)
+	if (nd != 0 && !all)
 		for (i = first + threadIdx.x; i < n; i += stride)
 			verdict[i] = sv[i];
 	return nd;

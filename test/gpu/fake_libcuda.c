@@ -23,6 +23,8 @@
 
 #include <cuda.h>
 
+#include "gpudp_work.h"
+
 #undef cuGetProcAddress
 
 #define FAKE_TOTAL   (UINT64_C(1) << 30)
@@ -531,6 +533,27 @@ f_cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
 
 static CUresult f_cuModuleUnload(CUmodule m) { (void)m; return CUDA_SUCCESS; }
 
+/* every module's gpudp_work_abi stamp (a work's GPU image): this build's ABI */
+static CUresult
+f_cuModuleGetGlobal(CUdeviceptr *d, size_t *bytes, CUmodule m, const char *name)
+{
+	static CUdeviceptr abi;
+	uint32_t v = GPUDP_WORK_ABI;
+
+	(void)m;
+	if (strcmp(name, "gpudp_work_abi") != 0)
+		return CUDA_ERROR_NOT_FOUND;
+	if (abi == 0 && (f_cuMemAlloc(&abi, sizeof(v)) != CUDA_SUCCESS ||
+			 f_cuMemcpyHtoD(abi, &v, sizeof(v)) != CUDA_SUCCESS))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*d = abi;
+	*bytes = sizeof(v);
+	return CUDA_SUCCESS;
+}
+
+/* no kernel ever runs: every stream is idle */
+static CUresult f_cuStreamQuery(CUstream st) { (void)st; return CUDA_SUCCESS; }
+
 static CUresult
 f_cuStreamCreate(CUstream *st, unsigned int flags)
 {
@@ -622,7 +645,7 @@ static const struct {
 	void (*fn)(void);
 } engine_table[] = {
 	F(cuModuleLoadData), F(cuModuleGetFunction), F(cuModuleUnload),
-	F(cuStreamCreate), F(cuStreamDestroy), F(cuStreamSynchronize),
+	F(cuModuleGetGlobal), F(cuStreamQuery), F(cuStreamCreate), F(cuStreamDestroy), F(cuStreamSynchronize),
 	F(cuStreamWaitEvent), F(cuEventCreate), F(cuEventDestroy), F(cuEventRecord),
 	F(cuEventSynchronize), F(cuEventElapsedTime), F(cuMemAllocHost),
 	F(cuMemFreeHost), F(cuMemcpyHtoDAsync), F(cuMemcpyDtoHAsync),

@@ -60,7 +60,7 @@ WORK_ARG = (r"match=GET /,evil,\x00\xff,aa,0123456789abcdefghijklmnopqrstuv,xyz,
 PATTERNS = [b"GET /", b"evil", b"\x00\xff", b"aa", b"0123456789abcdefghijklmnopqrstuv",
             b"xyz", b"xyzw", b"\xde\xad\xbe\xef"]
 BLOCK = (1 << 1) | (1 << 7)
-MAX_PAT, LEN_MAX, ABI = 8, 32, 1
+MAX_PAT, LEN_MAX, ABI = 8, 32, 2
 
 
 # ---- captures ----
@@ -312,7 +312,8 @@ class Burst(ctypes.Structure):
                 ("xlen", ctypes.POINTER(ctypes.c_uint32)),
                 ("params", ctypes.c_void_p), ("verdict", ctypes.POINTER(ctypes.c_uint8)),
                 ("result", ctypes.POINTER(ctypes.c_uint8)), ("result_size", ctypes.c_uint32),
-                ("n_reasons", ctypes.c_uint32), ("counters", ctypes.POINTER(ctypes.c_uint64))]
+                ("n_reasons", ctypes.c_uint32), ("counters", ctypes.POINTER(ctypes.c_uint64)),
+                ("meta", ctypes.c_void_p)]
 
 
 INIT_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_char_p,

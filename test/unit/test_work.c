@@ -258,14 +258,14 @@ register_refuses_wrong_abi_and_size(void)
 
 	REFUSED(NULL, -EINVAL, "no descriptor");
 	w.abi = GPUDP_WORK_ABI + 1;
-	REFUSED(&w, -EPROTO, "built for work ABI 2, this gpudp has ABI 1");
+	REFUSED(&w, -EPROTO, "built for work ABI 3, this gpudp has ABI 2");
 	w.abi = 0;
 	REFUSED(&w, -EPROTO, "built for work ABI 0");
 	w = api_work("unit_abi");
 	w.size = sizeof(w) - 8;
 	REFUSED(&w, -EPROTO, "descriptor of");
 	w.size = sizeof(w) + 8;
-	REFUSED(&w, -EPROTO, "bytes, ABI 1 has");
+	REFUSED(&w, -EPROTO, "bytes, ABI 2 has");
 	return GPUDP_TEST_PASS;
 }
 
@@ -326,9 +326,16 @@ register_refuses_sizes_over_limits(void)
 		"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11",
 		"r12", "r13", "r14",
 	};
+	static char cname[GPUDP_WORK_COUNTERS_MAX + 1][8];
+	static const char *counters[GPUDP_WORK_COUNTERS_MAX + 1];
 	struct gpudp_work w = api_work("unit_limits");
 	char err[200];
+	unsigned int k;
 
+	for (k = 0; k < GPUDP_WORK_COUNTERS_MAX + 1; k++) {
+		snprintf(cname[k], sizeof(cname[k]), "c%u", k);
+		counters[k] = cname[k];
+	}
 	w.result_size = GPUDP_WORK_RESULT_MAX + 1;
 	REFUSED(&w, -EINVAL, "result of 65 bytes: at most 64");
 	w = api_work("unit_limits");
@@ -339,16 +346,16 @@ register_refuses_sizes_over_limits(void)
 	w.n_reasons = GPUDP_WORK_REASONS_MAX + 1;
 	REFUSED(&w, -EINVAL, "15 drop reasons: at most 14");
 	w = api_work("unit_limits");
-	w.counters = many;
+	w.counters = counters;
 	w.n_counters = GPUDP_WORK_COUNTERS_MAX + 1;
-	REFUSED(&w, -EINVAL, "9 counters: at most 8");
+	REFUSED(&w, -EINVAL, "65 counters: at most 64");
 	/* and the limits themselves are accepted */
 	w = api_work("unit_limits");
 	w.result_size = GPUDP_WORK_RESULT_MAX;
 	w.params_size = GPUDP_WORK_PARAMS_MAX;
 	w.reasons = many;
 	w.n_reasons = GPUDP_WORK_REASONS_MAX;
-	w.counters = many;
+	w.counters = counters;
 	w.n_counters = GPUDP_WORK_COUNTERS_MAX;
 	GPUDP_TEST_ASSERT(gpudp_work_validate(&w, err, sizeof(err)) == 0, "at the limits: %s",
 			  err);
@@ -973,7 +980,7 @@ load_refuses_entry_point_returning_null(void)
 static int
 load_refuses_abi_mismatch(void)
 {
-	LOAD_FAILS("abi_mismatch", EPROTO, "built for work ABI 2, this gpudp has ABI 1: rebuild",
+	LOAD_FAILS("abi_mismatch", EPROTO, "built for work ABI 3, this gpudp has ABI 2: rebuild",
 		   "unit_abi_mismatch");
 	return GPUDP_TEST_PASS;
 }

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The capture analysis as a work (gpudp_work.h): gpudp-capture hands its
+ * batches to a handoff (gpudp_handoff.h) that runs this work, so its GPU
+ * analysis uses the same in-flight ring, streams and ordering rule as
+ * gpudp-fwd. The per-packet function is gpudp_an_account(), the code the
+ * CPU engine runs (gpudp_analysis_pkt.h).
+ *
+ * - Parameters: the addresses of the analysis tables (flow table,
+ *   fragment table, compiled filter), which the caller allocates (in GPU
+ *   memory for the GPU modes) and passes as the handoff's parameter block
+ *   (gpudp_handoff_conf.params). They accumulate over the run.
+ * - Counters: struct gpudp_an_counters, field by field
+ *   (GPUDP_AN_WORK_COUNTERS of them): the handoff sums them over the
+ *   bursts (gpudp_handoff_stats.counters), in the struct's layout.
+ * - Metadata: each packet's timestamp and original length
+ *   (gpudp_handoff_conf.meta; without it the timestamp is 0 and the
+ *   original length the captured one).
+ * - Verdict: GPUDP_WORK_PASS when the packet matches the filter,
+ *   GPUDP_AN_WORK_UNMATCHED otherwise (with no filter, every packet).
+ * - The packet must be whole in its first segment (the work reads
+ *   seg_len[0] bytes as the captured length).
+ */
+#ifndef GPUDP_ANALYSIS_WORK_H
+#define GPUDP_ANALYSIS_WORK_H
+
+#include <stdint.h>
+
+#include "gpudp_analysis_pkt.h"
+#include "gpudp_work.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The work's name (gpudp_work_find()). */
+#define GPUDP_AN_WORK_NAME "capture-analysis"
+/** Its counters: the fields of struct gpudp_an_counters. */
+#define GPUDP_AN_WORK_COUNTERS (sizeof(struct gpudp_an_counters) / sizeof(uint64_t))
+/** Its one drop reason: the packet does not match the filter. */
+#define GPUDP_AN_WORK_UNMATCHED 1u
+
+/** Parameter block: addresses the work reads and updates (atomically on the GPU). */
+struct gpudp_an_work_params {
+	uint64_t flows;      /**< struct gpudp_flow_slot[flow_mask + 1] */
+	uint64_t frags;      /**< struct gpudp_frag_slot[frag_mask + 1], or 0 (none) */
+	uint64_t filter;     /**< struct gpudp_filter */
+	uint32_t flow_mask;  /**< flow table capacity - 1 */
+	uint32_t frag_mask;  /**< fragment table capacity - 1 */
+};
+
+/** The per-packet function: one packet into the tables and counters. */
+GPUDP_WORK_FN uint32_t
+gpudp_an_work_pkt(struct gpudp_work_pkt *p)
+{
+	const struct gpudp_an_work_params *pr = (const struct gpudp_an_work_params *)p->params;
+	struct gpudp_an_sink sk;
+	uint32_t wire = p->meta != NULL ? p->meta->wire_len : p->seg_len[0];
+
+	sk.ctr = (struct gpudp_an_counters *)p->counters;
+	sk.flows = (struct gpudp_flow_slot *)(uintptr_t)pr->flows;
+	sk.flow_mask = pr->flow_mask;
+	sk.pad = 0;
+	sk.filter = (const struct gpudp_filter *)(uintptr_t)pr->filter;
+	sk.frags = (struct gpudp_frag_slot *)(uintptr_t)pr->frags;
+	sk.frag_mask = pr->frag_mask;
+	sk.pad2 = 0;
+	return gpudp_an_account(&sk, p->seg[0], p->seg_len[0],
+				wire < p->seg_len[0] ? p->seg_len[0] : wire,
+				p->meta != NULL ? p->meta->ts_ns : 0) ?
+		GPUDP_WORK_PASS : GPUDP_AN_WORK_UNMATCHED;
+}
+
+#ifndef __CUDACC__
+/**
+ * The work's descriptor (its GPU image is lib/analysis/capture.cu's),
+ * registered on the first call (gpudp_work_register()).
+ * @return the descriptor, or NULL when it could not be registered
+ */
+const struct gpudp_work *gpudp_analysis_work(void);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUDP_ANALYSIS_WORK_H */
