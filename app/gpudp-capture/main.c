@@ -574,6 +574,30 @@ gpu_engine_possible(char *why, size_t len)
 	return 0;
 }
 
+static int16_t find_gpu(struct cap_app *app);
+
+/*
+ * The GPU engine's CUDA context: gpudev's for --gpu (gpudp's driver, where
+ * the pools live), as gpudp-fwd's handoffs use; 0 (the GPU's primary
+ * context) when the device is another driver's.
+ */
+static uint64_t
+gpudev_context(struct cap_app *app)
+{
+#ifdef GPUDP_HAS_CUDA
+	struct gpudp_gpu_props pr;
+	int16_t id = app->gpu_id >= 0 ? app->gpu_id : find_gpu(app);
+
+	if (id >= 0 && gpudp_gpu_props_get(id, &pr) == 0) {
+		CAP_LOG(DEBUG, "GPU engine in gpudev device %d's CUDA context", id);
+		return pr.context;
+	}
+#else
+	RTE_SET_USED(app);
+#endif
+	return 0;
+}
+
 static int
 setup_engine(struct cap_app *app)
 {
@@ -596,6 +620,7 @@ setup_engine(struct cap_app *app)
 	} else {
 		if (gpu_engine_possible(app->engine_note, sizeof(app->engine_note))) {
 #ifdef GPUDP_HAS_CUDA
+			ec.cu_ctx = gpudev_context(app);
 			rc = cap_engine_create(&app->eng, "gpu", &ec, err, sizeof(err));
 			if (rc == 0) {
 				app->engine_name = "gpu";
