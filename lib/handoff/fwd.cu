@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // lib/handoff's own kernels, beside the works' (gpudp_work_dev.h): the
-// staged mode's done signal and gather copy, the clock calibration, and
-// the rte_gpu_comm peer of the latency benchmark.
+// staged mode's done signal and gather copy, and the clock calibration.
+// (The latency benchmark's rte_gpu_comm peer is a test kernel:
+// test/gpu/fwd_test.cu.)
 #include <stdint.h>
 
 #include "gpudp_fwd_pkt.h"
@@ -100,54 +101,5 @@ gpudp_fwd_clock(uint64_t base, uint32_t rounds)
 		*tm = globaltimer();
 		st_release(ack, i);
 		t = globaltimer();
-	}
-}
-
-// Benchmarks only: DPDK's rte_gpu_comm_list protocol served by one resident
-// block (status word READY = 1 -> DONE = 2), doing the same macswap.
-extern "C" __global__ void
-gpudp_fwd_comm_persistent(struct gpudp_fwd_comm_args a)
-{
-	__shared__ uint32_t go;
-	const volatile uint32_t *quit = (const volatile uint32_t *)a.quit;
-	uint32_t i, j;
-
-	for (i = 0; ; i = (i + 1) % a.n_items) {
-		const char *item = (const char *)a.list + (size_t)i * a.item_size;
-		volatile uint32_t *st = *(uint32_t *const *)(item + a.off_status_d);
-		const char *pkts;
-		uint32_t n;
-
-		if (threadIdx.x == 0) {
-			go = 1;
-			while (*st != 1u) {
-				if (*quit) {
-					go = 0;
-					break;
-				}
-			}
-			__threadfence_system();
-			if (go)
-				((uint64_t *)a.tstamp)[i] = globaltimer();
-		}
-		__syncthreads();
-		if (!go)
-			return;
-		n = *(const volatile uint32_t *)(item + a.off_num);
-		pkts = *(const char *const volatile *)(item + a.off_pkts);
-		for (j = threadIdx.x; j < n; j += blockDim.x) {
-			const volatile uint64_t *pk =
-				(const volatile uint64_t *)(pkts + (size_t)j * a.pkt_size);
-
-			if (pk[1] >= 14)
-				gpudp_fwd_macswap((uint8_t *)pk[0]);
-		}
-		__threadfence_system();
-		__syncthreads();
-		if (threadIdx.x == 0) {
-			*st = 2u;
-			__threadfence_system();
-		}
-		__syncthreads();
 	}
 }

@@ -28,6 +28,8 @@
 #include <gpudp_gpu.h>
 #include <gpudp_mem.h>
 #include <gpudp_handoff_dev.h>
+
+#include "fwd_test.h"
 #endif
 
 #define STRIDE 2048u
@@ -1052,7 +1054,7 @@ bench_comm(uint8_t *const *pk, uint32_t np, uint32_t iters, struct lat *out,
 	list = rte_gpu_comm_create_list(0, ITEMS);
 	if (list == NULL)
 		return -1;
-	if (gpudp_cuda_module_load("fwd", &mod) != 0 ||
+	if (gpudp_cuda_module_load("fwd_test", &mod) != 0 ||
 	    gpudp_cu->cuModuleGetFunction(&f, mod, "gpudp_fwd_comm_persistent") != 0 ||
 	    gpudp_cu->cuStreamCreate(&st, CU_STREAM_NON_BLOCKING) != 0 ||
 	    gpudp_cu->cuMemAllocHost((void **)&ts, (ITEMS + 16) * 8) != 0)
