@@ -261,20 +261,20 @@ conf_fill(struct gpudp_handoff_conf *c)
 	int ret;
 
 	if ((unsigned int)c->mode >= GPUDP_HO_MODE_MAX) {
-		HO_LOG(ERR, "mode %d out of range\n", c->mode);
+		HO_LOG(ERR, "mode %d out of range", c->mode);
 		return -EINVAL;
 	}
 	if (c->work == NULL)
 		c->work = gpudp_work_find("macswap");
 	ret = gpudp_work_validate(c->work, err, sizeof(err));
 	if (ret != 0) {
-		HO_LOG(ERR, "%s: work %s: %s\n", c->name, gpudp_work_origin(c->work), err);
+		HO_LOG(ERR, "%s: work %s: %s", c->name, gpudp_work_origin(c->work), err);
 		return ret == -ENOEXEC ? -ENOEXEC : -EINVAL;
 	}
 	if (c->segs == 0)
 		c->segs = 1;
 	if (c->segs > GPUDP_WORK_SEGS_MAX) {
-		HO_LOG(ERR, "%u segments per packet: want 1..%d\n", c->segs, GPUDP_WORK_SEGS_MAX);
+		HO_LOG(ERR, "%u segments per packet: want 1..%d", c->segs, GPUDP_WORK_SEGS_MAX);
 		return -EINVAL;
 	}
 	if (c->ring_size == 0)
@@ -297,43 +297,43 @@ conf_fill(struct gpudp_handoff_conf *c)
 		c->lat_sample = 1;
 	if (!rte_is_power_of_2(c->ring_size) || c->ring_size < 2 ||
 	    c->ring_size > GPUDP_HO_RING_MAX) {
-		HO_LOG(ERR, "ring size %u: want a power of two 2..%u\n",
+		HO_LOG(ERR, "ring size %u: want a power of two 2..%u",
 		       c->ring_size, GPUDP_HO_RING_MAX);
 		return -EINVAL;
 	}
 	if (c->burst_max > (c->mode == GPUDP_HO_PERSISTENT ? GPUDP_HO_BURST_MAX :
 			    GPUDP_HO_BATCH_MAX)) {
-		HO_LOG(ERR, "burst %u: want 1..%u in mode %s\n", c->burst_max,
+		HO_LOG(ERR, "burst %u: want 1..%u in mode %s", c->burst_max,
 		       c->mode == GPUDP_HO_PERSISTENT ? GPUDP_HO_BURST_MAX : GPUDP_HO_BATCH_MAX,
 		       mode_names[c->mode]);
 		return -EINVAL;
 	}
 	if (c->threads < 32 || c->threads > 1024 || c->threads % 32 != 0) {
-		HO_LOG(ERR, "threads %u: want a multiple of 32 in 32..1024\n", c->threads);
+		HO_LOG(ERR, "threads %u: want a multiple of 32 in 32..1024", c->threads);
 		return -EINVAL;
 	}
 	if (c->ring_size % c->graph_batch != 0) {
-		HO_LOG(ERR, "graph batch %u does not divide ring size %u\n",
+		HO_LOG(ERR, "graph batch %u does not divide ring size %u",
 		       c->graph_batch, c->ring_size);
 		return -EINVAL;
 	}
 	if (c->persistent_blocks > c->ring_size) {
-		HO_LOG(ERR, "persistent blocks %u > ring size %u\n",
+		HO_LOG(ERR, "persistent blocks %u > ring size %u",
 		       c->persistent_blocks, c->ring_size);
 		return -EINVAL;
 	}
 	if (c->poll_ns > GPUDP_HO_POLL_NS_MAX) {
-		HO_LOG(ERR, "GPU poll interval %u ns: want 0..%u\n", c->poll_ns,
+		HO_LOG(ERR, "GPU poll interval %u ns: want 0..%u", c->poll_ns,
 		       GPUDP_HO_POLL_NS_MAX);
 		return -EINVAL;
 	}
 	if (!rte_is_power_of_2(c->lat_sample) || c->lat_sample > GPUDP_HO_RING_MAX) {
-		HO_LOG(ERR, "latency sample %u: want a power of two 1..%u\n",
+		HO_LOG(ERR, "latency sample %u: want a power of two 1..%u",
 		       c->lat_sample, GPUDP_HO_RING_MAX);
 		return -EINVAL;
 	}
 	if (c->stage_bytes < 64 || c->stage_bytes > GPUDP_HO_STAGE_MAX) {
-		HO_LOG(ERR, "stage bytes %u: want 64..%u\n", c->stage_bytes, GPUDP_HO_STAGE_MAX);
+		HO_LOG(ERR, "stage bytes %u: want 64..%u", c->stage_bytes, GPUDP_HO_STAGE_MAX);
 		return -EINVAL;
 	}
 	if (c->stage_burst_bytes == 0 &&
@@ -342,7 +342,7 @@ conf_fill(struct gpudp_handoff_conf *c)
 		c->stage_burst_bytes = c->burst_max * RTE_ALIGN_CEIL(c->stage_bytes, 64);
 	if (c->stage_burst_bytes < 64 || c->stage_burst_bytes > GPUDP_HO_STAGE_MAX) {
 		HO_LOG(ERR, "stage bytes per burst %u (burst %u x stage bytes %u): want "
-		       "64..%u\n", c->stage_burst_bytes, c->burst_max, c->stage_bytes,
+		       "64..%u", c->stage_burst_bytes, c->burst_max, c->stage_bytes,
 		       GPUDP_HO_STAGE_MAX);
 		return -EINVAL;
 	}
@@ -439,7 +439,7 @@ gpudp_handoff_create(const struct gpudp_handoff_conf *conf)
 						sizeof(err));
 		h->conf.params = NULL;  /* the caller's: not kept */
 		if (ret != 0) {
-			HO_LOG(ERR, "%s: %s\n", h->conf.name, err);
+			HO_LOG(ERR, "%s: %s", h->conf.name, err);
 			ret = -EINVAL;
 			goto fail;
 		}
@@ -485,7 +485,7 @@ gpudp_handoff_create(const struct gpudp_handoff_conf *conf)
 		if (ret != 0)
 			goto fail;
 	}
-	HO_LOG(DEBUG, "%s: mode %s, work %s, ring %u x %u packets\n", h->conf.name,
+	HO_LOG(DEBUG, "%s: mode %s, work %s, ring %u x %u packets", h->conf.name,
 	       h->ops->name, h->work->name, h->conf.ring_size, bm);
 	return h;
 fail:
@@ -570,7 +570,7 @@ submit_failed(struct gpudp_handoff *h, struct gpudp_ho_burst *b, int ret)
 {
 	/* the submission may have failed because the GPU did */
 	if (!gpu_failed(h))
-		HO_LOG(ERR, "%s: submit of burst %u failed (%d): dropping it\n",
+		HO_LOG(ERR, "%s: submit of burst %u failed (%d): dropping it",
 		       h->conf.name, b->seq, ret);
 	gpudp_ho_fail_burst(h, b, GPUDP_FWD_DROP_ERROR);
 	return -EIO;

@@ -79,7 +79,7 @@ struct ho_gpu {
 static int
 cu_fail(struct gpudp_handoff *h, const char *what, CUresult r)
 {
-	HO_LOG(ERR, "%s: %s: %s\n", h->conf.name, what, gpudp_cuda_errstr(r));
+	HO_LOG(ERR, "%s: %s: %s", h->conf.name, what, gpudp_cuda_errstr(r));
 	snprintf(h->err, sizeof(h->err), "%s: %s", what, gpudp_cuda_errstr(r));
 	return -EIO;
 }
@@ -177,7 +177,7 @@ clock_measure(struct gpudp_handoff *h, uint64_t *t, int64_t *off)
 	}
 	CU_DO(h, gpudp_cu->cuStreamSynchronize(GPU(h)->clk_stream));
 	if (best == UINT64_MAX) {
-		HO_LOG(ERR, "%s: clock calibration: the GPU did not answer\n", h->conf.name);
+		HO_LOG(ERR, "%s: clock calibration: the GPU did not answer", h->conf.name);
 		return -ETIMEDOUT;
 	}
 	return 0;
@@ -216,7 +216,7 @@ gpudp_ho_gpu_clock_sync(struct gpudp_handoff *h)
 		e.rate = (double)(off - h->clk_off0) / (double)(t - h->clk_t0);
 	}
 	gpudp_ho_clk_publish(h, &e);
-	HO_LOG(DEBUG, "%s: clock offset %" PRId64 " ns, drift %.1f ppm\n", h->conf.name,
+	HO_LOG(DEBUG, "%s: clock offset %" PRId64 " ns, drift %.1f ppm", h->conf.name,
 	       off, e.rate * 1e6);
 	return 0;
 }
@@ -320,7 +320,7 @@ work_load(struct gpudp_handoff *h)
 	int maj = 0, min = 0;
 
 	if (w->gpu_image == NULL) {
-		HO_LOG(ERR, "%s: work %s (%s) has no GPU image: it runs in the cpu mode only\n",
+		HO_LOG(ERR, "%s: work %s (%s) has no GPU image: it runs in the cpu mode only",
 		       h->conf.name, w->name, gpudp_work_origin(w));
 		return -ENOTSUP;
 	}
@@ -333,13 +333,13 @@ work_load(struct gpudp_handoff *h)
 		gpudp_cu->cuDeviceGetAttribute(&min,
 			CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, g->dev);
 		g->wmod = NULL;
-		HO_LOG(ERR, "%s: work %s (%s): the GPU refused its image: %s%s\n", h->conf.name,
+		HO_LOG(ERR, "%s: work %s (%s): the GPU refused its image: %s%s", h->conf.name,
 		       w->name, gpudp_work_origin(w), gpudp_cuda_errstr(r),
 		       r == CUDA_ERROR_NO_BINARY_FOR_GPU ?
 		       ": it has no code for this GPU and no PTX; build it for this GPU's "
 		       "architecture (nvcc -gencode arch=compute_XY,code=sm_XY) or with PTX" : "");
 		if (r == CUDA_ERROR_NO_BINARY_FOR_GPU)
-			HO_LOG(ERR, "%s: this GPU is sm_%d%d\n", h->conf.name, maj, min);
+			HO_LOG(ERR, "%s: this GPU is sm_%d%d", h->conf.name, maj, min);
 		return -ENOEXEC;
 	}
 	r = gpudp_cu->cuModuleGetGlobal(&abi_d, &abi_len, g->wmod, "gpudp_work_abi");
@@ -347,7 +347,7 @@ work_load(struct gpudp_handoff *h)
 		r = gpudp_cu->cuMemcpyDtoH(&abi, abi_d, sizeof(abi));
 	if (r != CUDA_SUCCESS || abi_len != sizeof(abi) || abi != GPUDP_WORK_ABI) {
 		HO_LOG(ERR, "%s: work %s (%s): its GPU image %s; build it with GPUDP_WORK_GPU() "
-		       "from this SDK (ABI %u)\n", h->conf.name, w->name, gpudp_work_origin(w),
+		       "from this SDK (ABI %u)", h->conf.name, w->name, gpudp_work_origin(w),
 		       r != CUDA_SUCCESS ? "has no gpudp_work_abi stamp" : "is of another ABI",
 		       GPUDP_WORK_ABI);
 		return -ENOEXEC;
@@ -357,7 +357,7 @@ work_load(struct gpudp_handoff *h)
 	    gpudp_cu->cuModuleGetFunction(&g->f_persistent, g->wmod, "gpudp_work_persistent") !=
 	    CUDA_SUCCESS) {
 		HO_LOG(ERR, "%s: work %s (%s): its GPU image lacks gpudp_work_burst or "
-		       "gpudp_work_persistent (GPUDP_WORK_GPU)\n", h->conf.name, w->name,
+		       "gpudp_work_persistent (GPUDP_WORK_GPU)", h->conf.name, w->name,
 		       gpudp_work_origin(w));
 		return -ENOEXEC;
 	}
@@ -385,7 +385,7 @@ gpu_check(struct gpudp_handoff *h)
 	if (r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY)
 		return 0;
 	HO_LOG(ERR, "%s: the GPU failed under work %s (%s): %s; the bursts in flight are "
-	       "dropped as 'error'\n", h->conf.name, h->work->name, gpudp_work_origin(h->work),
+	       "dropped as 'error'", h->conf.name, h->work->name, gpudp_work_origin(h->work),
 	       gpudp_cuda_errstr(r));
 	snprintf(h->err, sizeof(h->err), "the GPU failed under work %s: %s", h->work->name,
 		 gpudp_cuda_errstr(r));
@@ -402,7 +402,7 @@ gpu_setup(struct gpudp_handoff *h)
 
 	ret = gpudp_cuda_init();
 	if (ret != 0) {
-		HO_LOG(ERR, "%s: mode %s needs a GPU: %s\n", h->conf.name, h->ops->name,
+		HO_LOG(ERR, "%s: mode %s needs a GPU: %s", h->conf.name, h->ops->name,
 		       gpudp_cuda_last_error());
 		return ret;
 	}
@@ -429,7 +429,7 @@ gpu_setup(struct gpudp_handoff *h)
 	CU_DO(h, gpudp_cu->cuMemHostGetDevicePointer(&base, h->shared, 0));
 	ret = gpudp_cuda_module_load_image(&gpudp_handoff_image_fwd, &g->mod);
 	if (ret != 0) {
-		HO_LOG(ERR, "%s: kernels: %s\n", h->conf.name, gpudp_cuda_last_error());
+		HO_LOG(ERR, "%s: kernels: %s", h->conf.name, gpudp_cuda_last_error());
 		return ret;
 	}
 	ret = work_load(h);
@@ -480,7 +480,7 @@ gpu_setup(struct gpudp_handoff *h)
 	 * (a GPU that cannot run a kernel fails the first burst) */
 	if (gpudp_ho_gpu_clock_sync(h) != 0)
 		HO_LOG(WARNING, "%s: GPU clock not calibrated: latencies are not mapped onto "
-		       "the CPU's clock\n", h->conf.name);
+		       "the CPU's clock", h->conf.name);
 	return 0;
 }
 
@@ -570,11 +570,11 @@ persistent_setup(struct gpudp_handoff *h)
 	h->flush_needed = h->conf.force_flush ||
 		ord < CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER;
 	if (h->flush_needed && gpudp_cu->cuFlushGPUDirectRDMAWrites == NULL) {
-		HO_LOG(ERR, "%s: device needs cuFlushGPUDirectRDMAWrites, driver lacks it\n",
+		HO_LOG(ERR, "%s: device needs cuFlushGPUDirectRDMAWrites, driver lacks it",
 		       h->conf.name);
 		return -ENOTSUP;
 	}
-	HO_LOG(INFO, "%s: GPU_DIRECT_RDMA_WRITES_ORDERING %d: %s before each ready flag\n",
+	HO_LOG(INFO, "%s: GPU_DIRECT_RDMA_WRITES_ORDERING %d: %s before each ready flag",
 	       h->conf.name, ord, h->flush_needed ? "flush" : "no flush");
 	return 0;
 }
@@ -590,7 +590,7 @@ persistent_start(struct gpudp_handoff *h)
 		return ret;
 	/* the kernel's slot walk starts at seq 1: no restart after use */
 	if (h->head != 0) {
-		HO_LOG(ERR, "%s: a persistent handoff cannot restart after use\n", h->conf.name);
+		HO_LOG(ERR, "%s: a persistent handoff cannot restart after use", h->conf.name);
 		return -EINVAL;
 	}
 	__atomic_store_n(h->quit, 0, __ATOMIC_RELEASE);
@@ -668,7 +668,7 @@ graph_setup(struct gpudp_handoff *h)
 	g = GPU(h);
 	if (gpudp_cu->cuGraphCreate == NULL || gpudp_cu->cuGraphAddKernelNode == NULL ||
 	    gpudp_cu->cuGraphInstantiateWithFlags == NULL || gpudp_cu->cuGraphLaunch == NULL) {
-		HO_LOG(ERR, "%s: the driver lacks the CUDA graph API\n", h->conf.name);
+		HO_LOG(ERR, "%s: the driver lacks the CUDA graph API", h->conf.name);
 		return -ENOTSUP;
 	}
 	g->n_graphs = h->conf.ring_size / bsz;
@@ -798,7 +798,7 @@ staged_setup(struct gpudp_handoff *h)
 		CU_DO(h, gpudp_cu->cuMemHostGetDevicePointer(&d, g->plen, 0));
 		h->kargs.plen = d;
 	}
-	HO_LOG(INFO, "%s: staging copies by the %s\n", h->conf.name,
+	HO_LOG(INFO, "%s: staging copies by the %s", h->conf.name,
 	       h->conf.stage_gpu_copy ? "GPU (gather kernel on the copy stream)" : "CPU");
 	return 0;
 }
@@ -953,7 +953,7 @@ const struct gpudp_ho_ops gpudp_ho_ops_staged = {
 static int
 nogpu_setup(struct gpudp_handoff *h)
 {
-	HO_LOG(ERR, "%s: mode %s: gpudp was built without CUDA\n", h->conf.name,
+	HO_LOG(ERR, "%s: mode %s: gpudp was built without CUDA", h->conf.name,
 	       h->ops->name);
 	return -ENOTSUP;
 }

@@ -339,7 +339,7 @@ builtins_register(void)
 	pthread_mutex_lock(&works_lock);
 	for (i = 0; i < GPUDP_FWD_K_MAX; i++)
 		if (reg_locked(&builtins[i], "built-in", NULL, err, sizeof(err)) != 0)
-			HO_LOG(ERR, "built-in work %s: %s\n", builtins[i].name, err);
+			HO_LOG(ERR, "built-in work %s: %s", builtins[i].name, err);
 	pthread_mutex_unlock(&works_lock);
 }
 
@@ -459,7 +459,7 @@ gpudp_work_load(const char *path, char *err, size_t err_len)
 			    ret == -ENOSPC ? -ret : EINVAL;
 		goto fail;
 	}
-	HO_LOG(INFO, "work %s from %s (span %u, result %u bytes, %u reasons, %u counters, %s)\n",
+	HO_LOG(INFO, "work %s from %s (span %u, result %u bytes, %u reasons, %u counters, %s)",
 	       w->name, path, w->span, w->result_size, w->n_reasons, w->n_counters,
 	       w->gpu_image != NULL ? "GPU image" : "CPU only");
 	return w;
