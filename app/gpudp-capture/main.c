@@ -703,20 +703,15 @@ static int
 pin_dmabuf_capable(void)
 {
 	struct gpudp_pin_version v;
-	int fd = gpudp_pin_open(NULL), ok;
 
-	if (fd < 0)
-		return 0;
-	ok = gpudp_pin_version(fd, &v) == 0 && (v.caps & GPUDP_PIN_CAP_DMABUF) != 0;
-	gpudp_pin_close(fd);
-	return ok;
+	return gpudp_pin_shared_fd(&v) >= 0 && (v.caps & GPUDP_PIN_CAP_DMABUF) != 0;
 }
 
 /* Whether a pin backend can give the NIC bus addresses of GPU memory here. */
 static const char *
 pin_unusable(const struct cap_app *app)
 {
-	int kmod = access("/dev/gpudp_pin", R_OK | W_OK) == 0, mlx5 = 1;
+	int kmod = gpudp_pin_shared_fd(NULL) >= 0, mlx5 = 1;
 	unsigned int i;
 
 	for (i = 0; i < app->n_ports; i++)

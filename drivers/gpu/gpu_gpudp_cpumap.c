@@ -28,36 +28,26 @@
 #ifdef GPUDP_GPU_HAVE_PIN
 #include <gpudp_pin_client.h>
 
-static pthread_once_t pin_once = PTHREAD_ONCE_INIT;
-static int pin_fd = -1;  /* process-wide; pins belong to it */
-static int pin_err;      /* negative errno when pin_fd < 0 */
-
-static void
-pin_open_once(void)
+/* lib/pin's process-wide descriptor (pins belong to it), once pin_ready() said it opened */
+static inline int
+pin_dev(void)
 {
-	int fd = gpudp_pin_open(NULL);
-
-	if (fd < 0)
-		pin_err = fd;
-	else
-		pin_fd = fd;
+	return gpudp_pin_shared_fd(NULL);
 }
 
 static int
 pin_ready(char *why, size_t len)
 {
-	pthread_once(&pin_once, pin_open_once);
-	if (pin_fd >= 0) {
+	int fd = gpudp_pin_shared_fd(NULL);
+
+	if (fd >= 0) {
 		if (why != NULL && len > 0)
 			why[0] = '\0';
 		return 0;
 	}
 	if (why != NULL)
-		snprintf(why, len, "%s: %s", GPUDP_PIN_DEVICE_PATH,
-			 pin_err == -ENOENT ? "the gpudp_pin module is not loaded" :
-			 pin_err == -EPROTO ? "module ABI differs from this build" :
-			 strerror(-pin_err));
-	return pin_err;
+		snprintf(why, len, "%s: %s", GPUDP_PIN_DEVICE_PATH, gpudp_pin_strerror(fd));
+	return fd;
 }
 #else
 static int
@@ -108,11 +98,11 @@ gpudp_gpu_mem_cpu_map(struct rte_gpu *dev, size_t size, void *ptr_in,
 			dev->mpshared->name, ptr_in, ent->map_addr);
 		rc = -EEXIST;
 	} else {
-		rc = gpudp_pin_pin(pin_fd, ent->key, size, 0, &pin);
+		rc = gpudp_pin_pin(pin_dev(), ent->key, size, 0, &pin);
 		if (rc == 0) {
-			rc = gpudp_pin_mmap(pin_fd, &pin, 0, pin.aligned_len, &addr);
+			rc = gpudp_pin_mmap(pin_dev(), &pin, 0, pin.aligned_len, &addr);
 			if (rc != 0)
-				gpudp_pin_unpin(pin_fd, pin.handle);
+				gpudp_pin_unpin(pin_dev(), pin.handle);
 		}
 		if (rc != 0) {
 			GPU_LOG(ERR, "%s: mem_cpu_map(%p, %zu): gpudp_pin: %s",
@@ -159,7 +149,7 @@ gpudp_gpu_cpumap_release(struct gpudp_gpu_mtab_ent *ent)
 		return;
 #ifdef GPUDP_GPU_HAVE_PIN
 	gpudp_pin_munmap(ent->map_addr, ent->map_len);
-	gpudp_pin_unpin(pin_fd, ent->pin_handle);
+	gpudp_pin_unpin(pin_dev(), ent->pin_handle);
 #endif
 	ent->pin_handle = 0;
 	ent->map_addr = NULL;

@@ -121,7 +121,7 @@ cache_stale(void *ctx, uint64_t va, uint64_t len)
 		      va, len);
 }
 
-/* Open /dev/gpudp_pin once. Caller holds pin_lock. */
+/* The process's /dev/gpudp_pin descriptor (lib/pin's). Caller holds pin_lock. */
 static int
 module_open_locked(void)
 {
@@ -129,16 +129,11 @@ module_open_locked(void)
 
 	if (pin_fd >= 0)
 		return 0;
-	rc = gpudp_pin_open(NULL);
+	rc = gpudp_pin_shared_fd(&pin_version);
 	if (rc < 0)
 		return rc;
 	pin_fd = rc;
-	rc = gpudp_pin_version(pin_fd, &pin_version);
-	if (rc != 0) {
-		gpudp_pin_close(pin_fd);
-		pin_fd = -1;
-	}
-	return rc;
+	return 0;
 }
 
 /* ---- kmod ---- */

@@ -2,6 +2,7 @@
 /* User-space client of /dev/gpudp_pin: see gpudp_pin_client.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -38,6 +39,40 @@ gpudp_pin_open(const char *path)
 		return ret;
 	}
 	return fd;
+}
+
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static int shared_fd = -1;
+static struct gpudp_pin_version shared_version;
+
+int
+gpudp_pin_shared_fd(struct gpudp_pin_version *v)
+{
+	int fd;
+
+	pthread_mutex_lock(&shared_lock);
+	if (shared_fd < 0) {
+		fd = gpudp_pin_open(NULL);
+		if (fd >= 0 && gpudp_pin_version(fd, &shared_version) != 0) {
+			close(fd);
+			fd = -EIO;
+		}
+		if (fd >= 0)
+			shared_fd = fd;
+	} else {
+		fd = shared_fd;
+	}
+	if (fd >= 0 && v != NULL)
+		*v = shared_version;
+	pthread_mutex_unlock(&shared_lock);
+	return fd;
+}
+
+const char *
+gpudp_pin_strerror(int err)
+{
+	return err == -ENOENT ? "the gpudp_pin module is not loaded" :
+	       err == -EPROTO ? "module ABI differs from this build" : strerror(-err);
 }
 
 int

@@ -40,6 +40,29 @@ extern "C" {
 int gpudp_pin_open(const char *path);
 
 /**
+ * The process's shared descriptor of GPUDP_PIN_DEVICE_PATH: opened on the
+ * first call that finds the module, then kept for the life of the process
+ * (pins belong to the descriptor that made them, so every gpudp library
+ * pins through this one). Thread-safe. While opening fails, each call
+ * tries again.
+ *
+ * @param v
+ *   If not NULL, receives the module's version and capabilities (read
+ *   when the descriptor was opened).
+ * @return
+ *   The descriptor, or a negative errno as gpudp_pin_open().
+ */
+int gpudp_pin_shared_fd(struct gpudp_pin_version *v);
+
+/**
+ * Why the pinning device cannot be used, for a negative errno from
+ * gpudp_pin_open() or gpudp_pin_shared_fd(): "the gpudp_pin module is not
+ * loaded" (-ENOENT), "module ABI differs from this build" (-EPROTO), or
+ * strerror's text.
+ */
+const char *gpudp_pin_strerror(int err);
+
+/**
  * Close a descriptor from gpudp_pin_open(), releasing all its pins.
  *
  * @param fd
