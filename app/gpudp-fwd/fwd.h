@@ -29,7 +29,11 @@ enum fwd_drop {
 	FWD_DROP_MAX
 };
 
-/** One pipeline: an rx queue, a handoff, a tx queue. */
+/**
+ * One pipeline: an rx queue, a handoff, a tx queue. In mode none with rx
+ * and tx on one lcore (io) the lcore forwards each rx burst straight to the
+ * tx queue, as testpmd's io forwarding does, and the handoff stays unused.
+ */
 struct fwd_pipe {
 	unsigned int id;
 	uint16_t rx_port, rx_queue, tx_port, tx_queue;
@@ -37,6 +41,13 @@ struct fwd_pipe {
 	struct gpudp_pool *pool;
 	struct gpudp_handoff *ho;
 	const struct fwd_conf *conf;
+	int io;                   /* io forwarding: mode none, rx and tx on one lcore */
+	int io_chained;           /* io: the rx queue may deliver chained frames, so
+				   * each burst is checked for cut ones (pmd_cut) */
+	uint16_t io_rx_burst;     /* io: most packets per rte_eth_rx_burst */
+	/* io: the ports' ethdev byte counters at the start (fwd_io_start()),
+	 * kept on the pipeline of queue 0 (fwd_totals_get()) */
+	uint64_t io_ibytes0, io_obytes0;
 	/* rx lcore */
 	struct gpudp_ho_burst *cur;
 	uint64_t flush_tsc;       /* --flush-us in TSC cycles; 0: submit after every rx */
@@ -45,12 +56,12 @@ struct fwd_pipe {
 	int whole;                /* the mode needs single-segment frames (staged) */
 	uint32_t span;            /* the work's span (UINT32_MAX: the whole frame) */
 	uint32_t segs;            /* segments described per packet (split pools: > 1) */
-	uint64_t rx_pkts, rx_bytes;
+	uint64_t rx_pkts, rx_bytes;   /* io: rx_bytes unused (the port's counter) */
 	uint64_t ring_full_waits;
 	volatile int rx_stopped;
 	/* tx lcore */
 	uint64_t tx_pkts __attribute__((aligned(64)));
-	uint64_t tx_bytes;
+	uint64_t tx_bytes;            /* io: unused (the port's counter) */
 	uint64_t drops[FWD_DROP_MAX];
 };
 
@@ -73,6 +84,9 @@ int fwd_lcore_main(void *arg);
 unsigned int fwd_rx_step(struct fwd_pipe *p);
 /** One tx poll of a pipeline; returns packets transmitted. */
 unsigned int fwd_tx_step(struct fwd_pipe *p);
+/** io pipeline @p p: note its ports' byte counters, once the ports have
+ *  started and before the lcores run (rx_bytes and tx_bytes count from there). */
+void fwd_io_start(struct fwd_pipe *p);
 /** Sum the counters of @p n pipelines. */
 void fwd_totals_get(struct fwd_pipe *const *pipes, unsigned int n, struct fwd_totals *t);
 const char *fwd_drop_name(enum fwd_drop d);

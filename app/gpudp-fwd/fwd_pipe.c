@@ -4,6 +4,9 @@
  *   rx lcore: rte_eth_rx_burst -> 1. the burst is complete w.r.t. this CPU
  *             thread -> gpudp_handoff_submit (2. ordering step, 3. submit)
  *   tx lcore: gpudp_handoff_completed (5. done seen) -> rte_eth_tx_burst
+ * Mode none with rx and tx on one lcore needs no handoff (no work, every
+ * packet passes): that lcore runs the io loop, rte_eth_rx_burst ->
+ * rte_eth_tx_burst, as testpmd's io forwarding.
  * The lcores read the configuration and never parse anything.
  */
 #include <inttypes.h>
@@ -276,7 +279,8 @@ fwd_rx_step(struct fwd_pipe *p)
  * The tx queue took @p sent of the @p k mbufs of @p out: call it again
  * while it makes progress (up to TX_RETRIES calls in a row without any),
  * then free what it did not take, counted as tx_full and taken out of
- * *bytes (cold path). @return the mbufs sent
+ * *bytes unless @p bytes is NULL (the io loop's) (cold path). @return the
+ * mbufs sent
  */
 static __rte_noinline unsigned int
 tx_rest(struct fwd_pipe *p, struct rte_mbuf **out, unsigned int k, unsigned int sent,
@@ -292,7 +296,7 @@ tx_rest(struct fwd_pipe *p, struct rte_mbuf **out, unsigned int k, unsigned int 
 		tries = r == 0 ? tries + 1 : 0;
 	}
 	if (sent < k) {
-		for (i = sent; i < k; i++)
+		for (i = sent; i < k && bytes != NULL; i++)
 			*bytes -= out[i]->pkt_len;
 		rte_pktmbuf_free_bulk(out + sent, k - sent);
 		p->drops[FWD_DROP_TX_FULL] += k - sent;
@@ -370,6 +374,118 @@ fwd_tx_step(struct fwd_pipe *p)
 	return tx_step(p);
 }
 
+/*
+ * The io loop: a burst with chained frames (io_chained ports only): free
+ * the cut ones, counted as pmd_cut (they were counted as received), keep
+ * the rest in order (cold path). @return the frames kept
+ */
+static __rte_noinline unsigned int
+io_drop_cut(struct fwd_pipe *p, struct rte_mbuf **m, unsigned int n)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (m[i]->nb_segs != 1 && chain_is_cut(m[i])) {
+			p->drops[FWD_DROP_PMD_CUT]++;
+			rte_pktmbuf_free(m[i]);
+			continue;
+		}
+		m[k++] = m[i];
+	}
+	return k;
+}
+
+/* 1 if any of the @p n frames of @p m has several segments */
+static inline int
+io_chained(struct rte_mbuf *const *m, unsigned int n)
+{
+	uint16_t segs = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		segs |= m[i]->nb_segs;
+	return segs > 1;
+}
+
+/*
+ * One poll of an io pipeline (mode none, rx and tx on this lcore): what
+ * testpmd's io forwarding does per burst. rte_eth_rx_burst into @p m,
+ * rte_eth_tx_burst of the same array, the two packet counters; what the tx
+ * queue did not take goes to tx_rest() (retries, then tx_full drops). No
+ * byte sum: rx_bytes and tx_bytes are the ports' own counters
+ * (fwd_totals_get()). Chained frames are looked for only when @p chained
+ * (the port may deliver them: p->io_chained; a constant where inlined), and
+ * whole ones forwarded as in mode none through the handoff: only cut ones
+ * are dropped (pmd_cut). @return packets transmitted
+ */
+static __rte_always_inline unsigned int
+io_step(struct fwd_pipe *p, struct rte_mbuf **m, int chained)
+{
+	unsigned int n = rte_eth_rx_burst(p->rx_port, p->rx_queue, m, p->io_rx_burst);
+	unsigned int sent;
+
+	if (n == 0)
+		return 0;
+	p->rx_pkts += n;
+	if (chained && unlikely(io_chained(m, n)))
+		n = io_drop_cut(p, m, n);
+	sent = rte_eth_tx_burst(p->tx_port, p->tx_queue, m, (uint16_t)n);
+	if (unlikely(sent < n))
+		sent = tx_rest(p, m, n, sent, NULL);
+	p->tx_pkts += sent;
+	return sent;
+}
+
+/*
+ * The loop of an lcore with one io pipeline and nothing else, until
+ * fwd_quit. Nothing is held between polls (each rx burst is transmitted or
+ * dropped in the same poll), so there is nothing to drain after it.
+ * Flattened: GCC leaves rte_eth_rx_burst() and rte_eth_tx_burst() out of
+ * line otherwise, a call frame each per poll (the cold paths stay out of
+ * line: noinline).
+ */
+static __rte_noinline __attribute__((flatten)) void
+io_loop(struct fwd_pipe *p)
+{
+	struct rte_mbuf *m[GPUDP_HO_BURST_MAX];
+
+	if (p->io_chained)
+		while (!fwd_quit)
+			io_step(p, m, 1);
+	else
+		while (!fwd_quit)
+			io_step(p, m, 0);
+}
+
+void
+fwd_io_start(struct fwd_pipe *p)
+{
+	struct rte_eth_stats st;
+
+	if (p->rx_queue == 0 && rte_eth_stats_get(p->rx_port, &st) == 0)
+		p->io_ibytes0 = st.ibytes;
+	if (p->tx_queue == 0 && rte_eth_stats_get(p->tx_port, &st) == 0)
+		p->io_obytes0 = st.obytes;
+}
+
+/*
+ * Bytes of io pipeline @p p, added to *rx and *tx: its ports' ethdev
+ * counters since fwd_io_start(), taken on the pipeline of queue 0 only.
+ * Every queue of a port that has pipelines belongs to one, and each port is
+ * the tx port of exactly one rx port (--pairing), so the sum over every
+ * pipeline counts each port once.
+ */
+static void
+io_bytes(const struct fwd_pipe *p, uint64_t *rx, uint64_t *tx)
+{
+	struct rte_eth_stats st;
+
+	if (p->rx_queue == 0 && rte_eth_stats_get(p->rx_port, &st) == 0)
+		*rx += st.ibytes - p->io_ibytes0;
+	if (p->tx_queue == 0 && rte_eth_stats_get(p->tx_port, &st) == 0)
+		*tx += st.obytes - p->io_obytes0;
+}
+
 /* rx side of shutdown: hand over what was received, release held work */
 static void
 rx_stop(struct fwd_pipe *p)
@@ -406,24 +522,54 @@ tx_drain(struct fwd_pipe *p)
 	free(s);
 }
 
+/*
+ * The loop of an lcore with several pipelines, until fwd_quit: a poll of
+ * each in turn (rx steps, tx steps, io steps).
+ */
+static __rte_noinline void
+multi_loop(struct fwd_pipe *const *rx, unsigned int nrx, struct fwd_pipe *const *tx,
+	   unsigned int ntx, struct fwd_pipe *const *io, unsigned int nio)
+{
+	struct rte_mbuf *m[GPUDP_HO_BURST_MAX];
+	unsigned int i;
+
+	while (!fwd_quit) {
+		for (i = 0; i < nrx; i++)
+			fwd_rx_step(rx[i]);
+		for (i = 0; i < ntx; i++)
+			fwd_tx_step(tx[i]);
+		for (i = 0; i < nio; i++)
+			io_step(io[i], m, io[i]->io_chained);
+	}
+}
+
 /* arg: the pipelines table; each lcore serves the roles it was given */
 int
 fwd_lcore_main(void *arg)
 {
 	struct fwd_pipe *const *pipes = arg;
-	struct fwd_pipe *rx[64], *tx[64];
-	unsigned int lc = rte_lcore_id(), nrx = 0, ntx = 0, i;
+	struct fwd_pipe *rx[64], *tx[64], *io[64];
+	unsigned int lc = rte_lcore_id(), nrx = 0, ntx = 0, nio = 0, i;
 
 	for (i = 0; pipes[i] != NULL; i++) {
+		if (pipes[i]->io) {
+			/* rx and tx on this one lcore, no handoff */
+			if (pipes[i]->rx_lcore == lc && nio < 64)
+				io[nio++] = pipes[i];
+			continue;
+		}
 		if (pipes[i]->rx_lcore == lc && nrx < 64)
 			rx[nrx++] = pipes[i];
 		if (pipes[i]->tx_lcore == lc && ntx < 64)
 			tx[ntx++] = pipes[i];
 	}
-	if (nrx + ntx == 0)
+	if (nrx + ntx + nio == 0)
 		return 0;
-	FWD_LOG(INFO, "lcore %u: %u rx, %u tx pipelines\n", lc, nrx, ntx);
-	if (nrx <= 1 && ntx <= 1) {
+	FWD_LOG(INFO, "lcore %u: %u rx, %u tx, %u io pipelines\n", lc, nrx, ntx, nio);
+	if (nio == 1 && nrx + ntx == 0) {
+		/* mode none on one lcore per pipeline: the I/O baseline */
+		io_loop(io[0]);
+	} else if (nio == 0 && nrx <= 1 && ntx <= 1) {
 		/* the usual case: one pipeline's rx and/or tx, inlined */
 		struct fwd_pipe *r = nrx != 0 ? rx[0] : NULL, *t = ntx != 0 ? tx[0] : NULL;
 
@@ -434,13 +580,10 @@ fwd_lcore_main(void *arg)
 				tx_step(t);
 		}
 	} else {
-		while (!fwd_quit) {
-			for (i = 0; i < nrx; i++)
-				fwd_rx_step(rx[i]);
-			for (i = 0; i < ntx; i++)
-				fwd_tx_step(tx[i]);
-		}
+		multi_loop(rx, nrx, tx, ntx, io, nio);
 	}
+	for (i = 0; i < nio; i++)
+		io[i]->rx_stopped = 1;   /* nothing held: no drain */
 	for (i = 0; i < nrx; i++)
 		rx_stop(rx[i]);
 	for (i = 0; i < ntx; i++)
@@ -461,9 +604,13 @@ fwd_totals_get(struct fwd_pipe *const *pipes, unsigned int n, struct fwd_totals 
 		const struct fwd_pipe *p = pipes[i];
 
 		t->rx_pkts += p->rx_pkts;
-		t->rx_bytes += p->rx_bytes;
 		t->tx_pkts += p->tx_pkts;
-		t->tx_bytes += p->tx_bytes;
+		if (p->io) {
+			io_bytes(p, &t->rx_bytes, &t->tx_bytes);
+		} else {
+			t->rx_bytes += p->rx_bytes;
+			t->tx_bytes += p->tx_bytes;
+		}
 		for (d = 0; d < FWD_DROP_MAX; d++)
 			t->drops[d] += p->drops[d];
 		gpudp_handoff_stats_get(p->ho, s);

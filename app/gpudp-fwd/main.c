@@ -196,6 +196,32 @@ json_hist(FILE *f, const char *name, const struct gpudp_ho_hist *h, const char *
 		h->max_ns, sep);
 }
 
+/*
+ * io pipelines take rx_bytes and tx_bytes from their ports' ethdev
+ * counters: say so at the end for a port whose PMD counted packets but no
+ * bytes (net_null does not count bytes), so its zero bytes are not taken
+ * for a fault.
+ */
+static void
+io_bytes_note(void)
+{
+	struct rte_eth_stats st;
+	unsigned int i;
+
+	for (i = 0; i < nb_pipes; i++) {
+		const struct fwd_pipe *p = pipes[i];
+		struct rte_eth_dev_info info;
+
+		if (!p->io || p->rx_queue != 0 || rte_eth_stats_get(p->rx_port, &st) != 0 ||
+		    st.ipackets == 0 || st.ibytes != 0 ||
+		    rte_eth_dev_info_get(p->rx_port, &info) != 0)
+			continue;
+		FWD_LOG(WARNING, "port %u (%s) counts no bytes: mode none on one lcore takes "
+			"rx_bytes and tx_bytes from the ports' counters, so they are 0 here\n",
+			p->rx_port, info.driver_name);
+	}
+}
+
 static int
 final_report(double secs)
 {
@@ -406,6 +432,55 @@ lat_sample(uint32_t burst)
 	return s;
 }
 
+/*
+ * io pipeline @p p (mode none, one lcore): whether its rx queue may deliver
+ * chained frames, so that the io loop must look for cut ones (pmd_cut). It
+ * may not when the set-up guarantees single-segment frames: a pool that is
+ * not split; no SCATTER, TCP_LRO or BUFFER_SPLIT offload on the port or the
+ * queue (gpudp-fwd asks for none), nor a queue the PMD scatters, where it
+ * describes its queues (rte_eth_rx_queue_info_get()'s scattered_rx); and
+ * an mbuf data room that holds the largest frame the port accepts: its MTU
+ * plus the PMD's L2 overhead (ethdev's max_rx_pktlen - max_mtu, else
+ * header and CRC) plus two VLAN tags. That needs a PMD that states an MTU
+ * limit (max_mtu): one that states none (net_pcap, net_ring) may pass
+ * frames of any length, and net_pcap chains those above the data room.
+ * net_null states none either, but makes one mbuf per frame whatever its
+ * length. @return 1 if chained frames may come
+ */
+static int
+io_may_chain(const struct fwd_pipe *p)
+{
+	const uint64_t chain_offloads = RTE_ETH_RX_OFFLOAD_SCATTER |
+		RTE_ETH_RX_OFFLOAD_TCP_LRO | RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT;
+	struct rte_mempool *mp = gpudp_pool_mempool(p->pool);
+	struct rte_eth_dev_info info;
+	struct rte_eth_rxq_info q;
+	struct rte_eth_conf dc;
+	uint32_t room, frame, overhead;
+	uint16_t mtu;
+	int ret;
+
+	if (fwd_conf_mem(&conf) == GPUDP_MEM_SPLIT || mp == NULL ||
+	    rte_eth_dev_info_get(p->rx_port, &info) != 0 ||
+	    rte_eth_dev_conf_get(p->rx_port, &dc) != 0 ||
+	    (dc.rxmode.offloads & chain_offloads) != 0 ||
+	    rte_eth_dev_get_mtu(p->rx_port, &mtu) != 0)
+		return 1;
+	ret = rte_eth_rx_queue_info_get(p->rx_port, p->rx_queue, &q);
+	if (ret == 0 ? q.scattered_rx || (q.conf.offloads & chain_offloads) != 0 :
+	    ret != -ENOTSUP)
+		return 1;
+	if (info.driver_name != NULL && strcmp(info.driver_name, "net_null") == 0)
+		return 0;
+	if (info.max_mtu == UINT16_MAX)
+		return 1;   /* no MTU: frames of any length */
+	overhead = info.max_rx_pktlen > info.max_mtu ? info.max_rx_pktlen - info.max_mtu :
+		RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+	frame = mtu + overhead + 2 * RTE_VLAN_HLEN;
+	room = rte_pktmbuf_data_room_size(mp) - RTE_PKTMBUF_HEADROOM;
+	return frame > room;
+}
+
 static int
 pipes_create(uint64_t cu_ctx)
 {
@@ -507,6 +582,9 @@ pipes_create(uint64_t cu_ctx)
 			p->span = conf.work->span != 0 ? conf.work->span : UINT32_MAX;
 			p->segs = hc.segs;
 			p->whole = gpudp_handoff_needs_whole_frames(p->ho);
+			/* no work and one lcore: forward without the handoff */
+			p->io = conf.mode == GPUDP_HO_NONE && p->rx_lcore == p->tx_lcore;
+			p->io_rx_burst = (uint16_t)conf.rx_burst;
 		}
 	for (i = 0; i < conf.nb_ports; i++) {
 		ret = port_setup(conf.ports[i], pools[i]);
@@ -534,6 +612,15 @@ pipes_create(uint64_t cu_ctx)
 			return ret;
 		}
 	}
+	/* io pipelines: after the start, when PMDs have set up their queues */
+	for (i = 0; i < nb_pipes; i++)
+		if (pipes[i]->io) {
+			pipes[i]->io_chained = io_may_chain(pipes[i]);
+			fwd_io_start(pipes[i]);
+			FWD_LOG(INFO, "pipeline %u: io forwarding (mode none on one lcore, no "
+				"handoff), chained frames %s\n", i, pipes[i]->io_chained ?
+				"checked (the port may deliver them)" : "not checked (none come)");
+		}
 	return 0;
 }
 
@@ -683,6 +770,7 @@ main(int argc, char **argv)
 	}
 	rte_eal_mp_wait_lcore();
 	secs = (gpudp_ho_now_ns() - run_t0) / 1e9;
+	io_bytes_note();
 	if (final_report(secs) != 0)
 		rc = 1;
 	{

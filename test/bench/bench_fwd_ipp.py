@@ -19,7 +19,8 @@ Runs:
   testpmd io-forward, native mbufs (the peer of bench_fwd);
   testpmd io-forward, --mp-alloc=xbuf (pinned-external-buffer mbufs, the
     kind gpudp's GPU pools are made of, buffers in host memory);
-  gpudp-fwd --mode none on a host pool;
+  gpudp-fwd --mode none on a host pool (one lcore per pipeline: the io
+    loop, no handoff; its bytes are the ports' counters, doc/fwd.md);
   gpudp-fwd --mode none on a device pool, when --fake-libcuda is given:
     test/gpu's fake driver (named so) stands in for the GPU, and the CPU
     never touches a packet's bytes in mode none, so the count is the one

@@ -22,6 +22,7 @@ IPv4 checksum is recomputed in full (the app updates it incrementally,
 RFC 1624), and the packets the kernel must drop are left out.
 """
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -189,9 +190,20 @@ def run(fwd, kernel, mode, burst, d, extra):
             bad += 1
             if bad > 5:
                 break
+    # the final counters: every frame received and sent, bytes exact (the
+    # io loop of none mode counts them from the port's statistics)
+    m = re.search(r"final: \S+ s rx (\d+) pkts (\d+) bytes tx (\d+) pkts (\d+) bytes",
+                  r.stdout)
+    cnt = tuple(int(x) for x in m.groups()) if m else None
+    want_cnt = (len(fr), sum(len(f) for f in fr), len(want), sum(len(w) for w in want))
+    if cnt != want_cnt:
+        print("FAIL %s: final counters rx/tx packets, bytes %s, expected %s"
+              % (tag, cnt, want_cnt))
+        bad += 1
     if bad:
         sys.exit(1)
-    print("ok %s: %d in, %d out, every packet as expected" % (tag, len(fr), len(got)))
+    print("ok %s: %d in, %d out, every packet as expected, counters %s"
+          % (tag, len(fr), len(got), cnt))
 
 
 # (arguments after --, text stderr must contain)
