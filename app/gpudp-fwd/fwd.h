@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include <rte_common.h>
 #include <rte_log.h>
 
 #include <gpudp_handoff.h>
@@ -13,7 +14,11 @@
 #include "fwd_conf.h"
 
 extern int fwd_logtype;
-#define FWD_LOG(lvl, ...) rte_log(RTE_LOG_ ## lvl, fwd_logtype, "gpudp-fwd: " __VA_ARGS__)
+/* one line per call: the macro adds the newline, as every gpudp log macro does */
+#define FWD_LOG(lvl, ...) \
+	rte_log(RTE_LOG_ ## lvl, fwd_logtype, \
+		RTE_FMT("gpudp-fwd: " RTE_FMT_HEAD(__VA_ARGS__, ) "\n", \
+			RTE_FMT_TAIL(__VA_ARGS__, )))
 
 /** Drop reasons of the app itself (the handoff counts the per-packet verdicts). */
 enum fwd_drop {

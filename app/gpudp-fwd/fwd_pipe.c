@@ -516,7 +516,7 @@ tx_drain(struct fwd_pipe *p)
 	if (s->in_flight != 0) {
 		p->drops[FWD_DROP_SHUTDOWN] += s->pkts_submitted - s->pkts_done;
 		FWD_LOG(ERR, "pipeline %u: %u bursts (%" PRIu64 " packets) still in flight "
-			"after the drain\n", p->id, s->in_flight,
+			"after the drain", p->id, s->in_flight,
 			s->pkts_submitted - s->pkts_done);
 	}
 	free(s);
@@ -565,7 +565,7 @@ fwd_lcore_main(void *arg)
 	}
 	if (nrx + ntx + nio == 0)
 		return 0;
-	FWD_LOG(INFO, "lcore %u: %u rx, %u tx, %u io pipelines\n", lc, nrx, ntx, nio);
+	FWD_LOG(INFO, "lcore %u: %u rx, %u tx, %u io pipelines", lc, nrx, ntx, nio);
 	if (nio == 1 && nrx + ntx == 0) {
 		/* mode none on one lcore per pipeline: the I/O baseline */
 		io_loop(io[0]);

@@ -217,7 +217,7 @@ io_bytes_note(void)
 		    rte_eth_dev_info_get(p->rx_port, &info) != 0)
 			continue;
 		FWD_LOG(WARNING, "port %u (%s) counts no bytes: mode none on one lcore takes "
-			"rx_bytes and tx_bytes from the ports' counters, so they are 0 here\n",
+			"rx_bytes and tx_bytes from the ports' counters, so they are 0 here",
 			p->rx_port, info.driver_name);
 	}
 }
@@ -246,7 +246,7 @@ final_report(double secs)
 		return 0;
 	f = fopen(conf.json, "w");
 	if (f == NULL) {
-		FWD_LOG(ERR, "--json %s: %s\n", conf.json, strerror(errno));
+		FWD_LOG(ERR, "--json %s: %s", conf.json, strerror(errno));
 		return -1;
 	}
 	fprintf(f, "{\n  \"mode\": \"%s\", \"work\": \"%s\", \"mem\": \"%s\",\n"
@@ -298,7 +298,7 @@ port_setup(uint16_t port, struct gpudp_pool *const *pools)
 	if (ret != 0)
 		return ret;
 	if (conf.queues > info.max_rx_queues || conf.queues > info.max_tx_queues) {
-		FWD_LOG(ERR, "--queues %u: port %u has at most %u rx / %u tx queues\n",
+		FWD_LOG(ERR, "--queues %u: port %u has at most %u rx / %u tx queues",
 			conf.queues, port, info.max_rx_queues, info.max_tx_queues);
 		return -EINVAL;
 	}
@@ -383,7 +383,7 @@ gpu_context(uint64_t *ctx, char *pci, size_t len)
 	}
 	*ctx = props.context;
 	snprintf(pci, len, "%s", props.pci_addr);
-	FWD_LOG(INFO, "GPU %d: %s at %s, GPUDirect RDMA writes ordering %d\n", conf.gpu,
+	FWD_LOG(INFO, "GPU %d: %s at %s, GPUDirect RDMA writes ordering %d", conf.gpu,
 		props.product, props.pci_addr, props.gdr_writes_ordering);
 	return 0;
 #endif
@@ -618,7 +618,7 @@ pipes_create(uint64_t cu_ctx)
 			pipes[i]->io_chained = io_may_chain(pipes[i]);
 			fwd_io_start(pipes[i]);
 			FWD_LOG(INFO, "pipeline %u: io forwarding (mode none on one lcore, no "
-				"handoff), chained frames %s\n", i, pipes[i]->io_chained ?
+				"handoff), chained frames %s", i, pipes[i]->io_chained ?
 				"checked (the port may deliver them)" : "not checked (none come)");
 		}
 	return 0;
@@ -646,7 +646,7 @@ teardown(void)
 	}
 	for (i = 0; i < nb_pipes; i++) {
 		if (pipes[i]->pool != NULL && gpudp_pool_destroy(pipes[i]->pool) != 0)
-			FWD_LOG(WARNING, "pipeline %u: pool still has mbufs out\n", i);
+			FWD_LOG(WARNING, "pipeline %u: pool still has mbufs out", i);
 		free(pipes[i]);
 		pipes[i] = NULL;
 	}
@@ -724,7 +724,7 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return ret == -EINVAL ? FWD_EXIT_USAGE : 1;
 	}
-	FWD_LOG(INFO, "%u pipelines, mode %s, work %s (%s), %s memory, burst %u, ring %u\n",
+	FWD_LOG(INFO, "%u pipelines, mode %s, work %s (%s), %s memory, burst %u, ring %u",
 		nb_pipes, gpudp_ho_mode_name(conf.mode), conf.work->name,
 		gpudp_work_origin(conf.work),
 		gpudp_mem_type_name(fwd_conf_mem(&conf)), conf.burst, conf.ring);
