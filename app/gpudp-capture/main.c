@@ -45,6 +45,7 @@
 #include <gpudp_gpu.h>
 #endif
 #include "capfile.h"
+#include "gpudp_app_gpu.h"
 #include "engine.h"
 #include "gpudp_app_mbuf.h"
 #include "gpudp_eal_diag.h"
@@ -584,18 +585,7 @@ static int16_t find_gpu(struct cap_app *app);
 static uint64_t
 gpudev_context(struct cap_app *app)
 {
-#ifdef GPUDP_HAS_CUDA
-	struct gpudp_gpu_props pr;
-	int16_t id = app->gpu_id >= 0 ? app->gpu_id : find_gpu(app);
-
-	if (id >= 0 && gpudp_gpu_props_get(id, &pr) == 0) {
-		CAP_LOG(DEBUG, "GPU engine in gpudev device %d's CUDA context", id);
-		return pr.context;
-	}
-#else
-	RTE_SET_USED(app);
-#endif
-	return 0;
+	return gpudp_app_gpu_context(app->gpu_id >= 0 ? app->gpu_id : find_gpu(app));
 }
 
 static int
@@ -655,41 +645,7 @@ setup_engine(struct cap_app *app)
 static int16_t
 find_gpu(struct cap_app *app)
 {
-	int16_t id;
-	int n = 0;
-
-#ifdef GPUDP_HAS_CUDA
-	struct gpudp_gpu_props pr;
-
-	n = gpudp_gpu_probe_all();
-	RTE_GPU_FOREACH(id) {
-		if (gpudp_gpu_props_get(id, &pr) == 0 && !pr.is_child &&
-		    pr.cuda_ordinal == (int)app->conf.gpu)
-			return id;
-	}
-#endif
-	id = (int16_t)app->conf.gpu;
-	if (rte_gpu_is_valid(id)) {
-#ifdef GPUDP_HAS_CUDA
-		if (gpudp_gpu_props_get(id, &pr) != 0) /* not gpudp's: another driver's device */
-#endif
-			return id;
-	}
-	if (n < 0)
-		n = 0;
-#ifdef GPUDP_HAS_CUDA
-	if (gpudp_cuda_init() != 0)
-		snprintf(app->gpu_why, sizeof(app->gpu_why), "%s", gpudp_cuda_last_error());
-	else
-#endif
-		snprintf(app->gpu_why, sizeof(app->gpu_why), "GPU %u does not exist (%u gpudev "
-			 "device%s)", app->conf.gpu, rte_gpu_count_avail(),
-			 rte_gpu_count_avail() == 1 ? "" : "s");
-#ifndef GPUDP_HAS_CUDA
-	snprintf(app->gpu_why, sizeof(app->gpu_why), "this gpudp-capture was built without "
-		 "CUDA and no gpudev device %u exists", app->conf.gpu);
-#endif
-	return -1;
+	return gpudp_app_gpu_find(app->conf.gpu, app->gpu_why, sizeof(app->gpu_why));
 }
 
 static const char *
@@ -762,14 +718,14 @@ resolve_mem(struct cap_app *app, int gpu_engine)
 				"driver %s): it %s, so its mbufs cannot be in GPU memory; use "
 				"--mem pinned (the GPU reads the host mbufs in place) or --mem "
 				"staged\n", p->id, p->name, p->driver, p->cpu_copy);
-			return 2;
+			return GPUDP_EXIT_USAGE;
 		}
 	}
 	if (c->mem == CAP_CONF_MEM_PINNED || c->mem == CAP_CONF_MEM_DEVICE) {
 		if (app->gpu_id < 0) {
 			fprintf(stderr, "gpudp-capture: --mem %s: no GPU to put the mbufs in: %s\n",
 				cap_conf_mem_name(c->mem), app->gpu_why);
-			return 77;
+			return GPUDP_EXIT_NO_GPU;
 		}
 		app->mem = c->mem == CAP_CONF_MEM_PINNED ? CAP_MEM_HOST : CAP_MEM_DEVICE;
 		return 0;
@@ -1439,7 +1395,7 @@ main(int argc, char **argv)
 		if (n_eal < argc)
 			argv[n_eal] = (char *)"--";
 		if (rc != 0)
-			return rc > 0 ? 0 : 2;
+			return rc > 0 ? GPUDP_EXIT_OK : GPUDP_EXIT_USAGE;
 	}
 	/* --pcap FILE: add "--vdev net_pcap_gpudpN,rx_pcap=FILE" to the EAL arguments */
 	{
@@ -1449,7 +1405,7 @@ main(int argc, char **argv)
 
 		if (n_eal + 2 * (int)app.conf.n_pcap >= (int)RTE_DIM(eal_argv)) {
 			fprintf(stderr, "gpudp-capture: too many EAL arguments\n");
-			return 2;
+			return GPUDP_EXIT_USAGE;
 		}
 		for (k = 0; k < n_eal; k++)
 			eal_argv[k] = argv[k];
@@ -1461,9 +1417,9 @@ main(int argc, char **argv)
 		}
 		eal_argv[k] = NULL;
 		if (scan_vdevs(&app, k, eal_argv) != 0)
-			return 2;
+			return GPUDP_EXIT_USAGE;
 		if (check_files(&app) != 0)
-			return 1;
+			return GPUDP_EXIT_FAILURE;
 		ret = rte_eal_init(k, eal_argv);
 	}
 	if (ret < 0) {
@@ -1471,11 +1427,11 @@ main(int argc, char **argv)
 
 		fprintf(stderr, "gpudp-capture: EAL initialisation failed: %s\n",
 			gpudp_eal_why(rte_errno, rte_eal_get_runtime_dir(), "", why, sizeof(why)));
-		return 1;
+		return GPUDP_EXIT_FAILURE;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	rc = 1;
+	rc = GPUDP_EXIT_FAILURE;
 	app.ts_off = rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME, NULL);
 	{
 		int bit = rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, NULL);
@@ -1486,7 +1442,7 @@ main(int argc, char **argv)
 	}
 	ret = collect_ports(&app);
 	if (ret != 0) {
-		rc = ret == -2 ? 2 : 1;
+		rc = ret == -2 ? GPUDP_EXIT_USAGE : GPUDP_EXIT_FAILURE;
 		goto out;
 	}
 	/* --mem: engine and memory type decide each other (see resolve_mem) */
@@ -1502,7 +1458,7 @@ main(int argc, char **argv)
 		}
 	}
 	if (setup_engine(&app) != 0) {
-		rc = app.conf.engine == CAP_CONF_ENGINE_GPU ? 77 : 1;
+		rc = app.conf.engine == CAP_CONF_ENGINE_GPU ? GPUDP_EXIT_NO_GPU : GPUDP_EXIT_FAILURE;
 		goto out;
 	}
 	if (app.conf.mem == CAP_CONF_MEM_AUTO && app.mem != CAP_MEM_STAGED &&
@@ -1541,7 +1497,7 @@ main(int argc, char **argv)
 	if (app.conf.verify) {
 		if (strcmp(app.engine_name, "gpu") != 0) {
 			CAP_LOG(NOTICE, "--verify: no GPU in use, nothing to verify (exit 77)");
-			rc = 77;
+			rc = GPUDP_EXIT_NO_GPU;
 			cap_engine_destroy(&app.eng);
 			goto out;
 		}
@@ -1552,27 +1508,27 @@ main(int argc, char **argv)
 	CAP_LOG(INFO, "analysing on %s, %s memory%s; %s", app.eng.st.device,
 		cap_mem_name(app.mem), app.mem == CAP_MEM_STAGED ? " (copied into batches)" :
 		" (in place)", app.any_live ? "live input: Ctrl-C stops" : "capture file input");
-	rc = run(&app) == 0 ? 0 : 1;
+	rc = run(&app) == 0 ? GPUDP_EXIT_OK : GPUDP_EXIT_FAILURE;
 out:
 	/* every batch done (in place: its mbufs freed) before the ports close */
 	cap_engine_destroy(&app.eng);
 	if (app.out != NULL && gpudp_pcapng_close(app.out) != 0) {
 		fprintf(stderr, "gpudp-capture: --filter-out %s: write error\n",
 			app.conf.filter_out);
-		rc = 1;
+		rc = GPUDP_EXIT_FAILURE;
 	}
 	if (app.out_failed)
-		rc = 1;
+		rc = GPUDP_EXIT_FAILURE;
 	/* a GPU pool is destroyed while its ports exist (its dma_unmap needs
 	 * them) if stopping them gave every mbuf back, else after closing */
 	for (i = 0; i < app.n_ports; i++)
 		rte_eth_dev_stop(app.ports[i].id);
 	if (app.gpool != NULL && rte_mempool_full(app.pool) && release_pool(&app) != 0)
-		rc = 1;
+		rc = GPUDP_EXIT_FAILURE;
 	for (i = 0; i < app.n_ports; i++)
 		rte_eth_dev_close(app.ports[i].id);
 	if (release_pool(&app) != 0)
-		rc = 1;
+		rc = GPUDP_EXIT_FAILURE;
 	gpudp_analysis_free(app.result);
 	gpudp_analysis_free(app.verify);
 	for (i = 0; i < app.n_files; i++)

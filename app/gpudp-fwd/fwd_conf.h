@@ -10,8 +10,6 @@
 #include <gpudp_mem.h>
 
 #define FWD_MAX_PORTS 32
-#define FWD_EXIT_USAGE 2   /* bad option or value */
-#define FWD_EXIT_NOGPU 77  /* a GPU mode or memory type, and no usable GPU */
 
 enum fwd_mem { FWD_MEM_AUTO = -1 };
 enum fwd_pairing { FWD_PAIR_PAIRED, FWD_PAIR_SAME };

@@ -35,6 +35,7 @@
 #endif
 
 #include "fwd.h"
+#include "gpudp_app_gpu.h"
 #include "gpudp_eal_diag.h"
 
 RTE_LOG_REGISTER(fwd_logtype, gpudp.fwd, INFO);
@@ -361,6 +362,9 @@ ports_check(void)
 	return 0;
 }
 
+/* the gpudev device of --gpu (a CUDA ordinal), -1 until gpu_context() found it */
+static int16_t gpu_id = -1;
+
 /* the GPU's CUDA context, so the handoff runs where the pools live */
 static int
 gpu_context(uint64_t *ctx, char *pci, size_t len)
@@ -374,17 +378,19 @@ gpu_context(uint64_t *ctx, char *pci, size_t len)
 	return -ENODEV;
 #else
 	struct gpudp_gpu_props props;
-	int n = gpudp_gpu_probe_all();
+	char why[256];
+	int16_t id = gpudp_app_gpu_find((unsigned int)conf.gpu, why, sizeof(why));
 
-	if (n <= 0 || gpudp_gpu_props_get(conf.gpu, &props) != 0) {
-		fprintf(stderr, "gpudp-fwd: --gpu %d: no such GPU (%d found)\n", conf.gpu,
-			n < 0 ? 0 : n);
+	if (id < 0 || gpudp_gpu_props_get(id, &props) != 0) {
+		fprintf(stderr, "gpudp-fwd: --gpu %d: no such GPU: %s\n", conf.gpu,
+			id < 0 ? why : "not a GPU of gpudp's gpudev driver");
 		return -ENODEV;
 	}
+	gpu_id = id;
 	*ctx = props.context;
 	snprintf(pci, len, "%s", props.pci_addr);
-	FWD_LOG(INFO, "GPU %d: %s at %s, GPUDirect RDMA writes ordering %d", conf.gpu,
-		props.product, props.pci_addr, props.gdr_writes_ordering);
+	FWD_LOG(INFO, "GPU %d (gpudev device %d): %s at %s, GPUDirect RDMA writes ordering %d",
+		conf.gpu, id, props.product, props.pci_addr, props.gdr_writes_ordering);
 	return 0;
 #endif
 }
@@ -406,7 +412,7 @@ run_check(void)
 	int fails;
 
 	if (gpu_context(&ctx, pci, sizeof(pci)) != 0)
-		printf("FAIL  gpu    no usable GPU (gpudev id %d)\n", conf.gpu);
+		printf("FAIL  gpu    no usable GPU (--gpu %d)\n", conf.gpu);
 	fails = gpudp_mem_check(pci[0] != '\0' ? pci : NULL, conf.ports, conf.nb_ports,
 				bytes, conf.pin, check_report, NULL);
 	printf("%d failed checks\n", fails + (pci[0] == '\0'));
@@ -530,7 +536,7 @@ pipes_create(uint64_t cu_ctx)
 			memset(&pc, 0, sizeof(pc));
 			pc.name = name;
 			pc.type = mem;
-			pc.gpu_id = conf.gpu;
+			pc.gpu_id = gpu_id >= 0 ? gpu_id : conf.gpu;
 			pc.ports = ports;
 			pc.nb_ports = p->tx_port == p->rx_port ? 1 : 2;
 			pc.nb_mbufs = conf.mbufs != 0 ? conf.mbufs :
@@ -678,25 +684,25 @@ main(int argc, char **argv)
 	app_argc = sep < argc ? argc - sep : 1;
 	app_argv = calloc((size_t)app_argc + 1, sizeof(char *));
 	if (app_argv == NULL)
-		return 1;
+		return GPUDP_EXIT_FAILURE;
 	app_argv[0] = argv[0];
 	for (i = 1; i < app_argc; i++)
 		app_argv[i] = argv[sep + i];
 	ret = fwd_conf_parse(&conf, app_argc, app_argv);
 	free(app_argv); /* the conf points into argv's strings, not this array */
 	if (ret != 0)
-		return ret > 0 ? 0 : FWD_EXIT_USAGE;
+		return ret > 0 ? GPUDP_EXIT_OK : GPUDP_EXIT_USAGE;
 	ret = rte_eal_init(sep, argv);
 	if (ret < 0) {
 		char why[512];
 
 		fprintf(stderr, "gpudp-fwd: EAL initialisation failed: %s\n",
 			gpudp_eal_why(rte_errno, rte_eal_get_runtime_dir(), "", why, sizeof(why)));
-		return 1;
+		return GPUDP_EXIT_FAILURE;
 	}
 	if (ports_check() != 0) {
 		rte_eal_cleanup();
-		return FWD_EXIT_USAGE;
+		return GPUDP_EXIT_USAGE;
 	}
 	if (conf.check) {
 		rc = run_check();
@@ -706,7 +712,7 @@ main(int argc, char **argv)
 	if (gpudp_ho_mode_is_gpu(conf.mode) || fwd_conf_mem(&conf) != GPUDP_MEM_HOST) {
 		if (gpu_context(&cu_ctx, pci, sizeof(pci)) != 0) {
 			rte_eal_cleanup();
-			return FWD_EXIT_NOGPU;
+			return GPUDP_EXIT_NO_GPU;
 		}
 	}
 	signal(SIGINT, on_signal);
@@ -722,7 +728,7 @@ main(int argc, char **argv)
 		fwd_quit = 1;
 		teardown();
 		rte_eal_cleanup();
-		return ret == -EINVAL ? FWD_EXIT_USAGE : 1;
+		return ret == -EINVAL ? GPUDP_EXIT_USAGE : GPUDP_EXIT_FAILURE;
 	}
 	FWD_LOG(INFO, "%u pipelines, mode %s, work %s (%s), %s memory, burst %u, ring %u",
 		nb_pipes, gpudp_ho_mode_name(conf.mode), conf.work->name,
@@ -772,7 +778,7 @@ main(int argc, char **argv)
 	secs = (gpudp_ho_now_ns() - run_t0) / 1e9;
 	io_bytes_note();
 	if (final_report(secs) != 0)
-		rc = 1;
+		rc = GPUDP_EXIT_FAILURE;
 	{
 		struct fwd_totals t;
 
@@ -780,14 +786,14 @@ main(int argc, char **argv)
 		if (t.tx_pkts < conf.min_forwarded) {
 			fprintf(stderr, "gpudp-fwd: --min-forwarded %" PRIu64 ": only %" PRIu64
 				" packets transmitted\n", conf.min_forwarded, t.tx_pkts);
-			rc = 1;
+			rc = GPUDP_EXIT_FAILURE;
 		}
 		if (t.verdict_drops[GPUDP_FWD_DROP_ERROR] != 0 || t.drops[FWD_DROP_SHUTDOWN] != 0) {
 			fprintf(stderr, "gpudp-fwd: %" PRIu64 " packets lost to submission errors "
 				"or a GPU fault, %" PRIu64 " to a stuck drain\n",
 				t.verdict_drops[GPUDP_FWD_DROP_ERROR],
 				t.drops[FWD_DROP_SHUTDOWN]);
-			rc = 1;
+			rc = GPUDP_EXIT_FAILURE;
 		}
 	}
 	teardown();
