@@ -285,9 +285,9 @@ conf_fill(struct gpudp_handoff_conf *c)
 		c->threads = 256;
 	if (c->graph_batch == 0)
 		c->graph_batch = RTE_MIN(8u, c->ring_size);
-	/* about 512 packets worked on at once: on the H200, 16 blocks at
-	 * burst 32 forward 1.35-3x what 4 do, while at burst 256 more than 4
-	 * to 8 blocks only lengthen each burst (doc/benchmarks.md) */
+	/* about 512 packets worked on at once: more blocks at small bursts,
+	 * while at large bursts more than 4 to 8 blocks only lengthen each
+	 * burst (the measurements: doc/benchmarks.md, "persistent blocks") */
 	if (c->persistent_blocks == 0)
 		c->persistent_blocks = RTE_MIN(RTE_MIN(RTE_MAX(512u / c->burst_max, 4u), 16u),
 					       c->ring_size);

@@ -34,9 +34,8 @@
 /*
  * staged: consecutive bursts go round this many lanes, each a copy stream
  * and a kernel stream, so that several bursts' copies are in flight at once
- * (1 / 2 / 4 / 8 lanes: 26 / 33 / 38 / 40 GB/s at 1500-byte packets in
- * bursts of 1024 on an H100 host, pinned copy 55 GB/s; 44-45 GB/s since
- * the kernel copies the headers back one coalesced write per packet)
+ * (the bandwidth per lane count: doc/benchmarks.md, "8 lanes of copy and
+ * kernel streams"; more than 8 gave nothing)
  */
 #define STAGE_LANES 8
 
@@ -192,7 +191,7 @@ gpudp_ho_gpu_same_device(const struct gpudp_handoff *a, const struct gpudp_hando
 /*
  * The clock model (gpudp_handoff_pvt.h): offset from this measure, drift
  * rate over the whole time since the first one (the two clocks may run at
- * rates tens of ppm apart: 25 us per second on an H100 host).
+ * rates tens of ppm apart, tens of microseconds per second).
  */
 int
 gpudp_ho_gpu_clock_sync(struct gpudp_handoff *h)
