@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * gpudp_handoff: the ring of in-flight bursts, the CPU modes, counters and
- * latency histograms. GPU modes are in gpudp_handoff_gpu.c; everything
- * mode-specific goes through h->ops.
+ * gpudp_handoff: the ring of in-flight bursts, its configuration, counters
+ * and completion. The modes are ops tables (gpudp_handoff_pvt.h): none and
+ * cpu in gpudp_ho_cpu.c, the GPU modes in gpudp_handoff_gpu.c and
+ * gpudp_ho_<mode>.c; the latency histograms in gpudp_ho_hist.c, the GPU
+ * clock model in gpudp_ho_clock.c.
  */
 #include <assert.h>
 #include <errno.h>
@@ -76,107 +78,11 @@ gpudp_ho_mode_is_gpu(enum gpudp_ho_mode m)
 	return (unsigned int)m < GPUDP_HO_MODE_MAX && mode_ops[m]->gpu;
 }
 
-/* ---- histograms ---- */
-
-static unsigned int
-hist_index(uint64_t v)
-{
-	unsigned int e;
-
-	if (v < 16)
-		return (unsigned int)v;
-	e = 63 - (unsigned int)__builtin_clzll(v);       /* >= 4 */
-	e = (e - 3) * 16 + (unsigned int)((v >> (e - 4)) & 15);
-	return e < GPUDP_HO_HIST_BUCKETS ? e : GPUDP_HO_HIST_BUCKETS - 1;
-}
-
-/* the largest value of bucket i */
-static uint64_t
-hist_upper(unsigned int i)
-{
-	unsigned int e, sub;
-
-	if (i < 16)
-		return i;
-	e = i / 16 + 3;
-	sub = i % 16;
-	return ((16ull + sub + 1) << (e - 4)) - 1;
-}
-
-void
-gpudp_ho_hist_add(struct gpudp_ho_hist *h, uint64_t ns)
-{
-	h->count++;
-	h->sum_ns += ns;
-	if (ns > h->max_ns)
-		h->max_ns = ns;
-	h->b[hist_index(ns)]++;
-}
-
-uint64_t
-gpudp_ho_hist_quantile(const struct gpudp_ho_hist *h, double q)
-{
-	uint64_t want, seen = 0;
-	unsigned int i;
-
-	if (h->count == 0)
-		return 0;
-	want = (uint64_t)(q * (double)h->count);
-	if (want >= h->count)
-		want = h->count - 1;
-	for (i = 0; i < GPUDP_HO_HIST_BUCKETS; i++) {
-		seen += h->b[i];
-		if (seen > want)
-			return RTE_MIN(hist_upper(i), h->max_ns);
-	}
-	return h->max_ns;
-}
-
-void
-gpudp_ho_hist_merge(struct gpudp_ho_hist *dst, const struct gpudp_ho_hist *src)
-{
-	unsigned int i;
-
-	dst->count += src->count;
-	dst->sum_ns += src->sum_ns;
-	dst->max_ns = RTE_MAX(dst->max_ns, src->max_ns);
-	for (i = 0; i < GPUDP_HO_HIST_BUCKETS; i++)
-		dst->b[i] += src->b[i];
-}
-
 /* the CPU-written and work-written halves of a slot are separate lines */
 static_assert(sizeof(struct gpudp_ho_ctl) == 128, "gpudp_ho_ctl: two cache lines");
 static_assert(offsetof(struct gpudp_ho_ctl, done) == 64, "gpudp_ho_ctl: done on line 2");
 
-/* ---- CPU modes ---- */
-
-/* packets whose verdict is PASS (0): all of them unless a verdict byte is set */
-static uint32_t
-count_pass(const uint8_t *v, uint32_t n)
-{
-	uint64_t any = 0, w;
-	uint32_t i = 0, pass = 0;
-
-	for (; i + 8 <= n; i += 8) {
-		memcpy(&w, v + i, sizeof(w));
-		any |= w;
-	}
-	for (; i < n; i++)
-		any |= v[i];
-	if (any == 0)
-		return n;
-	for (i = 0; i < n; i++)
-		pass += v[i] == GPUDP_FWD_PASS;
-	return pass;
-}
-
-/* the kernel-start timestamp, on timed bursts only (conf lat_sample) */
-static inline uint64_t
-cpu_kstart(const struct gpudp_ho_burst *b)
-{
-	return b->t_submit != 0 ? gpudp_ho_now_ns() : 0;
-}
-
+/* ---- failed bursts ---- */
 
 void
 gpudp_ho_fail_burst(struct gpudp_handoff *h, struct gpudp_ho_burst *b, uint8_t why)
@@ -189,68 +95,6 @@ gpudp_ho_fail_burst(struct gpudp_handoff *h, struct gpudp_ho_burst *b, uint8_t w
 	c->n_pass = 0;
 	__atomic_store_n(&c->done, b->seq, __ATOMIC_RELEASE);
 }
-
-/* none mode, a timed burst: the clock is read on timed bursts only, out of
- * line */
-static __rte_noinline void
-none_timed(struct gpudp_ho_ctl *c, const struct gpudp_ho_burst *b)
-{
-	c->t_kstart = gpudp_ho_now_ns();
-	c->n_pass = b->n;
-	c->t_kend = gpudp_ho_now_ns();
-	__atomic_store_n(&c->done, b->seq, __ATOMIC_RELEASE);
-}
-
-static int
-none_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
-{
-	struct gpudp_ho_ctl *c = &h->ctl[b->slot];
-
-	if (unlikely(b->t_submit != 0)) {
-		none_timed(c, b);
-		return 0;
-	}
-	c->t_kstart = 0;
-	c->n_pass = b->n;  /* verdicts not written (gpudp_ho_burst.n_pass) */
-	c->t_kend = 0;
-	__atomic_store_n(&c->done, b->seq, __ATOMIC_RELEASE);
-	return 0;
-}
-
-/* cpu mode: the work's CPU form on the burst, on the rx thread */
-static int
-cpu_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
-{
-	struct gpudp_ho_ctl *c = &h->ctl[b->slot];
-	uint8_t *v = h->verdict + (size_t)b->slot * h->conf.burst_max;
-	const struct gpudp_work_burst wb = {
-		.n = b->n, .segs = b->segs, .addr = b->addr, .len = b->len,
-		.xaddr = b->xaddr, .xlen = b->xlen, .params = h->params,
-		.verdict = v, .result = (uint8_t *)(uintptr_t)b->result,
-		.result_size = b->result_size, .n_reasons = h->work->n_reasons,
-		.counters = (uint64_t *)(uintptr_t)b->counters, .meta = b->meta,
-	};
-
-	c->t_kstart = cpu_kstart(b);
-	if (h->work->n_counters != 0)
-		memset(wb.counters, 0, h->work->n_counters * sizeof(uint64_t));
-	h->work->cpu(&wb);
-	c->n_pass = count_pass(v, b->n);
-	c->t_kend = cpu_kstart(b);
-	__atomic_store_n(&c->done, b->seq, __ATOMIC_RELEASE);
-	return 0;
-}
-
-const struct gpudp_ho_ops gpudp_ho_ops_none = {
-	.name = "none",
-	.no_desc = 1,
-	.submit = none_submit,
-};
-
-const struct gpudp_ho_ops gpudp_ho_ops_cpu = {
-	.name = "cpu",
-	.submit = cpu_submit,
-};
 
 /* ---- create / destroy ---- */
 
@@ -663,44 +507,6 @@ gpudp_handoff_completed(struct gpudp_handoff *h)
 	/* counted by the work: GPU modes write no verdict when all passed */
 	b->n_pass = h->ctl[b->slot].n_pass;
 	return b;
-}
-
-int
-gpudp_handoff_clock_sync(struct gpudp_handoff *h)
-{
-	return h->ops->gpu && h->gpu != NULL ? gpudp_ho_gpu_clock_sync(h) : 0;
-}
-
-void
-gpudp_ho_clk_publish(struct gpudp_handoff *h, const struct gpudp_ho_clk *e)
-{
-	uint32_t cur = __atomic_load_n(&h->clk_cur, __ATOMIC_RELAXED);
-
-	h->clk[cur ^ 1] = *e;
-	__atomic_store_n(&h->clk_cur, cur ^ 1, __ATOMIC_RELEASE);
-}
-
-int
-gpudp_handoff_clock_share(struct gpudp_handoff *h, const struct gpudp_handoff *from)
-{
-	if (h == from)
-		return 0;
-	if (!h->ops->gpu || h->gpu == NULL || !from->ops->gpu || from->gpu == NULL ||
-	    from->clk_t0 == 0 || !gpudp_ho_gpu_same_device(h, from))
-		return -EINVAL;
-	h->clk_t0 = from->clk_t0;
-	h->clk_off0 = from->clk_off0;
-	gpudp_ho_clk_publish(h, &from->clk[__atomic_load_n(&from->clk_cur, __ATOMIC_ACQUIRE)]);
-	return 0;
-}
-
-uint64_t
-gpudp_handoff_gpu_to_cpu_ns(const struct gpudp_handoff *h, uint64_t gpu_ns, uint64_t near)
-{
-	const struct gpudp_ho_clk *c = &h->clk[__atomic_load_n(&h->clk_cur, __ATOMIC_ACQUIRE)];
-	double drift = c->rate * (double)(int64_t)(near - c->t_ref);
-
-	return gpu_ns - (uint64_t)(c->off + (int64_t)drift);
 }
 
 /* ns from CPU time @p t0 to work timestamp @p t (GPU clock mapped onto the

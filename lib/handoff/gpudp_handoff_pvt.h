@@ -126,6 +126,13 @@ int gpudp_ho_gpu_same_device(const struct gpudp_handoff *a, const struct gpudp_h
 int gpudp_work_validate(const struct gpudp_work *w, char *err, size_t len);
 /** Check the format of a work's GPU image. @return 0 or -ENOEXEC. */
 int gpudp_work_image_check(const struct gpudp_work *w, char *err, size_t len);
+/* the kernel-start timestamp, on timed bursts only (conf lat_sample) */
+static inline uint64_t
+cpu_kstart(const struct gpudp_ho_burst *b)
+{
+	return b->t_submit != 0 ? gpudp_ho_now_ns() : 0;
+}
+
 /** Mark every packet of @p b dropped with @p v and store done (error paths). */
 void gpudp_ho_fail_burst(struct gpudp_handoff *h, struct gpudp_ho_burst *b, uint8_t v);
 
