@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_bitops.h>
 #include <rte_common.h>
 #include <rte_errno.h>
 #include <rte_pause.h>

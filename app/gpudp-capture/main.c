@@ -582,11 +582,13 @@ static int16_t find_gpu(struct cap_app *app);
  * the pools live), as gpudp-fwd's handoffs use; 0 (the GPU's primary
  * context) when the device is another driver's.
  */
+#ifdef GPUDP_HAS_CUDA
 static uint64_t
 gpudev_context(struct cap_app *app)
 {
 	return gpudp_app_gpu_context(app->gpu_id >= 0 ? app->gpu_id : find_gpu(app));
 }
+#endif
 
 static int
 setup_engine(struct cap_app *app)
