@@ -60,7 +60,7 @@ staged_setup(struct gpudp_handoff *h)
 		CU_DO(h, gpudp_cu->cuMemHostGetDevicePointer(&d, g->plen, 0));
 		h->kargs.plen = d;
 	}
-	HO_LOG(INFO, "%s: staging copies by the %s", h->conf.name,
+	HO_LOG(DEBUG, "%s: staging copies by the %s", h->conf.name,
 	       h->conf.stage_gpu_copy ? "GPU (gather kernel on the copy stream)" : "CPU");
 	return 0;
 }
