@@ -230,6 +230,92 @@ const char *gpudp_check_level_name(enum gpudp_check_level l);
  */
 int gpudp_mem_pcie_affinity(const char *pci_a, const char *pci_b);
 
+/** How close a port's chosen GPU is in the PCIe tree, closest last. */
+enum gpudp_gpu_place_level {
+	/** the port or the GPU is not a PCI device in sysfs: no path known */
+	GPUDP_GPU_PLACE_UNKNOWN,
+	/** different root complexes and NUMA nodes: across the CPU interconnect */
+	GPUDP_GPU_PLACE_CROSS,
+	/** different root complexes (host bridges) of one NUMA node */
+	GPUDP_GPU_PLACE_NUMA,
+	/** one root complex, different root ports: peer traffic through the CPU */
+	GPUDP_GPU_PLACE_ROOT,
+	/** below one root port, i.e. behind a common PCIe switch (best) */
+	GPUDP_GPU_PLACE_SWITCH,
+};
+
+/** Size of gpudp_gpu_place.reason, NUL included (longer reasons are cut). */
+#define GPUDP_GPU_PLACE_REASON_LEN 256
+
+/** The GPU chosen for one port by gpudp_mem_gpu_place(). */
+struct gpudp_gpu_place {
+	unsigned int gpu;                  /**< index into the GPU list */
+	enum gpudp_gpu_place_level level;  /**< how close it is */
+	/**
+	 * PCIe links between port and GPU through their closest common
+	 * bridge (SWITCH, ROOT: the root complex counts as the bridge);
+	 * -1 for the other levels.
+	 */
+	int hops;
+	int port_numa;                     /**< the port's sysfs numa_node; -1 unknown */
+	int gpu_numa;                      /**< the GPU's sysfs numa_node; -1 unknown */
+	unsigned int tied;                 /**< GPUs that were equally close (>= 1) */
+	/**
+	 * One line for logs and --check: the level, the PCIe path from the
+	 * port to the GPU ("0000:04:00.0 > 0000:02:01.0 > 0000:01:00.0 <
+	 * 0000:02:00.0 < 0000:03:00.0") or their root complexes and NUMA
+	 * nodes, what is not in sysfs, and how a tie was broken.
+	 */
+	char reason[GPUDP_GPU_PLACE_REASON_LEN];
+};
+
+/**
+ * Choose a GPU for each port: the closest in the PCIe tree (sysfs under
+ * $GPUDP_SYSFS_ROOT, default /sys). Closest means, in this order: below
+ * one root port (a common PCIe switch; of several, the fewest hops), then
+ * the same root complex, then the same NUMA node (sysfs numa_node), then
+ * any. Among equally close GPUs the one with the fewest ports so far wins,
+ * then the lowest index. Ports with fewer equally close GPUs choose first
+ * (so a port with one good GPU gets it before a port with several), then
+ * in the order given. Pure sysfs reading: no EAL, no GPU driver needed.
+ *
+ * @param ports PCI addresses of the ports' devices ("0000:04:00.0")
+ * @param n_ports number of ports (> 0)
+ * @param gpus PCI addresses of the GPUs
+ * @param n_gpus number of GPUs (> 0)
+ * @param out n_ports results, filled (all of them) also when -ENOENT is
+ *   returned
+ * @return 0; -ENOENT if a port or GPU is not a PCI device in sysfs: its
+ *   level is GPUDP_GPU_PLACE_UNKNOWN, its GPU chosen by the tie rules and
+ *   the reason says so (a port that is not PCI, e.g. a vdev, gets this);
+ *   -EINVAL for a NULL pointer or a count of 0; -ENOMEM.
+ */
+int gpudp_mem_gpu_place(const char *const *ports, unsigned int n_ports,
+			const char *const *gpus, unsigned int n_gpus,
+			struct gpudp_gpu_place *out);
+
+/** "switch", "root-complex", "numa", "cross", "unknown"; "?" otherwise. */
+const char *gpudp_gpu_place_level_name(enum gpudp_gpu_place_level l);
+
+/**
+ * Parse a hand-made placement, --gpu-map "PORT:GPU,..." (decimal
+ * indexes, e.g. "0:1,1:0"), into @p map (n_ports entries: the GPU index
+ * of each port, -1 for a port the string does not name).
+ *
+ * @param s the map
+ * @param n_ports ports that exist (a PORT must be below it)
+ * @param n_gpus GPUs that exist (a GPU must be below it)
+ * @param map filled only on success
+ * @param err on error, a message that names the offending token, e.g.
+ *   "port 0 given twice ('0:1')"; may be NULL
+ * @param len size of @p err
+ * @return 0; -EINVAL for bad syntax (an empty map or token, no ':', not
+ *   a decimal number, trailing characters), a port or GPU out of range,
+ *   a port given twice, or a NULL @p s or @p map or a count of 0; -ENOMEM.
+ */
+int gpudp_mem_gpu_map_parse(const char *s, unsigned int n_ports, unsigned int n_gpus,
+			    int *map, char *err, size_t len);
+
 /** "host", "pinned", "device", "split" -> type; -EINVAL for anything else. */
 int gpudp_mem_type_parse(const char *s, enum gpudp_mem_type *t);
 /** "auto", "peermem", "kmod", "dmabuf" -> backend; -EINVAL otherwise. */

@@ -50,8 +50,8 @@ say(struct ctx *c, enum gpudp_check_level lvl, const char *check, const char *fm
 		c->report(lvl, check, msg, c->arg);
 }
 
-static const char *
-sysfs(void)
+const char *
+gpudp_mem_sysfs(void)
 {
 	const char *r = getenv("GPUDP_SYSFS_ROOT");
 
@@ -112,8 +112,8 @@ check_bar1(struct ctx *c, const char *gpu_pci, size_t pool_bytes)
 
 /* ---- IOMMU ---- */
 
-static int
-read_line(const char *path, char *buf, size_t len)
+int
+gpudp_mem_read_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");
 	char *nl;
@@ -136,8 +136,10 @@ check_iommu(struct ctx *c, const char *pci, const char *what,
 	char path[PATH_MAX], type[64];
 	int n;
 
-	n = snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/iommu_group/type", sysfs(), pci);
-	if (n < 0 || (size_t)n >= sizeof(path) || read_line(path, type, sizeof(type)) != 0) {
+	n = snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/iommu_group/type",
+		     gpudp_mem_sysfs(), pci);
+	if (n < 0 || (size_t)n >= sizeof(path) ||
+	    gpudp_mem_read_line(path, type, sizeof(type)) != 0) {
 		say(c, GPUDP_CHECK_OK, "iommu", "%s %s: no IOMMU group: IOMMU off", what, pci);
 		return;
 	}
@@ -158,11 +160,11 @@ check_iommu(struct ctx *c, const char *pci, const char *what,
 /* ---- PCIe placement ---- */
 
 /* sysfs path of a PCI device, e.g. /sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0 */
-static int
-pci_path(const char *pci, char *out)
+int
+gpudp_mem_pci_path(const char *pci, char *out)
 {
 	char link[PATH_MAX];
-	int n = snprintf(link, sizeof(link), "%s/bus/pci/devices/%s", sysfs(), pci);
+	int n = snprintf(link, sizeof(link), "%s/bus/pci/devices/%s", gpudp_mem_sysfs(), pci);
 
 	if (n < 0 || (size_t)n >= sizeof(link) || realpath(link, out) == NULL)
 		return -ENOENT;
@@ -204,7 +206,7 @@ gpudp_mem_pcie_affinity(const char *a, const char *b)
 	char pa[PATH_MAX], pb[PATH_MAX], *ca[64], *cb[64];
 	int na, nb, ra, rb, k = 0;
 
-	if (pci_path(a, pa) != 0 || pci_path(b, pb) != 0)
+	if (gpudp_mem_pci_path(a, pa) != 0 || gpudp_mem_pci_path(b, pb) != 0)
 		return -1;
 	na = split_path(pa, ca, 64);
 	nb = split_path(pb, cb, 64);
@@ -240,7 +242,7 @@ check_placement(struct ctx *c, const char *gpu, const char *nic)
 		break;
 	default:
 		say(c, GPUDP_CHECK_SKIP, "pcie", "placement of NIC %s / GPU %s unknown "
-		    "(not PCI devices in %s)", nic, gpu, sysfs());
+		    "(not PCI devices in %s)", nic, gpu, gpudp_mem_sysfs());
 	}
 }
 

@@ -73,4 +73,20 @@ gpudp_dmabuf_export_t *gpudp_gpudev_dmabuf_exporter(int16_t gpu_id);
 void gpudp_pool_foreach(void (*fn)(const struct gpudp_pool *p, void *arg), void *arg);
 const char *gpudp_pool_name(const struct gpudp_pool *p);
 
+/** sysfs root: $GPUDP_SYSFS_ROOT if set and not empty, else "/sys". */
+const char *gpudp_mem_sysfs(void);
+
+/**
+ * Read the first line of a file, without its newline, into @p buf.
+ * @return 0 (an empty file gives ""); a negative errno if it does not open.
+ */
+int gpudp_mem_read_line(const char *path, char *buf, size_t len);
+
+/**
+ * Resolve a PCI address ("0000:01:00.0") to its device directory in sysfs
+ * (realpath of <sysfs>/bus/pci/devices/<pci>) into @p out (PATH_MAX bytes).
+ * @return 0; -ENOENT if the device is not there.
+ */
+int gpudp_mem_pci_path(const char *pci, char *out);
+
 #endif /* GPUDP_MEM_PVT_H */
