@@ -17,6 +17,7 @@
 #include <rte_common.h>
 #include <rte_errno.h>
 
+#include "gpudp_errf.h"
 #include "gpudp_fwd_pkt.h"
 #include "gpudp_handoff_pvt.h"
 #include "gpudp_work.h"
@@ -86,18 +87,6 @@ static unsigned int n_works;
 static pthread_mutex_t works_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t builtins_once = PTHREAD_ONCE_INIT;
 
-static void
-errf(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || len == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
 static int
 name_ok(const char *s, size_t max, int dash)
 {
@@ -143,7 +132,7 @@ gpudp_work_image_check(const struct gpudp_work *w, char *err, size_t err_len)
 	if (p == NULL)
 		return 0;
 	if (have != 0 && have < 16) {
-		errf(err, err_len, "GPU image of %zu bytes: too short to be one", have);
+		gpudp_errf(err, err_len, "GPU image of %zu bytes: too short to be one", have);
 		return -ENOEXEC;
 	}
 	/* size 0: a text shorter than a magic is not read past its NUL (no
@@ -154,7 +143,7 @@ gpudp_work_image_check(const struct gpudp_work *w, char *err, size_t err_len)
 		len = rd_le(p + 8, 8);
 		need = len <= SIZE_MAX - off ? (size_t)(off + len) : SIZE_MAX;
 		if (off < 16 || need == SIZE_MAX || (have != 0 && need > have)) {
-			errf(err, err_len, "GPU image: corrupt fatbin header (says %zu bytes%s)",
+			gpudp_errf(err, err_len, "GPU image: corrupt fatbin header (says %zu bytes%s)",
 			     need, have != 0 ? ", has fewer" : "");
 			return -ENOEXEC;
 		}
@@ -163,19 +152,19 @@ gpudp_work_image_check(const struct gpudp_work *w, char *err, size_t err_len)
 	if (lead == 4 && memcmp(p, "\177ELF", 4) == 0) {
 		/* the ELF header's fields are read only within the image */
 		if (have != 0 && have < 64) {
-			errf(err, err_len, "GPU image: cubin cut short (%zu of 64 header bytes)",
+			gpudp_errf(err, err_len, "GPU image: cubin cut short (%zu of 64 header bytes)",
 			     have);
 			return -ENOEXEC;
 		}
 		if (p[4] != 2 || p[5] != 1 || rd_le(p + 18, 2) != 190) {
-			errf(err, err_len, "GPU image: an ELF file but not a 64-bit CUDA cubin");
+			gpudp_errf(err, err_len, "GPU image: an ELF file but not a 64-bit CUDA cubin");
 			return -ENOEXEC;
 		}
 		off = rd_le(p + 40, 8);
 		len = rd_le(p + 58, 2) * rd_le(p + 60, 2);
 		need = off <= SIZE_MAX - len ? (size_t)(off + len) : SIZE_MAX;
 		if (need == SIZE_MAX || (have != 0 && need > have)) {
-			errf(err, err_len, "GPU image: cubin cut short (%zu of %zu bytes)",
+			gpudp_errf(err, err_len, "GPU image: cubin cut short (%zu of %zu bytes)",
 			     have, need);
 			return -ENOEXEC;
 		}
@@ -202,7 +191,7 @@ gpudp_work_image_check(const struct gpudp_work *w, char *err, size_t err_len)
 			for (i = 0; i < k; i++)
 				snprintf(hex + strlen(hex), sizeof(hex) - strlen(hex),
 					 i != 0 ? " %02x" : "%02x", p[i]);
-			errf(err, err_len, "GPU image: not a fatbin, a cubin or PTX "
+			gpudp_errf(err, err_len, "GPU image: not a fatbin, a cubin or PTX "
 			     "(first bytes %s)", hex);
 			return -ENOEXEC;
 		}
@@ -216,20 +205,20 @@ names_ok(const char *const *names, uint32_t n, const char *what, char *err, size
 	uint32_t i, j;
 
 	if (n != 0 && names == NULL) {
-		errf(err, len, "%u %s but no names", n, what);
+		gpudp_errf(err, len, "%u %s but no names", n, what);
 		return 0;
 	}
 	for (i = 0; i < n; i++) {
 		if (!name_ok(names[i], GPUDP_WORK_NAME_MAX, 0) ||
 		    strcmp(names[i], "pass") == 0 || strcmp(names[i], "error") == 0) {
-			errf(err, len, "%s %u: name '%s': want [a-z0-9_], 1..%d bytes, "
+			gpudp_errf(err, len, "%s %u: name '%s': want [a-z0-9_], 1..%d bytes, "
 			     "not 'pass' or 'error'", what, i, names[i] != NULL ? names[i] : "(null)",
 			     GPUDP_WORK_NAME_MAX - 1);
 			return 0;
 		}
 		for (j = 0; j < i; j++)
 			if (strcmp(names[i], names[j]) == 0) {
-				errf(err, len, "%s '%s' named twice", what, names[i]);
+				gpudp_errf(err, len, "%s '%s' named twice", what, names[i]);
 				return 0;
 			}
 	}
@@ -240,49 +229,49 @@ int
 gpudp_work_validate(const struct gpudp_work *w, char *err, size_t len)
 {
 	if (w == NULL) {
-		errf(err, len, "no descriptor");
+		gpudp_errf(err, len, "no descriptor");
 		return -EINVAL;
 	}
 	if (w->abi != GPUDP_WORK_ABI) {
-		errf(err, len, "built for work ABI %u, this gpudp has ABI %u: rebuild the "
+		gpudp_errf(err, len, "built for work ABI %u, this gpudp has ABI %u: rebuild the "
 		     "work against this SDK", w->abi, GPUDP_WORK_ABI);
 		return -EPROTO;
 	}
 	if (w->size != sizeof(*w)) {
-		errf(err, len, "descriptor of %u bytes, ABI %u has %zu", w->size,
+		gpudp_errf(err, len, "descriptor of %u bytes, ABI %u has %zu", w->size,
 		     GPUDP_WORK_ABI, sizeof(*w));
 		return -EPROTO;
 	}
 	if (!name_ok(w->name, GPUDP_WORK_NAME_MAX, 1)) {
-		errf(err, len, "name '%s': want [a-z0-9_-], 1..%d bytes",
+		gpudp_errf(err, len, "name '%s': want [a-z0-9_-], 1..%d bytes",
 		     w->name != NULL ? w->name : "(null)", GPUDP_WORK_NAME_MAX - 1);
 		return -EINVAL;
 	}
 	if (w->cpu == NULL) {
-		errf(err, len, "no CPU form (cpu): every work has one (GPUDP_WORK_CPU)");
+		gpudp_errf(err, len, "no CPU form (cpu): every work has one (GPUDP_WORK_CPU)");
 		return -EINVAL;
 	}
 	if (w->span != 0 && w->wspan > w->span) {
-		errf(err, len, "write span %u exceeds span %u", w->wspan, w->span);
+		gpudp_errf(err, len, "write span %u exceeds span %u", w->wspan, w->span);
 		return -EINVAL;
 	}
 	if (w->result_size > GPUDP_WORK_RESULT_MAX) {
-		errf(err, len, "result of %u bytes: at most %d", w->result_size,
+		gpudp_errf(err, len, "result of %u bytes: at most %d", w->result_size,
 		     GPUDP_WORK_RESULT_MAX);
 		return -EINVAL;
 	}
 	if (w->params_size > GPUDP_WORK_PARAMS_MAX) {
-		errf(err, len, "parameters of %u bytes: at most %d", w->params_size,
+		gpudp_errf(err, len, "parameters of %u bytes: at most %d", w->params_size,
 		     GPUDP_WORK_PARAMS_MAX);
 		return -EINVAL;
 	}
 	if (w->n_reasons > GPUDP_WORK_REASONS_MAX) {
-		errf(err, len, "%u drop reasons: at most %d", w->n_reasons,
+		gpudp_errf(err, len, "%u drop reasons: at most %d", w->n_reasons,
 		     GPUDP_WORK_REASONS_MAX);
 		return -EINVAL;
 	}
 	if (w->n_counters > GPUDP_WORK_COUNTERS_MAX) {
-		errf(err, len, "%u counters: at most %d", w->n_counters,
+		gpudp_errf(err, len, "%u counters: at most %d", w->n_counters,
 		     GPUDP_WORK_COUNTERS_MAX);
 		return -EINVAL;
 	}
@@ -302,12 +291,12 @@ reg_locked(const struct gpudp_work *w, const char *origin, void *dl, char *err, 
 		return ret;
 	for (i = 0; i < n_works; i++)
 		if (strcmp(works[i].w->name, w->name) == 0) {
-			errf(err, len, "a work named '%s' is already registered (%s)", w->name,
+			gpudp_errf(err, len, "a work named '%s' is already registered (%s)", w->name,
 			     works[i].origin);
 			return -EEXIST;
 		}
 	if (n_works == WORKS_MAX) {
-		errf(err, len, "%d works registered already", WORKS_MAX);
+		gpudp_errf(err, len, "%d works registered already", WORKS_MAX);
 		return -ENOSPC;
 	}
 	works[n_works].w = w;
@@ -420,33 +409,33 @@ gpudp_work_load(const char *path, char *err, size_t err_len)
 
 	pthread_once(&builtins_once, builtins_register);
 	if (path == NULL || stat(path, &st) != 0) {
-		errf(err, err_len, "work %s: %s", path != NULL ? path : "(null)",
+		gpudp_errf(err, err_len, "work %s: %s", path != NULL ? path : "(null)",
 		     strerror(errno));
 		rte_errno = ENOENT;
 		return NULL;
 	}
 	/* dlopen() searches the library path for a name without '/' */
 	if (strchr(path, '/') == NULL) {
-		errf(err, err_len, "work %s: give a path (./%s), not a bare name", path, path);
+		gpudp_errf(err, err_len, "work %s: give a path (./%s), not a bare name", path, path);
 		rte_errno = ENOENT;
 		return NULL;
 	}
 	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (dl == NULL) {
-		errf(err, err_len, "work %s: not a loadable shared object: %s", path, dlerror());
+		gpudp_errf(err, err_len, "work %s: not a loadable shared object: %s", path, dlerror());
 		rte_errno = ENOEXEC;
 		return NULL;
 	}
 	*(void **)&entry = dlsym(dl, GPUDP_WORK_ENTRY);
 	if (entry == NULL) {
-		errf(err, err_len, "work %s: no entry point %s (export the descriptor with "
+		gpudp_errf(err, err_len, "work %s: no entry point %s (export the descriptor with "
 		     "GPUDP_WORK_EXPORT)", path, GPUDP_WORK_ENTRY);
 		rte_errno = ENOEXEC;
 		goto fail;
 	}
 	w = entry();
 	if (w == NULL) {
-		errf(err, err_len, "work %s: %s returned no descriptor", path, GPUDP_WORK_ENTRY);
+		gpudp_errf(err, err_len, "work %s: %s returned no descriptor", path, GPUDP_WORK_ENTRY);
 		rte_errno = ENOEXEC;
 		goto fail;
 	}
@@ -454,7 +443,7 @@ gpudp_work_load(const char *path, char *err, size_t err_len)
 	ret = reg_locked(w, path, dl, why, sizeof(why));
 	pthread_mutex_unlock(&works_lock);
 	if (ret != 0) {
-		errf(err, err_len, "work %s: %s", path, why);
+		gpudp_errf(err, err_len, "work %s: %s", path, why);
 		rte_errno = ret == -EPROTO || ret == -ENOEXEC || ret == -EEXIST ||
 			    ret == -ENOSPC ? -ret : EINVAL;
 		goto fail;
@@ -479,14 +468,14 @@ gpudp_work_params(const struct gpudp_work *w, const char *arg, void *params,
 		memset(params, 0, w->params_size);
 	if (w->init == NULL) {
 		if (arg != NULL && arg[0] != '\0') {
-			errf(err, err_len, "work %s takes no argument (got '%s')", w->name, arg);
+			gpudp_errf(err, err_len, "work %s takes no argument (got '%s')", w->name, arg);
 			return -EINVAL;
 		}
 		return 0;
 	}
 	ret = w->init(arg, params, why, sizeof(why));
 	if (ret != 0) {
-		errf(err, err_len, "work %s: %s", w->name, why[0] != '\0' ? why :
+		gpudp_errf(err, err_len, "work %s: %s", w->name, why[0] != '\0' ? why :
 		     "its argument was refused");
 		return ret < 0 ? ret : -EINVAL;
 	}

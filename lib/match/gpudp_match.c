@@ -13,21 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpudp_errf.h"
 #include "gpudp_match.h"
 
 #define DB_MAGIC 0x6d647067u  /* "gpdm" */
-
-static void
-errf(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || len == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- parser ---- */
 
@@ -56,7 +45,7 @@ parse_quoted(const char **pp, const char *end, struct gpudp_match_pattern *pt, c
 		uint8_t c;
 
 		if (p >= end) {
-			errf(err, err_len, "line %u: pattern '%s': no closing quote", pt->line,
+			gpudp_errf(err, err_len, "line %u: pattern '%s': no closing quote", pt->line,
 			     pt->name);
 			return -EINVAL;
 		}
@@ -85,7 +74,7 @@ parse_quoted(const char **pp, const char *end, struct gpudp_match_pattern *pt, c
 			c = (uint8_t)*p++;
 		}
 		if (pt->len >= GPUDP_MATCH_LEN_MAX) {
-			errf(err, err_len, "line %u: pattern '%s': longer than %d bytes", pt->line,
+			gpudp_errf(err, err_len, "line %u: pattern '%s': longer than %d bytes", pt->line,
 			     pt->name, GPUDP_MATCH_LEN_MAX);
 			return -EINVAL;
 		}
@@ -94,7 +83,7 @@ parse_quoted(const char **pp, const char *end, struct gpudp_match_pattern *pt, c
 	*pp = p + 1;
 	return 0;
 bad_escape:
-	errf(err, err_len, "line %u: pattern '%s': bad escape '%.*s'", pt->line, pt->name,
+	gpudp_errf(err, err_len, "line %u: pattern '%s': bad escape '%.*s'", pt->line, pt->name,
 	     (int)(end - p < 4 ? end - p : 4), p);
 	return -EINVAL;
 }
@@ -110,7 +99,7 @@ parse_line(const char *p, const char *end, struct gpudp_match_pattern *pt, char 
 	for (w = p; p < end && name_char(*p); p++)
 		nl++;
 	if (nl == 0 || nl >= GPUDP_MATCH_NAME_MAX || (p < end && *p != ' ' && *p != '\t')) {
-		errf(err, err_len, "line %u: bad name '%.*s' (want [A-Za-z0-9_.-], 1..%d bytes)",
+		gpudp_errf(err, err_len, "line %u: bad name '%.*s' (want [A-Za-z0-9_.-], 1..%d bytes)",
 		     pt->line, (int)(end - w < 40 ? end - w : 40), w, GPUDP_MATCH_NAME_MAX - 1);
 		return -EINVAL;
 	}
@@ -119,7 +108,7 @@ parse_line(const char *p, const char *end, struct gpudp_match_pattern *pt, char 
 	while (p < end && (*p == ' ' || *p == '\t'))
 		p++;
 	if (p >= end) {
-		errf(err, err_len, "line %u: pattern '%s': no pattern", pt->line, pt->name);
+		gpudp_errf(err, err_len, "line %u: pattern '%s': no pattern", pt->line, pt->name);
 		return -EINVAL;
 	}
 	if (*p == '"') {
@@ -129,20 +118,20 @@ parse_line(const char *p, const char *end, struct gpudp_match_pattern *pt, char 
 	} else {
 		for (; p < end && *p > ' ' && *p < 0x7f; p++) {
 			if (pt->len >= GPUDP_MATCH_LEN_MAX) {
-				errf(err, err_len, "line %u: pattern '%s': longer than %d bytes",
+				gpudp_errf(err, err_len, "line %u: pattern '%s': longer than %d bytes",
 				     pt->line, pt->name, GPUDP_MATCH_LEN_MAX);
 				return -EINVAL;
 			}
 			pt->bytes[pt->len++] = (uint8_t)*p;
 		}
 		if (p < end && *p != ' ' && *p != '\t') {
-			errf(err, err_len, "line %u: pattern '%s': byte 0x%02x in a bare pattern "
+			gpudp_errf(err, err_len, "line %u: pattern '%s': byte 0x%02x in a bare pattern "
 			     "(quote it and use \\xHH)", pt->line, pt->name, (uint8_t)*p);
 			return -EINVAL;
 		}
 	}
 	if (pt->len == 0) {
-		errf(err, err_len, "line %u: pattern '%s': empty", pt->line, pt->name);
+		gpudp_errf(err, err_len, "line %u: pattern '%s': empty", pt->line, pt->name);
 		return -EINVAL;
 	}
 	while (p < end && (*p == ' ' || *p == '\t'))
@@ -152,7 +141,7 @@ parse_line(const char *p, const char *end, struct gpudp_match_pattern *pt, char 
 		while (p < end && *p != ' ' && *p != '\t')
 			p++;
 		if ((size_t)(p - w) != 6 || memcmp(w, "nocase", 6) != 0) {
-			errf(err, err_len, "line %u: pattern '%s': bad flag '%.*s' (want nocase)",
+			gpudp_errf(err, err_len, "line %u: pattern '%s': bad flag '%.*s' (want nocase)",
 			     pt->line, pt->name, (int)(p - w < 40 ? p - w : 40), w);
 			return -EINVAL;
 		}
@@ -160,7 +149,7 @@ parse_line(const char *p, const char *end, struct gpudp_match_pattern *pt, char 
 		while (p < end && (*p == ' ' || *p == '\t'))
 			p++;
 		if (p < end) {
-			errf(err, err_len, "line %u: pattern '%s': text after the flag: '%.*s'",
+			gpudp_errf(err, err_len, "line %u: pattern '%s': text after the flag: '%.*s'",
 			     pt->line, pt->name, (int)(end - p < 40 ? end - p : 40), p);
 			return -EINVAL;
 		}
@@ -190,7 +179,7 @@ names_unique(const struct gpudp_match_pattern *pats, uint32_t n, char *err, size
 	qsort(v, n, sizeof(*v), name_cmp);
 	for (i = 1; i < n && ret == 0; i++)
 		if (strcmp(v[i - 1]->name, v[i]->name) == 0) {
-			errf(err, err_len, "line %u: pattern name '%s' already used on line %u",
+			gpudp_errf(err, err_len, "line %u: pattern name '%s' already used on line %u",
 			     v[i]->line > v[i - 1]->line ? v[i]->line : v[i - 1]->line, v[i]->name,
 			     v[i]->line > v[i - 1]->line ? v[i - 1]->line : v[i]->line);
 			ret = -EINVAL;
@@ -224,7 +213,7 @@ gpudp_match_parse(const char *text, size_t len, struct gpudp_match_pattern **pat
 		if (s == e || *s == '#')
 			continue;
 		if (cnt == GPUDP_MATCH_PATTERNS_MAX) {
-			errf(err, err_len, "line %u: more than %d patterns", line,
+			gpudp_errf(err, err_len, "line %u: more than %d patterns", line,
 			     GPUDP_MATCH_PATTERNS_MAX);
 			free(v);
 			return -ENOSPC;
@@ -401,7 +390,7 @@ gpudp_match_compile(const struct gpudp_match_pattern *pats, uint32_t n, char *er
 	memset(a, 0, sizeof(a));
 	memset(&hdr, 0, sizeof(hdr));
 	if (n == 0 || n > GPUDP_MATCH_PATTERNS_MAX) {
-		errf(err, err_len, "%u patterns: want 1..%d", n, GPUDP_MATCH_PATTERNS_MAX);
+		gpudp_errf(err, err_len, "%u patterns: want 1..%d", n, GPUDP_MATCH_PATTERNS_MAX);
 		return NULL;
 	}
 	next = calloc(n, sizeof(uint32_t));
@@ -475,7 +464,7 @@ gpudp_match_compile(const struct gpudp_match_pattern *pats, uint32_t n, char *er
 	free(next);
 	return db;
 nomem:
-	errf(err, err_len, "out of memory compiling %u patterns", n);
+	gpudp_errf(err, err_len, "out of memory compiling %u patterns", n);
 	ac_free(&a[0]);
 	ac_free(&a[1]);
 	free(next);

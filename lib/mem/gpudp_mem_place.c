@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpudp_errf.h"
 #include "gpudp_mem.h"
 #include "gpudp_mem_pvt.h"
 
@@ -322,18 +323,6 @@ gpudp_gpu_place_level_name(enum gpudp_gpu_place_level l)
 
 /* ---- --gpu-map PORT:GPU,... ---- */
 
-static void __attribute__((format(printf, 3, 4)))
-map_err(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || len == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
 /* [s, s + n) as a decimal number; -EINVAL not one, -ERANGE over UINT_MAX */
 static int
 parse_index(const char *s, size_t n, unsigned int *v)
@@ -367,16 +356,16 @@ gpudp_mem_gpu_map_parse(const char *s, unsigned int n_ports, unsigned int n_gpus
 	if (err != NULL && len > 0)
 		err[0] = '\0';
 	if (s == NULL || map == NULL || n_ports == 0 || n_gpus == 0 || n_gpus > INT_MAX) {
-		map_err(err, len, "no GPU map, ports or GPUs");
+		gpudp_errf(err, len, "no GPU map, ports or GPUs");
 		return -EINVAL;
 	}
 	if (s[0] == '\0') {
-		map_err(err, len, "empty GPU map (want PORT:GPU,...)");
+		gpudp_errf(err, len, "empty GPU map (want PORT:GPU,...)");
 		return -EINVAL;
 	}
 	tmp = malloc(n_ports * sizeof(*tmp));
 	if (tmp == NULL) {
-		map_err(err, len, "out of memory");
+		gpudp_errf(err, len, "out of memory");
 		return -ENOMEM;
 	}
 	for (i = 0; i < n_ports; i++)
@@ -385,40 +374,40 @@ gpudp_mem_gpu_map_parse(const char *s, unsigned int n_ports, unsigned int n_gpus
 		tok = p;
 		tl = strcspn(p, ",");
 		if (tl == 0) {
-			map_err(err, len, "empty entry at offset %zu of '%s' (want PORT:GPU,...)",
+			gpudp_errf(err, len, "empty entry at offset %zu of '%s' (want PORT:GPU,...)",
 				(size_t)(tok - s), s);
 			goto fail;
 		}
 		colon = memchr(tok, ':', tl);
 		if (colon == NULL) {
-			map_err(err, len, "'%.*s': want PORT:GPU", (int)tl, tok);
+			gpudp_errf(err, len, "'%.*s': want PORT:GPU", (int)tl, tok);
 			goto fail;
 		}
 		gl = tl - (size_t)(colon + 1 - tok);
 		r = parse_index(tok, (size_t)(colon - tok), &port);
 		if (r == -EINVAL) {
-			map_err(err, len, "'%.*s': port '%.*s' is not a decimal number",
+			gpudp_errf(err, len, "'%.*s': port '%.*s' is not a decimal number",
 				(int)tl, tok, (int)(colon - tok), tok);
 			goto fail;
 		}
 		if (r != 0 || port >= n_ports) {
-			map_err(err, len, "'%.*s': port %.*s out of range (%u ports: 0..%u)",
+			gpudp_errf(err, len, "'%.*s': port %.*s out of range (%u ports: 0..%u)",
 				(int)tl, tok, (int)(colon - tok), tok, n_ports, n_ports - 1);
 			goto fail;
 		}
 		r = parse_index(colon + 1, gl, &gpu);
 		if (r == -EINVAL) {
-			map_err(err, len, "'%.*s': GPU '%.*s' is not a decimal number",
+			gpudp_errf(err, len, "'%.*s': GPU '%.*s' is not a decimal number",
 				(int)tl, tok, (int)gl, colon + 1);
 			goto fail;
 		}
 		if (r != 0 || gpu >= n_gpus) {
-			map_err(err, len, "'%.*s': GPU %.*s out of range (%u GPUs: 0..%u)",
+			gpudp_errf(err, len, "'%.*s': GPU %.*s out of range (%u GPUs: 0..%u)",
 				(int)tl, tok, (int)gl, colon + 1, n_gpus, n_gpus - 1);
 			goto fail;
 		}
 		if (tmp[port] >= 0) {
-			map_err(err, len, "'%.*s': port %u given twice (already on GPU %d)",
+			gpudp_errf(err, len, "'%.*s': port %u given twice (already on GPU %d)",
 				(int)tl, tok, port, tmp[port]);
 			goto fail;
 		}

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gpudp_match.h"
+#include "gpudp_test_match.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -23,8 +24,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct gpudp_match_pattern *p = NULL;
 	struct gpudp_match_db *db;
-	uint64_t *occ, *pk;
-	uint32_t n = 0, i, s, k;
+	uint64_t *occ, *pk, *ref_occ, *ref_pk;
+	uint32_t n = 0, i;
 	char err[256] = "";
 	int ret = gpudp_match_parse((const char *)data, size, &p, &n, err, sizeof(err));
 
@@ -44,19 +45,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pk = calloc(n, sizeof(*pk));
 	CHECK(occ != NULL && pk != NULL);
 	gpudp_match_scan(db, data, (uint32_t)size, occ, pk);
-	for (i = 0; i < n; i++) {
-		uint64_t c = 0;
-
-		for (s = 0; s + p[i].len <= size; s++) {
-			for (k = 0; k < p[i].len; k++)
-				if ((p[i].flags & GPUDP_MATCH_NOCASE) ?
-				    gpudp_match_fold(data[s + k]) != gpudp_match_fold(p[i].bytes[k]) :
-				    data[s + k] != p[i].bytes[k])
-					break;
-			c += k == p[i].len;
-		}
-		CHECK(occ[i] == c && pk[i] == (c != 0));
-	}
+	ref_occ = calloc(n, sizeof(*ref_occ));
+	ref_pk = calloc(n, sizeof(*ref_pk));
+	CHECK(ref_occ != NULL && ref_pk != NULL);
+	gpudp_test_match_naive(p, n, data, size, ref_occ, ref_pk);
+	for (i = 0; i < n; i++)
+		CHECK(occ[i] == ref_occ[i] && pk[i] == ref_pk[i]);
+	free(ref_occ);
+	free(ref_pk);
 	free(occ);
 	free(pk);
 	free(db);

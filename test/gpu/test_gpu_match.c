@@ -23,6 +23,7 @@
 #include <gpudp_cuda.h>
 #include <gpudp_match.h>
 #include <gpudp_test.h>
+#include <gpudp_test_match.h>
 
 #include "gpudp_test_match_images.h"
 
@@ -36,26 +37,14 @@ static uint32_t seed = 77;
 static uint32_t
 rnd(void)
 {
-	seed = seed * 1103515245u + 12345u;
-	return seed >> 8;
+	return gpudp_test_rnd(&seed);
 }
 
 /* np random patterns of 4..12 bytes, a quarter of them nocase */
 static struct gpudp_match_pattern *
 patterns(uint32_t np)
 {
-	static const char alpha[] = "etaoinsrhlEOT/.:-";
-	struct gpudp_match_pattern *p = calloc(np, sizeof(*p));
-	uint32_t i, k;
-
-	for (i = 0; p != NULL && i < np; i++) {
-		snprintf(p[i].name, sizeof(p[i].name), "g%u", i);
-		p[i].len = 4 + rnd() % 9;
-		for (k = 0; k < p[i].len; k++)
-			p[i].bytes[k] = (uint8_t)alpha[rnd() % (sizeof(alpha) - 1)];
-		p[i].flags = rnd() % 4 == 0 ? GPUDP_MATCH_NOCASE : 0;
-	}
-	return p;
+	return gpudp_test_match_patterns(np, &seed);
 }
 
 /* n packets of @p len bytes (0: 64..1500) of random bytes with planted patterns */

@@ -13,6 +13,7 @@
 
 #include <gpudp_match.h>
 #include <gpudp_test.h>
+#include <gpudp_test_match.h>
 
 static int
 parse_str(const char *t, struct gpudp_match_pattern **p, uint32_t *n, char *err, size_t len)
@@ -85,36 +86,12 @@ parser_refuses_bad_lines_naming_them(void)
 	return GPUDP_TEST_PASS;
 }
 
-/* the reference: every start position, every pattern, plain compares */
-static void
-naive(const struct gpudp_match_pattern *p, uint32_t np, const uint8_t *d, uint32_t len,
-      uint64_t *occ, uint64_t *pkts)
-{
-	uint32_t i, s, k;
-
-	for (i = 0; i < np; i++) {
-		uint64_t c = 0;
-
-		for (s = 0; s + p[i].len <= len; s++) {
-			for (k = 0; k < p[i].len; k++)
-				if ((p[i].flags & GPUDP_MATCH_NOCASE) ?
-				    gpudp_match_fold(d[s + k]) != gpudp_match_fold(p[i].bytes[k]) :
-				    d[s + k] != p[i].bytes[k])
-					break;
-			c += k == p[i].len;
-		}
-		occ[i] += c;
-		pkts[i] += c != 0;
-	}
-}
-
 static uint32_t rnd_state = 12345;
 
 static uint32_t
 rnd(void)
 {
-	rnd_state = rnd_state * 1103515245u + 12345u;
-	return rnd_state >> 8;
+	return gpudp_test_rnd(&rnd_state);
 }
 
 /* bytes from a small alphabet, so that patterns overlap and nest */
@@ -162,7 +139,7 @@ scan_equals_the_reference_on_random_patterns(void)
 		for (i = 0; i < len; i++)
 			buf[i] = rnd_byte();
 		total += gpudp_match_scan(copy, buf, len, occ, pk);
-		naive(p, NP, buf, len, wocc, wpk);
+		gpudp_test_match_naive(p, NP, buf, len, wocc, wpk);
 	}
 	for (i = 0; i < NP; i++) {
 		GPUDP_TEST_ASSERT(occ[i] == wocc[i] && pk[i] == wpk[i],

@@ -15,6 +15,7 @@
 
 #include <gpudp_match.h>
 #include <gpudp_test.h>
+#include <gpudp_test_match.h>
 
 struct ref {
 	uint64_t *occ, *pkts;
@@ -201,29 +202,20 @@ static uint32_t seed = 2026;
 static uint32_t
 rnd(void)
 {
-	seed = seed * 1103515245u + 12345u;
-	return seed >> 8;
+	return gpudp_test_rnd(&seed);
 }
 
 static int
 twenty_thousand_patterns_count_as_hyperscan(void)
 {
 	enum { NP = 20000, BUFS = 2000, LEN = 1500 };
-	static const char alpha[] = "etaoinsrhlEOT/.:-";
-	struct gpudp_match_pattern *p = calloc(NP, sizeof(*p));
+	struct gpudp_match_pattern *p = gpudp_test_match_patterns(NP, &seed);
 	uint8_t *buf = malloc(LEN);
 	uint32_t i, b, k, matched, planted = 0;
 	struct run x;
 	int64_t bad;
 
 	GPUDP_TEST_ASSERT(p != NULL && buf != NULL, "malloc");
-	for (i = 0; i < NP; i++) {
-		snprintf(p[i].name, sizeof(p[i].name), "g%u", i);
-		p[i].len = 4 + rnd() % 9;
-		for (k = 0; k < p[i].len; k++)
-			p[i].bytes[k] = (uint8_t)alpha[rnd() % (sizeof(alpha) - 1)];
-		p[i].flags = rnd() % 4 == 0 ? GPUDP_MATCH_NOCASE : 0;
-	}
 	GPUDP_TEST_ASSERT(run_open(&x, p, NP) == 0, "compile");
 	for (b = 0; b < BUFS; b++) {
 		uint32_t len = 64 + rnd() % (LEN - 64), plant = rnd() % 12;
