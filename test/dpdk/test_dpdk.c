@@ -23,6 +23,7 @@
 
 #include <gpudp_mem.h>
 #include <gpudp_test.h>
+#include <gpudp_test_fs.h>
 
 #define NB_MBUF 1024
 #define BURST 32
@@ -499,22 +500,6 @@ mem_names_parse_both_ways(void)
 
 static char sysroot[] = "/tmp/gpudp-sysfs-XXXXXX";
 
-static int
-mkpath(const char *path)
-{
-	char tmp[512], *p;
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (p = tmp + 1; *p; p++) {
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(tmp, 0755);
-			*p = '/';
-		}
-	}
-	return mkdir(tmp, 0755) == 0 || errno == EEXIST ? 0 : -errno;
-}
-
 /* a PCI device at sysfs path devices/<chain>/<bdf>, linked from bus/pci/devices */
 static int
 fake_pci(const char *chain, const char *bdf, const char *iommu_type)
@@ -524,15 +509,15 @@ fake_pci(const char *chain, const char *bdf, const char *iommu_type)
 
 	snprintf(dev, sizeof(dev), "%s/devices/%s/%s", sysroot, chain, bdf);
 	snprintf(link, sizeof(link), "%s/bus/pci/devices/%s", sysroot, bdf);
-	if (mkpath(dev) != 0 || mkpath(sysroot) != 0)
+	if (gpudp_test_mkpath(dev) != 0 || gpudp_test_mkpath(sysroot) != 0)
 		return -1;
 	snprintf(f, sizeof(f), "%s/bus/pci/devices", sysroot);
-	mkpath(f);
+	gpudp_test_mkpath(f);
 	if (symlink(dev, link) != 0)
 		return -1;
 	if (iommu_type != NULL) {
 		snprintf(grp, sizeof(grp), "%s/kernel/iommu_groups/%s", sysroot, bdf);
-		mkpath(grp);
+		gpudp_test_mkpath(grp);
 		snprintf(f, sizeof(f), "%s/type", grp);
 		fp = fopen(f, "w");
 		if (fp == NULL)

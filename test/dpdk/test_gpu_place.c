@@ -17,6 +17,7 @@
 
 #include <gpudp_mem.h>
 #include <gpudp_test.h>
+#include <gpudp_test_fs.h>
 
 #define MAX_ROOTS 16
 
@@ -41,22 +42,6 @@ new_root(void)
 	return setenv("GPUDP_SYSFS_ROOT", r, 1);
 }
 
-static int
-mkpath(const char *path)
-{
-	char tmp[512], *p;
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (p = tmp + 1; *p; p++) {
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(tmp, 0755);
-			*p = '/';
-		}
-	}
-	return mkdir(tmp, 0755) == 0 || errno == EEXIST ? 0 : -errno;
-}
-
 /*
  * A PCI device at devices/<chain>/<bdf>, linked from bus/pci/devices; its
  * numa_node file holds @p numa (none written when numa < -1).
@@ -70,7 +55,7 @@ fake_pci(const char *chain, const char *bdf, int numa)
 	snprintf(dev, sizeof(dev), "%s/devices/%s/%s", root, chain, bdf);
 	snprintf(link, sizeof(link), "%s/bus/pci/devices/%s", root, bdf);
 	snprintf(f, sizeof(f), "%s/bus/pci/devices", root);
-	if (mkpath(dev) != 0 || mkpath(f) != 0 || symlink(dev, link) != 0)
+	if (gpudp_test_mkpath(dev) != 0 || gpudp_test_mkpath(f) != 0 || symlink(dev, link) != 0)
 		return -1;
 	if (numa < -1)
 		return 0;
