@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gpudp-capture: --mem: the GPU of --gpu, which memory the mbufs are in,
+ * the mbuf pool, the CPU mapping of device memory for the CPU engine, and
+ * the release of all that.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_gpudev.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+#include <rte_memory.h>
+
+#include <gpudp_mem.h>
+#include <gpudp_pin_client.h>
+
+#ifdef GPUDP_HAS_CUDA
+#include <gpudp_gpu.h>
+#endif
+#include "cap_app.h"
+#include "gpudp_app_gpu.h"
+
+/*
+ * The gpudev device of --gpu (a CUDA ordinal). gpudp's driver reports each
+ * GPU's ordinal; a device of another driver (the e2e guest's test driver)
+ * is taken by its gpudev id. -1 and app->gpu_why when there is none.
+ */
+int16_t
+app_find_gpu(struct cap_app *app)
+{
+	return gpudp_app_gpu_find(app->conf.gpu, app->gpu_why, sizeof(app->gpu_why));
+}
+
+/* The --mem name of the memory in use. */
+const char *
+cap_mem_name(enum cap_mem m)
+{
+	return m == CAP_MEM_HOST ? "pinned" : m == CAP_MEM_DEVICE ? "device" : "staged";
+}
+
+/* Whether the gpudp_pin module reports the dma-buf import capability. */
+static int
+pin_dmabuf_capable(void)
+{
+	struct gpudp_pin_version v;
+
+	return gpudp_pin_shared_fd(&v) >= 0 && (v.caps & GPUDP_PIN_CAP_DMABUF) != 0;
+}
+
+/* Whether a pin backend can give the NIC bus addresses of GPU memory here. */
+static const char *
+pin_unusable(const struct cap_app *app)
+{
+	int kmod = gpudp_pin_shared_fd(NULL) >= 0, mlx5 = 1;
+	unsigned int i;
+
+	for (i = 0; i < app->n_ports; i++)
+		mlx5 &= strcmp(app->ports[i].driver, "mlx5_pci") == 0 ||
+			strcmp(app->ports[i].driver, "net_mlx5") == 0;
+	switch ((enum gpudp_pin_backend)app->conf.pin) {
+	case GPUDP_PIN_KMOD:
+		return kmod ? NULL : "--pin kmod and /dev/gpudp_pin cannot be opened";
+	case GPUDP_PIN_DMABUF:
+		/* as kmod, and the module must import dma-bufs */
+		return !kmod ? "--pin dmabuf and /dev/gpudp_pin cannot be opened" :
+		       !pin_dmabuf_capable() ? "--pin dmabuf and the gpudp_pin module has no "
+			"dma-buf import (GPUDP_PIN_CAP_DMABUF)" : NULL;
+	case GPUDP_PIN_PEERMEM:
+		return mlx5 ? NULL : "--pin peermem needs mlx5 ports";
+	case GPUDP_PIN_AUTO:
+		return kmod || mlx5 ? NULL : "no pin backend: /dev/gpudp_pin cannot be opened and "
+			"not every port is mlx5 (peermem)";
+	default:
+		return "the pin backend is not available";
+	}
+}
+
+/*
+ * --mem: decide what is used. Refusals of the user's choice are usage
+ * errors (exit 2), a missing GPU exits 77 (as gpudp-fwd, and --verify).
+ * @return 0, 2 or 77
+ */
+int
+app_resolve_mem(struct cap_app *app, int gpu_engine)
+{
+	const struct cap_conf *c = &app->conf;
+	char why[400] = "";
+	unsigned int i;
+
+	app->mem_note[0] = '\0';
+	if (c->mem == CAP_CONF_MEM_STAGED) {
+		app->mem = CAP_MEM_STAGED;
+		return 0;
+	}
+	if (c->mem == CAP_CONF_MEM_DEVICE) {
+		for (i = 0; i < app->n_ports; i++) {
+			const struct cap_port *p = &app->ports[i];
+
+			if (p->cpu_copy == NULL)
+				continue;
+			fprintf(stderr, "gpudp-capture: --mem device: bad value for port %u (%s, "
+				"driver %s): it %s, so its mbufs cannot be in GPU memory; use "
+				"--mem pinned (the GPU reads the host mbufs in place) or --mem "
+				"staged\n", p->id, p->name, p->driver, p->cpu_copy);
+			return GPUDP_EXIT_USAGE;
+		}
+	}
+	if (c->mem == CAP_CONF_MEM_PINNED || c->mem == CAP_CONF_MEM_DEVICE) {
+		if (app->gpu_id < 0) {
+			fprintf(stderr, "gpudp-capture: --mem %s: no GPU to put the mbufs in: %s\n",
+				cap_conf_mem_name(c->mem), app->gpu_why);
+			return GPUDP_EXIT_NO_GPU;
+		}
+		app->mem = c->mem == CAP_CONF_MEM_PINNED ? CAP_MEM_HOST : CAP_MEM_DEVICE;
+		return 0;
+	}
+	/* auto: GPU memory only where it works without a CPU copy and is read by the GPU */
+	if (!gpu_engine)
+		snprintf(why, sizeof(why), "the analysis runs on the CPU");
+	else if (app->gpu_id < 0)
+		snprintf(why, sizeof(why), "no gpudev device for GPU %u: %s", c->gpu, app->gpu_why);
+	for (i = 0; why[0] == '\0' && i < app->n_ports; i++) {
+		const struct cap_port *p = &app->ports[i];
+
+		if (p->cpu_copy != NULL || !p->pci)
+			snprintf(why, sizeof(why), "port %u (%s, driver %s) %s", p->id, p->name,
+				 p->driver, p->cpu_copy != NULL ? p->cpu_copy :
+				 "does not write packets by DMA");
+	}
+	if (why[0] == '\0') {
+		const char *pin = pin_unusable(app);
+
+		if (pin != NULL)
+			snprintf(why, sizeof(why), "%s", pin);
+	}
+	if (why[0] != '\0') {
+		app->mem = CAP_MEM_STAGED;
+		snprintf(app->mem_note, sizeof(app->mem_note), "--mem auto: staged, because %s",
+			 why);
+	} else if (c->verify) {
+		/* --verify analyses every batch on the CPU too, which cannot read device memory */
+		app->mem = CAP_MEM_HOST;
+		snprintf(app->mem_note, sizeof(app->mem_note), "--mem auto: pinned, because "
+			 "--verify reads every packet on the CPU too, which cannot read --mem "
+			 "device packets (the GPU still analyses them in place)");
+	} else {
+		app->mem = CAP_MEM_DEVICE;
+		snprintf(app->mem_note, sizeof(app->mem_note), "--mem auto: device: every port "
+			 "DMAs into its buffers and the GPU analyses them (GPUDirect RDMA)");
+	}
+	CAP_LOG(NOTICE, "%s", app->mem_note);
+	return 0;
+}
+
+/* largest packet of the capture files, 0 if none */
+static uint32_t
+files_max_caplen(const struct cap_app *app)
+{
+	uint32_t m = 0;
+	unsigned int i;
+
+	for (i = 0; i < app->n_files; i++)
+		m = RTE_MAX(m, app->files[i].info.max_caplen);
+	return m;
+}
+
+/* The mbuf pool: DPDK's for staged, lib/mem's in GPU-registered host or GPU memory. */
+int
+app_create_pool(struct cap_app *app)
+{
+	uint16_t ids[CAP_MAX_PORTS];
+	struct gpudp_pool_conf pc;
+	struct gpudp_regcache_stats st;
+	uint32_t room = app->conf.data_room, big = files_max_caplen(app);
+	unsigned int i;
+
+	if (app->mem == CAP_MEM_STAGED) {
+		app->pool = rte_pktmbuf_pool_create("cap_rx", app->conf.mbufs, 256, 0,
+						    (uint16_t)(room + RTE_PKTMBUF_HEADROOM),
+						    (int)rte_socket_id());
+		if (app->pool == NULL) {
+			CAP_LOG(ERR, "cannot create the mbuf pool (%u mbufs of %u bytes): %s",
+				app->conf.mbufs, room, rte_strerror(rte_errno));
+			return -1;
+		}
+		return 0;
+	}
+	/* in place, a packet must fit one mbuf: room for the largest file record */
+	if (big > room) {
+		room = RTE_MIN(RTE_ALIGN_CEIL(big, 64u), 65535u - RTE_PKTMBUF_HEADROOM);
+		CAP_LOG(NOTICE, "--mem %s: data room raised from %u to %u bytes so that every "
+			"packet of the capture files fits one mbuf (in place, packets are not "
+			"chained)", cap_mem_name(app->mem), app->conf.data_room, room);
+		app->conf.data_room = room;
+	}
+	for (i = 0; i < app->n_ports; i++)
+		ids[i] = app->ports[i].id;
+	memset(&pc, 0, sizeof(pc));
+	pc.name = "cap_rx";
+	pc.type = app->mem == CAP_MEM_HOST ? GPUDP_MEM_PINNED : GPUDP_MEM_DEVICE;
+	pc.gpu_id = app->gpu_id;
+	pc.ports = ids;
+	pc.nb_ports = (uint16_t)app->n_ports;
+	pc.nb_mbufs = app->conf.mbufs;
+	pc.data_room = (uint16_t)(room + RTE_PKTMBUF_HEADROOM);
+	pc.cache_size = 256;
+	pc.socket_id = (int)rte_socket_id();
+	pc.pin = (enum gpudp_pin_backend)app->conf.pin;
+	app->gpool = gpudp_pool_create(&pc);
+	if (app->gpool == NULL) {
+		CAP_LOG(ERR, "cannot create the --mem %s mbuf pool (%u mbufs of %u bytes on gpudev "
+			"device %d): %s (the gpudp.mem log line above says which step)",
+			cap_mem_name(app->mem), app->conf.mbufs, room, app->gpu_id,
+			strerror(abs(rte_errno)));
+		return -1;
+	}
+	app->pool = gpudp_pool_mempool(app->gpool);
+	gpudp_pool_info_get(app->gpool, &app->pinfo);
+	gpudp_mem_pin_stats(&st);
+	app->pins_created = st.pins;
+	CAP_LOG(INFO, "--mem %s: %u mbufs of %u bytes, %zu bytes of GPU memory, %zu bytes of "
+		"host memory, %u chunk%s%s%s", cap_mem_name(app->mem), app->pinfo.nb_mbufs, room,
+		app->pinfo.gpu_bytes, app->pinfo.host_bytes, app->pinfo.chunks,
+		app->pinfo.chunks == 1 ? "" : "s",
+		app->mem == CAP_MEM_DEVICE ? ", pin backend " : "",
+		app->mem == CAP_MEM_DEVICE ? gpudp_pin_backend_name(app->pinfo.pin) : "");
+	return 0;
+}
+
+/* rte_mempool_obj_iter callback: note the memory segment list of each mbuf, once. */
+static void
+collect_chunk(struct rte_mempool *mp, void *arg, void *obj, unsigned int idx)
+{
+	struct cap_app *app = arg;
+	struct rte_mbuf *m = obj;
+	struct rte_memseg_list *msl = rte_mem_virt2memseg_list(m->buf_addr);
+	unsigned int i;
+
+	RTE_SET_USED(mp);
+	RTE_SET_USED(idx);
+	if (msl == NULL)
+		return;
+	for (i = 0; i < app->n_maps; i++)
+		if (app->maps[i].va == (uintptr_t)msl->base_va)
+			return;
+	if (app->n_maps == RTE_DIM(app->maps)) {
+		app->maps_overflow = 1;
+		return;
+	}
+	app->maps[app->n_maps].va = (uintptr_t)msl->base_va;
+	app->maps[app->n_maps].len = msl->len;
+	app->n_maps++;
+}
+
+/*
+ * Device memory analysed by the CPU: map every chunk of the pool (one
+ * registered external memory segment list each) with rte_gpu_mem_cpu_map.
+ * On real hardware that is the GPU's BAR through gpudp_pin: it works, slowly.
+ */
+int
+app_map_for_cpu(struct cap_app *app)
+{
+	uint64_t total = 0;
+	unsigned int i;
+
+	rte_mempool_obj_iter(app->pool, collect_chunk, app);
+	if (app->n_maps == 0) {
+		CAP_LOG(ERR, "--mem device with the CPU engine: the pool's memory was not found");
+		return -1;
+	}
+	if (app->maps_overflow) {
+		fprintf(stderr, "gpudp-capture: --mem device with the CPU engine: the pool spans "
+			"more than %u memory chunks, more than can be mapped for the CPU; use "
+			"fewer --mbufs, analyse on the GPU, or use --mem pinned or staged\n",
+			(unsigned int)RTE_DIM(app->maps));
+		return -1;
+	}
+	for (i = 0; i < app->n_maps; i++) {
+		struct cap_cpu_map *m = &app->maps[i];
+
+		m->cpu = rte_gpu_mem_cpu_map(app->gpu_id, m->len, (void *)(uintptr_t)m->va);
+		if (m->cpu == NULL) {
+			char why[160] = "";
+
+#ifdef GPUDP_HAS_CUDA
+			if (gpudp_gpu_cpu_map_available(why, sizeof(why)) == 0)
+				why[0] = '\0';
+#endif
+			if (why[0] == '\0')
+				snprintf(why, sizeof(why), "%s", rte_strerror(abs(rte_errno)));
+			fprintf(stderr, "gpudp-capture: --mem device with the CPU engine: cannot "
+				"map GPU memory for the CPU (rte_gpu_mem_cpu_map of %" PRIu64 " bytes "
+				"at 0x%" PRIx64 "): %s; analyse on the GPU, or use --mem pinned or "
+				"staged\n", m->len, m->va, why);
+			return -1;
+		}
+		total += m->len;
+	}
+	CAP_LOG(NOTICE, "--mem device on the CPU engine: %" PRIu64 " bytes of GPU memory in %u "
+		"chunk%s mapped with rte_gpu_mem_cpu_map; the CPU reads every packet in place "
+		"through that mapping (slow on real hardware: uncached reads across PCIe)", total,
+		app->n_maps, app->n_maps == 1 ? "" : "s");
+	return 0;
+}
+
+/* After the ports are closed: unmap, destroy the pool, check nothing is left. */
+int
+app_release_pool(struct cap_app *app)
+{
+	unsigned int i;
+	int rc = 0;
+
+	for (i = 0; i < app->n_maps; i++)
+		if (app->maps[i].cpu != NULL &&
+		    rte_gpu_mem_cpu_unmap(app->gpu_id, (void *)(uintptr_t)app->maps[i].va) != 0) {
+			CAP_LOG(ERR, "rte_gpu_mem_cpu_unmap(0x%" PRIx64 "): %s", app->maps[i].va,
+				rte_strerror(rte_errno));
+			rc = -1;
+		}
+	app->n_maps = 0;
+	if (app->gpool == NULL)
+		return rc;
+	if (gpudp_pool_destroy(app->gpool) != 0) {
+		CAP_LOG(ERR, "the --mem %s pool cannot be destroyed: mbufs are still out",
+			cap_mem_name(app->mem));
+		return -1;
+	}
+	app->gpool = NULL;
+	app->pool = NULL;
+#ifdef GPUDP_HAS_CUDA
+	{
+		struct gpudp_gpu_props pr;
+
+		if (gpudp_gpu_props_get(app->gpu_id, &pr) == 0) {
+			int left = pr.n_allocs || pr.n_registered || pr.n_cpu_mapped;
+
+			rte_log(left ? RTE_LOG_ERR : RTE_LOG_NOTICE, cap_logtype,
+				"gpudp-capture: --mem %s pool released (%zu bytes of GPU memory, %zu "
+				"bytes registered); GPU %d (%s): %zu allocations, %zu registrations, "
+				"%zu CPU mappings left\n", cap_mem_name(app->mem), app->pinfo.gpu_bytes,
+				app->mem == CAP_MEM_HOST ? app->pinfo.data_bytes : (size_t)0,
+				app->conf.gpu, pr.pci_addr, pr.n_allocs, pr.n_registered,
+				pr.n_cpu_mapped);
+			if (left)
+				rc = -1;
+		}
+	}
+#endif
+	return rc;
+}

@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gpudp-capture: the capture files named in the EAL arguments (checked
+ * before EAL reads them), the selected ports and their set-up.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_bus.h>
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
+#include <rte_ethdev.h>
+
+#include "cap_app.h"
+
+/* ------------------------------------------------------------ input checks */
+
+/* Collect rx_pcap= files from the EAL part of argv (before "--"). */
+int
+app_scan_vdevs(struct cap_app *app, int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		const char *v = NULL;
+		char buf[1024], *tok, *save = NULL, *name;
+
+		if (strcmp(argv[i], "--vdev") == 0 && i + 1 < argc)
+			v = argv[++i];
+		else if (strncmp(argv[i], "--vdev=", 7) == 0)
+			v = argv[i] + 7;
+		if (v == NULL || strncmp(v, "net_pcap", 8) != 0)
+			continue;
+		snprintf(buf, sizeof(buf), "%s", v);
+		name = strtok_r(buf, ",", &save);
+		{
+			int infinite = strstr(v, "infinite_rx=1") != NULL;
+
+			while ((tok = strtok_r(NULL, ",", &save)) != NULL) {
+				struct vdev_file *f;
+
+				if (strncmp(tok, "rx_pcap=", 8) != 0)
+					continue;
+				if (app->n_files == MAX_VDEV_FILES) {
+					fprintf(stderr, "gpudp-capture: too many rx_pcap files "
+						"(max %d)\n", MAX_VDEV_FILES);
+					return -1;
+				}
+				f = &app->files[app->n_files++];
+				snprintf(f->vdev, sizeof(f->vdev), "%s", name);
+				snprintf(f->path, sizeof(f->path), "%s", tok + 8);
+				f->infinite = infinite;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Inspect each file: clear errors for what net_pcap would mishandle. */
+int
+app_check_files(struct cap_app *app)
+{
+	unsigned int i;
+	char err[512];
+
+	for (i = 0; i < app->n_files; i++) {
+		struct vdev_file *f = &app->files[i];
+		const struct capfile_info *in = &f->info;
+		int rc = capfile_inspect(f->path, app->conf.data_room, &f->info, err, sizeof(err));
+
+		if (rc != 0) {
+			fprintf(stderr, "gpudp-capture: input error: %s\n", err);
+			return -1;
+		}
+		if (in->mixed_linktypes) {
+			fprintf(stderr, "gpudp-capture: input error: %s: interfaces of different link "
+				"types: interface %u of section %u (block at offset %" PRIu64 ") has "
+				"link type %u (%s), the first interface %u (%s); gpudp-capture "
+				"analyses Ethernet frames only, and libpcap (net_pcap's reader) reads "
+				"one link type per file\n", f->path, in->other_ifid,
+				in->other_section, in->other_offset, in->other_linktype,
+				capfile_linktype_name(in->other_linktype), in->linktype,
+				capfile_linktype_name(in->linktype));
+			return -1;
+		}
+		if (in->linktype != CAPFILE_LINKTYPE_ETHERNET &&
+		    in->linktype != CAPFILE_LINKTYPE_NONE) {
+			fprintf(stderr, "gpudp-capture: input error: %s: link type %u (%s) is not "
+				"Ethernet; gpudp-capture analyses Ethernet frames only\n", f->path,
+				in->linktype, capfile_linktype_name(in->linktype));
+			return -1;
+		}
+		if (in->libpcap_diff[0] != '\0') {
+			fprintf(stderr, "gpudp-capture: input error: %s: %s; gpudp-capture reads "
+				"capture files through net_pcap, which uses libpcap%s\n", f->path,
+				in->libpcap_diff, in->packets > 0 ? " (a copy written by "
+				"'editcap -F pcap' is read whole)" : "");
+			return -1;
+		}
+		if (f->info.truncated) {
+			fprintf(stderr, "gpudp-capture: warning: %s is truncated: the record at "
+				"offset %" PRIu64 " is incomplete; %" PRIu64 " complete packets "
+				"are read, the rest is counted in rx_errors\n", f->path,
+				f->info.trunc_offset, f->info.packets);
+			app->file_truncated = 1;
+		}
+		if (f->info.oversize)
+			fprintf(stderr, "gpudp-capture: note: %s has %" PRIu64 " packets longer than "
+				"the %u-byte mbuf data room (largest %u): they arrive as chained mbufs "
+				"and are analysed whole (counted as multi_segment)\n", f->path,
+				f->info.oversize, app->conf.data_room, f->info.max_caplen);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ ports */
+
+/* Whether --ports selects port @p id (all ports without --ports). */
+static int
+port_selected(const struct cap_conf *c, uint16_t id)
+{
+	uint32_t i;
+
+	if (c->n_ports == 0)
+		return 1;
+	for (i = 0; i < c->n_ports; i++)
+		if (c->ports[i] == id)
+			return 1;
+	return 0;
+}
+
+/*
+ * net_pcap: one rx queue per rx_pcap file of the port, microsecond
+ * timestamps, and the packets expected; live if a file is read forever.
+ */
+static void
+pcap_queues(struct cap_app *app, struct cap_port *p, const struct rte_eth_dev_info *info)
+{
+	int files = 0, infinite = 0;
+	unsigned int i;
+
+	p->ts_mult = 1000;
+	for (i = 0; i < app->n_files; i++) {
+		if (strcmp(app->files[i].vdev, p->name) != 0)
+			continue;
+		if (files < CAP_MAX_RXQ) {
+			p->rxq[files].snaps = app->files[i].info.snaps;
+			p->rxq[files].n_snaps = app->files[i].info.n_snaps;
+		}
+		files++;
+		infinite |= app->files[i].infinite;
+		p->expected += app->files[i].info.packets;
+	}
+	if (files > 0) {
+		p->nb_rxq = (uint16_t)RTE_MIN(RTE_MIN((unsigned int)files,
+					      (unsigned int)info->max_rx_queues), (unsigned int)CAP_MAX_RXQ);
+		p->live = infinite;
+	}
+	if (p->live)
+		p->expected = 0;
+}
+
+/* Configure the port and set up its queues (rx from the pool). */
+static int
+configure_port(struct cap_app *app, struct cap_port *p, const struct rte_eth_dev_info *info)
+{
+	struct rte_eth_conf pconf;
+	uint16_t q, nrxd = (uint16_t)app->conf.rxd, ntxd = 64;
+	int rc;
+
+	memset(&pconf, 0, sizeof(pconf));
+	/* in place, a packet must be one buffer: no scatter (the data room is
+	 * raised for capture files instead, see app_create_pool) */
+	if (app->mem == CAP_MEM_STAGED && (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER))
+		pconf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+	/* some PMDs (net_tap) want as many tx queues as rx queues: set them up,
+	 * unused */
+	rc = rte_eth_dev_configure(p->id, p->nb_rxq, p->nb_rxq, &pconf);
+	if (rc != 0) {
+		CAP_LOG(ERR, "port %u (%s): configure failed: %s", p->id, p->name,
+			rte_strerror(-rc));
+		return rc;
+	}
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->id, &nrxd, &ntxd);
+	if (rc != 0)
+		return rc;
+	for (q = 0; q < p->nb_rxq; q++) {
+		if (app->gpool != NULL)
+			rc = gpudp_pool_rx_queue_setup(app->gpool, p->id, q, nrxd,
+						       rte_eth_dev_socket_id(p->id));
+		else
+			rc = rte_eth_rx_queue_setup(p->id, q, nrxd, rte_eth_dev_socket_id(p->id),
+						    NULL, app->pool);
+		if (rc == 0)
+			rc = rte_eth_tx_queue_setup(p->id, q, ntxd, rte_eth_dev_socket_id(p->id),
+						    NULL);
+		if (rc != 0) {
+			CAP_LOG(ERR, "port %u (%s): queue %u setup failed: %s", p->id, p->name,
+				q, rte_strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* A live port drops what arrives before its link is up: wait for it. */
+static void
+wait_link(const struct cap_port *p)
+{
+	struct rte_eth_link link;
+	uint64_t t0 = rte_get_timer_cycles(), hz = rte_get_timer_hz();
+
+	memset(&link, 0, sizeof(link));
+	while (rte_eth_link_get_nowait(p->id, &link) == 0 &&
+	       link.link_status != RTE_ETH_LINK_UP &&
+	       rte_get_timer_cycles() - t0 < CAP_LINK_WAIT_S * hz && !app_stop_requested)
+		rte_delay_ms(10);
+	if (link.link_status != RTE_ETH_LINK_UP)
+		CAP_LOG(WARNING, "port %u (%s): link still down after %d s; capturing anyway",
+			p->id, p->name, CAP_LINK_WAIT_S);
+}
+
+/* Set up and start a port: its queues, promiscuous mode, its link. */
+static int
+setup_port(struct cap_app *app, struct cap_port *p)
+{
+	struct rte_eth_dev_info info;
+	int rc;
+
+	rc = rte_eth_dev_info_get(p->id, &info);
+	if (rc != 0) {
+		CAP_LOG(ERR, "port %u: cannot get device info: %s", p->id, rte_strerror(-rc));
+		return rc;
+	}
+	p->nb_rxq = 1;
+	p->live = 1;
+	if (strcmp(info.driver_name, "net_pcap") == 0)
+		pcap_queues(app, p, &info);
+	rc = configure_port(app, p, &info);
+	if (rc != 0)
+		return rc;
+	rc = rte_eth_dev_start(p->id);
+	if (rc != 0) {
+		CAP_LOG(ERR, "port %u (%s): start failed: %s", p->id, p->name, rte_strerror(-rc));
+		return rc;
+	}
+	rte_eth_promiscuous_enable(p->id); /* not supported by every PMD: ignore */
+	if (p->live)
+		wait_link(p);
+	CAP_LOG(INFO, "port %u (%s, %s): %u rx queue%s, %s", p->id, p->name, info.driver_name,
+		p->nb_rxq, p->nb_rxq == 1 ? "" : "s",
+		p->live ? "live" : "capture file");
+	return 0;
+}
+
+/* Set up and start every selected port. */
+int
+app_setup_ports(struct cap_app *app)
+{
+	unsigned int i;
+
+	for (i = 0; i < app->n_ports; i++)
+		if (setup_port(app, &app->ports[i]) != 0)
+			return -1;
+	return 0;
+}
+
+/*
+ * Why a PMD writes received packets with the CPU (so its mbufs cannot be in
+ * GPU memory), or NULL if it leaves that to the device's DMA. Software PMDs
+ * copy; net_null does not touch the payload at all unless copy=1.
+ */
+static const char *
+port_cpu_copy(const struct rte_eth_dev_info *info, int *pci)
+{
+	static const char *const copiers[] = {
+		"net_pcap", "net_tap", "net_af_packet", "net_ring", "net_memif", "net_af_xdp",
+		"net_vhost", "net_virtio_user", "net_kni", "net_bonding", "net_failsafe",
+		"net_softnic", "net_tun",
+	};
+	const char *bus = NULL;
+	unsigned int i;
+
+	*pci = 0;
+	if (info->device != NULL && rte_dev_bus(info->device) != NULL)
+		bus = rte_bus_name(rte_dev_bus(info->device));
+	if (strcmp(info->driver_name, "net_null") == 0) {
+		const struct rte_devargs *da = info->device != NULL ?
+			rte_dev_devargs(info->device) : NULL;
+
+		if (da != NULL && da->args != NULL && strstr(da->args, "copy=1") != NULL)
+			return "copies every packet with the CPU (copy=1)";
+		return NULL; /* hands out mbufs without touching their data */
+	}
+	for (i = 0; i < RTE_DIM(copiers); i++)
+		if (strcmp(info->driver_name, copiers[i]) == 0)
+			return "is a software PMD that copies every packet with the CPU";
+	if (bus != NULL && (strcmp(bus, "pci") == 0 || strcmp(bus, "auxiliary") == 0)) {
+		*pci = 1;
+		return NULL;
+	}
+	return "is not a PCI device that DMAs into its buffers";
+}
+
+/* The selected ports, their drivers, and the input description. */
+int
+app_collect_ports(struct cap_app *app)
+{
+	uint16_t id;
+	unsigned int i;
+
+	RTE_ETH_FOREACH_DEV(id) {
+		struct cap_port *p = &app->ports[app->n_ports];
+		struct rte_eth_dev_info info;
+		int rc;
+
+		if (!port_selected(&app->conf, id))
+			continue;
+		if (app->n_ports == CAP_MAX_PORTS)
+			break;
+		p->id = id;
+		rte_eth_dev_get_name_by_port(id, p->name);
+		rc = rte_eth_dev_info_get(id, &info);
+		if (rc != 0) {
+			CAP_LOG(ERR, "port %u: cannot get device info: %s", id, rte_strerror(-rc));
+			return -1;
+		}
+		snprintf(p->driver, sizeof(p->driver), "%s", info.driver_name);
+		p->cpu_copy = port_cpu_copy(&info, &p->pci);
+		app->n_ports++;
+	}
+	for (i = 0; i < app->conf.n_ports; i++) {
+		if (!rte_eth_dev_is_valid_port(app->conf.ports[i])) {
+			fprintf(stderr, "gpudp-capture: --ports: bad value '%u' (no such port; %u "
+				"available)\n", app->conf.ports[i], rte_eth_dev_count_avail());
+			return -2;
+		}
+	}
+	if (app->n_ports == 0) {
+		fprintf(stderr, "gpudp-capture: no ports: give one with EAL options, e.g. "
+			"--vdev 'net_pcap0,rx_pcap=test/data/sample.pcap'\n");
+		return -2;
+	}
+	return 0;
+}
+
+/* After setup_ports: what is expected, and the input description. */
+void
+app_describe_input(struct cap_app *app)
+{
+	unsigned int i;
+	size_t off = 0;
+
+	for (i = 0; i < app->n_ports; i++) {
+		struct cap_port *p = &app->ports[i];
+
+		app->expected_total += p->expected;
+		app->any_live |= p->live;
+		off += snprintf(app->input_desc + off, off < sizeof(app->input_desc) ?
+				sizeof(app->input_desc) - off : 0, "%sport %u (%s)",
+				i ? ", " : "", p->id, p->name);
+		if (off >= sizeof(app->input_desc))
+			off = sizeof(app->input_desc) - 1;
+	}
+	if (app->n_files > 0 && off < sizeof(app->input_desc)) {
+		for (i = 0; i < app->n_files && off < sizeof(app->input_desc); i++)
+			off += snprintf(app->input_desc + off, sizeof(app->input_desc) - off,
+					"%s%s", i ? ", " : ": ", app->files[i].path);
+	}
+}

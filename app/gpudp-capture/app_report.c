@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gpudp-capture: the report of the results (report.c formats it; this adds
+ * the ports' counters and the pool's figures) and --verify's final check.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+
+#include <gpudp_mem.h>
+
+#include "cap_app.h"
+#include "report.h"
+
+/* The ports' drop and error counters, summed. */
+static void
+port_stats(const struct cap_app *app, struct cap_report *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < app->n_ports; i++) {
+		struct rte_eth_stats st;
+
+		if (rte_eth_stats_get(app->ports[i].id, &st) != 0)
+			continue;
+		r->rx_missed += st.imissed;
+		r->rx_errors += st.ierrors;
+		r->rx_nombuf += st.rx_nombuf;
+	}
+}
+
+/*
+ * Read the engine's results and report them (the table unless --quiet,
+ * --json); @p final: the last report, else a --period one.
+ */
+int
+app_report(struct cap_app *app, double elapsed, int final)
+{
+	struct cap_report r = {
+		.input = app->input_desc, .engine = app->engine_name,
+		.engine_note = app->engine_note[0] ? app->engine_note : NULL,
+		.eng = &app->eng.st, .a = app->result, .final = final, .elapsed_s = elapsed,
+		.rx_pkts = app->rx_total, .staging_drops = app->staging_drops,
+		.multiseg = app->multiseg, .pmd_cut = app->pmd_cut,
+		.expected_pkts = app->expected_total,
+		.file_truncated = app->file_truncated, .filter_expr = app->conf.filter_expr,
+		.filter_file = app->conf.filter_out, .filter_written = app->filter_written,
+		.filter_unreadable = app->unreadable_written,
+		.top_n = app->conf.top,
+		.mem = cap_mem_name(app->mem),
+		.mem_note = app->mem_note[0] ? app->mem_note : NULL,
+		.pin = app->mem == CAP_MEM_DEVICE ? gpudp_pin_backend_name(app->pinfo.pin) : NULL,
+		.pool_mbufs = app->conf.mbufs, .pool_data_room = app->conf.data_room,
+		.pool_gpu_bytes = app->pinfo.gpu_bytes, .pool_host_bytes = app->pinfo.host_bytes,
+		.pins_created = -1, .pins_running = -1, .cpu_mapped = app->n_maps > 0,
+	};
+	int rc = cap_engine_collect(&app->eng, app->result);
+
+	r.staging_drops += app->eng.st.unreadable;
+	if (app->mem == CAP_MEM_DEVICE) {
+		struct gpudp_regcache_stats st;
+
+		gpudp_mem_pin_stats(&st);
+		r.pins_created = (int64_t)app->pins_created;
+		r.pins_running = (int64_t)(st.pins - app->pins_created);
+	}
+
+	if (rc != 0 && rc != -ENOSPC) {
+		CAP_LOG(ERR, "reading the results failed: %s", app->eng.err);
+		return rc;
+	}
+	port_stats(app, &r);
+	if (!app->conf.quiet)
+		cap_report_table(stdout, &r);
+	fflush(stdout);
+	if (app->conf.json != NULL) {
+		rc = cap_report_json_file(app->conf.json, &r);
+		if (rc != 0) {
+			CAP_LOG(ERR, "--json %s: cannot write: %s", app->conf.json, strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* --verify: the GPU's totals, flows and fragments must equal the CPU's, exactly. */
+int
+app_verify_results(struct cap_app *app)
+{
+	struct gpudp_frag_summary fs;
+	char why[128];
+	int rc = gpudp_analysis_compare(app->result, app->verify, why, sizeof(why));
+
+	if (rc != 0 || app->verify_mismatch != 0) {
+		CAP_LOG(ERR, "--verify: GPU and CPU results DIFFER (%" PRIu64 " packets; GPU "
+			"and CPU: %s; %" PRIu64 " batches with different filter bits)",
+			app->result->ctr.pkts, why, app->verify_mismatch);
+		return -EIO;
+	}
+	gpudp_analysis_fragments(app->result, &fs);
+	CAP_LOG(NOTICE, "--verify: GPU and CPU results are identical (%" PRIu64 " packets, every "
+		"counter, flow, fragmented datagram (%" PRIu64 ") and filter bit)",
+		app->result->ctr.pkts, fs.datagrams);
+	return 0;
+}

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gpudp-capture's internal header: the application state (struct cap_app)
+ * and the steps that the app's source files share. Not a public API.
+ *
+ *   main.c        arguments, EAL, the sequence and the teardown
+ *   app_ports.c   capture files of the EAL arguments, port discovery and set-up
+ *   app_mem.c     --mem: the GPU, the memory type, the mbuf pool, CPU mappings
+ *   app_engine.c  the analysis engine: its choice and its batch callbacks
+ *   app_rx.c      the receive loop: bursts into batches, batches to the engine
+ *   app_report.c  the report of the results, --verify's final check
+ */
+#ifndef GPUDP_CAPTURE_CAP_APP_H
+#define GPUDP_CAPTURE_CAP_APP_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_log.h>
+#include <rte_mempool.h>
+
+#include <gpudp_mem.h>
+
+#include "capfile.h"
+#include "engine.h"
+#include "gpudp_analysis.h"
+#include "gpudp_pcapng.h"
+#include "options.h"
+
+extern int cap_logtype;
+#define CAP_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, cap_logtype, "gpudp-capture: " fmt "\n", ## __VA_ARGS__)
+
+#define MAX_VDEV_FILES 64
+
+/* A capture file named in an EAL --vdev net_pcap...,rx_pcap=FILE argument. */
+struct vdev_file {
+	char vdev[64];
+	char path[512];
+	int infinite;
+	struct capfile_info info;
+};
+
+#define CAP_MAX_RXQ 16
+#define CAP_LINK_WAIT_S 5   /* live ports: how long to wait for the link at start */
+
+/* Original lengths of snapped records of the file an rx queue reads. */
+struct cap_rxq {
+	const struct capfile_snap *snaps;
+	size_t n_snaps, next;
+	uint64_t count;        /* packets received on the queue */
+};
+
+struct cap_port {
+	uint16_t id;
+	char driver[64];       /* PMD name */
+	const char *cpu_copy;  /* why the PMD writes packets with the CPU, or NULL (it DMAs) */
+	int pci;               /* on a bus with DMA (pci, auxiliary) */
+	struct cap_rxq rxq[CAP_MAX_RXQ];
+	uint16_t nb_rxq;
+	char name[64];
+	uint64_t ts_mult;      /* ns per timestamp unit; 0: stamp with the host clock */
+	uint64_t expected;     /* packets in its files; 0 with live */
+	int live;
+	uint64_t rx;
+};
+
+struct cap_app {
+	struct cap_conf conf;
+	struct vdev_file files[MAX_VDEV_FILES];
+	unsigned int n_files;
+	struct cap_port ports[CAP_MAX_PORTS];
+	unsigned int n_ports;
+	struct rte_mempool *pool;
+	struct cap_engine eng;
+	const char *engine_name;
+	char engine_note[320];
+	struct gpudp_analysis *result;
+	struct gpudp_pcapng *out;
+	int out_failed;
+	uint64_t filter_written;
+	uint64_t staging_drops;
+	uint64_t multiseg;
+	uint64_t pmd_cut;         /* frames whose mbufs hold fewer bytes than pkt_len */
+	uint64_t rx_total;
+	int ts_off;
+	uint64_t ts_flag;
+	int file_truncated;
+	uint64_t expected_total;
+	int snaps_unreliable;
+	int any_live;
+	char input_desc[512];
+	struct gpudp_analysis *verify;  /* --verify: the CPU's analysis of the same batches */
+	uint64_t verify_mismatch;       /* batches whose filter bits differed */
+	/* --mem */
+	enum cap_mem mem;               /* what is used */
+	char mem_note[448];             /* why (auto), or empty */
+	int16_t gpu_id;                 /* gpudev id of --gpu, -1: none */
+	char gpu_why[256];              /* why there is none */
+	struct gpudp_pool *gpool;       /* pinned and device pools (lib/mem) */
+	struct gpudp_pool_info pinfo;
+	uint64_t pins_created;          /* lib/mem's pin counter once the pool exists */
+	struct cap_cpu_map {            /* device memory on the CPU engine: rte_gpu_mem_cpu_map */
+		uint64_t va, len;
+		uint8_t *cpu;
+	} maps[64];
+	unsigned int n_maps;
+	int maps_overflow;              /* more chunks than maps[]: refused */
+	int chain_warned;
+	uint64_t unreadable_written;    /* matches whose bytes the host could not get */
+};
+
+/* Set by SIGINT and SIGTERM (main.c): stop capturing. */
+extern volatile sig_atomic_t app_stop_requested;
+
+/* app_ports.c */
+int app_scan_vdevs(struct cap_app *app, int argc, char **argv);
+int app_check_files(struct cap_app *app);
+int app_collect_ports(struct cap_app *app);
+int app_setup_ports(struct cap_app *app);
+void app_describe_input(struct cap_app *app);
+
+/* app_mem.c */
+int16_t app_find_gpu(struct cap_app *app);
+const char *cap_mem_name(enum cap_mem m);
+int app_resolve_mem(struct cap_app *app, int gpu_engine);
+int app_create_pool(struct cap_app *app);
+int app_map_for_cpu(struct cap_app *app);
+int app_release_pool(struct cap_app *app);
+
+/* app_engine.c */
+void app_batch_release(void *arg, void **owner, uint32_t n);
+int app_choose_engine_and_mem(struct cap_app *app);
+
+/* app_report.c */
+int app_report(struct cap_app *app, double elapsed, int final);
+int app_verify_results(struct cap_app *app);
+
+/* app_rx.c */
+int app_run(struct cap_app *app);
+
+#endif /* GPUDP_CAPTURE_CAP_APP_H */
