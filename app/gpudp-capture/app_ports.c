@@ -15,6 +15,7 @@
 #include <rte_ethdev.h>
 
 #include "cap_app.h"
+#include "gpudp_app_port.h"
 
 /* ------------------------------------------------------------ input checks */
 
@@ -165,62 +166,31 @@ pcap_queues(struct cap_app *app, struct cap_port *p, const struct rte_eth_dev_in
 
 /* Configure the port and set up its queues (rx from the pool). */
 static int
-configure_port(struct cap_app *app, struct cap_port *p, const struct rte_eth_dev_info *info)
+configure_port(struct cap_app *app, struct cap_port *p)
 {
-	struct rte_eth_conf pconf;
-	uint16_t q, nrxd = (uint16_t)app->conf.rxd, ntxd = 64;
+	struct gpudp_pool *pools[CAP_MAX_RXQ];
+	struct gpudp_app_port_conf pc = {
+		.nb_rxq = p->nb_rxq, .nb_txq = p->nb_rxq,
+		.nb_rxd = (uint16_t)app->conf.rxd, .nb_txd = 64,
+		.mp = app->pool,
+	};
+	char err[256];
+	uint16_t q;
 	int rc;
 
-	memset(&pconf, 0, sizeof(pconf));
 	/* in place, a packet must be one buffer: no scatter (the data room is
 	 * raised for capture files instead, see app_create_pool) */
-	if (app->mem == CAP_MEM_STAGED && (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER))
-		pconf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
-	/* some PMDs (net_tap) want as many tx queues as rx queues: set them up,
-	 * unused */
-	rc = rte_eth_dev_configure(p->id, p->nb_rxq, p->nb_rxq, &pconf);
-	if (rc != 0) {
-		CAP_LOG(ERR, "port %u (%s): configure failed: %s", p->id, p->name,
-			rte_strerror(-rc));
-		return rc;
+	if (app->mem == CAP_MEM_STAGED)
+		pc.rx_offloads = RTE_ETH_RX_OFFLOAD_SCATTER;
+	if (app->gpool != NULL) {
+		for (q = 0; q < p->nb_rxq; q++)
+			pools[q] = app->gpool;
+		pc.pools = pools;
 	}
-	rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->id, &nrxd, &ntxd);
+	rc = gpudp_app_port_setup(p->id, &pc, err, sizeof(err));
 	if (rc != 0)
-		return rc;
-	for (q = 0; q < p->nb_rxq; q++) {
-		if (app->gpool != NULL)
-			rc = gpudp_pool_rx_queue_setup(app->gpool, p->id, q, nrxd,
-						       rte_eth_dev_socket_id(p->id));
-		else
-			rc = rte_eth_rx_queue_setup(p->id, q, nrxd, rte_eth_dev_socket_id(p->id),
-						    NULL, app->pool);
-		if (rc == 0)
-			rc = rte_eth_tx_queue_setup(p->id, q, ntxd, rte_eth_dev_socket_id(p->id),
-						    NULL);
-		if (rc != 0) {
-			CAP_LOG(ERR, "port %u (%s): queue %u setup failed: %s", p->id, p->name,
-				q, rte_strerror(-rc));
-			return rc;
-		}
-	}
-	return 0;
-}
-
-/* A live port drops what arrives before its link is up: wait for it. */
-static void
-wait_link(const struct cap_port *p)
-{
-	struct rte_eth_link link;
-	uint64_t t0 = rte_get_timer_cycles(), hz = rte_get_timer_hz();
-
-	memset(&link, 0, sizeof(link));
-	while (rte_eth_link_get_nowait(p->id, &link) == 0 &&
-	       link.link_status != RTE_ETH_LINK_UP &&
-	       rte_get_timer_cycles() - t0 < CAP_LINK_WAIT_S * hz && !app_stop_requested)
-		rte_delay_ms(10);
-	if (link.link_status != RTE_ETH_LINK_UP)
-		CAP_LOG(WARNING, "port %u (%s): link still down after %d s; capturing anyway",
-			p->id, p->name, CAP_LINK_WAIT_S);
+		CAP_LOG(ERR, "%s", err);
+	return rc;
 }
 
 /* Set up and start a port: its queues, promiscuous mode, its link. */
@@ -228,6 +198,7 @@ static int
 setup_port(struct cap_app *app, struct cap_port *p)
 {
 	struct rte_eth_dev_info info;
+	char err[256];
 	int rc;
 
 	rc = rte_eth_dev_info_get(p->id, &info);
@@ -239,17 +210,18 @@ setup_port(struct cap_app *app, struct cap_port *p)
 	p->live = 1;
 	if (strcmp(info.driver_name, "net_pcap") == 0)
 		pcap_queues(app, p, &info);
-	rc = configure_port(app, p, &info);
+	rc = configure_port(app, p);
 	if (rc != 0)
 		return rc;
-	rc = rte_eth_dev_start(p->id);
+	rc = gpudp_app_port_start(p->id, err, sizeof(err));
 	if (rc != 0) {
-		CAP_LOG(ERR, "port %u (%s): start failed: %s", p->id, p->name, rte_strerror(-rc));
+		CAP_LOG(ERR, "%s", err);
 		return rc;
 	}
-	rte_eth_promiscuous_enable(p->id); /* not supported by every PMD: ignore */
-	if (p->live)
-		wait_link(p);
+	/* a live port drops what arrives before its link is up */
+	if (p->live && !gpudp_app_link_wait(p->id, CAP_LINK_WAIT_S, &app_stop_requested))
+		CAP_LOG(WARNING, "port %u (%s): link still down after %d s; capturing anyway",
+			p->id, p->name, CAP_LINK_WAIT_S);
 	CAP_LOG(INFO, "port %u (%s, %s): %u rx queue%s, %s", p->id, p->name, info.driver_name,
 		p->nb_rxq, p->nb_rxq == 1 ? "" : "s",
 		p->live ? "live" : "capture file");

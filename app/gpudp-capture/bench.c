@@ -18,6 +18,7 @@
 #include "capfile.h"
 #include "engine.h"
 #include "gpudp_analysis_pkt.h"
+#include "gpudp_json.h"
 #include "report.h"
 
 struct bench_conf {
@@ -228,20 +229,63 @@ run_engine(const struct bench_conf *bc, const char *name, const struct capfile_p
 }
 
 static void
-print_result(FILE *f, const char *name, const struct bench_result *r)
+print_result(struct gpudp_json *j, const char *name, const struct bench_result *r)
 {
-	fprintf(f, "  \"%s\": ", name);
+	gpudp_json_obj(j, name);
+	gpudp_json_bool(j, "ran", r->ran);
 	if (!r->ran) {
-		fprintf(f, "{\"ran\": false, \"note\": \"%s\"}", r->note);
+		gpudp_json_str(j, "note", r->note);
+		gpudp_json_end(j);
 		return;
 	}
-	fprintf(f, "{\"ran\": true, \"device\": \"%s\", \"packets\": %" PRIu64
-		", \"seconds\": %.6f, \"packets_per_s\": %.1f, \"batches\": %" PRIu64
-		", \"busy_ms\": %.3f, \"kernel_ms\": %.3f, \"copy_bytes\": %" PRIu64
-		", \"kernel_packets_per_s\": %.1f}",
-		r->st.device, r->pkts, r->seconds, r->seconds > 0 ? r->pkts / r->seconds : 0,
-		r->st.batches, r->st.busy_ms, r->st.kernel_ms, r->st.copy_bytes,
-		r->st.kernel_ms > 0 ? r->pkts / (r->st.kernel_ms / 1e3) : 0);
+	gpudp_json_str(j, "device", r->st.device);
+	gpudp_json_u64(j, "packets", r->pkts);
+	gpudp_json_dbl(j, "seconds", r->seconds, 6);
+	gpudp_json_dbl(j, "packets_per_s", r->seconds > 0 ? r->pkts / r->seconds : 0, 1);
+	gpudp_json_u64(j, "batches", r->st.batches);
+	gpudp_json_dbl(j, "busy_ms", r->st.busy_ms, 3);
+	gpudp_json_dbl(j, "kernel_ms", r->st.kernel_ms, 3);
+	gpudp_json_u64(j, "copy_bytes", r->st.copy_bytes);
+	gpudp_json_dbl(j, "kernel_packets_per_s", r->st.kernel_ms > 0 ?
+		       r->pkts / (r->st.kernel_ms / 1e3) : 0, 1);
+	gpudp_json_end(j);
+}
+
+/* The result: to --json FILE, else stdout. @return 0 or -1 */
+static int
+write_result(const struct bench_conf *bc, const struct capfile_packets *pk,
+	     const struct bench_result *cpu, const struct bench_result *gpu)
+{
+	struct gpudp_json j;
+	int rc;
+
+	if (bc->json == NULL)
+		gpudp_json_init(&j, stdout);
+	else if (gpudp_json_open(&j, bc->json) != 0) {
+		fprintf(stderr, "gpudp-capture-bench: --json: cannot create '%s': %s\n",
+			bc->json, strerror(-j.err));
+		return -1;
+	}
+	gpudp_json_obj(&j, NULL);
+	gpudp_json_str(&j, "input", bc->input);
+	gpudp_json_u64(&j, "packets_per_pass", pk->n);
+	gpudp_json_u64(&j, "bytes_per_pass", pk->data_bytes);
+	gpudp_json_u64(&j, "repeat", bc->repeat);
+	gpudp_json_u64(&j, "vary", bc->vary);
+	gpudp_json_u64(&j, "batch", bc->batch_pkts);
+	print_result(&j, "cpu", cpu);
+	print_result(&j, "gpu", gpu);
+	if (cpu->ran && gpu->ran && cpu->seconds > 0 && gpu->seconds > 0)
+		gpudp_json_dbl(&j, "gpu_speedup", cpu->seconds / gpu->seconds *
+			       ((double)gpu->pkts / (cpu->pkts ? cpu->pkts : 1)), 3);
+	else
+		gpudp_json_null(&j, "gpu_speedup");
+	gpudp_json_end(&j);
+	rc = gpudp_json_close(&j);
+	if (rc != 0)
+		fprintf(stderr, "gpudp-capture-bench: --json %s: %s\n",
+			bc->json ? bc->json : "(stdout)", strerror(-rc));
+	return rc != 0 ? -1 : 0;
 }
 
 int
@@ -272,7 +316,6 @@ main(int argc, char **argv)
 	char err[256];
 	uint32_t gdev = 0;
 	int c, rc, want_cpu, want_gpu;
-	FILE *out;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -331,26 +374,12 @@ main(int argc, char **argv)
 		run_engine(&bc, "cpu", &pk, &filter, &cpu, bc.report != NULL && !want_gpu);
 	if (want_gpu)
 		run_engine(&bc, "gpu", &pk, &filter, &gpu, bc.report != NULL);
-	out = bc.json ? fopen(bc.json, "w") : stdout;
-	if (out == NULL) {
-		fprintf(stderr, "gpudp-capture-bench: --json: cannot create '%s': %s\n", bc.json,
-			strerror(errno));
+	if (write_result(&bc, &pk, &cpu, &gpu) != 0) {
+		capfile_packets_free(&pk);
+		free(addr_off);
+		free(addr_len);
 		return 1;
 	}
-	fprintf(out, "{\n  \"input\": \"%s\",\n  \"packets_per_pass\": %zu,\n  \"bytes_per_pass\": %"
-		PRIu64 ",\n  \"repeat\": %u,\n  \"vary\": %u,\n  \"batch\": %u,\n", bc.input, pk.n,
-		pk.data_bytes, bc.repeat, bc.vary, bc.batch_pkts);
-	print_result(out, "cpu", &cpu);
-	fprintf(out, ",\n");
-	print_result(out, "gpu", &gpu);
-	fprintf(out, ",\n  \"gpu_speedup\": ");
-	if (cpu.ran && gpu.ran && cpu.seconds > 0 && gpu.seconds > 0)
-		fprintf(out, "%.3f\n}\n", cpu.seconds / gpu.seconds *
-			((double)gpu.pkts / (cpu.pkts ? cpu.pkts : 1)));
-	else
-		fprintf(out, "null\n}\n");
-	if (out != stdout)
-		fclose(out);
 	if (want_gpu && !gpu.ran)
 		fprintf(stderr, "gpudp-capture-bench: GPU engine not run: %s\n", gpu.note);
 	if (want_cpu && !cpu.ran)

@@ -17,7 +17,6 @@
  * tables are read back and reported.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,64 +28,31 @@
 #include <rte_mbuf_dyn.h>
 
 #include "cap_app.h"
+#include "gpudp_app.h"
 #include "gpudp_app_gpu.h"
-#include "gpudp_eal_diag.h"
+#include "gpudp_capture.h"
 
 RTE_LOG_REGISTER(cap_logtype, gpudp.capture, INFO);
 
 volatile sig_atomic_t app_stop_requested;
 
-/* SIGINT, SIGTERM: stop capturing; the results are reported. */
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	app_stop_requested = 1;
-}
-
-/* --help before or after "--" works without EAL: 1 if the usage was printed. */
-static int
-help_requested(int argc, char **argv)
-{
-	int i, j;
-
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			int after = 0;
-
-			for (j = 1; j < i; j++)
-				after |= strcmp(argv[j], "--") == 0;
-			if (after || strcmp(argv[i], "--help") == 0) {
-				cap_conf_usage(stdout, "gpudp-capture");
-				return 1;
-			}
-		}
-	}
-	return 0;
-}
-
 /*
- * App options first, so that usage errors exit 2 before EAL starts; the
- * "--" between the two parts stays for EAL.
+ * App options first (the words after "--"), so that usage errors exit 2
+ * before EAL starts.
  * @param n_eal  the number of EAL arguments (argv[0] included)
  * @return -1 to go on, else the exit code
  */
 static int
 parse_app_args(struct cap_app *app, int argc, char **argv, int *n_eal)
 {
-	char *prog = argv[0];
-	int n, app_argc, rc;
-	char **app_argv;
+	struct gpudp_app_args args;
+	int rc;
 
-	for (n = 1; n < argc && strcmp(argv[n], "--") != 0; n++)
-		;
-	app_argc = n < argc ? argc - n : 1;
-	app_argv = n < argc ? &argv[n] : &prog;
-	app_argv[0] = prog;
-	rc = cap_conf_parse(&app->conf, app_argc, app_argv);
-	if (n < argc)
-		argv[n] = (char *)"--";
-	*n_eal = n;
+	if (gpudp_app_args_split(argc, argv, &args) != 0)
+		return GPUDP_EXIT_FAILURE;
+	rc = cap_conf_parse(&app->conf, args.app_argc, args.app_argv);
+	gpudp_app_args_free(&args); /* the conf points into argv's strings */
+	*n_eal = args.eal_argc;
 	if (rc != 0)
 		return rc > 0 ? GPUDP_EXIT_OK : GPUDP_EXIT_USAGE;
 	return -1;
@@ -102,7 +68,6 @@ init_eal(struct cap_app *app, char **argv, int n_eal)
 {
 	static char vdev_args[CAP_MAX_PCAP][600];
 	static char *eal_argv[512];
-	char why[512];
 	unsigned int i;
 	int k;
 
@@ -123,12 +88,7 @@ init_eal(struct cap_app *app, char **argv, int n_eal)
 		return GPUDP_EXIT_USAGE;
 	if (app_check_files(app) != 0)
 		return GPUDP_EXIT_FAILURE;
-	if (rte_eal_init(k, eal_argv) < 0) {
-		fprintf(stderr, "gpudp-capture: EAL initialisation failed: %s\n",
-			gpudp_eal_why(rte_errno, rte_eal_get_runtime_dir(), "", why, sizeof(why)));
-		return GPUDP_EXIT_FAILURE;
-	}
-	return 0;
+	return gpudp_app_eal_init("gpudp-capture", k, eal_argv);
 }
 
 /* The PMDs' rx timestamp: its mbuf dynamic field and flag, if registered. */
@@ -243,27 +203,28 @@ teardown(struct cap_app *app, int rc)
 	gpudp_analysis_free(app->verify);
 	for (i = 0; i < app->n_files; i++)
 		capfile_info_free(&app->files[i].info);
-	rte_eal_cleanup();
+	gpudp_app_eal_cleanup();
 	return rc;
 }
 
 /* Arguments, EAL, the capture (capture()), the teardown. */
 int
-main(int argc, char **argv)
+gpudp_capture_main(int argc, char **argv)
 {
 	static struct cap_app app;
 	int rc, n_eal;
 
-	if (help_requested(argc, argv))
-		return 0;
+	if (gpudp_app_help_requested(argc, argv)) {
+		cap_conf_usage(stdout, "gpudp-capture");
+		return GPUDP_EXIT_OK;
+	}
 	rc = parse_app_args(&app, argc, argv, &n_eal);
 	if (rc >= 0)
 		return rc;
 	rc = init_eal(&app, argv, n_eal);
 	if (rc != 0)
 		return rc;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	gpudp_app_signals(&app_stop_requested);
 	lookup_timestamps(&app);
 	return teardown(&app, capture(&app));
 }

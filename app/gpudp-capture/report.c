@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gpudp_json.h"
 #include "report.h"
 
 static const char *
@@ -154,33 +155,193 @@ cap_report_table(FILE *f, const struct cap_report *r)
 	return ferror(f) ? -EIO : 0;
 }
 
+/* "engine" and "mem": what analysed the packets and where they were */
 static void
-json_str(FILE *f, const char *s)
+json_engine_mem(struct gpudp_json *j, const struct cap_report *r,
+		const struct gpudp_an_counters *c)
 {
-	fputc('"', f);
-	for (; s != NULL && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
+	gpudp_json_obj(j, "engine");
+	gpudp_json_str(j, "kind", r->engine);
+	gpudp_json_str(j, "device", r->eng->device);
+	gpudp_json_str(j, "note", r->engine_note ? r->engine_note : "");
+	gpudp_json_u64(j, "packets", r->eng->pkts);
+	gpudp_json_u64(j, "bytes", r->eng->bytes);
+	gpudp_json_u64(j, "batches", r->eng->batches);
+	gpudp_json_dbl(j, "busy_ms", r->eng->busy_ms, 3);
+	gpudp_json_dbl(j, "kernel_ms", r->eng->kernel_ms, 3);
+	gpudp_json_u64(j, "copy_bytes", r->eng->copy_bytes);
+	gpudp_json_u64(j, "copy_out_bytes", r->eng->copy_out_bytes);
+	gpudp_json_dbl(j, "gpu_share", strcmp(r->engine, "gpu") == 0 && c->pkts ?
+		       (double)r->eng->pkts / c->pkts : 0.0, 6);
+	gpudp_json_end(j);
+	if (r->mem == NULL)
+		return;
+	gpudp_json_obj(j, "mem");
+	gpudp_json_str(j, "type", r->mem);
+	gpudp_json_str(j, "note", r->mem_note ? r->mem_note : "");
+	gpudp_json_str(j, "pin", r->pin);
+	gpudp_json_u64(j, "mbufs", r->pool_mbufs);
+	gpudp_json_u64(j, "data_room", r->pool_data_room);
+	gpudp_json_u64(j, "gpu_bytes", r->pool_gpu_bytes);
+	gpudp_json_u64(j, "host_bytes", r->pool_host_bytes);
+	gpudp_json_bool(j, "cpu_mapped", r->cpu_mapped);
+	if (r->pins_created < 0) {
+		gpudp_json_null(j, "pins");
+	} else {
+		gpudp_json_obj(j, "pins");
+		gpudp_json_i64(j, "at_pool_creation", r->pins_created);
+		gpudp_json_i64(j, "while_running", r->pins_running);
+		gpudp_json_end(j);
 	}
-	fputc('"', f);
+	gpudp_json_end(j);
 }
 
-int
-cap_report_json(FILE *f, const struct cap_report *r)
+/* the counters: totals, input, rx, drops, fragments */
+static void
+json_counters(struct gpudp_json *j, const struct cap_report *r,
+	      const struct gpudp_an_counters *c, const struct gpudp_frag_summary *fs)
+{
+	unsigned int k;
+
+	gpudp_json_dbl(j, "elapsed_s", r->elapsed_s, 6);
+	gpudp_json_dbl(j, "packets_per_s", rate(c->pkts, r->elapsed_s), 1);
+	gpudp_json_u64(j, "packets", c->pkts);
+	gpudp_json_u64(j, "bytes", c->bytes);
+	gpudp_json_u64(j, "captured_bytes", c->caplen_bytes);
+	gpudp_json_obj(j, "input_file");
+	gpudp_json_u64(j, "packets", r->expected_pkts);
+	gpudp_json_bool(j, "truncated", r->file_truncated);
+	gpudp_json_end(j);
+	gpudp_json_obj(j, "rx");
+	gpudp_json_u64(j, "packets", r->rx_pkts);
+	gpudp_json_u64(j, "missed", r->rx_missed);
+	gpudp_json_u64(j, "errors", r->rx_errors);
+	gpudp_json_u64(j, "nombuf", r->rx_nombuf);
+	gpudp_json_u64(j, "multi_segment", r->multiseg);
+	gpudp_json_u64(j, "pmd_cut", r->pmd_cut);
+	gpudp_json_end(j);
+	gpudp_json_obj(j, "drops");
+	for (k = 0; k < GPUDP_AN_DROP_MAX; k++)
+		gpudp_json_u64(j, gpudp_an_drop_name(k), c->drops[k]);
+	gpudp_json_u64(j, "rx_missed", r->rx_missed);
+	gpudp_json_u64(j, "rx_errors", r->rx_errors);
+	gpudp_json_u64(j, "rx_nombuf", r->rx_nombuf);
+	gpudp_json_u64(j, "staging", r->staging_drops);
+	gpudp_json_end(j);
+	gpudp_json_u64(j, "snapped", c->snapped);
+	gpudp_json_obj(j, "fragments");
+	gpudp_json_u64(j, "datagrams", fs->datagrams);
+	gpudp_json_u64(j, "packets", fs->pkts);
+	gpudp_json_u64(j, "bytes", fs->bytes);
+	gpudp_json_u64(j, "complete", fs->complete);
+	gpudp_json_u64(j, "first_missing", fs->first_missing);
+	gpudp_json_end(j);
+}
+
+/* "protocols" and "size_histogram" */
+static void
+json_protocols_sizes(struct gpudp_json *j, const struct gpudp_an_counters *c)
+{
+	unsigned int k;
+
+	gpudp_json_obj(j, "protocols");
+	for (k = 0; k < GPUDP_AN_PROTO_MAX; k++) {
+		gpudp_json_obj(j, gpudp_an_proto_name(k));
+		gpudp_json_u64(j, "packets", c->proto_pkts[k]);
+		gpudp_json_u64(j, "bytes", c->proto_bytes[k]);
+		gpudp_json_end(j);
+	}
+	gpudp_json_end(j);
+	gpudp_json_arr(j, "size_histogram");
+	for (k = 0; k < GPUDP_AN_SIZE_BUCKETS; k++) {
+		uint32_t lo, hi;
+
+		gpudp_an_size_bucket_bounds(k, &lo, &hi);
+		gpudp_json_obj(j, NULL);
+		gpudp_json_u64(j, "min", lo);
+		if (hi == UINT32_MAX)
+			gpudp_json_null(j, "max");
+		else
+			gpudp_json_u64(j, "max", hi);
+		gpudp_json_u64(j, "packets", c->size_hist[k]);
+		gpudp_json_end(j);
+	}
+	gpudp_json_end(j);
+}
+
+/* "flows" and "top_talkers" */
+static void
+json_flows_talkers(struct gpudp_json *j, const struct gpudp_flow_record *fl, size_t nf,
+		   const struct gpudp_talker *tk, size_t nt)
+{
+	char a[64], b[64];
+	size_t i;
+
+	gpudp_json_u64(j, "flows_total", nf);
+	gpudp_json_arr(j, "flows");
+	for (i = 0; i < nf; i++) {
+		const struct gpudp_flow_record *x = &fl[i];
+
+		gpudp_an_addr_str(x->key.af, x->key.addr[0], a, sizeof(a));
+		gpudp_an_addr_str(x->key.af, x->key.addr[1], b, sizeof(b));
+		gpudp_json_obj(j, NULL);
+		gpudp_json_u64(j, "af", x->key.af);
+		gpudp_json_u64(j, "proto", x->key.proto);
+		gpudp_json_str(j, "a", a);
+		gpudp_json_u64(j, "a_port", x->key.port[0]);
+		gpudp_json_str(j, "b", b);
+		gpudp_json_u64(j, "b_port", x->key.port[1]);
+		gpudp_json_u64(j, "packets_ab", x->pkts[0]);
+		gpudp_json_u64(j, "bytes_ab", x->bytes[0]);
+		gpudp_json_u64(j, "packets_ba", x->pkts[1]);
+		gpudp_json_u64(j, "bytes_ba", x->bytes[1]);
+		gpudp_json_u64(j, "first_ns", x->first_ts);
+		gpudp_json_u64(j, "last_ns", x->last_ts);
+		gpudp_json_end(j);
+	}
+	gpudp_json_end(j);
+	gpudp_json_arr(j, "top_talkers");
+	for (i = 0; i < nt; i++) {
+		gpudp_an_addr_str(tk[i].af, tk[i].addr, a, sizeof(a));
+		gpudp_json_obj(j, NULL);
+		gpudp_json_u64(j, "af", tk[i].af);
+		gpudp_json_str(j, "addr", a);
+		gpudp_json_u64(j, "tx_packets", tk[i].tx_pkts);
+		gpudp_json_u64(j, "tx_bytes", tk[i].tx_bytes);
+		gpudp_json_u64(j, "rx_packets", tk[i].rx_pkts);
+		gpudp_json_u64(j, "rx_bytes", tk[i].rx_bytes);
+		gpudp_json_end(j);
+	}
+	gpudp_json_end(j);
+}
+
+static void
+json_filter(struct gpudp_json *j, const struct cap_report *r,
+	    const struct gpudp_an_counters *c)
+{
+	if (r->filter_expr == NULL) {
+		gpudp_json_null(j, "filter");
+		return;
+	}
+	gpudp_json_obj(j, "filter");
+	gpudp_json_str(j, "expression", r->filter_expr);
+	gpudp_json_u64(j, "matched_packets", c->filter_pkts);
+	gpudp_json_u64(j, "matched_bytes", c->filter_bytes);
+	gpudp_json_str(j, "file", r->filter_file);
+	gpudp_json_u64(j, "written", r->filter_written);
+	gpudp_json_u64(j, "not_written_unreadable", r->filter_unreadable);
+	gpudp_json_end(j);
+}
+
+/* The report into the writer @p j. @return 0 or -ENOMEM */
+static int
+report_json(struct gpudp_json *j, const struct cap_report *r)
 {
 	struct gpudp_an_counters ctr;    /* resolved: fragmented datagrams in L4 */
-	const struct gpudp_an_counters *c = &ctr;
 	struct gpudp_frag_summary fs;
 	struct gpudp_flow_record *fl = NULL;
 	struct gpudp_talker *tk = NULL;
-	size_t nf = 0, nt = 0, i;
-	unsigned int k;
+	size_t nf = 0, nt = 0;
 
 	if (gpudp_analysis_flows(r->a, &fl, &nf) != 0 ||
 	    gpudp_analysis_talkers(r->a, &tk, &nt) != 0) {
@@ -189,145 +350,43 @@ cap_report_json(FILE *f, const struct cap_report *r)
 	}
 	gpudp_analysis_counters(r->a, &ctr);
 	gpudp_analysis_fragments(r->a, &fs);
-	fprintf(f, "{\n  \"schema\": %d,\n  \"final\": %s,\n  \"input\": ", CAP_REPORT_SCHEMA,
-		r->final ? "true" : "false");
-	json_str(f, r->input);
-	fprintf(f, ",\n  \"engine\": {\"kind\": ");
-	json_str(f, r->engine);
-	fprintf(f, ", \"device\": ");
-	json_str(f, r->eng->device);
-	fprintf(f, ", \"note\": ");
-	json_str(f, r->engine_note ? r->engine_note : "");
-	fprintf(f, ", \"packets\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"batches\": %" PRIu64
-		", \"busy_ms\": %.3f, \"kernel_ms\": %.3f, \"copy_bytes\": %" PRIu64
-		", \"copy_out_bytes\": %" PRIu64 ", \"gpu_share\": %.6f},\n",
-		r->eng->pkts, r->eng->bytes, r->eng->batches, r->eng->busy_ms, r->eng->kernel_ms,
-		r->eng->copy_bytes, r->eng->copy_out_bytes,
-		strcmp(r->engine, "gpu") == 0 && c->pkts ? (double)r->eng->pkts / c->pkts : 0.0);
-	if (r->mem != NULL) {
-		fprintf(f, "  \"mem\": {\"type\": ");
-		json_str(f, r->mem);
-		fprintf(f, ", \"note\": ");
-		json_str(f, r->mem_note ? r->mem_note : "");
-		fprintf(f, ", \"pin\": ");
-		if (r->pin != NULL)
-			json_str(f, r->pin);
-		else
-			fprintf(f, "null");
-		fprintf(f, ", \"mbufs\": %u, \"data_room\": %u, \"gpu_bytes\": %" PRIu64
-			", \"host_bytes\": %" PRIu64 ", \"cpu_mapped\": %s, \"pins\": ",
-			r->pool_mbufs, r->pool_data_room, r->pool_gpu_bytes, r->pool_host_bytes,
-			r->cpu_mapped ? "true" : "false");
-		if (r->pins_created < 0)
-			fprintf(f, "null},\n");
-		else
-			fprintf(f, "{\"at_pool_creation\": %" PRId64 ", \"while_running\": %" PRId64
-				"}},\n", r->pins_created, r->pins_running);
-	}
-	fprintf(f, "  \"elapsed_s\": %.6f,\n  \"packets_per_s\": %.1f,\n", r->elapsed_s,
-		rate(c->pkts, r->elapsed_s));
-	fprintf(f, "  \"packets\": %" PRIu64 ",\n  \"bytes\": %" PRIu64 ",\n"
-		"  \"captured_bytes\": %" PRIu64 ",\n", c->pkts, c->bytes, c->caplen_bytes);
-	fprintf(f, "  \"input_file\": {\"packets\": %" PRIu64 ", \"truncated\": %s},\n",
-		r->expected_pkts, r->file_truncated ? "true" : "false");
-	fprintf(f, "  \"rx\": {\"packets\": %" PRIu64 ", \"missed\": %" PRIu64 ", \"errors\": %"
-		PRIu64 ", \"nombuf\": %" PRIu64 ", \"multi_segment\": %" PRIu64
-		", \"pmd_cut\": %" PRIu64 "},\n",
-		r->rx_pkts, r->rx_missed, r->rx_errors, r->rx_nombuf, r->multiseg, r->pmd_cut);
-	fprintf(f, "  \"drops\": {");
-	for (k = 0; k < GPUDP_AN_DROP_MAX; k++)
-		fprintf(f, "\"%s\": %" PRIu64 ", ", gpudp_an_drop_name(k), c->drops[k]);
-	fprintf(f, "\"rx_missed\": %" PRIu64 ", \"rx_errors\": %" PRIu64 ", \"rx_nombuf\": %"
-		PRIu64 ", \"staging\": %" PRIu64 "},\n", r->rx_missed, r->rx_errors,
-		r->rx_nombuf, r->staging_drops);
-	fprintf(f, "  \"snapped\": %" PRIu64 ",\n", c->snapped);
-	fprintf(f, "  \"fragments\": {\"datagrams\": %" PRIu64 ", \"packets\": %" PRIu64
-		", \"bytes\": %" PRIu64 ", \"complete\": %" PRIu64 ", \"first_missing\": %"
-		PRIu64 "},\n", fs.datagrams, fs.pkts, fs.bytes, fs.complete, fs.first_missing);
-	fprintf(f, "  \"protocols\": {");
-	for (k = 0; k < GPUDP_AN_PROTO_MAX; k++)
-		fprintf(f, "%s\n    \"%s\": {\"packets\": %" PRIu64 ", \"bytes\": %" PRIu64 "}",
-			k ? "," : "", gpudp_an_proto_name(k), c->proto_pkts[k], c->proto_bytes[k]);
-	fprintf(f, "\n  },\n  \"size_histogram\": [");
-	for (k = 0; k < GPUDP_AN_SIZE_BUCKETS; k++) {
-		uint32_t lo, hi;
-
-		gpudp_an_size_bucket_bounds(k, &lo, &hi);
-		fprintf(f, "%s\n    {\"min\": %u, \"max\": ", k ? "," : "", lo);
-		if (hi == UINT32_MAX)
-			fprintf(f, "null");
-		else
-			fprintf(f, "%u", hi);
-		fprintf(f, ", \"packets\": %" PRIu64 "}", c->size_hist[k]);
-	}
-	fprintf(f, "\n  ],\n  \"flows_total\": %zu,\n  \"flows\": [", nf);
-	for (i = 0; i < nf; i++) {
-		const struct gpudp_flow_record *x = &fl[i];
-		char a[64], b[64];
-
-		gpudp_an_addr_str(x->key.af, x->key.addr[0], a, sizeof(a));
-		gpudp_an_addr_str(x->key.af, x->key.addr[1], b, sizeof(b));
-		fprintf(f, "%s\n    {\"af\": %u, \"proto\": %u, \"a\": \"%s\", \"a_port\": %u, "
-			"\"b\": \"%s\", \"b_port\": %u, \"packets_ab\": %" PRIu64 ", \"bytes_ab\": %"
-			PRIu64 ", \"packets_ba\": %" PRIu64 ", \"bytes_ba\": %" PRIu64
-			", \"first_ns\": %" PRIu64 ", \"last_ns\": %" PRIu64 "}",
-			i ? "," : "", x->key.af, x->key.proto, a, x->key.port[0], b, x->key.port[1],
-			x->pkts[0], x->bytes[0], x->pkts[1], x->bytes[1], x->first_ts, x->last_ts);
-	}
-	fprintf(f, "\n  ],\n  \"top_talkers\": [");
-	for (i = 0; i < nt; i++) {
-		char a[64];
-
-		gpudp_an_addr_str(tk[i].af, tk[i].addr, a, sizeof(a));
-		fprintf(f, "%s\n    {\"af\": %u, \"addr\": \"%s\", \"tx_packets\": %" PRIu64
-			", \"tx_bytes\": %" PRIu64 ", \"rx_packets\": %" PRIu64 ", \"rx_bytes\": %"
-			PRIu64 "}", i ? "," : "", tk[i].af, a, tk[i].tx_pkts, tk[i].tx_bytes,
-			tk[i].rx_pkts, tk[i].rx_bytes);
-	}
-	fprintf(f, "\n  ],\n  \"filter\": ");
-	if (r->filter_expr == NULL) {
-		fprintf(f, "null\n}\n");
-	} else {
-		fprintf(f, "{\"expression\": ");
-		json_str(f, r->filter_expr);
-		fprintf(f, ", \"matched_packets\": %" PRIu64 ", \"matched_bytes\": %" PRIu64
-			", \"file\": ", c->filter_pkts, c->filter_bytes);
-		if (r->filter_file)
-			json_str(f, r->filter_file);
-		else
-			fprintf(f, "null");
-		fprintf(f, ", \"written\": %" PRIu64 ", \"not_written_unreadable\": %" PRIu64
-			"}\n}\n", r->filter_written, r->filter_unreadable);
-	}
+	gpudp_json_obj(j, NULL);
+	gpudp_json_u64(j, "schema", CAP_REPORT_SCHEMA);
+	gpudp_json_bool(j, "final", r->final);
+	gpudp_json_str(j, "input", r->input);
+	json_engine_mem(j, r, &ctr);
+	json_counters(j, r, &ctr, &fs);
+	json_protocols_sizes(j, &ctr);
+	json_flows_talkers(j, fl, nf, tk, nt);
+	json_filter(j, r, &ctr);
+	gpudp_json_end(j);
 	free(fl);
 	free(tk);
-	return ferror(f) ? -EIO : 0;
+	return 0;
+}
+
+int
+cap_report_json(FILE *f, const struct cap_report *r)
+{
+	struct gpudp_json j;
+	int rc;
+
+	gpudp_json_init(&j, f);
+	rc = report_json(&j, r);
+	return gpudp_json_close(&j) != 0 && rc == 0 ? -EIO : rc;
 }
 
 int
 cap_report_json_file(const char *path, const struct cap_report *r)
 {
-	size_t n = strlen(path) + 16;
-	char *tmp = malloc(n);
-	FILE *f;
+	struct gpudp_json j;
 	int rc;
 
-	if (tmp == NULL)
-		return -ENOMEM;
-	snprintf(tmp, n, "%s.tmp%d", path, (int)getpid());
-	f = fopen(tmp, "w");
-	if (f == NULL) {
-		rc = -errno;
-		free(tmp);
-		return rc;
-	}
-	rc = cap_report_json(f, r);
-	if (fclose(f) != 0 && rc == 0)
-		rc = -EIO;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -errno;
+	rc = gpudp_json_open(&j, path);
 	if (rc != 0)
-		unlink(tmp);
-	free(tmp);
-	return rc;
+		return rc;
+	rc = report_json(&j, r);
+	if (rc != 0)
+		j.err = rc;    /* the temporary file is removed */
+	return gpudp_json_close(&j);
 }

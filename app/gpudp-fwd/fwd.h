@@ -3,6 +3,7 @@
 #ifndef GPUDP_FWD_H
 #define GPUDP_FWD_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include <rte_common.h>
@@ -15,6 +16,9 @@
 
 extern int fwd_logtype;
 /* one line per call: the macro adds the newline, as every gpudp log macro does */
+/* how long a port's link may take to come up after its start */
+#define FWD_LINK_WAIT_S 5
+
 #define FWD_LOG(lvl, ...) \
 	rte_log(RTE_LOG_ ## lvl, fwd_logtype, \
 		RTE_FMT("gpudp-fwd: " RTE_FMT_HEAD(__VA_ARGS__, ) "\n", \
@@ -80,7 +84,7 @@ struct fwd_totals {
 	struct gpudp_ho_hist lat_kstart, lat_kend, lat_done;
 };
 
-extern volatile int fwd_quit;   /* 1: stop receiving, drain, exit the lcores */
+extern volatile sig_atomic_t fwd_quit;   /* 1: stop receiving, drain, exit the lcores */
 extern volatile int fwd_gpu_failed; /* a handoff's GPU failed: stop, exit 1 */
 
 /** The lcore function: rx, tx, or both for the pipelines given to this lcore. */

@@ -23,7 +23,7 @@
 #include "fwd.h"
 #include "gpudp_app_mbuf.h"
 
-volatile int fwd_quit;
+volatile sig_atomic_t fwd_quit;
 volatile int fwd_gpu_failed;
 
 #define TX_RETRIES 1024     /* zero-progress tx_burst calls before dropping */

@@ -35,8 +35,10 @@
 #endif
 
 #include "fwd.h"
+#include "gpudp_app.h"
 #include "gpudp_app_gpu.h"
-#include "gpudp_eal_diag.h"
+#include "gpudp_app_port.h"
+#include "gpudp_json.h"
 
 RTE_LOG_REGISTER(fwd_logtype, gpudp.fwd, INFO);
 
@@ -48,13 +50,6 @@ static unsigned int nb_pipes;
 static unsigned int nb_ready;
 static int ports_started;
 static uint64_t run_t0;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	fwd_quit = 1;
-}
 
 /* ---- telemetry: /gpudp/fwd/stats, /gpudp/fwd/latency, /gpudp/fwd/config ---- */
 
@@ -188,13 +183,63 @@ stats_line(struct fwd_totals *prev, double dt)
 }
 
 static void
-json_hist(FILE *f, const char *name, const struct gpudp_ho_hist *h, const char *sep)
+json_hist(struct gpudp_json *j, const char *name, const struct gpudp_ho_hist *h)
 {
-	fprintf(f, "  \"%s\": {\"count\": %" PRIu64 ", \"p50_ns\": %" PRIu64
-		", \"p99_ns\": %" PRIu64 ", \"p999_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64
-		"}%s\n", name, h->count, gpudp_ho_hist_quantile(h, 0.5),
-		gpudp_ho_hist_quantile(h, 0.99), gpudp_ho_hist_quantile(h, 0.999),
-		h->max_ns, sep);
+	gpudp_json_obj(j, name);
+	gpudp_json_u64(j, "count", h->count);
+	gpudp_json_u64(j, "p50_ns", gpudp_ho_hist_quantile(h, 0.5));
+	gpudp_json_u64(j, "p99_ns", gpudp_ho_hist_quantile(h, 0.99));
+	gpudp_json_u64(j, "p999_ns", gpudp_ho_hist_quantile(h, 0.999));
+	gpudp_json_u64(j, "max_ns", h->max_ns);
+	gpudp_json_end(j);
+}
+
+/* --json FILE: the configuration and the final counters. @return 0 or -1 */
+static int
+json_report(const struct fwd_totals *t, double secs)
+{
+	struct gpudp_json j;
+	unsigned int i;
+	int rc;
+
+	rc = gpudp_json_open(&j, conf.json);
+	if (rc == 0) {
+		gpudp_json_obj(&j, NULL);
+		gpudp_json_str(&j, "mode", gpudp_ho_mode_name(conf.mode));
+		gpudp_json_str(&j, "work", conf.work->name);
+		gpudp_json_str(&j, "mem", gpudp_mem_type_name(fwd_conf_mem(&conf)));
+		gpudp_json_u64(&j, "burst", conf.burst);
+		gpudp_json_u64(&j, "ring", conf.ring);
+		gpudp_json_u64(&j, "pipelines", nb_pipes);
+		gpudp_json_dbl(&j, "seconds", secs, 6);
+		gpudp_json_u64(&j, "rx_pkts", t->rx_pkts);
+		gpudp_json_u64(&j, "rx_bytes", t->rx_bytes);
+		gpudp_json_u64(&j, "tx_pkts", t->tx_pkts);
+		gpudp_json_u64(&j, "tx_bytes", t->tx_bytes);
+		gpudp_json_dbl(&j, "tx_mpps", secs > 0 ? t->tx_pkts / secs / 1e6 : 0.0, 6);
+		gpudp_json_dbl(&j, "tx_gbps", secs > 0 ? t->tx_bytes * 8 / secs / 1e9 : 0.0, 6);
+		gpudp_json_obj(&j, "drops");
+		for (i = 0; i < FWD_DROP_MAX; i++)
+			gpudp_json_u64(&j, fwd_drop_name(i), t->drops[i]);
+		for (i = 1; i < GPUDP_WORK_VERDICT_MAX; i++)
+			if (gpudp_work_verdict_name(conf.work, i) != NULL)
+				gpudp_json_u64(&j, gpudp_work_verdict_name(conf.work, i),
+					       t->verdict_drops[i]);
+		gpudp_json_end(&j);
+		gpudp_json_obj(&j, "counters");
+		for (i = 0; i < conf.work->n_counters; i++)
+			gpudp_json_u64(&j, conf.work->counters[i], t->work_counters[i]);
+		gpudp_json_end(&j);
+		gpudp_json_u64(&j, "ring_full_events", t->ring_full);
+		json_hist(&j, "lat_rx_to_kernel_start", &t->lat_kstart);
+		json_hist(&j, "lat_rx_to_kernel_end", &t->lat_kend);
+		json_hist(&j, "lat_rx_to_tx", &t->lat_done);
+		gpudp_json_end(&j);
+		rc = gpudp_json_close(&j);
+	}
+	if (rc != 0)
+		FWD_LOG(ERR, "--json %s: %s", conf.json, strerror(-rc));
+	return rc != 0 ? -1 : 0;
 }
 
 /*
@@ -227,8 +272,6 @@ static int
 final_report(double secs)
 {
 	struct fwd_totals t;
-	unsigned int i;
-	FILE *f;
 
 	fwd_totals_get(pipes, nb_pipes, &t);
 	printf("final: %.3f s rx %" PRIu64 " pkts %" PRIu64 " bytes tx %" PRIu64 " pkts %"
@@ -243,45 +286,7 @@ final_report(double secs)
 	print_hist(stdout, "rx->tx", &t.lat_done);
 	printf("\n");
 	fflush(stdout);
-	if (conf.json == NULL)
-		return 0;
-	f = fopen(conf.json, "w");
-	if (f == NULL) {
-		FWD_LOG(ERR, "--json %s: %s", conf.json, strerror(errno));
-		return -1;
-	}
-	fprintf(f, "{\n  \"mode\": \"%s\", \"work\": \"%s\", \"mem\": \"%s\",\n"
-		"  \"burst\": %u, \"ring\": %u, \"pipelines\": %u, \"seconds\": %.6f,\n"
-		"  \"rx_pkts\": %" PRIu64 ", \"rx_bytes\": %" PRIu64 ", \"tx_pkts\": %" PRIu64
-		", \"tx_bytes\": %" PRIu64 ",\n  \"tx_mpps\": %.6f, \"tx_gbps\": %.6f,\n"
-		"  \"drops\": {", gpudp_ho_mode_name(conf.mode),
-		conf.work->name, gpudp_mem_type_name(fwd_conf_mem(&conf)),
-		conf.burst, conf.ring, nb_pipes, secs, t.rx_pkts, t.rx_bytes, t.tx_pkts,
-		t.tx_bytes, secs > 0 ? t.tx_pkts / secs / 1e6 : 0.0,
-		secs > 0 ? t.tx_bytes * 8 / secs / 1e9 : 0.0);
-	for (i = 0; i < FWD_DROP_MAX; i++)
-		fprintf(f, "\"%s\": %" PRIu64 ", ", fwd_drop_name(i), t.drops[i]);
-	{
-		const char *sep = "";
-
-		for (i = 1; i < GPUDP_WORK_VERDICT_MAX; i++)
-			if (gpudp_work_verdict_name(conf.work, i) != NULL) {
-				fprintf(f, "%s\"%s\": %" PRIu64, sep,
-					gpudp_work_verdict_name(conf.work, i), t.verdict_drops[i]);
-				sep = ", ";
-			}
-		fprintf(f, "},\n  \"counters\": {");
-		for (i = 0; i < conf.work->n_counters; i++)
-			fprintf(f, "%s\"%s\": %" PRIu64, i > 0 ? ", " : "",
-				conf.work->counters[i], t.work_counters[i]);
-	}
-	fprintf(f, "},\n  \"ring_full_events\": %" PRIu64 ",\n", t.ring_full);
-	json_hist(f, "lat_rx_to_kernel_start", &t.lat_kstart, ",");
-	json_hist(f, "lat_rx_to_kernel_end", &t.lat_kend, ",");
-	json_hist(f, "lat_rx_to_tx", &t.lat_done, "");
-	fprintf(f, "}\n");
-	fclose(f);
-	return 0;
+	return conf.json != NULL ? json_report(&t, secs) : 0;
 }
 
 /* ---- setup ---- */
@@ -289,42 +294,17 @@ final_report(double secs)
 static int
 port_setup(uint16_t port, struct gpudp_pool *const *pools)
 {
-	struct rte_eth_conf pc;
-	struct rte_eth_dev_info info;
-	uint16_t q, rxd = conf.rxd, txd = conf.txd;
-	int ret;
+	struct gpudp_app_port_conf pc = {
+		.nb_rxq = conf.queues, .nb_txq = conf.queues,
+		.nb_rxd = conf.rxd, .nb_txd = conf.txd,
+		.rss = 1, .pools = pools,
+	};
+	char err[256];
+	int ret = gpudp_app_port_setup(port, &pc, err, sizeof(err));
 
-	memset(&pc, 0, sizeof(pc));
-	ret = rte_eth_dev_info_get(port, &info);
 	if (ret != 0)
-		return ret;
-	if (conf.queues > info.max_rx_queues || conf.queues > info.max_tx_queues) {
-		FWD_LOG(ERR, "--queues %u: port %u has at most %u rx / %u tx queues",
-			conf.queues, port, info.max_rx_queues, info.max_tx_queues);
-		return -EINVAL;
-	}
-	if (conf.queues > 1 && info.flow_type_rss_offloads != 0) {
-		pc.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-		pc.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IP & info.flow_type_rss_offloads;
-	}
-	ret = rte_eth_dev_configure(port, conf.queues, conf.queues, &pc);
-	if (ret != 0)
-		return ret;
-	ret = rte_eth_dev_adjust_nb_rx_tx_desc(port, &rxd, &txd);
-	if (ret != 0)
-		return ret;
-	for (q = 0; q < conf.queues; q++) {
-		/* a plain rx queue, or a buffer split for split pools */
-		ret = gpudp_pool_rx_queue_setup(pools[q], port, q, rxd,
-						rte_eth_dev_socket_id(port));
-		if (ret != 0)
-			return ret;
-		ret = rte_eth_tx_queue_setup(port, q, txd, rte_eth_dev_socket_id(port), NULL);
-		if (ret != 0)
-			return ret;
-	}
-	rte_eth_promiscuous_enable(port);
-	return 0;
+		fprintf(stderr, "gpudp-fwd: %s\n", err);
+	return ret;
 }
 
 static uint16_t
@@ -594,11 +574,8 @@ pipes_create(uint64_t cu_ctx)
 		}
 	for (i = 0; i < conf.nb_ports; i++) {
 		ret = port_setup(conf.ports[i], pools[i]);
-		if (ret != 0) {
-			fprintf(stderr, "gpudp-fwd: port %u setup: %s\n", conf.ports[i],
-				strerror(-ret));
+		if (ret != 0)
 			return ret;
-		}
 	}
 	/* resident kernels last: they would block the CUDA calls above */
 	for (i = 0; i < nb_pipes; i++) {
@@ -610,14 +587,20 @@ pipes_create(uint64_t cu_ctx)
 		}
 	}
 	for (i = 0; i < conf.nb_ports; i++) {
-		ret = rte_eth_dev_start(conf.ports[i]);
+		char err[256];
+
+		ret = gpudp_app_port_start(conf.ports[i], err, sizeof(err));
 		ports_started = 1;
 		if (ret != 0) {
-			fprintf(stderr, "gpudp-fwd: port %u start: %s\n", conf.ports[i],
-				strerror(-ret));
+			fprintf(stderr, "gpudp-fwd: %s\n", err);
 			return ret;
 		}
 	}
+	for (i = 0; i < conf.nb_ports; i++)
+		if (!gpudp_app_link_wait(conf.ports[i], FWD_LINK_WAIT_S, &fwd_quit))
+			FWD_LOG(WARNING, "port %u (%s): link still down after %d s; forwarding "
+				"anyway", conf.ports[i], gpudp_app_port_driver(conf.ports[i]),
+				FWD_LINK_WAIT_S);
 	/* io pipelines: after the start, when PMDs have set up their queues */
 	for (i = 0; i < nb_pipes; i++)
 		if (pipes[i]->io) {
@@ -659,64 +642,46 @@ teardown(void)
 	nb_pipes = 0;
 }
 
-static int
-split_args(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0)
-			return i;
-	return argc;
-}
-
 int
 main(int argc, char **argv)
 {
 	struct fwd_totals prev;
 	uint64_t cu_ctx = 0, next, next_clk;
-	char pci[32], **app_argv;
-	int sep, ret, rc = 0, app_argc, i;
+	struct gpudp_app_args args;
+	char pci[32];
+	int ret, rc = 0;
 	double secs;
 
 	/* application options first: --help and bad values need no EAL */
-	sep = split_args(argc, argv);
-	app_argc = sep < argc ? argc - sep : 1;
-	app_argv = calloc((size_t)app_argc + 1, sizeof(char *));
-	if (app_argv == NULL)
+	if (gpudp_app_help_requested(argc, argv)) {
+		fwd_conf_usage(stdout, "gpudp-fwd");
+		return GPUDP_EXIT_OK;
+	}
+	if (gpudp_app_args_split(argc, argv, &args) != 0)
 		return GPUDP_EXIT_FAILURE;
-	app_argv[0] = argv[0];
-	for (i = 1; i < app_argc; i++)
-		app_argv[i] = argv[sep + i];
-	ret = fwd_conf_parse(&conf, app_argc, app_argv);
-	free(app_argv); /* the conf points into argv's strings, not this array */
+	ret = fwd_conf_parse(&conf, args.app_argc, args.app_argv);
+	gpudp_app_args_free(&args); /* the conf points into argv's strings */
 	if (ret != 0)
 		return ret > 0 ? GPUDP_EXIT_OK : GPUDP_EXIT_USAGE;
-	ret = rte_eal_init(sep, argv);
-	if (ret < 0) {
-		char why[512];
-
-		fprintf(stderr, "gpudp-fwd: EAL initialisation failed: %s\n",
-			gpudp_eal_why(rte_errno, rte_eal_get_runtime_dir(), "", why, sizeof(why)));
-		return GPUDP_EXIT_FAILURE;
-	}
+	ret = gpudp_app_eal_init("gpudp-fwd", args.eal_argc, argv);
+	if (ret != 0)
+		return ret;
 	if (ports_check() != 0) {
-		rte_eal_cleanup();
+		gpudp_app_eal_cleanup();
 		return GPUDP_EXIT_USAGE;
 	}
 	if (conf.check) {
 		rc = run_check();
-		rte_eal_cleanup();
+		gpudp_app_eal_cleanup();
 		return rc;
 	}
 	if (gpudp_ho_mode_is_gpu(conf.mode) || fwd_conf_mem(&conf) != GPUDP_MEM_HOST) {
 		if (gpu_context(&cu_ctx, pci, sizeof(pci)) != 0) {
-			rte_eal_cleanup();
+			gpudp_app_eal_cleanup();
 			return GPUDP_EXIT_NO_GPU;
 		}
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	gpudp_app_signals(&fwd_quit);
 	rte_telemetry_register_cmd("/gpudp/fwd/stats", tel_stats,
 				   "gpudp-fwd counters: packets, bytes, drops by reason, ring");
 	rte_telemetry_register_cmd("/gpudp/fwd/latency", tel_latency,
@@ -727,7 +692,7 @@ main(int argc, char **argv)
 	if (ret != 0) {
 		fwd_quit = 1;
 		teardown();
-		rte_eal_cleanup();
+		gpudp_app_eal_cleanup();
 		return ret == -EINVAL ? GPUDP_EXIT_USAGE : GPUDP_EXIT_FAILURE;
 	}
 	FWD_LOG(INFO, "%u pipelines, mode %s, work %s (%s), %s memory, burst %u, ring %u",
@@ -797,6 +762,6 @@ main(int argc, char **argv)
 		}
 	}
 	teardown();
-	rte_eal_cleanup();
+	gpudp_app_eal_cleanup();
 	return rc;
 }
