@@ -173,7 +173,7 @@ capture(struct cap_app *app)
 /*
  * Every batch done (in place: its mbufs freed) before the ports close; the
  * outputs closed, the ports stopped and closed, the pool released, EAL
- * cleaned up.
+ * cleaned up: the order of gpudp-fwd's teardown.
  * @return @p rc, or GPUDP_EXIT_FAILURE if any of that failed
  */
 static int
@@ -189,14 +189,12 @@ teardown(struct cap_app *app, int rc)
 	}
 	if (app->out_failed)
 		rc = GPUDP_EXIT_FAILURE;
-	/* a GPU pool is destroyed while its ports exist (its dma_unmap needs
-	 * them) if stopping them gave every mbuf back, else after closing */
-	for (i = 0; i < app->n_ports; i++)
+	/* ports before the pool, as in gpudp-fwd: closing a port gives its
+	 * mbufs back; lib/mem unmaps a pool from ports already closed */
+	for (i = 0; i < app->n_ports; i++) {
 		rte_eth_dev_stop(app->ports[i].id);
-	if (app->gpool != NULL && rte_mempool_full(app->pool) && app_release_pool(app) != 0)
-		rc = GPUDP_EXIT_FAILURE;
-	for (i = 0; i < app->n_ports; i++)
 		rte_eth_dev_close(app->ports[i].id);
+	}
 	if (app_release_pool(app) != 0)
 		rc = GPUDP_EXIT_FAILURE;
 	gpudp_analysis_free(app->result);
