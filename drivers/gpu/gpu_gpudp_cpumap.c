@@ -5,11 +5,9 @@
  * buffer's 64 KiB GPU pages with nvidia_p2p_get_pages and mmap()s them
  * write-combined, as GDRCopy does, without GDRCopy.
  *
- * INTEGRATION POINT (lib/pin): this file compiles the real path only when
- * drivers/gpu/meson.build finds `gpudp_pin_dep` (lib/pin built before
- * drivers/) and defines GPUDP_GPU_HAVE_PIN. Without it, and at run time
- * without /dev/gpudp_pin, cpu_map fails with -ENOTSUP and one clear log
- * line, and gpudp_gpu_cpu_map_available() says why.
+ * Without /dev/gpudp_pin (the module not loaded), cpu_map fails with
+ * -ENOTSUP and one clear log line, and gpudp_gpu_cpu_map_available() says
+ * why.
  *
  * Rules: the pointer must be one rte_gpu_mem_alloc returned on this device
  * and size at most what was allocated; one CPU mapping per buffer; the
@@ -25,7 +23,6 @@
 #include "gpu_gpudp_pvt.h"
 #include "gpudp_gpu.h"
 
-#ifdef GPUDP_GPU_HAVE_PIN
 #include <gpudp_pin_client.h>
 
 /* lib/pin's process-wide descriptor (pins belong to it), once pin_ready() said it opened */
@@ -49,15 +46,6 @@ pin_ready(char *why, size_t len)
 		snprintf(why, len, "%s: %s", GPUDP_PIN_DEVICE_PATH, gpudp_pin_strerror(fd));
 	return fd;
 }
-#else
-static int
-pin_ready(char *why, size_t len)
-{
-	if (why != NULL)
-		snprintf(why, len, "gpudp was built without lib/pin (the gpudp_pin client)");
-	return -ENOTSUP;
-}
-#endif
 
 int
 gpudp_gpu_cpu_map_available(char *why, size_t len)
@@ -77,7 +65,6 @@ gpudp_gpu_mem_cpu_map(struct rte_gpu *dev, size_t size, void *ptr_in,
 			dev->mpshared->name, ptr_in, size, why);
 		return -ENOTSUP;
 	}
-#ifdef GPUDP_GPU_HAVE_PIN
 	struct gpudp_gpu_priv *p = dev->process_private;
 	struct gpudp_gpu_mtab_ent *ent;
 	struct gpudp_pin_pin pin;
@@ -116,10 +103,6 @@ gpudp_gpu_mem_cpu_map(struct rte_gpu *dev, size_t size, void *ptr_in,
 	}
 	pthread_mutex_unlock(&p->mtab.lock);
 	return rc;
-#else
-	RTE_SET_USED(ptr_out);
-	return -ENOTSUP;
-#endif
 }
 
 int
@@ -147,10 +130,8 @@ gpudp_gpu_cpumap_release(struct gpudp_gpu_mtab_ent *ent)
 {
 	if (ent->pin_handle == 0)
 		return;
-#ifdef GPUDP_GPU_HAVE_PIN
 	gpudp_pin_munmap(ent->map_addr, ent->map_len);
 	gpudp_pin_unpin(pin_dev(), ent->pin_handle);
-#endif
 	ent->pin_handle = 0;
 	ent->map_addr = NULL;
 	ent->map_len = 0;
