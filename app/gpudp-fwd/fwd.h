@@ -84,6 +84,48 @@ struct fwd_totals {
 	struct gpudp_ho_hist lat_kstart, lat_kend, lat_done;
 };
 
+/* Most pipelines: every port's queues (16 at most per port). */
+#define FWD_MAX_PIPES (FWD_MAX_PORTS * 16)
+
+/**
+ * The run: what main.c (the sequence), fwd_setup.c (ports, pools,
+ * handoffs) and fwd_report.c (telemetry, stats, final report) share.
+ */
+struct fwd_run {
+	struct fwd_conf conf;
+	struct fwd_pipe *pipes[FWD_MAX_PIPES + 1];  /* NULL-terminated for the lcores */
+	unsigned int nb_pipes;
+	/* pipelines fully set up: what the telemetry thread may read (0
+	 * outside the run, so a query during setup or teardown sees no
+	 * half-made one) */
+	unsigned int nb_ready;
+	int ports_started;
+	uint64_t run_t0;      /* gpudp_ho_now_ns() when the lcores started */
+	int16_t gpu_id;       /* gpudev device of --gpu; -1 until fwd_gpu_context() */
+};
+
+extern struct fwd_run fwd_run;
+
+/* fwd_setup.c */
+/** The ports: --ports checked, or every port EAL made. @return 0 or -1 (printed) */
+int fwd_ports_check(void);
+/** --gpu's CUDA context and PCI address. @return 0 or -ENODEV (printed) */
+int fwd_gpu_context(uint64_t *ctx, char *pci, size_t len);
+/** --check: the deployment checks, printed. @return the exit code */
+int fwd_run_check(void);
+/** Pools, handoffs and ports of every pipeline, started. @return 0 or a negative errno */
+int fwd_pipes_create(uint64_t cu_ctx);
+/** Reverse of fwd_pipes_create(), whatever it reached. */
+void fwd_teardown(void);
+
+/* fwd_report.c */
+/** Register the telemetry commands /gpudp/fwd/{stats,latency,config}. */
+void fwd_report_telemetry(void);
+/** One periodic stats line over the last @p dt seconds; @p prev is updated. */
+void fwd_report_stats_line(struct fwd_totals *prev, double dt);
+/** The final counters, printed and written to --json. @return 0 or -1 */
+int fwd_report_final(double secs);
+
 extern volatile sig_atomic_t fwd_quit;   /* 1: stop receiving, drain, exit the lcores */
 extern volatile int fwd_gpu_failed; /* a handoff's GPU failed: stop, exit 1 */
 

@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gpudp-fwd's set-up and teardown: the ports, --gpu's context, --check,
+ * one pool, one handoff and one port queue pair per pipeline, and the
+ * reverse (doc/fwd.md).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#ifdef GPUDP_HAS_CUDA
+#include <gpudp_gpu.h>
+#endif
+
+#include "fwd.h"
+#include "gpudp_app_gpu.h"
+#include "gpudp_app_port.h"
+
+/* the configuration, filled by fwd_conf_parse() before EAL */
+static struct fwd_conf *const cf = &fwd_run.conf;
+
+static int
+port_setup(uint16_t port, struct gpudp_pool *const *pools)
+{
+	struct gpudp_app_port_conf pc = {
+		.nb_rxq = cf->queues, .nb_txq = cf->queues,
+		.nb_rxd = cf->rxd, .nb_txd = cf->txd,
+		.rss = 1, .pools = pools,
+	};
+	char err[256];
+	int ret = gpudp_app_port_setup(port, &pc, err, sizeof(err));
+
+	if (ret != 0)
+		fprintf(stderr, "gpudp-fwd: %s\n", err);
+	return ret;
+}
+
+static uint16_t
+peer_port(unsigned int i)
+{
+	if (cf->pairing == FWD_PAIR_SAME)
+		return cf->ports[i];
+	if ((i ^ 1) < cf->nb_ports)
+		return cf->ports[i ^ 1];
+	return cf->ports[i];
+}
+
+int
+fwd_ports_check(void)
+{
+	uint16_t i, p;
+
+	if (cf->nb_ports == 0) {
+		RTE_ETH_FOREACH_DEV(p) {
+			if (cf->nb_ports < FWD_MAX_PORTS)
+				cf->ports[cf->nb_ports++] = p;
+		}
+		if (cf->nb_ports == 0) {
+			fprintf(stderr, "gpudp-fwd: no ports: give EAL a device or a --vdev\n");
+			return -1;
+		}
+		return 0;
+	}
+	for (i = 0; i < cf->nb_ports; i++)
+		if (!rte_eth_dev_is_valid_port(cf->ports[i])) {
+			fprintf(stderr, "gpudp-fwd: --ports: bad value '%u' (no such port; "
+				"%u ports available)\n", cf->ports[i], rte_eth_dev_count_avail());
+			return -1;
+		}
+	return 0;
+}
+
+
+/* the GPU's CUDA context, so the handoff runs where the pools live */
+int
+fwd_gpu_context(uint64_t *ctx, char *pci, size_t len)
+{
+#ifndef GPUDP_HAS_CUDA
+	RTE_SET_USED(ctx);
+	RTE_SET_USED(pci);
+	RTE_SET_USED(len);
+	fprintf(stderr, "gpudp-fwd: --gpu %d: this gpudp-fwd was built without GPU support "
+		"(no CUDA toolkit at build time)\n", cf->gpu);
+	return -ENODEV;
+#else
+	struct gpudp_gpu_props props;
+	char why[256];
+	int16_t id = gpudp_app_gpu_find((unsigned int)cf->gpu, why, sizeof(why));
+
+	if (id < 0 || gpudp_gpu_props_get(id, &props) != 0) {
+		fprintf(stderr, "gpudp-fwd: --gpu %d: no such GPU: %s\n", cf->gpu,
+			id < 0 ? why : "not a GPU of gpudp's gpudev driver");
+		return -ENODEV;
+	}
+	fwd_run.gpu_id = id;
+	*ctx = props.context;
+	snprintf(pci, len, "%s", props.pci_addr);
+	FWD_LOG(INFO, "GPU %d (gpudev device %d): %s at %s, GPUDirect RDMA writes ordering %d",
+		cf->gpu, id, props.product, props.pci_addr, props.gdr_writes_ordering);
+	return 0;
+#endif
+}
+
+static void
+check_report(enum gpudp_check_level lvl, const char *check, const char *msg, void *arg)
+{
+	RTE_SET_USED(arg);
+	printf("%-5s %-6s %s\n", gpudp_check_level_name(lvl), check, msg);
+}
+
+int
+fwd_run_check(void)
+{
+	char pci[32] = "";
+	uint64_t ctx;
+	size_t bytes = (size_t)cf->ring * cf->burst * cf->data_room * cf->nb_ports *
+		cf->queues;
+	int fails;
+
+	if (fwd_gpu_context(&ctx, pci, sizeof(pci)) != 0)
+		printf("FAIL  gpu    no usable GPU (--gpu %d)\n", cf->gpu);
+	fails = gpudp_mem_check(pci[0] != '\0' ? pci : NULL, cf->ports, cf->nb_ports,
+				bytes, cf->pin, check_report, NULL);
+	printf("%d failed checks\n", fails + (pci[0] == '\0'));
+	return fails == 0 && pci[0] != '\0' ? 0 : 1;
+}
+
+/*
+ * Latency histograms time one burst in lat_sample(burst): the largest power
+ * of two that keeps at least one timed burst per FWD_LAT_SAMPLE_PKTS packets
+ * (1 from burst 512 up). A clock read costs as much as forwarding tens of
+ * packets; counters stay exact.
+ */
+#define FWD_LAT_SAMPLE_PKTS 512u
+static uint32_t
+lat_sample(uint32_t burst)
+{
+	uint32_t s = 1;
+
+	while ((uint64_t)s * 2 * burst <= FWD_LAT_SAMPLE_PKTS)
+		s *= 2;
+	return s;
+}
+
+/*
+ * io pipeline @p p (mode none, one lcore): whether its rx queue may deliver
+ * chained frames, so that the io loop must look for cut ones (pmd_cut). It
+ * may not when the set-up guarantees single-segment frames: a pool that is
+ * not split; no SCATTER, TCP_LRO or BUFFER_SPLIT offload on the port or the
+ * queue (gpudp-fwd asks for none), nor a queue the PMD scatters, where it
+ * describes its queues (rte_eth_rx_queue_info_get()'s scattered_rx); and
+ * an mbuf data room that holds the largest frame the port accepts: its MTU
+ * plus the PMD's L2 overhead (ethdev's max_rx_pktlen - max_mtu, else
+ * header and CRC) plus two VLAN tags. That needs a PMD that states an MTU
+ * limit (max_mtu): one that states none (net_pcap, net_ring) may pass
+ * frames of any length, and net_pcap chains those above the data room.
+ * net_null states none either, but makes one mbuf per frame whatever its
+ * length. @return 1 if chained frames may come
+ */
+static int
+io_may_chain(const struct fwd_pipe *p)
+{
+	const uint64_t chain_offloads = RTE_ETH_RX_OFFLOAD_SCATTER |
+		RTE_ETH_RX_OFFLOAD_TCP_LRO | RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT;
+	struct rte_mempool *mp = gpudp_pool_mempool(p->pool);
+	struct rte_eth_dev_info info;
+	struct rte_eth_rxq_info q;
+	struct rte_eth_conf dc;
+	uint32_t room, frame, overhead;
+	uint16_t mtu;
+	int ret;
+
+	if (fwd_conf_mem(cf) == GPUDP_MEM_SPLIT || mp == NULL ||
+	    rte_eth_dev_info_get(p->rx_port, &info) != 0 ||
+	    rte_eth_dev_conf_get(p->rx_port, &dc) != 0 ||
+	    (dc.rxmode.offloads & chain_offloads) != 0 ||
+	    rte_eth_dev_get_mtu(p->rx_port, &mtu) != 0)
+		return 1;
+	ret = rte_eth_rx_queue_info_get(p->rx_port, p->rx_queue, &q);
+	if (ret == 0 ? q.scattered_rx || (q.conf.offloads & chain_offloads) != 0 :
+	    ret != -ENOTSUP)
+		return 1;
+	if (info.driver_name != NULL && strcmp(info.driver_name, "net_null") == 0)
+		return 0;
+	if (info.max_mtu == UINT16_MAX)
+		return 1;   /* no MTU: frames of any length */
+	overhead = info.max_rx_pktlen > info.max_mtu ? info.max_rx_pktlen - info.max_mtu :
+		RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+	frame = mtu + overhead + 2 * RTE_VLAN_HLEN;
+	room = rte_pktmbuf_data_room_size(mp) - RTE_PKTMBUF_HEADROOM;
+	return frame > room;
+}
+
+int
+fwd_pipes_create(uint64_t cu_ctx)
+{
+	struct gpudp_pool *pools[FWD_MAX_PORTS][16];
+	unsigned int i, q, lc, need, nlc = 0, lcores[RTE_MAX_LCORE];
+	enum gpudp_mem_type mem = fwd_conf_mem(cf);
+	int ret;
+
+	RTE_LCORE_FOREACH_WORKER(lc)
+		lcores[nlc++] = lc;
+	need = cf->nb_ports * cf->queues * cf->pipeline_lcores;
+	if (nlc < need) {
+		fprintf(stderr, "gpudp-fwd: %u pipelines x --pipeline-lcores %u need %u worker "
+			"lcores, EAL gave %u (use -l with %u lcores)\n",
+			cf->nb_ports * cf->queues, cf->pipeline_lcores, need, nlc, need + 1);
+		return -EINVAL;
+	}
+	for (i = 0; i < cf->nb_ports; i++)
+		for (q = 0; q < cf->queues; q++) {
+			/* whole cache lines: two lcores' pipelines never share one */
+			struct fwd_pipe *p = aligned_alloc(64, RTE_ALIGN_CEIL(sizeof(*p), 64));
+			struct gpudp_handoff_conf hc;
+			struct gpudp_pool_conf pc;
+			uint16_t ports[2];
+			char name[RTE_MEMPOOL_NAMESIZE];
+
+			if (p == NULL)
+				return -ENOMEM;
+			memset(p, 0, sizeof(*p));
+			fwd_run.pipes[fwd_run.nb_pipes] = p;
+			p->id = fwd_run.nb_pipes;
+			p->conf = cf;
+			p->rx_port = cf->ports[i];
+			p->rx_queue = q;
+			p->tx_port = peer_port(i);
+			p->tx_queue = q;
+			p->rx_lcore = lcores[fwd_run.nb_pipes * cf->pipeline_lcores];
+			p->tx_lcore = lcores[fwd_run.nb_pipes * cf->pipeline_lcores +
+					     cf->pipeline_lcores - 1];
+			p->flush_tsc = (uint64_t)((double)cf->flush_us * rte_get_tsc_hz() / 1e6);
+			if (cf->flush_us > 0 && p->flush_tsc == 0)
+				p->flush_tsc = 1;
+			fwd_run.nb_pipes++;
+			ports[0] = p->rx_port;
+			ports[1] = p->tx_port;
+			snprintf(name, sizeof(name), "fwd_p%u_q%u", p->rx_port, q);
+			memset(&pc, 0, sizeof(pc));
+			pc.name = name;
+			pc.type = mem;
+			pc.gpu_id = fwd_run.gpu_id >= 0 ? fwd_run.gpu_id : cf->gpu;
+			pc.ports = ports;
+			pc.nb_ports = p->tx_port == p->rx_port ? 1 : 2;
+			pc.nb_mbufs = cf->mbufs != 0 ? cf->mbufs :
+				cf->ring * cf->burst + cf->rxd + cf->txd * 2 + 2048;
+			pc.data_room = cf->data_room;
+			/* GPU modes keep many mbufs in flight: with the largest
+			 * per-lcore cache rx allocates the mbufs tx just freed
+			 * (warm headers) instead of cycling the pool's ring
+			 * (doc/fwd.md "Benchmarks": +20 to +35% in persistent) */
+			pc.cache_size = gpudp_ho_mode_is_gpu(cf->mode) ?
+				RTE_MEMPOOL_CACHE_MAX_SIZE : 256;
+			pc.socket_id = rte_eth_dev_socket_id(p->rx_port);
+			pc.pin = cf->pin;
+			p->pool = gpudp_pool_create(&pc);
+			if (p->pool == NULL) {
+				fprintf(stderr, "gpudp-fwd: pool for port %u queue %u (%s memory): "
+					"%s\n", p->rx_port, q, gpudp_mem_type_name(mem),
+					strerror(rte_errno));
+				return -rte_errno;
+			}
+			pools[i][q] = p->pool;
+			memset(&hc, 0, sizeof(hc));
+			hc.name = name;
+			hc.mode = cf->mode;
+			hc.work = cf->work;
+			hc.work_arg = cf->work_arg;
+			/* split pools: the work sees header and payload segments */
+			hc.segs = mem == GPUDP_MEM_SPLIT && gpudp_ho_mode_is_gpu(cf->mode) ?
+				GPUDP_WORK_SEGS_MAX : 1;
+			hc.ring_size = cf->ring;
+			hc.burst_max = cf->burst;
+			hc.threads = cf->threads;
+			hc.graph_batch = cf->graph_batch;
+			hc.persistent_blocks = cf->persistent_blocks;
+			hc.poll_ns = cf->poll_ns;
+			hc.stage_bytes = cf->data_room;
+			/* pinned mbufs: the GPU itself copies them in and out */
+			hc.stage_gpu_copy = mem == GPUDP_MEM_PINNED;
+			hc.cu_ctx = cu_ctx;
+			hc.lat_sample = lat_sample(cf->burst);
+			p->ho = gpudp_handoff_create(&hc);
+			if (p->ho == NULL) {
+				fprintf(stderr, "gpudp-fwd: handoff for port %u queue %u (mode %s): %s\n",
+					p->rx_port, q, gpudp_ho_mode_name(cf->mode),
+					strerror(rte_errno));
+				return -rte_errno;
+			}
+			p->desc = gpudp_handoff_needs_desc(p->ho);
+			p->span = cf->work->span != 0 ? cf->work->span : UINT32_MAX;
+			p->segs = hc.segs;
+			p->whole = gpudp_handoff_needs_whole_frames(p->ho);
+			/* no work and one lcore: forward without the handoff */
+			p->io = cf->mode == GPUDP_HO_NONE && p->rx_lcore == p->tx_lcore;
+			p->io_rx_burst = (uint16_t)cf->rx_burst;
+		}
+	for (i = 0; i < cf->nb_ports; i++) {
+		ret = port_setup(cf->ports[i], pools[i]);
+		if (ret != 0)
+			return ret;
+	}
+	/* resident kernels last: they would block the CUDA calls above */
+	for (i = 0; i < fwd_run.nb_pipes; i++) {
+		ret = gpudp_handoff_start(fwd_run.pipes[i]->ho);
+		if (ret != 0) {
+			fprintf(stderr, "gpudp-fwd: pipeline %u: starting mode %s failed\n", i,
+				gpudp_ho_mode_name(cf->mode));
+			return ret;
+		}
+	}
+	for (i = 0; i < cf->nb_ports; i++) {
+		char err[256];
+
+		ret = gpudp_app_port_start(cf->ports[i], err, sizeof(err));
+		fwd_run.ports_started = 1;
+		if (ret != 0) {
+			fprintf(stderr, "gpudp-fwd: %s\n", err);
+			return ret;
+		}
+	}
+	for (i = 0; i < cf->nb_ports; i++)
+		if (!gpudp_app_link_wait(cf->ports[i], FWD_LINK_WAIT_S, &fwd_quit))
+			FWD_LOG(WARNING, "port %u (%s): link still down after %d s; forwarding "
+				"anyway", cf->ports[i], gpudp_app_port_driver(cf->ports[i]),
+				FWD_LINK_WAIT_S);
+	/* io pipelines: after the start, when PMDs have set up their queues */
+	for (i = 0; i < fwd_run.nb_pipes; i++)
+		if (fwd_run.pipes[i]->io) {
+			fwd_run.pipes[i]->io_chained = io_may_chain(fwd_run.pipes[i]);
+			fwd_io_start(fwd_run.pipes[i]);
+			FWD_LOG(INFO, "pipeline %u: io forwarding (mode none on one lcore, no "
+				"handoff), chained frames %s", i, fwd_run.pipes[i]->io_chained ?
+				"checked (the port may deliver them)" : "not checked (none come)");
+		}
+	return 0;
+}
+
+/* reverse of setup: every resident kernel stops before any GPU memory is
+ * freed (freeing synchronises the device), ports before pools */
+void
+fwd_teardown(void)
+{
+	unsigned int i;
+
+	__atomic_store_n(&fwd_run.nb_ready, 0, __ATOMIC_RELEASE);
+	usleep(10000); /* a telemetry query already running finishes */
+	for (i = 0; i < fwd_run.nb_pipes; i++)
+		gpudp_handoff_stop(fwd_run.pipes[i]->ho);
+	for (i = 0; i < cf->nb_ports; i++) {
+		if (fwd_run.ports_started)
+			rte_eth_dev_stop(cf->ports[i]);
+		rte_eth_dev_close(cf->ports[i]);
+	}
+	for (i = 0; i < fwd_run.nb_pipes; i++) {
+		gpudp_handoff_destroy(fwd_run.pipes[i]->ho);
+		fwd_run.pipes[i]->ho = NULL;
+	}
+	for (i = 0; i < fwd_run.nb_pipes; i++) {
+		if (fwd_run.pipes[i]->pool != NULL && gpudp_pool_destroy(fwd_run.pipes[i]->pool) != 0)
+			FWD_LOG(WARNING, "pipeline %u: pool still has mbufs out", i);
+		free(fwd_run.pipes[i]);
+		fwd_run.pipes[i] = NULL;
+	}
+	fwd_run.nb_pipes = 0;
+}
+
