@@ -32,6 +32,8 @@ gpudp_app_work(const char *prog, const char *spec, const char *arg, int gpu)
 	if (params == NULL)
 		return NULL;
 	ret = gpudp_work_params(w, arg, params, err, sizeof(err));
+	if (ret == 0)
+		gpudp_work_params_release(w, params);
 	free(params);
 	if (ret != 0) {
 		fprintf(stderr, "%s: --work-arg: %s\n", prog, err);

@@ -276,11 +276,13 @@ gpudp_handoff_create(const struct gpudp_handoff_conf *conf)
 	{
 		char err[256];
 
-		if (h->conf.params != NULL)
+		if (h->conf.params != NULL) {
 			memcpy(h->params, h->conf.params, h->work->params_size);
-		else
+		} else {
 			ret = gpudp_work_params(h->work, h->conf.work_arg, h->params, err,
 						sizeof(err));
+			h->params_owned = ret == 0;  /* its tables: fini at destroy */
+		}
 		h->conf.params = NULL;  /* the caller's: not kept */
 		if (ret != 0) {
 			HO_LOG(ERR, "%s: %s", h->conf.name, err);
@@ -374,6 +376,8 @@ gpudp_handoff_destroy(struct gpudp_handoff *h)
 	free(h->cookies);
 	free(h->data);
 	free(h->shared);
+	if (h->params_owned)
+		gpudp_work_params_release(h->work, h->params);
 	free(h->params);
 	free(h);
 }

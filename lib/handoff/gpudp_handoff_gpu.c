@@ -226,6 +226,9 @@ gpudp_ho_gpu_teardown(struct gpudp_handoff *h)
 			gpudp_cu->cuMemFree(g->pstate);
 		if (g->params != 0)
 			gpudp_cu->cuMemFree(g->params);
+		for (i = 0; i < RTE_DIM(g->tables); i++)
+			if (g->tables[i] != 0)
+				gpudp_cu->cuMemFree(g->tables[i]);
 		if (g->dcounters != 0)
 			gpudp_cu->cuMemFree(g->dcounters);
 		if (g->plen != NULL)
@@ -318,6 +321,60 @@ work_load(struct gpudp_handoff *h)
 }
 
 /*
+ * The work's parameters into GPU memory: each of its tables copied into
+ * GPU memory first (struct gpudp_work_table), and the copy's address
+ * written where the host address was, in a copy of the block that goes
+ * to the GPU (the host block keeps the host addresses for fini).
+ */
+static int
+params_to_gpu(struct gpudp_handoff *h)
+{
+	const struct gpudp_work *w = h->work;
+	struct ho_gpu *g = GPU(h);
+	uint8_t *dev_params;
+	uint32_t i;
+	int ret = 0;
+
+	if (w->params_size == 0)
+		return 0;
+	dev_params = malloc(w->params_size);
+	if (dev_params == NULL)
+		return -ENOMEM;
+	memcpy(dev_params, h->params, w->params_size);
+	for (i = 0; i < w->n_tables && ret == 0; i++) {
+		uint64_t addr, size;
+		CUresult r;
+
+		memcpy(&addr, dev_params + w->tables[i].ptr_off, 8);
+		memcpy(&size, dev_params + w->tables[i].size_off, 8);
+		if (addr == 0 || size == 0)
+			continue;
+		if (size > GPUDP_WORK_TABLE_MAX) {
+			HO_LOG(ERR, "%s: work %s: table %u of %" PRIu64 " bytes: at most %llu",
+			       h->conf.name, w->name, i, size, GPUDP_WORK_TABLE_MAX);
+			ret = -E2BIG;
+			break;
+		}
+		r = gpudp_cu->cuMemAlloc(&g->tables[i], size);
+		if (r == CUDA_SUCCESS)
+			r = gpudp_cu->cuMemcpyHtoD(g->tables[i], (const void *)(uintptr_t)addr, size);
+		if (r != CUDA_SUCCESS) {
+			HO_LOG(ERR, "%s: work %s: table %u (%" PRIu64 " bytes) into GPU memory: %s",
+			       h->conf.name, w->name, i, size, gpudp_cuda_errstr(r));
+			ret = r == CUDA_ERROR_OUT_OF_MEMORY ? -ENOMEM : -EIO;
+			break;
+		}
+		addr = g->tables[i];
+		memcpy(dev_params + w->tables[i].ptr_off, &addr, 8);
+	}
+	if (ret == 0 && gpudp_cu->cuMemcpyHtoD(g->params, dev_params, w->params_size) !=
+	    CUDA_SUCCESS)
+		ret = -EIO;
+	free(dev_params);
+	return ret;
+}
+
+/*
  * tx thread, while the oldest burst is not done: a fault in the work
  * (illegal address, trap, ...) is sticky in the context, and every stream
  * query returns it; the kernel will never store done.
@@ -402,8 +459,9 @@ gpudp_ho_gpu_setup(struct gpudp_handoff *h)
 				      GPUDP_WORK_COUNTERS_MAX * sizeof(uint64_t)));
 	CU_DO(h, gpudp_cu->cuMemAlloc(&g->params, RTE_MAX(h->work->params_size, 8u)));
 	CU_DO(h, gpudp_cu->cuMemsetD8(g->params, 0, RTE_MAX(h->work->params_size, 8u)));
-	if (h->work->params_size != 0)
-		CU_DO(h, gpudp_cu->cuMemcpyHtoD(g->params, h->params, h->work->params_size));
+	ret = params_to_gpu(h);
+	if (ret != 0)
+		return ret;
 #define DEV(p) (base + (CUdeviceptr)((const char *)(p) - (const char *)h->shared))
 	h->kargs.ctl = DEV(h->ctl);
 	/* own_desc modes (persistent) set these when they place addr and len */

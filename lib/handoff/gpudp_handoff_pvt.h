@@ -68,6 +68,7 @@ struct gpudp_handoff {
 	const struct gpudp_ho_ops *ops;
 	const struct gpudp_work *work;
 	void *params;        /* the work's parameter block (params_size bytes) */
+	int params_owned;    /* filled by the work's init here: its fini at destroy */
 	uint32_t mask;
 	uint32_t lat_mask;   /* a burst is timed when (seq - 1) & lat_mask == 0 */
 	/* shared arrays (host memory; registered with the GPU in GPU modes) */

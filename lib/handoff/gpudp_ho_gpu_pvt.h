@@ -31,6 +31,7 @@ struct ho_gpu {
 	CUmodule wmod;        /* the work's image */
 	CUfunction f_burst, f_persistent, f_signal, f_clock, f_gather;
 	CUdeviceptr params;   /* the work's parameter block */
+	CUdeviceptr tables[GPUDP_WORK_TABLES_MAX]; /* GPU copies of the work's tables */
 	CUdeviceptr dcounters;/* counter sums of multi-block bursts */
 	uint32_t *plen;       /* staged: frame lengths (pinned, mapped) */
 	CUstream stream;      /* kernels (and staged copy back) */

@@ -225,6 +225,35 @@ names_ok(const char *const *names, uint32_t n, const char *what, char *err, size
 	return 1;
 }
 
+/* the tables: at most GPUDP_WORK_TABLES_MAX, fields inside the parameters,
+ * aligned, and a fini to free them */
+static int
+tables_ok(const struct gpudp_work *w, char *err, size_t len)
+{
+	uint32_t i;
+
+	if (w->n_tables == 0)
+		return 1;
+	if (w->n_tables > GPUDP_WORK_TABLES_MAX || w->tables == NULL || w->fini == NULL) {
+		gpudp_errf(err, len, "%u tables: at most %d, each described (tables), and a fini "
+			   "to free them", w->n_tables, GPUDP_WORK_TABLES_MAX);
+		return 0;
+	}
+	for (i = 0; i < w->n_tables; i++) {
+		const struct gpudp_work_table *t = &w->tables[i];
+
+		if (t->ptr_off % 8 != 0 || t->size_off % 8 != 0 ||
+		    (uint64_t)t->ptr_off + 8 > w->params_size ||
+		    (uint64_t)t->size_off + 8 > w->params_size || t->ptr_off == t->size_off) {
+			gpudp_errf(err, len, "table %u: address at %u and size at %u must be two "
+				   "8-byte aligned uint64_t fields inside the %u bytes of parameters",
+				   i, t->ptr_off, t->size_off, w->params_size);
+			return 0;
+		}
+	}
+	return 1;
+}
+
 int
 gpudp_work_validate(const struct gpudp_work *w, char *err, size_t len)
 {
@@ -276,7 +305,8 @@ gpudp_work_validate(const struct gpudp_work *w, char *err, size_t len)
 		return -EINVAL;
 	}
 	if (!names_ok(w->reasons, w->n_reasons, "reason", err, len) ||
-	    !names_ok(w->counters, w->n_counters, "counter", err, len))
+	    !names_ok(w->counters, w->n_counters, "counter", err, len) ||
+	    !tables_ok(w, err, len))
 		return -EINVAL;
 	return gpudp_work_image_check(w, err, len);
 }
@@ -480,6 +510,13 @@ gpudp_work_params(const struct gpudp_work *w, const char *arg, void *params,
 		return ret < 0 ? ret : -EINVAL;
 	}
 	return 0;
+}
+
+void
+gpudp_work_params_release(const struct gpudp_work *w, void *params)
+{
+	if (w != NULL && w->fini != NULL && params != NULL)
+		w->fini(params);
 }
 
 const char *

@@ -48,10 +48,11 @@ extern "C" {
  * Version of the work ABI: the layout of struct gpudp_work, struct
  * gpudp_work_pkt, struct gpudp_work_burst, struct gpudp_work_meta and the
  * kernel arguments of gpudp_work_dev.h (2: packet metadata, 64 counters
- * summed in shared memory). A work records the version it was built with (in its
- * descriptor and in its GPU image); gpudp refuses any other.
+ * summed in shared memory; 3: tables, fini). A work records the version it
+ * was built with (in its descriptor and in its GPU image); gpudp refuses
+ * any other.
  */
-#define GPUDP_WORK_ABI 2
+#define GPUDP_WORK_ABI 3
 
 /** Most segments a packet may have (header/data split delivers 2). */
 #define GPUDP_WORK_SEGS_MAX 4
@@ -73,6 +74,10 @@ extern "C" {
 #define GPUDP_WORK_PARAMS_MAX 65536
 /** Longest work name, bytes with the NUL. */
 #define GPUDP_WORK_NAME_MAX 32
+/** Most tables a work may have (struct gpudp_work_table). */
+#define GPUDP_WORK_TABLES_MAX 8
+/** Largest table, bytes. */
+#define GPUDP_WORK_TABLE_MAX (4ull << 30)
 
 #if defined(__CUDACC__)
 /** A work's per-packet code: one source for the CPU and the GPU. */
@@ -237,6 +242,26 @@ typedef void gpudp_work_cpu_fn(const struct gpudp_work_burst *b);
  */
 typedef int gpudp_work_init_fn(const char *arg, void *params, char *err, size_t err_len);
 
+/**
+ * Free what the work's init allocated for @p params (its tables). Called
+ * once for every parameter block init filled successfully.
+ */
+typedef void gpudp_work_fini_fn(void *params);
+
+/**
+ * A table of a work: bytes its init builds in host memory (a lookup
+ * table, an automaton) that the per-packet code reads through a pointer in
+ * the parameter block. Init writes the table's host address and size at
+ * the two offsets; in the GPU modes the handoff copies the table into GPU
+ * memory once, at creation, and the GPU form sees the copy's address in
+ * the same field; the CPU form reads the host table. A table of address or
+ * size 0 is left alone. The table must not hold pointers (it is moved).
+ */
+struct gpudp_work_table {
+	uint32_t ptr_off;   /**< offset in the parameters of a uint64_t: the address */
+	uint32_t size_off;  /**< offset in the parameters of a uint64_t: the bytes */
+};
+
 /** Descriptor of a work. Every pointer stays valid while the work is registered. */
 struct gpudp_work {
 	uint32_t abi;          /**< GPUDP_WORK_ABI it was built with (first field) */
@@ -263,6 +288,11 @@ struct gpudp_work {
 				      *   GPUDP_WORK_GPU; NULL: CPU modes only */
 	size_t gpu_image_size;       /**< its bytes; 0: from its header (fatbin,
 				      *   cubin) or its NUL (PTX) */
+	uint32_t n_tables;           /**< tables, 0..GPUDP_WORK_TABLES_MAX */
+	const struct gpudp_work_table *tables; /**< where they are in the parameters
+						*   (8-byte aligned offsets) */
+	gpudp_work_fini_fn *fini;    /**< frees what init allocated; required with
+				      *   tables, else may be NULL */
 };
 
 /**
@@ -340,6 +370,12 @@ const char *gpudp_work_origin(const struct gpudp_work *w);
  */
 int gpudp_work_params(const struct gpudp_work *w, const char *arg, void *params,
 		      char *err, size_t err_len);
+
+/**
+ * Release a parameter block gpudp_work_params() filled: the work's fini
+ * (its tables). Nothing for a work without fini.
+ */
+void gpudp_work_params_release(const struct gpudp_work *w, void *params);
 
 /**
  * The name of verdict @p v of work @p w: "pass", the work's reason names,

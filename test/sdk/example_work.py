@@ -60,7 +60,7 @@ WORK_ARG = (r"match=GET /,evil,\x00\xff,aa,0123456789abcdefghijklmnopqrstuv,xyz,
 PATTERNS = [b"GET /", b"evil", b"\x00\xff", b"aa", b"0123456789abcdefghijklmnopqrstuv",
             b"xyz", b"xyzw", b"\xde\xad\xbe\xef"]
 BLOCK = (1 << 1) | (1 << 7)
-MAX_PAT, LEN_MAX, ABI = 8, 32, 2
+MAX_PAT, LEN_MAX, ABI = 8, 32, 3
 
 
 # ---- captures ----
@@ -327,7 +327,8 @@ Work._fields_ = [("abi", ctypes.c_uint32), ("size", ctypes.c_uint32),
                  ("reasons", ctypes.POINTER(ctypes.c_char_p)),
                  ("counters", ctypes.POINTER(ctypes.c_char_p)),
                  ("init", INIT_FN), ("cpu", CPU_FN), ("gpu_image", ctypes.c_void_p),
-                 ("gpu_image_size", ctypes.c_size_t)]
+                 ("gpu_image_size", ctypes.c_size_t), ("n_tables", ctypes.c_uint32),
+                 ("tables", ctypes.c_void_p), ("fini", ctypes.c_void_p)]
 
 
 def work_init(w, arg):

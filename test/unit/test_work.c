@@ -258,14 +258,14 @@ register_refuses_wrong_abi_and_size(void)
 
 	REFUSED(NULL, -EINVAL, "no descriptor");
 	w.abi = GPUDP_WORK_ABI + 1;
-	REFUSED(&w, -EPROTO, "built for work ABI 3, this gpudp has ABI 2");
+	REFUSED(&w, -EPROTO, "built for work ABI 4, this gpudp has ABI 3");
 	w.abi = 0;
 	REFUSED(&w, -EPROTO, "built for work ABI 0");
 	w = api_work("unit_abi");
 	w.size = sizeof(w) - 8;
 	REFUSED(&w, -EPROTO, "descriptor of");
 	w.size = sizeof(w) + 8;
-	REFUSED(&w, -EPROTO, "bytes, ABI 2 has");
+	REFUSED(&w, -EPROTO, "bytes, ABI 3 has");
 	return GPUDP_TEST_PASS;
 }
 
@@ -980,7 +980,7 @@ load_refuses_entry_point_returning_null(void)
 static int
 load_refuses_abi_mismatch(void)
 {
-	LOAD_FAILS("abi_mismatch", EPROTO, "built for work ABI 3, this gpudp has ABI 2: rebuild",
+	LOAD_FAILS("abi_mismatch", EPROTO, "built for work ABI 4, this gpudp has ABI 3: rebuild",
 		   "unit_abi_mismatch");
 	return GPUDP_TEST_PASS;
 }
