@@ -92,6 +92,9 @@ struct gpudp_pkt_info {
 	uint16_t sport, dport;
 	uint32_t ip_len;     /**< IP datagram length from the header (0 if none) */
 	uint32_t l3_off;     /**< offset of the IP header */
+	uint32_t l4_off;     /**< offset of what follows the IP header and its extension
+	                          headers (the L4 header, or a non-first fragment's
+	                          payload); 0 when no IP header was complete */
 	uint32_t frag_id;    /**< is_frag: IP identification (IPv4: 16 bits, IPv6: 32) */
 	uint32_t frag_off;   /**< is_frag: fragment offset in bytes */
 	uint32_t frag_len;   /**< is_frag: payload bytes of the fragment, from the IP lengths
@@ -190,8 +193,10 @@ gpudp_pkt_parse(const uint8_t *p, uint32_t caplen, struct gpudp_pkt_info *pi)
 			pi->frag_id = gpudp_rd16(p + off + 4);
 			pi->frag_off = (frag & 0x1fff) * 8;
 			pi->frag_len = pi->ip_len - ihl;
-			if (!pi->frag_first)
+			if (!pi->frag_first) {
+				pi->l4_off = off + ihl;
 				return; /* non-first fragment: no L4 header */
+			}
 		}
 		off += ihl;
 	} else if (et == 0x86dd) {
@@ -245,6 +250,7 @@ gpudp_pkt_parse(const uint8_t *p, uint32_t caplen, struct gpudp_pkt_info *pi)
 				}
 				if (!pi->frag_first) {
 					pi->l4proto = p[off];
+					pi->l4_off = off + 8;
 					return; /* non-first fragment */
 				}
 				hl = 8;
@@ -261,6 +267,7 @@ gpudp_pkt_parse(const uint8_t *p, uint32_t caplen, struct gpudp_pkt_info *pi)
 		return; /* ARP or other L3: done */
 	}
 
+	pi->l4_off = off;
 	hl = 0;
 	switch (pi->l4proto) {
 	case 6:
@@ -290,6 +297,45 @@ gpudp_pkt_parse(const uint8_t *p, uint32_t caplen, struct gpudp_pkt_info *pi)
 		pi->sport = (uint16_t)gpudp_rd16(p + off);
 		pi->dport = (uint16_t)gpudp_rd16(p + off + 2);
 	}
+}
+
+/**
+ * The L4 payload of a packet gpudp_pkt_parse() described in @p pi: after
+ * the TCP header (its data offset), the UDP header, the 8 bytes of an ICMP
+ * or ICMPv6 header; for another IP protocol, and for a non-first fragment,
+ * everything after the IP header and its extension headers. It ends at the
+ * end of the IP datagram (Ethernet padding is not payload) or of the
+ * captured bytes. A packet without a complete IP header, or whose L4
+ * header is cut, has none.
+ * @param len  set to the payload's length (0: none)
+ * @return the payload's offset from @p p
+ */
+GPUDP_AN_HD uint32_t
+gpudp_pkt_payload(const uint8_t *p, uint32_t caplen, const struct gpudp_pkt_info *pi,
+		  uint32_t *len)
+{
+	uint32_t off = pi->l4_off, end, hl = 0;
+
+	*len = 0;
+	if (pi->af == 0 || off == 0 || off > caplen)
+		return 0;
+	end = pi->l3_off + pi->ip_len;
+	if (end > caplen || end < off)
+		end = caplen;
+	if (!pi->is_frag || pi->frag_first) {
+		if (pi->l4proto == 6 || pi->l4proto == 17 ||
+		    (pi->l4proto == 1 && pi->af == 4) || (pi->l4proto == 58 && pi->af == 6)) {
+			if (!pi->has_l4)
+				return 0;
+			hl = pi->l4proto == 6 ? (uint32_t)(p[off + 12] >> 4) * 4 : 8;
+			if (pi->l4proto == 6 && hl < 20)
+				hl = 20;   /* a TCP data offset below 5: the fixed header */
+		}
+	}
+	if (off + hl >= end)
+		return 0;
+	*len = end - off - hl;
+	return off + hl;
 }
 
 /**

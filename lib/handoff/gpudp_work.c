@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gpudp_work: the registry of works, their validation, the loader of works
- * built outside gpudp, and the built-in works (macswap, ipv4, load), which
- * go through the same registration as any other.
+ * built outside gpudp, and the built-in works (macswap, ipv4, load here;
+ * match in gpudp_work_match.c), which go through the same registration as
+ * any other.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include "gpudp_fwd_pkt.h"
 #include "gpudp_handoff_pvt.h"
 #include "gpudp_work.h"
+#include "gpudp_work_match.h"
 
 #ifdef GPUDP_HAS_CUDA
 #include "gpudp_handoff_images.h"
@@ -353,12 +355,16 @@ builtins_register(void)
 			builtins[i].gpu_image = img[i]->data;
 			builtins[i].gpu_image_size = img[i]->size;
 		}
+		gpudp_work_match.gpu_image = gpudp_handoff_image_work_match.data;
+		gpudp_work_match.gpu_image_size = gpudp_handoff_image_work_match.size;
 	}
 #endif
 	pthread_mutex_lock(&works_lock);
 	for (i = 0; i < GPUDP_FWD_K_MAX; i++)
 		if (reg_locked(&builtins[i], "built-in", NULL, err, sizeof(err)) != 0)
 			HO_LOG(ERR, "built-in work %s: %s", builtins[i].name, err);
+	if (reg_locked(&gpudp_work_match, "built-in", NULL, err, sizeof(err)) != 0)
+		HO_LOG(ERR, "built-in work %s: %s", gpudp_work_match.name, err);
 	pthread_mutex_unlock(&works_lock);
 }
 

@@ -470,3 +470,77 @@ nomem:
 	free(next);
 	return NULL;
 }
+
+/* the whole file at @p path, NUL-terminated (free() it) */
+static char *
+read_file(const char *path, size_t *len, char *err, size_t err_len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 1 << 16, n = 0, got;
+	char *buf = NULL, *nb;
+
+	if (f == NULL) {
+		gpudp_errf(err, err_len, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		nb = realloc(buf, cap + 1);
+		if (nb == NULL) {
+			gpudp_errf(err, err_len, "%s: out of memory", path);
+			break;
+		}
+		buf = nb;
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (n < cap) {
+			if (ferror(f)) {
+				gpudp_errf(err, err_len, "%s: read error", path);
+				break;
+			}
+			fclose(f);
+			buf[n] = '\0';
+			*len = n;
+			return buf;
+		}
+		if (cap >= (size_t)1 << 30) {
+			gpudp_errf(err, err_len, "%s: over 1 GiB, not a pattern file", path);
+			break;
+		}
+		cap *= 2;
+	}
+	fclose(f);
+	free(buf);
+	return NULL;
+}
+
+struct gpudp_match_db *
+gpudp_match_load(const char *path, struct gpudp_match_pattern **pats, uint32_t *n,
+		 char *err, size_t err_len)
+{
+	struct gpudp_match_pattern *p = NULL;
+	struct gpudp_match_db *db;
+	char why[256] = "";
+	uint32_t np = 0;
+	size_t len = 0;
+	char *text;
+
+	text = read_file(path, &len, err, err_len);
+	if (text == NULL)
+		return NULL;
+	if (gpudp_match_parse(text, len, &p, &np, why, sizeof(why)) != 0) {
+		gpudp_errf(err, err_len, "%s: %s", path, why);
+		free(text);
+		return NULL;
+	}
+	free(text);
+	db = gpudp_match_compile(p, np, why, sizeof(why));
+	if (db == NULL)
+		gpudp_errf(err, err_len, "%s: %s", path, why);
+	if (db != NULL && pats != NULL) {
+		*pats = p;
+		*n = np;
+	} else {
+		free(p);
+	}
+	return db;
+}

@@ -94,6 +94,16 @@ int gpudp_match_parse(const char *text, size_t len, struct gpudp_match_pattern *
 struct gpudp_match_db *gpudp_match_compile(const struct gpudp_match_pattern *pats, uint32_t n,
 					   char *err, size_t err_len);
 
+/**
+ * Read, parse and compile the pattern file at @p path.
+ * @param pats  if not NULL, set to the parsed patterns (free() them), *n
+ *   to their count: their names, in the database's pattern order
+ * @param err   on failure, "PATH: why" (line and text for a bad line)
+ * @return the database (free() it), or NULL
+ */
+struct gpudp_match_db *gpudp_match_load(const char *path, struct gpudp_match_pattern **pats,
+					uint32_t *n, char *err, size_t err_len);
+
 /** ASCII lower case. */
 GPUDP_MATCH_FN uint8_t
 gpudp_match_fold(uint8_t c)
