@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Capture file reader: classic pcap (the rules are at the top of capfile.c). */
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+
+#include "capfile_pvt.h"
+
+int
+cf_pcap_open(struct capfile *cf, uint8_t *hdr)
+{
+	uint32_t magic, lt, snap;
+	uint16_t vmaj, vmin;
+	int rc;
+
+	if (cf->size < 24)
+		return cf_fail(cf, -EINVAL, "truncated pcap file header (%llu of 24 bytes)",
+			       (unsigned long long)cf->size);
+	rc = cf_read(cf, hdr + 4, 20);
+	if (rc != 0)
+		return rc < 0 ? rc : cf_fail(cf, -EINVAL, "truncated pcap file header");
+	memcpy(&magic, hdr, 4);
+	cf->swap = magic != PCAP_MAGIC_US && magic != PCAP_MAGIC_KUZ && magic != PCAP_MAGIC_NS;
+	magic = rd32(cf->swap, hdr);
+	vmaj = rd16(cf->swap, hdr + 4);
+	vmin = rd16(cf->swap, hdr + 6);
+	if (!((vmaj == 2 && vmin <= 4) || (vmaj == 543 && vmin == 0)))
+		return cf_fail(cf, -EINVAL, "unsupported pcap version %u.%u (libpcap reads 2.0 "
+			       "to 2.4)", vmaj, vmin);
+	cf->lenswap = vmaj == 543 || vmin < 3 ? 1 : vmin == 3 ? 2 : 0;
+	cf->format = CAPFILE_PCAP;
+	cf->nsec = magic == PCAP_MAGIC_NS;
+	cf->hdrsize = magic == PCAP_MAGIC_KUZ ? 24 : 16;
+	lt = rd32(cf->swap, hdr + 20) & 0x03FFFFFFu;  /* the high 6 bits: FCS length */
+	snap = lt_snaplen(lt, rd32(cf->swap, hdr + 16));
+	/* libpcap: such files may hold cooked captures with a 14-byte fake header */
+	if (magic == PCAP_MAGIC_KUZ && lt == CAPFILE_LINKTYPE_ETHERNET)
+		snap = snap <= INT_MAX - 14 ? snap + 14 : INT_MAX;
+	cf->snaplen = snap;
+	cf->sections = 1;
+	cf->interfaces = 1;
+	cf->have_if = 1;
+	cf->first_lt = lt;
+	cf->first_snap = snap;
+	return 0;
+}
+
+int
+cf_pcap_next(struct capfile *cf, struct capfile_rec *rec)
+{
+	uint8_t rh[24];
+	uint64_t off = cf->pos, left = cf_left(cf), ns;
+	uint32_t caplen, wirelen, keep;
+	int rc;
+
+	if (left == 0) {
+		cf->done = 1;
+		return 0;
+	}
+	if (left < cf->hdrsize)
+		return cf_truncated(cf, off);
+	rc = cf_read(cf, rh, cf->hdrsize);
+	if (rc != 0)
+		return rc < 0 ? rc : cf_truncated(cf, off);
+	caplen = rd32(cf->swap, rh + 8);
+	wirelen = rd32(cf->swap, rh + 12);
+	if (cf->lenswap == 1 || (cf->lenswap == 2 && caplen > wirelen)) {
+		uint32_t t = caplen;
+
+		caplen = wirelen;
+		wirelen = t;
+	}
+	if (caplen > lt_max(cf->first_lt))
+		return cf_fail(cf, -EINVAL, "corrupt record %llu at offset %llu: captured length %u "
+			       "exceeds %u, the largest record of link type %u",
+			       (unsigned long long)cf->index + 1, (unsigned long long)off, caplen,
+			       lt_max(cf->first_lt), cf->first_lt);
+	if (caplen > left - cf->hdrsize)
+		return cf_truncated(cf, off);
+	keep = caplen > cf->snaplen ? cf->snaplen : caplen;
+	rec->data = NULL;
+	if (!(cf->flags & CAPFILE_SKIP_DATA)) {
+		rc = cf_reserve(cf, keep);
+		if (rc == 0)
+			rc = cf_read(cf, cf->buf, keep);
+		if (rc != 0)
+			return rc < 0 ? rc : cf_truncated(cf, off);
+		rec->data = cf->buf;
+		rc = cf_skip(cf, caplen - keep);
+	} else {
+		rc = cf_skip(cf, caplen);
+	}
+	if (rc != 0)
+		return rc;
+	ns = (uint64_t)rd32(cf->swap, rh + 4) * (cf->nsec ? 1 : 1000);
+	rec->ts_sec = rd32(cf->swap, rh) + ns / NS_PER_S;
+	rec->ts_nsec = (uint32_t)(ns % NS_PER_S);
+	rec->offset = off;
+	rec->caplen = keep;
+	rec->wirelen = wirelen;
+	rec->linktype = cf->first_lt;
+	rec->section = 0;
+	rec->ifid = 0;
+	return 1;
+}
