@@ -149,12 +149,9 @@ ports_arg(struct cap_conf *c, const char *v)
 	return rc;
 }
 
-int
-cap_conf_parse(struct cap_conf *c, int argc, char **argv)
+static void
+conf_defaults(struct cap_conf *c)
 {
-	char err[256];
-	int o, rc = 0;
-
 	memset(c, 0, sizeof(*c));
 	c->batch_pkts = 4096;
 	c->batch_bytes = 8u << 20;
@@ -168,119 +165,172 @@ cap_conf_parse(struct cap_conf *c, int argc, char **argv)
 	c->period_s = 10;
 	c->progress_s = 1;
 	c->idle_ms = 1000;
+}
 
+/* --filter: compiled now, so that a bad expression is a usage error */
+static int
+filter_arg(struct cap_conf *c, const char *v)
+{
+	char err[256];
+
+	c->filter_expr = v;
+	if (gpudp_filter_compile(v, &c->filter, err, sizeof(err)) != 0) {
+		fprintf(stderr, "gpudp-capture: --filter: bad value '%s': %s\n", v, err);
+		return -1;
+	}
+	if (c->filter.n_insn == 0)
+		return bad("filter", v, "empty expression");
+	return 0;
+}
+
+/* --mem, --pin, --engine, --cpu: the words. @return 0, -1, or 1 if not one of them */
+static int
+word_option(struct cap_conf *c, int o, const char *v)
+{
+	static const char *const mems[] = { "auto", "staged", "pinned", "device" };
+	static const int mem_val[] = { CAP_CONF_MEM_AUTO, CAP_CONF_MEM_STAGED,
+		CAP_CONF_MEM_PINNED, CAP_CONF_MEM_DEVICE };
+	static const char *const engines[] = { "auto", "gpu", "cpu" };
+	static const int engine_val[] = { CAP_CONF_ENGINE_AUTO, CAP_CONF_ENGINE_GPU,
+		CAP_CONF_ENGINE_CPU };
+	enum gpudp_pin_backend b;
+	unsigned int i;
+
+	switch (o) {
+	case OPT_CPU:
+		c->engine_opt = 0;
+		c->force_cpu = 1;
+		c->engine = CAP_CONF_ENGINE_CPU;
+		return 0;
+	case OPT_MEM:
+		for (i = 0; i < RTE_DIM(mems); i++)
+			if (strcmp(v, mems[i]) == 0) {
+				c->mem = mem_val[i];
+				return 0;
+			}
+		return bad("mem", v, "expected auto, staged, pinned or device");
+	case OPT_PIN:
+		if (gpudp_pin_backend_parse(v, &b) != 0)
+			return bad("pin", v, "expected auto, peermem, kmod or dmabuf");
+		c->pin = (int)b;
+		return 0;
+	case OPT_ENGINE:
+		c->engine_opt = 1;
+		for (i = 0; i < RTE_DIM(engines); i++)
+			if (strcmp(v, engines[i]) == 0) {
+				c->engine = engine_val[i];
+				c->force_cpu = c->engine == CAP_CONF_ENGINE_CPU;
+				return 0;
+			}
+		return bad("engine", v, "expected auto, gpu or cpu");
+	default:
+		return 1;
+	}
+}
+
+/* the options with a number (or a file) for a value. @return 0, -1, or 1 if not one */
+static int
+value_option(struct cap_conf *c, int o, const char *v)
+{
+	int rc;
+
+	switch (o) {
+	case OPT_GPU: return u32_arg("gpu", v, 0, 1023, &c->gpu);
+	case OPT_JSON:
+		c->json = v;
+		return gpudp_opt_out_file(PROG, "json", v);
+	case OPT_FILTER: return filter_arg(c, v);
+	case OPT_FILTER_OUT: c->filter_out = v; return 0;
+	case OPT_PORTS: return ports_arg(c, v);
+	case OPT_BATCH: return u32_arg("batch", v, 1, 1u << 20, &c->batch_pkts);
+	case OPT_BATCH_BYTES: return u32_arg("batch-bytes", v, 65536, 1u << 30, &c->batch_bytes);
+	case OPT_INFLIGHT: return u32_arg("inflight", v, 1, 16, &c->inflight);
+	case OPT_FLOWS:
+		rc = u32_arg("flows", v, 16, GPUDP_AN_MAX_FLOWS, &c->flows);
+		if (rc == 0 && gpudp_analysis_capacity(c->flows) != c->flows)
+			rc = bad("flows", v, "expected a power of two");
+		return rc;
+	case OPT_BURST: return u32_arg("burst", v, 1, 512, &c->burst);
+	case OPT_MBUFS: return u32_arg("mbufs", v, 512, 1u << 22, &c->mbufs);
+	/* the mbuf's buffer (data room + headroom) is a uint16_t */
+	case OPT_DATA_ROOM: return u32_arg("data-room", v, 256, CAP_MAX_DATA_ROOM, &c->data_room);
+	case OPT_RXD: return u32_arg("rxd", v, 32, 32768, &c->rxd);
+	case OPT_TOP: return u32_arg("top", v, 1, 100000, &c->top);
+	case OPT_PERIOD: return secs_arg("period", v, &c->period_s);
+	case OPT_PROGRESS: return secs_arg("progress", v, &c->progress_s);
+	case OPT_IDLE_MS: return u32_arg("idle-ms", v, 1, 3600000, &c->idle_ms);
+	case OPT_MAX_PACKETS: return u64_arg("max-packets", v, 0, UINT64_MAX, &c->max_packets);
+	case OPT_DURATION: return secs_arg("duration", v, &c->duration_s);
+	case OPT_PCAP:
+		if (c->n_pcap == CAP_MAX_PCAP)
+			return bad("pcap", v, "more than 16 files");
+		if (strchr(v, ',') != NULL)
+			return bad("pcap", v, "a comma cannot be passed to net_pcap");
+		c->pcap[c->n_pcap++] = v;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+/* Options that only make sense together. @return 0 or -1 (printed) */
+static int
+conf_check(const struct cap_conf *c)
+{
+	if (c->verify && c->force_cpu) {
+		fprintf(stderr, "gpudp-capture: --verify: bad value 'on' (needs the GPU: drop --cpu)\n");
+		return -1;
+	}
+	if (c->verify && c->mem == CAP_CONF_MEM_DEVICE) {
+		fprintf(stderr, "gpudp-capture: --verify: bad value 'on' (it analyses every batch "
+			"on the CPU too, which cannot read --mem device packets: use --mem pinned "
+			"or staged)\n");
+		return -1;
+	}
+	if (c->pin != GPUDP_PIN_AUTO && c->mem != CAP_CONF_MEM_DEVICE &&
+	    c->mem != CAP_CONF_MEM_AUTO) {
+		fprintf(stderr, "gpudp-capture: --pin: bad value '%s' (only for --mem device or "
+			"auto)\n", gpudp_pin_backend_name((enum gpudp_pin_backend)c->pin));
+		return -1;
+	}
+	if (c->filter_out != NULL && c->filter_expr == NULL) {
+		fprintf(stderr, "gpudp-capture: --filter-out: bad value '%s' (needs --filter)\n",
+			c->filter_out);
+		return -1;
+	}
+	if ((uint64_t)c->data_room + 128 > c->batch_bytes) {
+		fprintf(stderr, "gpudp-capture: --batch-bytes: bad value '%u' (smaller than "
+			"one packet of --data-room)\n", c->batch_bytes);
+		return -1;
+	}
+	return 0;
+}
+
+int
+cap_conf_parse(struct cap_conf *c, int argc, char **argv)
+{
+	int o, rc = 0;
+
+	conf_defaults(c);
 	optind = 1;
 	opterr = 0;
 	while (rc == 0 && (o = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
-		switch (o) {
-		case OPT_CPU:
-			c->engine_opt = 0;
-			c->force_cpu = 1;
-			c->engine = CAP_CONF_ENGINE_CPU;
-			break;
-		case OPT_GPU: rc = u32_arg("gpu", optarg, 0, 1023, &c->gpu); break;
-		case OPT_JSON:
-			c->json = optarg;
-			rc = gpudp_opt_out_file(PROG, "json", optarg);
-			break;
-		case OPT_FILTER:
-			c->filter_expr = optarg;
-			if (gpudp_filter_compile(optarg, &c->filter, err, sizeof(err)) != 0) {
-				fprintf(stderr, "gpudp-capture: --filter: bad value '%s': %s\n",
-					optarg, err);
-				rc = -1;
-			} else if (c->filter.n_insn == 0) {
-				rc = bad("filter", optarg, "empty expression");
-			}
-			break;
-		case OPT_FILTER_OUT: c->filter_out = optarg; break;
-		case OPT_PORTS: rc = ports_arg(c, optarg); break;
-		case OPT_BATCH: rc = u32_arg("batch", optarg, 1, 1u << 20, &c->batch_pkts); break;
-		case OPT_BATCH_BYTES:
-			rc = u32_arg("batch-bytes", optarg, 65536, 1u << 30, &c->batch_bytes);
-			break;
-		case OPT_INFLIGHT: rc = u32_arg("inflight", optarg, 1, 16, &c->inflight); break;
-		case OPT_FLOWS:
-			rc = u32_arg("flows", optarg, 16, GPUDP_AN_MAX_FLOWS, &c->flows);
-			if (rc == 0 && gpudp_analysis_capacity(c->flows) != c->flows)
-				rc = bad("flows", optarg, "expected a power of two");
-			break;
-		case OPT_BURST: rc = u32_arg("burst", optarg, 1, 512, &c->burst); break;
-		case OPT_MBUFS: rc = u32_arg("mbufs", optarg, 512, 1u << 22, &c->mbufs); break;
-		case OPT_DATA_ROOM:
-			/* the mbuf's buffer (data room + headroom) is a uint16_t */
-			rc = u32_arg("data-room", optarg, 256, CAP_MAX_DATA_ROOM, &c->data_room);
-			break;
-		case OPT_RXD: rc = u32_arg("rxd", optarg, 32, 32768, &c->rxd); break;
-		case OPT_TOP: rc = u32_arg("top", optarg, 1, 100000, &c->top); break;
-		case OPT_PERIOD: rc = secs_arg("period", optarg, &c->period_s); break;
-		case OPT_PROGRESS: rc = secs_arg("progress", optarg, &c->progress_s); break;
-		case OPT_IDLE_MS:
-			rc = u32_arg("idle-ms", optarg, 1, 3600000, &c->idle_ms);
-			break;
-		case OPT_MAX_PACKETS:
-			rc = u64_arg("max-packets", optarg, 0, UINT64_MAX, &c->max_packets);
-			break;
-		case OPT_DURATION: rc = secs_arg("duration", optarg, &c->duration_s); break;
-		case OPT_QUIET: c->quiet = 1; break;
-		case OPT_VERIFY: c->verify = 1; break;
-		case OPT_PCAP:
-			if (c->n_pcap == CAP_MAX_PCAP)
-				rc = bad("pcap", optarg, "more than 16 files");
-			else if (strchr(optarg, ',') != NULL)
-				rc = bad("pcap", optarg, "a comma cannot be passed to net_pcap");
-			else
-				c->pcap[c->n_pcap++] = optarg;
-			break;
-		case OPT_MEM:
-			if (strcmp(optarg, "auto") == 0)
-				c->mem = CAP_CONF_MEM_AUTO;
-			else if (strcmp(optarg, "staged") == 0)
-				c->mem = CAP_CONF_MEM_STAGED;
-			else if (strcmp(optarg, "pinned") == 0)
-				c->mem = CAP_CONF_MEM_PINNED;
-			else if (strcmp(optarg, "device") == 0)
-				c->mem = CAP_CONF_MEM_DEVICE;
-			else
-				rc = bad("mem", optarg, "expected auto, staged, pinned or device");
-			break;
-		case OPT_PIN: {
-			enum gpudp_pin_backend b;
-
-			if (gpudp_pin_backend_parse(optarg, &b) != 0)
-				rc = bad("pin", optarg, "expected auto, peermem, kmod or dmabuf");
-			else
-				c->pin = (int)b;
-			break;
-		}
-		case OPT_ENGINE:
-			c->engine_opt = 1;
-			if (strcmp(optarg, "auto") == 0) {
-				c->engine = CAP_CONF_ENGINE_AUTO;
-				c->force_cpu = 0;
-			} else if (strcmp(optarg, "gpu") == 0) {
-				c->engine = CAP_CONF_ENGINE_GPU;
-				c->force_cpu = 0;
-			} else if (strcmp(optarg, "cpu") == 0) {
-				c->engine = CAP_CONF_ENGINE_CPU;
-				c->force_cpu = 1;
-			} else {
-				rc = bad("engine", optarg, "expected auto, gpu or cpu");
-			}
-			break;
-		case OPT_HELP:
+		if (o == OPT_HELP) {
 			cap_conf_usage(stdout, "gpudp-capture");
 			return 1;
-		case ':':
+		} else if (o == OPT_QUIET) {
+			c->quiet = 1;
+		} else if (o == OPT_VERIFY) {
+			c->verify = 1;
+		} else if (o == ':') {
 			fprintf(stderr, "gpudp-capture: option '%s' needs a value\n",
 				argv[optind - 1]);
 			rc = -1;
-			break;
-		default:
+		} else if ((rc = value_option(c, o, optarg)) == 1 &&
+			   (rc = word_option(c, o, optarg)) == 1) {
 			fprintf(stderr, "gpudp-capture: unknown option '%s' (see --help)\n",
 				argv[optind - 1]);
 			rc = -1;
-			break;
 		}
 	}
 	if (rc == 0 && optind < argc) {
@@ -288,31 +338,5 @@ cap_conf_parse(struct cap_conf *c, int argc, char **argv)
 			argv[optind]);
 		rc = -1;
 	}
-	if (rc == 0 && c->verify && c->force_cpu) {
-		fprintf(stderr, "gpudp-capture: --verify: bad value 'on' (needs the GPU: drop --cpu)\n");
-		rc = -1;
-	}
-	if (rc == 0 && c->verify && c->mem == CAP_CONF_MEM_DEVICE) {
-		fprintf(stderr, "gpudp-capture: --verify: bad value 'on' (it analyses every batch "
-			"on the CPU too, which cannot read --mem device packets: use --mem pinned "
-			"or staged)\n");
-		rc = -1;
-	}
-	if (rc == 0 && c->pin != GPUDP_PIN_AUTO && c->mem != CAP_CONF_MEM_DEVICE &&
-	    c->mem != CAP_CONF_MEM_AUTO) {
-		fprintf(stderr, "gpudp-capture: --pin: bad value '%s' (only for --mem device or "
-			"auto)\n", gpudp_pin_backend_name((enum gpudp_pin_backend)c->pin));
-		rc = -1;
-	}
-	if (rc == 0 && c->filter_out != NULL && c->filter_expr == NULL) {
-		fprintf(stderr, "gpudp-capture: --filter-out: bad value '%s' (needs --filter)\n",
-			c->filter_out);
-		rc = -1;
-	}
-	if (rc == 0 && (uint64_t)c->data_room + 128 > c->batch_bytes) {
-		fprintf(stderr, "gpudp-capture: --batch-bytes: bad value '%u' (smaller than "
-			"one packet of --data-room)\n", c->batch_bytes);
-		rc = -1;
-	}
-	return rc;
+	return rc == 0 ? conf_check(c) : rc;
 }
