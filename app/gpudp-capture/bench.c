@@ -288,8 +288,9 @@ write_result(const struct bench_conf *bc, const struct capfile_packets *pk,
 	return rc != 0 ? -1 : 0;
 }
 
-int
-main(int argc, char **argv)
+/* The options into @p bc. @return -1 to go on, else the exit code */
+static int
+parse_args(struct bench_conf *out, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "engine", required_argument, NULL, 'e' },
@@ -306,16 +307,9 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct bench_conf bc = {
-		.engines = "cpu,gpu", .repeat = 20, .batch_pkts = 8192,
-		.batch_bytes = 16u << 20, .flows = GPUDP_AN_DEFAULT_FLOWS, .inflight = 3,
-	};
-	struct bench_result cpu = { 0 }, gpu = { 0 };
-	struct capfile_packets pk;
-	struct gpudp_filter filter;
-	char err[256];
+	struct bench_conf bc = *out;
 	uint32_t gdev = 0;
-	int c, rc, want_cpu, want_gpu;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -349,13 +343,33 @@ main(int argc, char **argv)
 		return 2;
 	}
 	bc.input = argv[optind];
-	want_cpu = strstr(bc.engines, "cpu") != NULL;
-	want_gpu = strstr(bc.engines, "gpu") != NULL;
-	if (!want_cpu && !want_gpu) {
+	if (strstr(bc.engines, "cpu") == NULL && strstr(bc.engines, "gpu") == NULL) {
 		fprintf(stderr, "gpudp-capture-bench: --engine: bad value '%s' (cpu, gpu or "
 			"cpu,gpu)\n", bc.engines);
 		return 2;
 	}
+	*out = bc;
+	return -1;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct bench_conf bc = {
+		.engines = "cpu,gpu", .repeat = 20, .batch_pkts = 8192,
+		.batch_bytes = 16u << 20, .flows = GPUDP_AN_DEFAULT_FLOWS, .inflight = 3,
+	};
+	struct bench_result cpu = { 0 }, gpu = { 0 };
+	struct capfile_packets pk;
+	struct gpudp_filter filter;
+	char err[256];
+	int rc, want_cpu, want_gpu;
+
+	rc = parse_args(&bc, argc, argv);
+	if (rc >= 0)
+		return rc;
+	want_cpu = strstr(bc.engines, "cpu") != NULL;
+	want_gpu = strstr(bc.engines, "gpu") != NULL;
 	rc = gpudp_filter_compile(bc.filter, &filter, err, sizeof(err));
 	if (rc != 0) {
 		fprintf(stderr, "gpudp-capture-bench: --filter: %s\n", err);

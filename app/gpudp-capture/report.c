@@ -40,25 +40,14 @@ rate(uint64_t n, double s)
 	return s > 0 ? n / s : 0;
 }
 
-int
-cap_report_table(FILE *f, const struct cap_report *r)
+/* the table's head: input, engine, totals, memory, drops and notes */
+static void
+table_head(FILE *f, const struct cap_report *r, const struct gpudp_an_counters *c,
+	   const struct gpudp_frag_summary *fs)
 {
-	struct gpudp_an_counters ctr;    /* resolved: fragmented datagrams in L4 */
-	const struct gpudp_an_counters *c = &ctr;
-	struct gpudp_frag_summary fs;
-	struct gpudp_flow_record *fl = NULL;
-	struct gpudp_talker *tk = NULL;
-	size_t nf = 0, nt = 0, i;
-	unsigned int k;
 	uint64_t drops = 0;
+	unsigned int k;
 
-	if (gpudp_analysis_flows(r->a, &fl, &nf) != 0 ||
-	    gpudp_analysis_talkers(r->a, &tk, &nt) != 0) {
-		free(fl);
-		return -ENOMEM;
-	}
-	gpudp_analysis_counters(r->a, &ctr);
-	gpudp_analysis_fragments(r->a, &fs);
 	for (k = 0; k < GPUDP_AN_DROP_MAX; k++)
 		drops += c->drops[k];
 	fprintf(f, "\n=== gpudp-capture %s report ===\n", r->final ? "final" : "periodic");
@@ -95,7 +84,14 @@ cap_report_table(FILE *f, const struct cap_report *r)
 	fprintf(f, "           %-19s %" PRIu64 "\n", "pmd_cut", r->pmd_cut);
 	fprintf(f, "fragments  %" PRIu64 " datagrams in %" PRIu64 " fragments (%" PRIu64
 		" bytes): %" PRIu64 " complete, %" PRIu64 " without their first fragment\n",
-		fs.datagrams, fs.pkts, fs.bytes, fs.complete, fs.first_missing);
+		fs->datagrams, fs->pkts, fs->bytes, fs->complete, fs->first_missing);
+}
+
+/* protocols and the size histogram */
+static void
+table_protocols(FILE *f, const struct gpudp_an_counters *c)
+{
+	unsigned int k;
 
 	fprintf(f, "\n%-10s %12s %14s\n", "protocol", "packets", "bytes");
 	for (k = 0; k < GPUDP_AN_PROTO_MAX; k++)
@@ -114,6 +110,14 @@ cap_report_table(FILE *f, const struct cap_report *r)
 			snprintf(b, sizeof(b), "%u-%u", lo, hi);
 		fprintf(f, "%-14s %12" PRIu64 "\n", b, c->size_hist[k]);
 	}
+}
+
+/* the top flows and talkers */
+static void
+table_flows(FILE *f, const struct cap_report *r, const struct gpudp_flow_record *fl, size_t nf,
+	    const struct gpudp_talker *tk, size_t nt)
+{
+	size_t i;
 
 	fprintf(f, "\nflows: %zu (top %u by bytes)\n", nf, r->top_n);
 	fprintf(f, "%-6s %-42s %-42s %9s %12s\n", "proto", "endpoint A", "endpoint B",
@@ -141,6 +145,28 @@ cap_report_table(FILE *f, const struct cap_report *r)
 		fprintf(f, "%-40s %9" PRIu64 " %12" PRIu64 " %9" PRIu64 " %12" PRIu64 "\n", a,
 			tk[i].tx_pkts, tk[i].tx_bytes, tk[i].rx_pkts, tk[i].rx_bytes);
 	}
+}
+
+int
+cap_report_table(FILE *f, const struct cap_report *r)
+{
+	struct gpudp_an_counters ctr;    /* resolved: fragmented datagrams in L4 */
+	const struct gpudp_an_counters *c = &ctr;
+	struct gpudp_frag_summary fs;
+	struct gpudp_flow_record *fl = NULL;
+	struct gpudp_talker *tk = NULL;
+	size_t nf = 0, nt = 0;
+
+	if (gpudp_analysis_flows(r->a, &fl, &nf) != 0 ||
+	    gpudp_analysis_talkers(r->a, &tk, &nt) != 0) {
+		free(fl);
+		return -ENOMEM;
+	}
+	gpudp_analysis_counters(r->a, &ctr);
+	gpudp_analysis_fragments(r->a, &fs);
+	table_head(f, r, c, &fs);
+	table_protocols(f, c);
+	table_flows(f, r, fl, nf, tk, nt);
 	if (r->filter_expr != NULL) {
 		fprintf(f, "\nfilter     \"%s\": %" PRIu64 " packets, %" PRIu64 " bytes matched%s%s",
 			r->filter_expr, c->filter_pkts, c->filter_bytes,
