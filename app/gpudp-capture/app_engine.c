@@ -89,20 +89,13 @@ app_batch_release(void *arg, void **owner, uint32_t n)
 	rte_pktmbuf_free_bulk((struct rte_mbuf **)owner, n);
 }
 
-/* Device memory on the CPU engine: the CPU address of a GPU VA. */
+/* Device memory on the CPU engine: the CPU address of a GPU VA (lib/mem's mapping). */
 static const uint8_t *
 cpu_view(void *arg, uint64_t addr, uint32_t len)
 {
 	struct cap_app *app = arg;
-	unsigned int i;
 
-	for (i = 0; i < app->n_maps; i++) {
-		const struct cap_cpu_map *m = &app->maps[i];
-
-		if (addr >= m->va && addr - m->va < m->len && len <= m->len - (addr - m->va))
-			return m->cpu + (addr - m->va);
-	}
-	return NULL;
+	return gpudp_pool_cpu_addr(app->gpool, addr, len);
 }
 
 /* Whether the GPU engine can run (CUDA and a device); why not in @p why. */

@@ -43,41 +43,18 @@ cap_mem_name(enum cap_mem m)
 	return m == CAP_MEM_HOST ? "pinned" : m == CAP_MEM_DEVICE ? "device" : "staged";
 }
 
-/* Whether the gpudp_pin module reports the dma-buf import capability. */
+/* Whether lib/mem has a pin backend for a device pool here; why not in @p why. */
 static int
-pin_dmabuf_capable(void)
+pin_usable(const struct cap_app *app, char *why, size_t len)
 {
-	struct gpudp_pin_version v;
-
-	return gpudp_pin_shared_fd(&v) >= 0 && (v.caps & GPUDP_PIN_CAP_DMABUF) != 0;
-}
-
-/* Whether a pin backend can give the NIC bus addresses of GPU memory here. */
-static const char *
-pin_unusable(const struct cap_app *app)
-{
-	int kmod = gpudp_pin_shared_fd(NULL) >= 0, mlx5 = 1;
+	enum gpudp_pin_backend chosen;
+	uint16_t ids[CAP_MAX_PORTS];
 	unsigned int i;
 
 	for (i = 0; i < app->n_ports; i++)
-		mlx5 &= strcmp(app->ports[i].driver, "mlx5_pci") == 0 ||
-			strcmp(app->ports[i].driver, "net_mlx5") == 0;
-	switch ((enum gpudp_pin_backend)app->conf.pin) {
-	case GPUDP_PIN_KMOD:
-		return kmod ? NULL : "--pin kmod and /dev/gpudp_pin cannot be opened";
-	case GPUDP_PIN_DMABUF:
-		/* as kmod, and the module must import dma-bufs */
-		return !kmod ? "--pin dmabuf and /dev/gpudp_pin cannot be opened" :
-		       !pin_dmabuf_capable() ? "--pin dmabuf and the gpudp_pin module has no "
-			"dma-buf import (GPUDP_PIN_CAP_DMABUF)" : NULL;
-	case GPUDP_PIN_PEERMEM:
-		return mlx5 ? NULL : "--pin peermem needs mlx5 ports";
-	case GPUDP_PIN_AUTO:
-		return kmod || mlx5 ? NULL : "no pin backend: /dev/gpudp_pin cannot be opened and "
-			"not every port is mlx5 (peermem)";
-	default:
-		return "the pin backend is not available";
-	}
+		ids[i] = app->ports[i].id;
+	return gpudp_mem_pin_plan((enum gpudp_pin_backend)app->conf.pin, app->gpu_id, ids,
+				  (uint16_t)app->n_ports, &chosen, why, len) == 0;
 }
 
 /*
@@ -101,12 +78,12 @@ app_resolve_mem(struct cap_app *app, int gpu_engine)
 		for (i = 0; i < app->n_ports; i++) {
 			const struct cap_port *p = &app->ports[i];
 
-			if (p->cpu_copy == NULL)
+			if (p->rx_kind != GPUDP_PORT_RX_CPU)
 				continue;
 			fprintf(stderr, "gpudp-capture: --mem device: bad value for port %u (%s, "
 				"driver %s): it %s, so its mbufs cannot be in GPU memory; use "
 				"--mem pinned (the GPU reads the host mbufs in place) or --mem "
-				"staged\n", p->id, p->name, p->driver, p->cpu_copy);
+				"staged\n", p->id, p->name, p->driver, p->rx_why);
 			return GPUDP_EXIT_USAGE;
 		}
 	}
@@ -127,15 +104,15 @@ app_resolve_mem(struct cap_app *app, int gpu_engine)
 	for (i = 0; why[0] == '\0' && i < app->n_ports; i++) {
 		const struct cap_port *p = &app->ports[i];
 
-		if (p->cpu_copy != NULL || !p->pci)
+		if (p->rx_kind != GPUDP_PORT_RX_DMA)
 			snprintf(why, sizeof(why), "port %u (%s, driver %s) %s", p->id, p->name,
-				 p->driver, p->cpu_copy != NULL ? p->cpu_copy :
+				 p->driver, p->rx_kind == GPUDP_PORT_RX_CPU ? p->rx_why :
 				 "does not write packets by DMA");
 	}
 	if (why[0] == '\0') {
-		const char *pin = pin_unusable(app);
+		char pin[300];
 
-		if (pin != NULL)
+		if (!pin_usable(app, pin, sizeof(pin)))
 			snprintf(why, sizeof(why), "%s", pin);
 	}
 	if (why[0] != '\0') {
@@ -232,97 +209,44 @@ app_create_pool(struct cap_app *app)
 	return 0;
 }
 
-/* rte_mempool_obj_iter callback: note the memory segment list of each mbuf, once. */
-static void
-collect_chunk(struct rte_mempool *mp, void *arg, void *obj, unsigned int idx)
-{
-	struct cap_app *app = arg;
-	struct rte_mbuf *m = obj;
-	struct rte_memseg_list *msl = rte_mem_virt2memseg_list(m->buf_addr);
-	unsigned int i;
-
-	RTE_SET_USED(mp);
-	RTE_SET_USED(idx);
-	if (msl == NULL)
-		return;
-	for (i = 0; i < app->n_maps; i++)
-		if (app->maps[i].va == (uintptr_t)msl->base_va)
-			return;
-	if (app->n_maps == RTE_DIM(app->maps)) {
-		app->maps_overflow = 1;
-		return;
-	}
-	app->maps[app->n_maps].va = (uintptr_t)msl->base_va;
-	app->maps[app->n_maps].len = msl->len;
-	app->n_maps++;
-}
-
 /*
- * Device memory analysed by the CPU: map every chunk of the pool (one
- * registered external memory segment list each) with rte_gpu_mem_cpu_map.
- * On real hardware that is the GPU's BAR through gpudp_pin: it works, slowly.
+ * Device memory analysed by the CPU: lib/mem maps every chunk of the pool
+ * for the CPU (rte_gpu_mem_cpu_map; on real hardware the GPU's BAR through
+ * gpudp_pin: it works, slowly) and unmaps them when the pool is destroyed.
  */
 int
 app_map_for_cpu(struct cap_app *app)
 {
-	uint64_t total = 0;
-	unsigned int i;
+	char why[300] = "";
+	int rc = gpudp_pool_cpu_map(app->gpool, why, sizeof(why));
 
-	rte_mempool_obj_iter(app->pool, collect_chunk, app);
-	if (app->n_maps == 0) {
-		CAP_LOG(ERR, "--mem device with the CPU engine: the pool's memory was not found");
-		return -1;
-	}
-	if (app->maps_overflow) {
-		fprintf(stderr, "gpudp-capture: --mem device with the CPU engine: the pool spans "
-			"more than %u memory chunks, more than can be mapped for the CPU; use "
-			"fewer --mbufs, analyse on the GPU, or use --mem pinned or staged\n",
-			(unsigned int)RTE_DIM(app->maps));
-		return -1;
-	}
-	for (i = 0; i < app->n_maps; i++) {
-		struct cap_cpu_map *m = &app->maps[i];
-
-		m->cpu = rte_gpu_mem_cpu_map(app->gpu_id, m->len, (void *)(uintptr_t)m->va);
-		if (m->cpu == NULL) {
-			char why[160] = "";
+	if (rc != 0) {
+		char avail[160] = "";
 
 #ifdef GPUDP_HAS_CUDA
-			if (gpudp_gpu_cpu_map_available(why, sizeof(why)) == 0)
-				why[0] = '\0';
+		if (gpudp_gpu_cpu_map_available(avail, sizeof(avail)) == 0)
+			avail[0] = '\0';
 #endif
-			if (why[0] == '\0')
-				snprintf(why, sizeof(why), "%s", rte_strerror(abs(rte_errno)));
-			fprintf(stderr, "gpudp-capture: --mem device with the CPU engine: cannot "
-				"map GPU memory for the CPU (rte_gpu_mem_cpu_map of %" PRIu64 " bytes "
-				"at 0x%" PRIx64 "): %s; analyse on the GPU, or use --mem pinned or "
-				"staged\n", m->len, m->va, why);
-			return -1;
-		}
-		total += m->len;
+		fprintf(stderr, "gpudp-capture: --mem device with the CPU engine: cannot map GPU "
+			"memory for the CPU (%s%s%s); analyse on the GPU, or use --mem pinned or "
+			"staged\n", why, avail[0] ? ": " : "", avail);
+		return -1;
 	}
-	CAP_LOG(NOTICE, "--mem device on the CPU engine: %" PRIu64 " bytes of GPU memory in %u "
-		"chunk%s mapped with rte_gpu_mem_cpu_map; the CPU reads every packet in place "
-		"through that mapping (slow on real hardware: uncached reads across PCIe)", total,
-		app->n_maps, app->n_maps == 1 ? "" : "s");
+	app->cpu_mapped = 1;
+	CAP_LOG(NOTICE, "--mem device on the CPU engine: %zu bytes of GPU memory in %u chunk%s "
+		"mapped with rte_gpu_mem_cpu_map; the CPU reads every packet in place through "
+		"that mapping (slow on real hardware: uncached reads across PCIe)",
+		gpudp_pool_cpu_mapped(app->gpool), app->pinfo.chunks,
+		app->pinfo.chunks == 1 ? "" : "s");
 	return 0;
 }
 
-/* After the ports are closed: unmap, destroy the pool, check nothing is left. */
+/* After the ports are closed: destroy the pool (and its CPU mapping), check nothing is left. */
 int
 app_release_pool(struct cap_app *app)
 {
-	unsigned int i;
 	int rc = 0;
 
-	for (i = 0; i < app->n_maps; i++)
-		if (app->maps[i].cpu != NULL &&
-		    rte_gpu_mem_cpu_unmap(app->gpu_id, (void *)(uintptr_t)app->maps[i].va) != 0) {
-			CAP_LOG(ERR, "rte_gpu_mem_cpu_unmap(0x%" PRIx64 "): %s", app->maps[i].va,
-				rte_strerror(rte_errno));
-			rc = -1;
-		}
-	app->n_maps = 0;
 	if (app->gpool == NULL)
 		return rc;
 	if (gpudp_pool_destroy(app->gpool) != 0) {

@@ -240,43 +240,6 @@ app_setup_ports(struct cap_app *app)
 	return 0;
 }
 
-/*
- * Why a PMD writes received packets with the CPU (so its mbufs cannot be in
- * GPU memory), or NULL if it leaves that to the device's DMA. Software PMDs
- * copy; net_null does not touch the payload at all unless copy=1.
- */
-static const char *
-port_cpu_copy(const struct rte_eth_dev_info *info, int *pci)
-{
-	static const char *const copiers[] = {
-		"net_pcap", "net_tap", "net_af_packet", "net_ring", "net_memif", "net_af_xdp",
-		"net_vhost", "net_virtio_user", "net_kni", "net_bonding", "net_failsafe",
-		"net_softnic", "net_tun",
-	};
-	const char *bus = NULL;
-	unsigned int i;
-
-	*pci = 0;
-	if (info->device != NULL && rte_dev_bus(info->device) != NULL)
-		bus = rte_bus_name(rte_dev_bus(info->device));
-	if (strcmp(info->driver_name, "net_null") == 0) {
-		const struct rte_devargs *da = info->device != NULL ?
-			rte_dev_devargs(info->device) : NULL;
-
-		if (da != NULL && da->args != NULL && strstr(da->args, "copy=1") != NULL)
-			return "copies every packet with the CPU (copy=1)";
-		return NULL; /* hands out mbufs without touching their data */
-	}
-	for (i = 0; i < RTE_DIM(copiers); i++)
-		if (strcmp(info->driver_name, copiers[i]) == 0)
-			return "is a software PMD that copies every packet with the CPU";
-	if (bus != NULL && (strcmp(bus, "pci") == 0 || strcmp(bus, "auxiliary") == 0)) {
-		*pci = 1;
-		return NULL;
-	}
-	return "is not a PCI device that DMAs into its buffers";
-}
-
 /* The selected ports, their drivers, and the input description. */
 int
 app_collect_ports(struct cap_app *app)
@@ -301,7 +264,7 @@ app_collect_ports(struct cap_app *app)
 			return -1;
 		}
 		snprintf(p->driver, sizeof(p->driver), "%s", info.driver_name);
-		p->cpu_copy = port_cpu_copy(&info, &p->pci);
+		p->rx_kind = gpudp_mem_port_rx(id, p->rx_why, sizeof(p->rx_why));
 		app->n_ports++;
 	}
 	for (i = 0; i < app->conf.n_ports; i++) {

@@ -55,7 +55,7 @@ app_report(struct cap_app *app, double elapsed, int final)
 		.pin = app->mem == CAP_MEM_DEVICE ? gpudp_pin_backend_name(app->pinfo.pin) : NULL,
 		.pool_mbufs = app->conf.mbufs, .pool_data_room = app->conf.data_room,
 		.pool_gpu_bytes = app->pinfo.gpu_bytes, .pool_host_bytes = app->pinfo.host_bytes,
-		.pins_created = -1, .pins_running = -1, .cpu_mapped = app->n_maps > 0,
+		.pins_created = -1, .pins_running = -1, .cpu_mapped = app->cpu_mapped,
 	};
 	int rc = cap_engine_collect(&app->eng, app->result);
 

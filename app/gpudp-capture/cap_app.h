@@ -55,8 +55,8 @@ struct cap_rxq {
 struct cap_port {
 	uint16_t id;
 	char driver[64];       /* PMD name */
-	const char *cpu_copy;  /* why the PMD writes packets with the CPU, or NULL (it DMAs) */
-	int pci;               /* on a bus with DMA (pci, auxiliary) */
+	int rx_kind;           /* how its PMD fills mbufs: enum gpudp_mem_port_rx */
+	char rx_why[96];       /* why not by DMA (gpudp_mem_port_rx()) */
 	struct cap_rxq rxq[CAP_MAX_RXQ];
 	uint16_t nb_rxq;
 	char name[64];
@@ -101,12 +101,7 @@ struct cap_app {
 	struct gpudp_pool *gpool;       /* pinned and device pools (lib/mem) */
 	struct gpudp_pool_info pinfo;
 	uint64_t pins_created;          /* lib/mem's pin counter once the pool exists */
-	struct cap_cpu_map {            /* device memory on the CPU engine: rte_gpu_mem_cpu_map */
-		uint64_t va, len;
-		uint8_t *cpu;
-	} maps[64];
-	unsigned int n_maps;
-	int maps_overflow;              /* more chunks than maps[]: refused */
+	int cpu_mapped;                 /* device memory mapped for the CPU engine (lib/mem) */
 	int chain_warned;
 	uint64_t unreadable_written;    /* matches whose bytes the host could not get */
 };

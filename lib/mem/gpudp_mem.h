@@ -230,6 +230,65 @@ const char *gpudp_check_level_name(enum gpudp_check_level l);
  */
 int gpudp_mem_pcie_affinity(const char *pci_a, const char *pci_b);
 
+/* ---- policies: what an app asks before it builds a pool (doc/pools.md "Policies") ---- */
+
+/** How a port's PMD fills its mbufs on receive (gpudp_mem_port_rx()). */
+enum gpudp_mem_port_rx {
+	GPUDP_PORT_RX_CPU = 0,  /**< the CPU writes every packet (a software PMD, or a
+				 *   device not on a DMA bus): its mbufs cannot be GPU
+				 *   memory */
+	GPUDP_PORT_RX_DMA = 1,  /**< a PCI or auxiliary bus device DMAs the packets */
+	GPUDP_PORT_RX_NONE = 2, /**< no packet data is written (net_null): GPU memory
+				 *   works, but nothing is received into it */
+};
+
+/**
+ * How ethdev port @p port_id's device fills its mbufs: by DMA (a PCI or
+ * auxiliary bus device), with the CPU (net_pcap, net_tap, net_af_packet,
+ * net_ring, net_memif, net_af_xdp, net_vhost, net_virtio_user, net_kni,
+ * net_bonding, net_failsafe, net_softnic, net_tun, net_null with its
+ * devarg copy=1, and any other device off a DMA bus), or not at all
+ * (net_null).
+ * @param why  except for DMA, why (e.g. "is a software PMD that copies
+ *   every packet with the CPU"); else ""
+ * @return an enum gpudp_mem_port_rx, or -ENODEV (no such port)
+ */
+int gpudp_mem_port_rx(uint16_t port_id, char *why, size_t len);
+
+/**
+ * The pin backend a device pool on GPU @p gpu_id for @p ports would use,
+ * and why, without allocating anything: @p want itself if usable; for
+ * GPUDP_PIN_AUTO the first usable of dmabuf (gpudp_pin imports dma-bufs
+ * and the GPU exports them), kmod (/dev/gpudp_pin opens), peermem (every
+ * port is mlx5). Opens lib/pin's process-wide descriptor.
+ * @param chosen  the backend (the one refused on failure)
+ * @param why     one line: why this backend, or why none is usable
+ * @return 0, -ENOTSUP (not usable here), -EINVAL (unknown backend)
+ */
+int gpudp_mem_pin_plan(enum gpudp_pin_backend want, int16_t gpu_id, const uint16_t *ports,
+		       uint16_t nb_ports, enum gpudp_pin_backend *chosen, char *why,
+		       size_t len);
+
+/**
+ * Map every chunk of device pool @p p for the CPU (rte_gpu_mem_cpu_map():
+ * gpudp_pin's write-combined mapping of the GPU's BAR; slow to read), for
+ * a CPU that must read packets in GPU memory. Chunks already mapped are
+ * kept; gpudp_pool_destroy() unmaps them.
+ * @return 0, -EINVAL (not a device pool), or the mapping's error (with
+ *   @p why: the chunk and the reason)
+ */
+int gpudp_pool_cpu_map(struct gpudp_pool *p, char *why, size_t len);
+
+/**
+ * The CPU address of @p len bytes at GPU address @p addr of a pool
+ * gpudp_pool_cpu_map() mapped, or NULL if they are not all in one mapped
+ * chunk.
+ */
+const void *gpudp_pool_cpu_addr(const struct gpudp_pool *p, uint64_t addr, uint32_t len);
+
+/** Bytes of @p p mapped for the CPU (0 before gpudp_pool_cpu_map()). */
+size_t gpudp_pool_cpu_mapped(const struct gpudp_pool *p);
+
 /** How close a port's chosen GPU is in the PCIe tree, closest last. */
 enum gpudp_gpu_place_level {
 	/** the port or the GPU is not a PCI device in sysfs: no path known */

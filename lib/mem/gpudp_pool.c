@@ -23,6 +23,8 @@
 #include <rte_memzone.h>
 #include <rte_spinlock.h>
 
+#include <gpudp_errf.h>
+
 #include "gpudp_mem.h"
 #include "gpudp_mem_pvt.h"
 
@@ -38,6 +40,7 @@ struct chunk {
 	rte_iova_t iova0;              /* IOVA of va, for dma_(un)map */
 	bool allocated, pinned, gpu_registered, extmem;
 	uint16_t ports_mapped;         /* conf.ports[0..ports_mapped) are mapped */
+	void *cpu;                     /* DEVICE: its CPU mapping (gpudp_pool_cpu_map) */
 };
 
 struct gpudp_pool {
@@ -317,6 +320,9 @@ pinned_chunk(struct gpudp_pool *p, struct chunk *c, size_t len)
 static void
 chunk_release(struct gpudp_pool *p, struct chunk *c)
 {
+	if (c->cpu != NULL && rte_gpu_mem_cpu_unmap(p->conf.gpu_id, c->va) != 0)
+		GPUDP_MEM_LOG(WARNING, "pool %s: rte_gpu_mem_cpu_unmap(%p): %s", p->name, c->va,
+			      strerror(rte_errno));
 	unmap_ports(p, c, c->iova0);
 	if (c->extmem && rte_extmem_unregister(c->va, c->len) != 0)
 		GPUDP_MEM_LOG(WARNING, "pool %s: rte_extmem_unregister(%p): %s", p->name,
@@ -691,4 +697,59 @@ const char *
 gpudp_pool_name(const struct gpudp_pool *p)
 {
 	return p->name;
+}
+
+int
+gpudp_pool_cpu_map(struct gpudp_pool *p, char *why, size_t len)
+{
+	uint32_t i;
+
+	if (p->conf.type != GPUDP_MEM_DEVICE) {
+		gpudp_errf(why, len, "pool %s is not in device memory: the CPU reads it as is",
+			   p->name);
+		return -EINVAL;
+	}
+	for (i = 0; i < p->nb_chunks; i++) {
+		struct chunk *c = &p->chunks[i];
+
+		if (c->cpu != NULL)
+			continue;
+		c->cpu = rte_gpu_mem_cpu_map(p->conf.gpu_id, c->len, c->va);
+		if (c->cpu == NULL) {
+			int rc = rte_errno != 0 ? -abs(rte_errno) : -ENOTSUP;
+
+			gpudp_errf(why, len, "rte_gpu_mem_cpu_map of chunk %u (%zu bytes at %p): %s",
+				   i, c->len, c->va, rte_strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+const void *
+gpudp_pool_cpu_addr(const struct gpudp_pool *p, uint64_t addr, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nb_chunks; i++) {
+		const struct chunk *c = &p->chunks[i];
+		uint64_t va = (uint64_t)(uintptr_t)c->va;
+
+		if (c->cpu != NULL && addr >= va && addr - va < c->len &&
+		    len <= c->len - (addr - va))
+			return (const uint8_t *)c->cpu + (addr - va);
+	}
+	return NULL;
+}
+
+size_t
+gpudp_pool_cpu_mapped(const struct gpudp_pool *p)
+{
+	size_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < p->nb_chunks; i++)
+		if (p->chunks[i].cpu != NULL)
+			n += p->chunks[i].len;
+	return n;
 }

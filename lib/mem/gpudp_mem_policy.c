@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What an app asks lib/mem before it builds a pool (gpudp_mem.h, doc/pools.md
+ * "Policies"): whether a port DMAs into its mbufs, and which pin backend a
+ * device pool would use and why. Nothing here allocates.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_bus.h>
+#include <rte_common.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
+#include <rte_ethdev.h>
+
+#include <gpudp_errf.h>
+#include <gpudp_pin_client.h>
+
+#include "gpudp_mem.h"
+#include "gpudp_mem_pvt.h"
+
+/* software PMDs: each writes every received packet with the CPU */
+static const char *const cpu_copiers[] = {
+	"net_pcap", "net_tap", "net_af_packet", "net_ring", "net_memif", "net_af_xdp",
+	"net_vhost", "net_virtio_user", "net_kni", "net_bonding", "net_failsafe",
+	"net_softnic", "net_tun",
+};
+
+int
+gpudp_mem_port_rx(uint16_t port_id, char *why, size_t len)
+{
+	struct rte_eth_dev_info info;
+	const struct rte_devargs *da;
+	const char *bus = NULL;
+	unsigned int i;
+
+	gpudp_errf(why, len, "%s", "");
+	if (!rte_eth_dev_is_valid_port(port_id) || rte_eth_dev_info_get(port_id, &info) != 0) {
+		gpudp_errf(why, len, "no port %u", port_id);
+		return -ENODEV;
+	}
+	if (info.device != NULL && rte_dev_bus(info.device) != NULL)
+		bus = rte_bus_name(rte_dev_bus(info.device));
+	if (strcmp(info.driver_name, "net_null") == 0) {
+		/* hands out mbufs without touching their data, unless copy=1 */
+		da = info.device != NULL ? rte_dev_devargs(info.device) : NULL;
+		if (da != NULL && da->args != NULL && strstr(da->args, "copy=1") != NULL) {
+			gpudp_errf(why, len, "copies every packet with the CPU (copy=1)");
+			return GPUDP_PORT_RX_CPU;
+		}
+		gpudp_errf(why, len, "writes no packet data (net_null)");
+		return GPUDP_PORT_RX_NONE;
+	}
+	for (i = 0; i < RTE_DIM(cpu_copiers); i++)
+		if (strcmp(info.driver_name, cpu_copiers[i]) == 0) {
+			gpudp_errf(why, len, "is a software PMD that copies every packet with "
+				   "the CPU");
+			return GPUDP_PORT_RX_CPU;
+		}
+	if (bus != NULL && (strcmp(bus, "pci") == 0 || strcmp(bus, "auxiliary") == 0))
+		return GPUDP_PORT_RX_DMA;
+	gpudp_errf(why, len, "is not a PCI device that DMAs into its buffers");
+	return GPUDP_PORT_RX_CPU;
+}
+
+/* every port is an mlx5 port (peermem: the PMD registers the VA itself) */
+static int
+ports_mlx5(const uint16_t *ports, uint16_t n, char *why, size_t len)
+{
+	struct rte_eth_dev_info info;
+	uint16_t i;
+
+	if (n == 0) {
+		gpudp_errf(why, len, "peermem needs mlx5 ports, and no port was given");
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		if (rte_eth_dev_info_get(ports[i], &info) != 0) {
+			gpudp_errf(why, len, "no port %u", ports[i]);
+			return 0;
+		}
+		if (strcmp(info.driver_name, "mlx5_pci") != 0 &&
+		    strcmp(info.driver_name, "net_mlx5") != 0) {
+			gpudp_errf(why, len, "peermem needs mlx5 ports: port %u is %s", ports[i],
+				   info.driver_name);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* the module opens; kmod: why not in @p why */
+static int
+module_usable(struct gpudp_pin_version *v, char *why, size_t len)
+{
+	int fd = gpudp_pin_shared_fd(v);
+
+	if (fd >= 0)
+		return 1;
+	gpudp_errf(why, len, "%s cannot be opened: %s%s", GPUDP_PIN_DEVICE_PATH,
+		   gpudp_pin_strerror(fd), fd == -ENOENT ? " (is the gpudp_pin module loaded?)" :
+		   "");
+	return 0;
+}
+
+/* dmabuf: the module imports dma-bufs and the GPU exports them */
+static int
+dmabuf_usable(int16_t gpu_id, char *why, size_t len)
+{
+	struct gpudp_pin_version v;
+
+	if (!module_usable(&v, why, len))
+		return 0;
+	if (!(v.caps & GPUDP_PIN_CAP_DMABUF)) {
+		gpudp_errf(why, len, "the gpudp_pin module has no dma-buf import "
+			   "(GPUDP_PIN_CAP_DMABUF)");
+		return 0;
+	}
+	if (gpudp_gpudev_dmabuf_exporter(gpu_id) == NULL) {
+		gpudp_errf(why, len, "GPU %d cannot export dma-bufs (no "
+			   "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED)", gpu_id);
+		return 0;
+	}
+	return 1;
+}
+
+int
+gpudp_mem_pin_plan(enum gpudp_pin_backend want, int16_t gpu_id, const uint16_t *ports,
+		   uint16_t nb_ports, enum gpudp_pin_backend *chosen, char *why, size_t len)
+{
+	struct gpudp_pin_version v;
+	char w_dma[200] = "", w_kmod[200] = "", w_peer[200] = "";
+
+	switch (want) {
+	case GPUDP_PIN_DMABUF:
+		*chosen = want;
+		if (!dmabuf_usable(gpu_id, why, len))
+			return -ENOTSUP;
+		gpudp_errf(why, len, "--pin dmabuf: %s imports dma-bufs and GPU %d exports them",
+			   GPUDP_PIN_DEVICE_PATH, gpu_id);
+		return 0;
+	case GPUDP_PIN_KMOD:
+		*chosen = want;
+		if (!module_usable(&v, why, len))
+			return -ENOTSUP;
+		gpudp_errf(why, len, "--pin kmod: %s opened", GPUDP_PIN_DEVICE_PATH);
+		return 0;
+	case GPUDP_PIN_PEERMEM:
+		*chosen = want;
+		if (!ports_mlx5(ports, nb_ports, why, len))
+			return -ENOTSUP;
+		gpudp_errf(why, len, "--pin peermem: every port is mlx5 (nvidia-peermem pins)");
+		return 0;
+	case GPUDP_PIN_AUTO:
+		break;
+	default:
+		gpudp_errf(why, len, "unknown pin backend %d", (int)want);
+		return -EINVAL;
+	}
+	/* auto, in the order of gpudp_pin_backend_select(): dmabuf, kmod, peermem */
+	if (dmabuf_usable(gpu_id, w_dma, sizeof(w_dma))) {
+		*chosen = GPUDP_PIN_DMABUF;
+		gpudp_errf(why, len, "auto: dmabuf (%s imports dma-bufs and GPU %d exports them)",
+			   GPUDP_PIN_DEVICE_PATH, gpu_id);
+		return 0;
+	}
+	if (module_usable(&v, w_kmod, sizeof(w_kmod))) {
+		*chosen = GPUDP_PIN_KMOD;
+		gpudp_errf(why, len, "auto: kmod (not dmabuf: %s)", w_dma);
+		return 0;
+	}
+	*chosen = GPUDP_PIN_PEERMEM;
+	if (ports_mlx5(ports, nb_ports, w_peer, sizeof(w_peer))) {
+		gpudp_errf(why, len, "auto: peermem (not kmod: %s)", w_kmod);
+		return 0;
+	}
+	gpudp_errf(why, len, "no pin backend: %s; and %s", w_kmod, w_peer);
+	return -ENOTSUP;
+}
