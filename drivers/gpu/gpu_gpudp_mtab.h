@@ -11,7 +11,7 @@
  * for the application), never a double cuMemFree.
  *
  * Pure C11 plus pthreads, no CUDA and no DPDK, so the unit suite tests it
- * on any machine (test/gpu/test_gpudev_mtab.c).
+ * on any machine (test/drivers/gpu/test_gpudev_mtab.c).
  */
 #ifndef GPU_GPUDP_MTAB_H
 #define GPU_GPUDP_MTAB_H

@@ -2,7 +2,7 @@
 // lib/handoff's own kernels, beside the works' (gpudp_work_dev.h): the
 // staged mode's done signal and gather copy, and the clock calibration.
 // (The latency benchmark's rte_gpu_comm peer is a test kernel:
-// test/gpu/fwd_test.cu.)
+// test/lib/handoff/fwd_test.cu.)
 #include <stdint.h>
 
 #include "gpudp_fwd_pkt.h"

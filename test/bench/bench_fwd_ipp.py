@@ -22,7 +22,7 @@ Runs:
   gpudp-fwd --mode none on a host pool (one lcore per pipeline: the io
     loop, no handoff; its bytes are the ports' counters, doc/fwd.md);
   gpudp-fwd --mode none on a device pool, when --fake-libcuda is given:
-    test/gpu's fake driver (named so) stands in for the GPU, and the CPU
+    test/common's fake libcuda (named so) stands in for the GPU, and the CPU
     never touches a packet's bytes in mode none, so the count is the one
     a real device pool gives. The GPU modes cannot run on the fake.
 

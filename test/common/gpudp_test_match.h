@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * What lib/match's tests share (test/unit, test/gpu, test/fuzz): a seeded
+ * What lib/match's tests share (test/lib/match, test/fuzz): a seeded
  * generator of patterns and the plain reference matcher.
  */
 #ifndef GPUDP_TEST_MATCH_H

@@ -46,9 +46,9 @@ import subprocess
 import sys
 
 # the suites' shared helpers: check() and its tally (sdk_install.py), pcap
-# files and the IPv4 checksum (test/dpdk/fwd_pcap.py)
+# files and the IPv4 checksum (test/common/fwd_pcap.py)
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [HERE, os.path.join(HERE, "..", "dpdk")]
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "common")]
 from sdk_install import Cases  # noqa: E402
 from fwd_pcap import csum, read_pcap, write_pcap  # noqa: E402
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * TEST work "probe" (test/gpu): a work built like any user's, outside the
+ * TEST work "probe" (test/lib/handoff/works-gpu): a work built like any user's, outside the
  * library, loaded from its shared object. It swaps the MAC addresses (so
  * the ordering test can tell fresh bytes from stale ones, as with the
  * built-in macswap), returns the packet's first 4 bytes as read before the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * TEST work "segsum" (test/gpu): sees a packet as its segments (header/data
+ * TEST work "segsum" (test/lib/handoff/works-gpu): sees a packet as its segments (header/data
  * split: headers in pinned host memory, payload in GPU memory). Its result:
  * the sum of every byte over all segments, the segment count, the frame
  * length and the last byte of the last segment as read; then it increments

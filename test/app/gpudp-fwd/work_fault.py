@@ -5,7 +5,7 @@
 usage: work_fault.py GPUDP_FWD FAULT_WORK.so MODE MEM HOW
 
 Runs gpudp-fwd on net_null in MODE on MEM pools with the TEST work 'fault'
-(test/gpu/works/fault_work.c), whose --work-arg HOW ('illegal' or 'trap')
+(test/lib/handoff/works-gpu/fault_work.c), whose --work-arg HOW ('illegal' or 'trap')
 makes every packet fault on the GPU. Checks, each printed:
   - gpudp-fwd exits 1, well before its --duration and without hanging;
   - stderr names the failure: the work, and the CUDA error;

@@ -53,7 +53,7 @@ static CUdevice cu_dev0;
 static CUcontext ctx0;      /* device 0's primary context, current on main */
 static char bdf0[24];       /* device 0's PCI address, lower case */
 static int gpu_ok;          /* CUDA and EAL both up */
-/* GPUDP_TEST_FAKE_CUDA=1: GPUDP_LIBCUDA is test/gpu/fake_libcuda.c, whose
+/* GPUDP_TEST_FAKE_CUDA=1: GPUDP_LIBCUDA is test/common/fake_libcuda.c, whose
  * device has no PCI function: it is found through the vdev bus. */
 static int fake;
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Test-only kernels of test/gpu/test_gpu_fwd.c: the ordering test's delay,
+// Test-only kernels of test/lib/handoff/test_gpu_fwd.c: the ordering test's delay,
 // and the latency benchmark's rte_gpu_comm peer. Not in any shipped binary.
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Benchmark-only: the kernel argument of gpudp_fwd_comm_persistent
- * (test/gpu/fwd_test.cu), shared with test_gpu_fwd.c.
+ * (test/lib/handoff/fwd_test.cu), shared with test_gpu_fwd.c.
  */
 #ifndef GPUDP_FWD_TEST_H
 #define GPUDP_FWD_TEST_H

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Test-only kernel of test/gpu/test_gpu_match.c: lib/match's scan
+// Test-only kernel of test/lib/match/test_gpu_match.c: lib/match's scan
 // (gpudp_match.h, the very inline code the CPU runs) in GPU threads, one
 // buffer a thread, over a database in GPU memory.
 #include <stdint.h>

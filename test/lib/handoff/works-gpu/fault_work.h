@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * TEST work "fault" (test/gpu): faults on the GPU on purpose, to prove that
+ * TEST work "fault" (test/lib/handoff/works-gpu): faults on the GPU on purpose, to prove that
  * a faulting work stops the pipeline cleanly. --work-arg "illegal": every
  * packet stores to an unmapped address (CUDA_ERROR_ILLEGAL_ADDRESS);
  * "trap": every packet runs a trap instruction. Its CPU form passes every

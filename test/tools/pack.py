@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Pack the gpu suite of a build tree for the GPU machine.
 
-usage: test/gpu/pack.py [--bench] [--allow-big] [BUILD_DIR] [OUT_DIR]
+usage: test/tools/pack.py [--bench] [--allow-big] [BUILD_DIR] [OUT_DIR]
                         (defaults: build .gpu-carry)
 
 --bench also packs every meson benchmark() but those of the suite 'host';
@@ -18,7 +18,7 @@ Writes OUT_DIR with:
              libnuma, ...), so a static-DPDK binary built on Debian 12 runs
              on the GPU machine; libcuda is never packed (the driver's is used)
   tests.json what to run: name, argv (paths relative to OUT_DIR), env, timeout
-  run.sh     the runner (copy of test/gpu/run-carried.sh)
+  run.sh     the runner (copy of test/tools/run-carried.sh)
 OUT_DIR is git-ignored; name it in the device tool's `carry`. See
 doc/testing.md. Over 60 MiB it stops, unless --allow-big: then carry it
 compressed (tar czf .gpu-pack/carry.tgz .gpu-carry; .gpu-pack/ is
@@ -102,12 +102,14 @@ def main():
 
     def pack_py_imports(script):
         # a test script's own modules (`from fwd_pcap import ...`), found
-        # beside it or in a sibling test folder, go beside it into files/
+        # beside it, in a sibling test folder or in test/common, go beside
+        # it into files/
         here = os.path.dirname(script)
+        common = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common")
         with open(script) as f:
             mods = re.findall(r"^\s*(?:from|import)\s+(\w+)", f.read(), re.M)
         for m in mods:
-            for d in [here] + sorted(glob.glob(os.path.join(here, "..", "*"))):
+            for d in [here] + sorted(glob.glob(os.path.join(here, "..", "*"))) + [common]:
                 cand = os.path.join(d, m + ".py")
                 if os.path.isfile(cand):
                     pack_file(os.path.abspath(cand), "files")

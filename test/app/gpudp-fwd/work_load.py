@@ -4,7 +4,7 @@
 
 usage: work_load.py FWD DIR NAME=PATH...
 
-NAME=PATH: the shared objects of test/unit/works (good, no_entry,
+NAME=PATH: the shared objects of test/lib/handoff/works (good, no_entry,
 abi_mismatch, corrupt_image, null_descriptor, no_cpu_form); DIR: a scratch
 directory.
 
@@ -22,7 +22,7 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common"))
 import fwd_pcap  # noqa: E402  (the capture reader/writer and frame mix)
 
 EAL_FREE = ["--no-huge", "--no-pci", "--"]

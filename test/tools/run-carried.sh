@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Runs the gpu suite packed by test/gpu/pack.py, on the GPU machine.
+# Runs the gpu suite packed by test/tools/pack.py, on the GPU machine.
 # usage: .gpu-carry/run.sh [LOG]   (default LOG: $OUT/gpu-suite.log if $OUT
 #                                  is set, else gpu-suite.log beside this)
 # Benchmarks packed with --bench write their JSON into $OUT (or out/ here).
