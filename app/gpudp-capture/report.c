@@ -40,6 +40,37 @@ rate(uint64_t n, double s)
 	return s > 0 ? n / s : 0;
 }
 
+/* What both report forms read from the analysis (report_data_free() it). */
+struct report_data {
+	struct gpudp_an_counters ctr;    /* resolved: fragmented datagrams in L4 */
+	struct gpudp_frag_summary fs;
+	struct gpudp_flow_record *fl;
+	struct gpudp_talker *tk;
+	size_t nf, nt;
+};
+
+/* @return 0 or -ENOMEM */
+static int
+report_data_get(const struct cap_report *r, struct report_data *d)
+{
+	memset(d, 0, sizeof(*d));
+	if (gpudp_analysis_flows(r->a, &d->fl, &d->nf) != 0 ||
+	    gpudp_analysis_talkers(r->a, &d->tk, &d->nt) != 0) {
+		free(d->fl);
+		return -ENOMEM;
+	}
+	gpudp_analysis_counters(r->a, &d->ctr);
+	gpudp_analysis_fragments(r->a, &d->fs);
+	return 0;
+}
+
+static void
+report_data_free(struct report_data *d)
+{
+	free(d->fl);
+	free(d->tk);
+}
+
 /* the table's head: input, engine, totals, memory, drops and notes */
 static void
 table_head(FILE *f, const struct cap_report *r, const struct gpudp_an_counters *c,
@@ -150,23 +181,14 @@ table_flows(FILE *f, const struct cap_report *r, const struct gpudp_flow_record 
 int
 cap_report_table(FILE *f, const struct cap_report *r)
 {
-	struct gpudp_an_counters ctr;    /* resolved: fragmented datagrams in L4 */
-	const struct gpudp_an_counters *c = &ctr;
-	struct gpudp_frag_summary fs;
-	struct gpudp_flow_record *fl = NULL;
-	struct gpudp_talker *tk = NULL;
-	size_t nf = 0, nt = 0;
+	struct report_data d;
+	const struct gpudp_an_counters *c = &d.ctr;
 
-	if (gpudp_analysis_flows(r->a, &fl, &nf) != 0 ||
-	    gpudp_analysis_talkers(r->a, &tk, &nt) != 0) {
-		free(fl);
+	if (report_data_get(r, &d) != 0)
 		return -ENOMEM;
-	}
-	gpudp_analysis_counters(r->a, &ctr);
-	gpudp_analysis_fragments(r->a, &fs);
-	table_head(f, r, c, &fs);
+	table_head(f, r, c, &d.fs);
 	table_protocols(f, c);
-	table_flows(f, r, fl, nf, tk, nt);
+	table_flows(f, r, d.fl, d.nf, d.tk, d.nt);
 	if (r->filter_expr != NULL) {
 		fprintf(f, "\nfilter     \"%s\": %" PRIu64 " packets, %" PRIu64 " bytes matched%s%s",
 			r->filter_expr, c->filter_pkts, c->filter_bytes,
@@ -176,8 +198,7 @@ cap_report_table(FILE *f, const struct cap_report *r)
 				"read back from GPU memory)", r->filter_unreadable);
 		fprintf(f, "\n");
 	}
-	free(fl);
-	free(tk);
+	report_data_free(&d);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -363,31 +384,21 @@ json_filter(struct gpudp_json *j, const struct cap_report *r,
 static int
 report_json(struct gpudp_json *j, const struct cap_report *r)
 {
-	struct gpudp_an_counters ctr;    /* resolved: fragmented datagrams in L4 */
-	struct gpudp_frag_summary fs;
-	struct gpudp_flow_record *fl = NULL;
-	struct gpudp_talker *tk = NULL;
-	size_t nf = 0, nt = 0;
+	struct report_data d;
 
-	if (gpudp_analysis_flows(r->a, &fl, &nf) != 0 ||
-	    gpudp_analysis_talkers(r->a, &tk, &nt) != 0) {
-		free(fl);
+	if (report_data_get(r, &d) != 0)
 		return -ENOMEM;
-	}
-	gpudp_analysis_counters(r->a, &ctr);
-	gpudp_analysis_fragments(r->a, &fs);
 	gpudp_json_obj(j, NULL);
 	gpudp_json_u64(j, "schema", CAP_REPORT_SCHEMA);
 	gpudp_json_bool(j, "final", r->final);
 	gpudp_json_str(j, "input", r->input);
-	json_engine_mem(j, r, &ctr);
-	json_counters(j, r, &ctr, &fs);
-	json_protocols_sizes(j, &ctr);
-	json_flows_talkers(j, fl, nf, tk, nt);
-	json_filter(j, r, &ctr);
+	json_engine_mem(j, r, &d.ctr);
+	json_counters(j, r, &d.ctr, &d.fs);
+	json_protocols_sizes(j, &d.ctr);
+	json_flows_talkers(j, d.fl, d.nf, d.tk, d.nt);
+	json_filter(j, r, &d.ctr);
 	gpudp_json_end(j);
-	free(fl);
-	free(tk);
+	report_data_free(&d);
 	return 0;
 }
 
