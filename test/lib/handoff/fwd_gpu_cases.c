@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_gpu_fwd: GPU helpers and the GPU cases (kernels, modes, ordering, segments). */
+#include "fwd_test_pvt.h"
+
+#ifdef GPUDP_HAS_CUDA
+
+CUcontext ctx;      /* the GPU's primary context (gpu_up()) */
+
+
+int
+gpu_up(void)
+{
+	CUdevice dev;
+
+	if (ctx != NULL)
+		return 0;
+	if (!have_gpu)
+		return -1;
+	if (gpudp_cu->cuDeviceGet(&dev, 0) != CUDA_SUCCESS ||
+	    gpudp_cu->cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS)
+		return -1;
+	return gpudp_cu->cuCtxSetCurrent(ctx) == CUDA_SUCCESS ? 0 : -1;
+}
+
+/* device memory, SYNC_MEMOPS as every NIC-written buffer (doc/ordering.md) */
+CUdeviceptr
+dev_alloc(size_t len)
+{
+	CUdeviceptr d = 0;
+	unsigned int one = 1;
+
+	if (gpudp_cu->cuMemAlloc(&d, len) != CUDA_SUCCESS)
+		return 0;
+	gpudp_cu->cuPointerSetAttribute(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, d);
+	return d;
+}
+
+int
+kernels_gpu_match_cpu_byte_for_byte(void)
+{
+	enum { N = 3000 };
+	static uint8_t host[N * STRIDE], gpu_out[N * STRIDE];
+	static uint8_t *hd[N], *dd[N], *pd[N];
+	static uint32_t len[N], aux_c[N], aux_g[N], aux_s[N];
+	static uint8_t v_c[N], v_g[N], v_s[N];
+	uint8_t *pin = NULL;
+	CUdeviceptr d;
+	uint32_t i, k;
+
+	GPUDP_TEST_SKIP_IF(gpu_up() != 0, "no GPU");
+	d = dev_alloc(sizeof(host));
+	GPUDP_TEST_ASSERT(d != 0, "cuMemAlloc");
+	CU_OK(gpudp_cu->cuMemAllocHost((void **)&pin, sizeof(host)));
+	for (k = 0; k < GPUDP_FWD_K_MAX; k++) {
+		struct run rc = { .mode = GPUDP_HO_CPU, .kernel = k, .burst = 256,
+				  .verdict = v_c, .aux = aux_c };
+		struct run rg = { .mode = GPUDP_HO_LAUNCH, .kernel = k, .burst = 256,
+				  .cu_ctx = (uint64_t)(uintptr_t)ctx, .verdict = v_g, .aux = aux_g };
+
+		/* staged with GPU copies, packets in pinned memory at odd
+		 * offsets: the gather and the header copy back take their
+		 * byte paths as well as their 16-byte ones */
+		struct run rs = { .mode = GPUDP_HO_STAGED, .kernel = k, .burst = 256,
+				  .gpu_copy = 1, .cu_ctx = (uint64_t)(uintptr_t)ctx,
+				  .verdict = v_s, .aux = aux_s };
+
+		for (i = 0; i < N; i++) {
+			len[i] = gen_packet(host + i * STRIDE, i, k);
+			hd[i] = host + i * STRIDE;
+			dd[i] = (uint8_t *)(uintptr_t)(d + i * STRIDE);
+			pd[i] = pin + i * STRIDE + (i % 4 == 0 ? 0 : i % 13);
+			memcpy(pd[i], hd[i], len[i]);
+		}
+		CU_OK(gpudp_cu->cuMemcpyHtoD(d, host, sizeof(host)));
+		GPUDP_TEST_ASSERT(run_packets(&rc, hd, len, N) == 0, "cpu run");
+		GPUDP_TEST_ASSERT(run_packets(&rg, dd, len, N) == 0, "gpu run");
+		GPUDP_TEST_ASSERT(run_packets(&rs, pd, len, N) == 0, "staged run");
+		CU_OK(gpudp_cu->cuMemcpyDtoH(gpu_out, d, sizeof(gpu_out)));
+		for (i = 0; i < N; i++) {
+			GPUDP_TEST_ASSERT(v_c[i] == v_g[i] && v_c[i] == v_s[i],
+					  "%s packet %u: verdict cpu %s gpu %s staged %s",
+					  kname[k], i, vname(v_c[i]),
+					  vname(v_g[i]), vname(v_s[i]));
+			GPUDP_TEST_ASSERT(aux_c[i] == aux_g[i] && aux_c[i] == aux_s[i],
+					  "%s packet %u: aux %#x vs %#x, staged %#x",
+					  kname[k], i, aux_c[i], aux_g[i], aux_s[i]);
+			GPUDP_TEST_ASSERT(memcmp(host + i * STRIDE, gpu_out + i * STRIDE, len[i]) == 0,
+					  "%s packet %u: bytes differ", kname[k], i);
+			GPUDP_TEST_ASSERT(memcmp(host + i * STRIDE, pd[i], len[i]) == 0,
+					  "%s packet %u (offset %u): staged bytes differ",
+					  kname[k], i, (unsigned int)(i % 13));
+		}
+		GPUDP_TEST_ASSERT(rc.vcount[GPUDP_FWD_PASS] > 0 && rc.vcount[GPUDP_FWD_PASS] < N,
+				  "%s: %" PRIu64 " passed: the mix must pass some and drop some",
+				  kname[k], rc.vcount[GPUDP_FWD_PASS]);
+	}
+	gpudp_cu->cuMemFree(d);
+	gpudp_cu->cuMemFreeHost(pin);
+	return GPUDP_TEST_PASS;
+}
+
+/* every GPU mode, device or pinned packets, bursts 1, 31, 32, 33, 1024 */
+int
+gpu_modes_process_every_packet(int pinned)
+{
+	static const uint32_t bursts[] = { 1, 31, 32, 33, 1024 };
+	static const enum gpudp_ho_mode modes[] = { GPUDP_HO_LAUNCH, GPUDP_HO_PERSISTENT,
+						    GPUDP_HO_GRAPH, GPUDP_HO_STAGED };
+	enum { N = 1024 * 3 + 7, PS = 64 };
+	static uint8_t before[N][12], *data[N], *view[N], *host;
+	uint8_t *pin = NULL;
+	CUdeviceptr d = 0;
+	uint32_t m, b, i, n;
+	int bad;
+
+	GPUDP_TEST_SKIP_IF(gpu_up() != 0, "no GPU");
+	host = malloc((size_t)N * PS);
+	GPUDP_TEST_ASSERT(host != NULL, "malloc");
+	if (pinned)
+		CU_OK(gpudp_cu->cuMemAllocHost((void **)&pin, (size_t)N * PS));
+	else
+		GPUDP_TEST_ASSERT((d = dev_alloc((size_t)N * PS)) != 0, "cuMemAlloc");
+	/* pinned: once more in staged mode with the GPU doing the copies */
+	for (m = 0; m < RTE_DIM(modes) + (pinned ? 1 : 0); m++)
+		for (b = 0; b < RTE_DIM(bursts); b++) {
+			int gpu_copy = m == RTE_DIM(modes);
+			enum gpudp_ho_mode mode = gpu_copy ? GPUDP_HO_STAGED : modes[m];
+			/* staged reads host packets: pinned or plain host memory */
+			int on_host = mode == GPUDP_HO_STAGED;
+
+			n = bursts[b] * 3 + 7;
+			for (i = 0; i < n; i++) {
+				uint8_t *h = host + (size_t)i * PS;
+
+				memset(h, (int)(i * 3 + m), PS);
+				h[0] = (uint8_t)i;
+				h[1] = (uint8_t)(i >> 8);
+				h[6] = (uint8_t)~i;
+				memcpy(before[i], h, 12);
+				if (pinned) {
+					memcpy(pin + (size_t)i * PS, h, PS);
+					data[i] = view[i] = pin + (size_t)i * PS;
+				} else if (on_host) {
+					data[i] = view[i] = h;
+				} else {
+					data[i] = (uint8_t *)(uintptr_t)(d + (size_t)i * PS);
+					view[i] = h;
+				}
+			}
+			if (!pinned && !on_host)
+				CU_OK(gpudp_cu->cuMemcpyHtoD(d, host, (size_t)n * PS));
+			GPUDP_TEST_ASSERT(check_macswap_once(mode, gpu_copy,
+							     (uint64_t)(uintptr_t)ctx,
+							     data, view, n, bursts[b]) == 0,
+					  "%s%s burst %u", gpudp_ho_mode_name(mode),
+					  gpu_copy ? " (GPU copies)" : "", bursts[b]);
+			if (!pinned && !on_host)
+				CU_OK(gpudp_cu->cuMemcpyDtoH(host, d, (size_t)n * PS));
+			bad = verify_swapped(view, n, (const uint8_t (*)[12])before);
+			GPUDP_TEST_ASSERT(bad < 0, "%s %s burst %u: packet %d not swapped exactly once",
+					  gpudp_ho_mode_name(mode), pinned ? "pinned" : "device",
+					  bursts[b], bad);
+		}
+	if (pin != NULL)
+		gpudp_cu->cuMemFreeHost(pin);
+	if (d != 0)
+		gpudp_cu->cuMemFree(d);
+	free(host);
+	return GPUDP_TEST_PASS;
+}
+
+int
+gpu_modes_device_memory_every_burst_size(void)
+{
+	return gpu_modes_process_every_packet(0);
+}
+
+int
+gpu_modes_pinned_memory_every_burst_size(void)
+{
+	return gpu_modes_process_every_packet(1);
+}
+
+/*
+ * Ordering (NVIDIA, "GPUDirect RDMA", "Synchronization and Memory Ordering";
+ * doc/ordering.md):
+ * an independent writer (a copy on another stream, behind a 20 us delay
+ * kernel: the stand-in for a NIC's DMA) fills a burst's packets; the burst
+ * is handed off once the write is complete with respect to this CPU
+ * thread (stream synchronised: the equivalent of rx_burst returning).
+ * The macswap result proves the kernel read this burst's bytes. The wrong
+ * variant hands the burst off before the write completes. With @p w, a
+ * user work loaded from its file (works/probe_work.c), the same holds,
+ * and its result (the first 4 bytes it read) must be this burst's too.
+ */
+int
+ordering_run(enum gpudp_ho_mode mode, int wrong, uint32_t bursts, uint64_t *stale,
+	     int force_flush, const struct gpudp_work *w)
+{
+	enum { NP = 32, PS = 64 };
+	struct gpudp_handoff_conf c = { .name = "order", .mode = mode, .work = w,
+		.ring_size = 2, .burst_max = NP,
+		.graph_batch = 1, .persistent_blocks = 1, .cu_ctx = (uint64_t)(uintptr_t)ctx,
+		.force_flush = force_flush };
+	int on_host = mode == GPUDP_HO_STAGED;
+	struct gpudp_handoff *h;
+	CUstream ws;
+	CUmodule mod;
+	CUfunction delay;
+	CUdeviceptr dst_d = 0, src_d = 0;
+	uint8_t *src_h, *dst_h = NULL, check[NP * PS];
+	uint32_t k, i;
+
+	*stale = 0;
+	CU_OK(gpudp_cu->cuStreamCreate(&ws, CU_STREAM_NON_BLOCKING));
+	GPUDP_TEST_ASSERT(gpudp_cuda_module_load("fwd_test", &mod) == 0, "fwd_test module: %s",
+			  gpudp_cuda_last_error());
+	CU_OK(gpudp_cu->cuModuleGetFunction(&delay, mod, "gpudp_fwd_test_delay"));
+	CU_OK(gpudp_cu->cuMemAllocHost((void **)&src_h, NP * PS));
+	if (on_host) {
+		CU_OK(gpudp_cu->cuMemAllocHost((void **)&dst_h, NP * PS));
+		GPUDP_TEST_ASSERT((src_d = dev_alloc(NP * PS)) != 0, "alloc");
+	} else {
+		GPUDP_TEST_ASSERT((dst_d = dev_alloc(NP * PS)) != 0, "alloc");
+	}
+	h = gpudp_handoff_create(&c);
+	GPUDP_TEST_ASSERT(h != NULL, "handoff %s", gpudp_ho_mode_name(mode));
+	for (k = 1; k <= bursts; k++) {
+		struct gpudp_ho_burst *b;
+		uint64_t ns = 20000;
+		void *dp[] = { &ns };
+
+		for (i = 0; i < NP; i++) {
+			uint8_t *p = src_h + i * PS;
+
+			memset(p, 0, PS);
+			memcpy(p, &k, 4);          /* dst MAC: burst, packet */
+			p[4] = (uint8_t)i;
+			p[5] = 0xd5;
+			p[6] = 0x5a;               /* src MAC: a constant */
+		}
+		/* the independent writer: delay, then the copy */
+		CU_OK(gpudp_cu->cuLaunchKernel(delay, 1, 1, 1, 1, 1, 1, 0, ws, dp, NULL));
+		if (on_host) {
+			CU_OK(gpudp_cu->cuMemcpyHtoDAsync(src_d, src_h, NP * PS, ws));
+			CU_OK(gpudp_cu->cuMemcpyDtoHAsync(dst_h, src_d, NP * PS, ws));
+		} else {
+			CU_OK(gpudp_cu->cuMemcpyHtoDAsync(dst_d, src_h, NP * PS, ws));
+		}
+		if (!wrong)   /* the write is complete w.r.t. this thread */
+			CU_OK(gpudp_cu->cuStreamSynchronize(ws));
+		while ((b = gpudp_handoff_acquire(h)) == NULL)
+			;
+		for (i = 0; i < NP; i++)
+			gpudp_ho_burst_add(b, on_host ? (void *)(dst_h + i * PS) :
+					   (void *)(uintptr_t)(dst_d + i * PS), 64, NULL);
+		gpudp_handoff_submit(h, b);
+		gpudp_handoff_flush(h);
+		while ((b = gpudp_handoff_completed(h)) == NULL)
+			;
+		/* the user work's result: the dst MAC's first 4 bytes it read */
+		for (i = 0; w != NULL && i < NP; i++)
+			if (*(const uint32_t *)(b->result + 4 * i) != k)
+				(*stale)++;
+		gpudp_handoff_release(h, b);
+		CU_OK(gpudp_cu->cuStreamSynchronize(ws));
+		if (on_host)
+			memcpy(check, dst_h, sizeof(check));
+		else
+			CU_OK(gpudp_cu->cuMemcpyDtoH(check, dst_d, sizeof(check)));
+		for (i = 0; i < NP; i++) {
+			const uint8_t *p = check + i * PS;
+			uint32_t got;
+
+			memcpy(&got, p + 6, 4);
+			if (got != k || p[10] != i || p[0] != 0x5a)
+				(*stale)++;
+		}
+	}
+	gpudp_handoff_destroy(h);
+	gpudp_cu->cuStreamSynchronize(ws);
+	gpudp_cu->cuStreamDestroy(ws);
+	gpudp_cu->cuModuleUnload(mod);
+	gpudp_cu->cuMemFreeHost(src_h);
+	if (dst_h != NULL)
+		gpudp_cu->cuMemFreeHost(dst_h);
+	if (src_d != 0)
+		gpudp_cu->cuMemFree(src_d);
+	if (dst_d != 0)
+		gpudp_cu->cuMemFree(dst_d);
+	return GPUDP_TEST_PASS;
+}
+
+const enum gpudp_ho_mode gpu_modes[] = {
+	GPUDP_HO_LAUNCH, GPUDP_HO_PERSISTENT, GPUDP_HO_GRAPH, GPUDP_HO_STAGED,
+};
+
+/* every GPU mode, and persistent with the flush forced on: no packet (nor,
+ * with a work @p w, result) read stale in @p n bursts each */
+int
+ordering_every_mode(const struct gpudp_work *w, uint32_t n)
+{
+	uint64_t stale;
+	uint32_t m;
+
+	for (m = 0; m <= RTE_DIM(gpu_modes); m++) {
+		/* the last round: persistent with the flush forced on */
+		enum gpudp_ho_mode mode = m < RTE_DIM(gpu_modes) ? gpu_modes[m] :
+			GPUDP_HO_PERSISTENT;
+		int flush = m == RTE_DIM(gpu_modes);
+
+		GPUDP_TEST_ASSERT(ordering_run(mode, 0, n, &stale, flush, w) == GPUDP_TEST_PASS,
+				  "run");
+		printf("    %-10s%s %s%s%u bursts x 32 packets, %" PRIu64 " stale\n",
+		       gpudp_ho_mode_name(mode), flush ? "+flush" : "", w != NULL ? "work " : "",
+		       w != NULL ? w->name : "", n, stale);
+		GPUDP_TEST_ASSERT(stale == 0, "%s: %" PRIu64 " packets or results read stale",
+				  gpudp_ho_mode_name(mode), stale);
+	}
+	return GPUDP_TEST_PASS;
+}
+
+/* every GPU mode: handing a burst off before its write completed is caught */
+int
+ordering_wrong_every_mode(const struct gpudp_work *w, uint32_t n)
+{
+	uint64_t stale;
+	uint32_t m;
+
+	for (m = 0; m < RTE_DIM(gpu_modes); m++) {
+		GPUDP_TEST_ASSERT(ordering_run(gpu_modes[m], 1, n, &stale, 0, w) ==
+				  GPUDP_TEST_PASS, "run");
+		printf("    %-10s %s%shanded off before the write completed: %" PRIu64
+		       " of %u packets stale\n", gpudp_ho_mode_name(gpu_modes[m]),
+		       w != NULL ? w->name : "", w != NULL ? " " : "", stale, n * 32);
+		GPUDP_TEST_ASSERT(stale > 0, "%s: the wrong variant went unnoticed",
+				  gpudp_ho_mode_name(gpu_modes[m]));
+	}
+	return GPUDP_TEST_PASS;
+}
+
+int
+ordering_dependent_kernel_never_reads_stale(void)
+{
+	const char *env = getenv("GPUDP_FWD_ORDER_BURSTS"); /* longer runs by hand */
+
+	GPUDP_TEST_SKIP_IF(gpu_up() != 0, "no GPU");
+	return ordering_every_mode(NULL, env != NULL && atoi(env) > 0 ? (uint32_t)atoi(env) :
+				   4000);
+}
+
+int
+ordering_wrong_variant_is_caught(void)
+{
+	GPUDP_TEST_SKIP_IF(gpu_up() != 0, "no GPU");
+	return ordering_wrong_every_mode(NULL, 200);
+}
+
+/* the ordering guarantee holds for a work loaded from its file, in every
+ * GPU mode, and the early hand-off is caught with it too */
+int
+ordering_user_work_never_reads_stale(void)
+{
+	const struct gpudp_work *w;
+	char err[256];
+
+	GPUDP_TEST_SKIP_IF(gpu_up() != 0, "no GPU");
+	GPUDP_TEST_SKIP_IF(user_work_path == NULL, "no --user-work given");
+	w = gpudp_work_load(user_work_path, err, sizeof(err));
+	GPUDP_TEST_ASSERT(w != NULL, "%s", err);
+	if (ordering_every_mode(w, 2000) != GPUDP_TEST_PASS)
+		return GPUDP_TEST_FAIL;
+	return ordering_wrong_every_mode(w, 200);
+}
+
+/*
+ * Header/data split: each packet's headers (42 bytes) in pinned host memory
+ * and its payload (1..1400 bytes, none for every 5th packet) in GPU memory,
+ * described as two segments (conf.segs = 2). In every GPU mode (staged:
+ * the header segment copied, by the CPU and by the GPU, the payload read in
+ * place) the work sees every byte of both (its sum over them, the segment
+ * count and the frame length are what the host copies give) and its write
+ * into the last segment lands, exactly once.
+ */
+struct segsum_result {
+	uint32_t sum, nb_segs, pkt_len, last;
+};
+
+int
+split_segments_in_every_gpu_mode(void)
+{
+	static const enum gpudp_ho_mode modes[] = { GPUDP_HO_LAUNCH, GPUDP_HO_PERSISTENT,
+						    GPUDP_HO_GRAPH, GPUDP_HO_STAGED,
+						    GPUDP_HO_STAGED };
+	enum { N = 500, HL = 42, PL = 1400 };
+	const struct gpudp_work *w;
+	static uint8_t pay[N][PL], back[N][PL];
+	struct segsum_result res[N];
+	uint8_t *hdr = NULL;
+	CUdeviceptr d = 0;
+	char err[256];
+	uint32_t m, i, k, plen[N];
+
+	GPUDP_TEST_SKIP_IF(gpu_up() != 0, "no GPU");
+	GPUDP_TEST_SKIP_IF(seg_work_path == NULL, "no --seg-work given");
+	w = gpudp_work_load(seg_work_path, err, sizeof(err));
+	GPUDP_TEST_ASSERT(w != NULL, "%s", err);
+	CU_OK(gpudp_cu->cuMemAllocHost((void **)&hdr, (size_t)N * 64));
+	GPUDP_TEST_ASSERT((d = dev_alloc((size_t)N * PL)) != 0, "cuMemAlloc");
+	for (m = 0; m < RTE_DIM(modes); m++) {
+		struct gpudp_handoff_conf c = { .name = "split", .mode = modes[m], .work = w,
+			.segs = 2, .ring_size = 8, .burst_max = 64, .graph_batch = 2,
+			.persistent_blocks = 2, .cu_ctx = (uint64_t)(uintptr_t)ctx,
+			/* staged: the header segment copied by the CPU, then by the GPU */
+			.stage_gpu_copy = m == 4 };
+		struct gpudp_handoff *h;
+		uint32_t next = 0, done = 0;
+
+		for (i = 0; i < N; i++) {
+			plen[i] = i % 5 == 4 ? 0 : 1 + (i * 13 + m) % PL;
+			for (k = 0; k < HL; k++)
+				hdr[(size_t)i * 64 + k] = (uint8_t)(i + k * 7 + m);
+			for (k = 0; k < PL; k++)
+				pay[i][k] = (uint8_t)(i * 3 + k + m);
+		}
+		CU_OK(gpudp_cu->cuMemcpyHtoD(d, pay, sizeof(pay)));
+		h = gpudp_handoff_create(&c);
+		GPUDP_TEST_ASSERT(h != NULL, "handoff %s with 2 segments",
+				  gpudp_ho_mode_name(modes[m]));
+		while (done < N) {
+			struct gpudp_ho_burst *b;
+
+			while (next < N && (b = gpudp_handoff_acquire(h)) != NULL) {
+				while (next < N && b->n < b->max) {
+					gpudp_ho_burst_add(b, hdr + (size_t)next * 64, HL,
+							   (void *)(uintptr_t)next);
+					if (plen[next] != 0)
+						gpudp_ho_burst_seg(b, b->n - 1, 1, (void *)(uintptr_t)
+								   (d + (size_t)next * PL),
+								   plen[next]);
+					next++;
+				}
+				gpudp_handoff_submit(h, b);
+			}
+			gpudp_handoff_flush(h);
+			while ((b = gpudp_handoff_completed(h)) == NULL)
+				GPUDP_TEST_ASSERT(gpudp_handoff_failed(h) == 0, "GPU failed");
+			for (i = 0; i < b->n; i++)
+				memcpy(&res[(uint32_t)(uintptr_t)b->cookie[i]],
+				       b->result + (size_t)i * sizeof(res[0]), sizeof(res[0]));
+			done += b->n;
+			gpudp_handoff_release(h, b);
+		}
+		gpudp_handoff_destroy(h);
+		CU_OK(gpudp_cu->cuMemcpyDtoH(back, d, sizeof(back)));
+		for (i = 0; i < N; i++) {
+			uint32_t sum = 0, segs = plen[i] != 0 ? 2 : 1;
+			uint8_t last;
+
+			for (k = 0; k < HL; k++)
+				sum += (uint8_t)(i + k * 7 + m);
+			for (k = 0; k < plen[i]; k++)
+				sum += pay[i][k];
+			last = plen[i] != 0 ? pay[i][plen[i] - 1] : (uint8_t)(i + (HL - 1) * 7 + m);
+			GPUDP_TEST_ASSERT(res[i].sum == sum && res[i].nb_segs == segs &&
+					  res[i].pkt_len == HL + plen[i] && res[i].last == last,
+					  "%s packet %u: sum %u/%u segs %u/%u len %u/%u last %u/%u",
+					  gpudp_ho_mode_name(modes[m]), i, res[i].sum, sum,
+					  res[i].nb_segs, segs, res[i].pkt_len, HL + plen[i],
+					  res[i].last, last);
+			if (plen[i] != 0)
+				GPUDP_TEST_ASSERT(back[i][plen[i] - 1] == (uint8_t)(last + 1) &&
+						  memcmp(back[i], pay[i], plen[i] - 1) == 0,
+						  "%s packet %u: payload write", gpudp_ho_mode_name(modes[m]),
+						  i);
+			else
+				GPUDP_TEST_ASSERT(hdr[(size_t)i * 64 + HL - 1] == (uint8_t)(last + 1),
+						  "%s packet %u: header write", gpudp_ho_mode_name(modes[m]),
+						  i);
+		}
+		printf("    %-10s%s %u packets as header (pinned) + payload (GPU) segments: "
+		       "every byte seen, writes land once\n", gpudp_ho_mode_name(modes[m]),
+		       m == 4 ? "+gpu-copy" : "", N);
+	}
+	gpudp_cu->cuMemFreeHost(hdr);
+	gpudp_cu->cuMemFree(d);
+	return GPUDP_TEST_PASS;
+}
+
+#endif /* GPUDP_HAS_CUDA */
