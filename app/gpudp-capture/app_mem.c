@@ -14,10 +14,8 @@
 #include <rte_gpudev.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
-#include <rte_memory.h>
 
 #include <gpudp_mem.h>
-#include <gpudp_pin_client.h>
 
 #ifdef GPUDP_HAS_CUDA
 #include <gpudp_gpu.h>

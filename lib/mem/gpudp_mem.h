@@ -248,7 +248,10 @@ enum gpudp_mem_port_rx {
  * net_ring, net_memif, net_af_xdp, net_vhost, net_virtio_user, net_kni,
  * net_bonding, net_failsafe, net_softnic, net_tun, net_null with its
  * devarg copy=1, and any other device off a DMA bus), or not at all
- * (net_null).
+ * (net_null). The rule, in order: net_null by its copy devarg; a driver
+ * named above copies, whatever its bus; a device on the "pci" or
+ * "auxiliary" bus DMAs; anything else copies (GPU memory is offered only
+ * to a port known to DMA). Nothing is allocated.
  * @param why  except for DMA, why (e.g. "is a software PMD that copies
  *   every packet with the CPU"); else ""
  * @return an enum gpudp_mem_port_rx, or -ENODEV (no such port)
@@ -256,11 +259,58 @@ enum gpudp_mem_port_rx {
 int gpudp_mem_port_rx(uint16_t port_id, char *why, size_t len);
 
 /**
- * The pin backend a device pool on GPU @p gpu_id for @p ports would use,
- * and why, without allocating anything: @p want itself if usable; for
- * GPUDP_PIN_AUTO the first usable of dmabuf (gpudp_pin imports dma-bufs
- * and the GPU exports them), kmod (/dev/gpudp_pin opens), peermem (every
- * port is mlx5). Opens lib/pin's process-wide descriptor.
+ * The facts the pin backend rule (gpudp_mem_pin_decide()) decides from.
+ * gpudp_pool_create() and gpudp_mem_pin_plan() gather them from the host;
+ * tests give them by hand. The strings are the caller's and must not be
+ * the @p why buffer of gpudp_mem_pin_decide().
+ */
+struct gpudp_mem_pin_facts {
+	/** lib/pin's answer for /dev/gpudp_pin (gpudp_pin_shared_fd()):
+	 *  >= 0 it opened, else -errno (-ENOENT: no module loaded) */
+	int module;
+	/** with the module open: its capability bits (GPUDP_PIN_CAP_*) */
+	uint32_t caps;
+	/** the name of the allocator that can export dma-bufs ("gpudev"),
+	 *  or NULL if it cannot */
+	const char *exporter;
+	/** with @p exporter NULL: why it cannot (NULL: a generic reason) */
+	const char *no_export;
+	/** peermem: 1 every port is mlx5 (the PMD registers the memory,
+	 *  nvidia-peermem pins), 0 not (why in @p no_peermem), -1 not asked:
+	 *  peermem taken as is (gpudp_pool_create(): the PMD's business) */
+	int peermem;
+	/** with @p peermem 0: why (e.g. "peermem needs mlx5 ports: port 0
+	 *  is net_null"; NULL: a generic reason) */
+	const char *no_peermem;
+};
+
+/**
+ * The pin backend rule, on facts alone (no I/O, no allocation): @p want
+ * itself if usable; for GPUDP_PIN_AUTO the first usable of dmabuf (the
+ * module opens, reports GPUDP_PIN_CAP_DMABUF, and the allocator exports
+ * dma-bufs), kmod (the module opens), peermem (unless @p f says its ports
+ * are not mlx5). gpudp_pool_create() and gpudp_mem_pin_plan() both decide
+ * with it.
+ * @param chosen  the backend (the one refused on failure)
+ * @param why     one line: why this backend (e.g. "kmod (auto:
+ *   /dev/gpudp_pin opened; not dmabuf: the gpudp_pin module has no
+ *   dma-buf import (GPUDP_PIN_CAP_DMABUF))"), or why it is not usable
+ *   (e.g. "/dev/gpudp_pin cannot be opened: No such file or directory (is
+ *   the gpudp_pin module loaded?)"); NULL or @p len 0: not written
+ * @return 0, -ENOTSUP (not usable), -EINVAL (unknown backend)
+ */
+int gpudp_mem_pin_decide(enum gpudp_pin_backend want, const struct gpudp_mem_pin_facts *f,
+			 enum gpudp_pin_backend *chosen, char *why, size_t len);
+
+/**
+ * The pin backend a device pool on GPU @p gpu_id (gpudev's allocator) for
+ * @p ports would use, and why, without allocating anything: the facts of
+ * this host (lib/pin's process-wide /dev/gpudp_pin descriptor, which this
+ * opens if it can; whether the GPU exports dma-bufs; whether every port is
+ * mlx5) put to gpudp_mem_pin_decide(). Stricter than gpudp_pool_create()
+ * in one case only: peermem (asked for, or auto's last resort) is refused
+ * unless every port is mlx5, since no other PMD can DMA into GPU memory
+ * without bus addresses from gpudp_pin.
  * @param chosen  the backend (the one refused on failure)
  * @param why     one line: why this backend, or why none is usable
  * @return 0, -ENOTSUP (not usable here), -EINVAL (unknown backend)

@@ -2,7 +2,9 @@
 /*
  * What an app asks lib/mem before it builds a pool (gpudp_mem.h, doc/pools.md
  * "Policies"): whether a port DMAs into its mbufs, and which pin backend a
- * device pool would use and why. Nothing here allocates.
+ * device pool would use and why (this host's facts, put to the rule of
+ * gpudp_mem_pin_rule.c that gpudp_pool_create() follows too). Nothing here
+ * allocates.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -77,7 +79,7 @@ ports_mlx5(const uint16_t *ports, uint16_t n, char *why, size_t len)
 	}
 	for (i = 0; i < n; i++) {
 		if (rte_eth_dev_info_get(ports[i], &info) != 0) {
-			gpudp_errf(why, len, "no port %u", ports[i]);
+			gpudp_errf(why, len, "peermem needs mlx5 ports: no port %u", ports[i]);
 			return 0;
 		}
 		if (strcmp(info.driver_name, "mlx5_pci") != 0 &&
@@ -90,91 +92,32 @@ ports_mlx5(const uint16_t *ports, uint16_t n, char *why, size_t len)
 	return 1;
 }
 
-/* the module opens; kmod: why not in @p why */
-static int
-module_usable(struct gpudp_pin_version *v, char *why, size_t len)
-{
-	int fd = gpudp_pin_shared_fd(v);
-
-	if (fd >= 0)
-		return 1;
-	gpudp_errf(why, len, "%s cannot be opened: %s%s", GPUDP_PIN_DEVICE_PATH,
-		   gpudp_pin_strerror(fd), fd == -ENOENT ? " (is the gpudp_pin module loaded?)" :
-		   "");
-	return 0;
-}
-
-/* dmabuf: the module imports dma-bufs and the GPU exports them */
-static int
-dmabuf_usable(int16_t gpu_id, char *why, size_t len)
-{
-	struct gpudp_pin_version v;
-
-	if (!module_usable(&v, why, len))
-		return 0;
-	if (!(v.caps & GPUDP_PIN_CAP_DMABUF)) {
-		gpudp_errf(why, len, "the gpudp_pin module has no dma-buf import "
-			   "(GPUDP_PIN_CAP_DMABUF)");
-		return 0;
-	}
-	if (gpudp_gpudev_dmabuf_exporter(gpu_id) == NULL) {
-		gpudp_errf(why, len, "GPU %d cannot export dma-bufs (no "
-			   "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED)", gpu_id);
-		return 0;
-	}
-	return 1;
-}
-
 int
 gpudp_mem_pin_plan(enum gpudp_pin_backend want, int16_t gpu_id, const uint16_t *ports,
 		   uint16_t nb_ports, enum gpudp_pin_backend *chosen, char *why, size_t len)
 {
+	struct gpudp_mem_pin_facts f = { .module = -ENOENT, .peermem = -1 };
 	struct gpudp_pin_version v;
-	char w_dma[200] = "", w_kmod[200] = "", w_peer[200] = "";
+	char no_export[120], no_peermem[160];
 
-	switch (want) {
-	case GPUDP_PIN_DMABUF:
-		*chosen = want;
-		if (!dmabuf_usable(gpu_id, why, len))
-			return -ENOTSUP;
-		gpudp_errf(why, len, "--pin dmabuf: %s imports dma-bufs and GPU %d exports them",
-			   GPUDP_PIN_DEVICE_PATH, gpu_id);
-		return 0;
-	case GPUDP_PIN_KMOD:
-		*chosen = want;
-		if (!module_usable(&v, why, len))
-			return -ENOTSUP;
-		gpudp_errf(why, len, "--pin kmod: %s opened", GPUDP_PIN_DEVICE_PATH);
-		return 0;
-	case GPUDP_PIN_PEERMEM:
-		*chosen = want;
-		if (!ports_mlx5(ports, nb_ports, why, len))
-			return -ENOTSUP;
-		gpudp_errf(why, len, "--pin peermem: every port is mlx5 (nvidia-peermem pins)");
-		return 0;
-	case GPUDP_PIN_AUTO:
-		break;
-	default:
-		gpudp_errf(why, len, "unknown pin backend %d", (int)want);
-		return -EINVAL;
+	/* only the facts the rule will look at: no module, GPU or port query more */
+	if (want != GPUDP_PIN_PEERMEM) {
+		f.module = gpudp_pin_shared_fd(&v);
+		if (f.module >= 0)
+			f.caps = v.caps;
 	}
-	/* auto, in the order of gpudp_pin_backend_select(): dmabuf, kmod, peermem */
-	if (dmabuf_usable(gpu_id, w_dma, sizeof(w_dma))) {
-		*chosen = GPUDP_PIN_DMABUF;
-		gpudp_errf(why, len, "auto: dmabuf (%s imports dma-bufs and GPU %d exports them)",
-			   GPUDP_PIN_DEVICE_PATH, gpu_id);
-		return 0;
+	if (f.module >= 0 && (f.caps & GPUDP_PIN_CAP_DMABUF) != 0 &&
+	    (want == GPUDP_PIN_DMABUF || want == GPUDP_PIN_AUTO)) {
+		if (gpudp_gpudev_dmabuf_exporter(gpu_id) != NULL)
+			f.exporter = "gpudev";
+		snprintf(no_export, sizeof(no_export), "GPU %d cannot export dma-bufs (no "
+			 "cuMemGetHandleForAddressRange or no "
+			 "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED)", gpu_id);
+		f.no_export = no_export;
 	}
-	if (module_usable(&v, w_kmod, sizeof(w_kmod))) {
-		*chosen = GPUDP_PIN_KMOD;
-		gpudp_errf(why, len, "auto: kmod (not dmabuf: %s)", w_dma);
-		return 0;
+	if (want == GPUDP_PIN_PEERMEM || (want == GPUDP_PIN_AUTO && f.module < 0)) {
+		f.peermem = ports_mlx5(ports, nb_ports, no_peermem, sizeof(no_peermem));
+		f.no_peermem = no_peermem;
 	}
-	*chosen = GPUDP_PIN_PEERMEM;
-	if (ports_mlx5(ports, nb_ports, w_peer, sizeof(w_peer))) {
-		gpudp_errf(why, len, "auto: peermem (not kmod: %s)", w_kmod);
-		return 0;
-	}
-	gpudp_errf(why, len, "no pin backend: %s; and %s", w_kmod, w_peer);
-	return -ENOTSUP;
+	return gpudp_mem_pin_decide(want, &f, chosen, why, len);
 }

@@ -53,7 +53,9 @@ struct gpudp_pin_ops {
 
 /**
  * Resolve AUTO (dmabuf, else kmod, else peermem) and check the backend is
- * usable with @p alloc; logs the choice and why.
+ * usable with @p alloc, by gpudp_mem_pin_decide() on this host's facts
+ * (peermem taken as is); opens the module and the kmod cache. Logs the
+ * choice of AUTO (INFO) and a refusal (ERR), each with why.
  */
 int gpudp_pin_backend_select(enum gpudp_pin_backend want,
 			     const struct gpudp_mem_allocator *alloc,

@@ -510,72 +510,48 @@ static const struct gpudp_pin_ops peermem_ops = {
 	.check = peermem_check,
 };
 
-/* NULL if the dmabuf backend can serve @alloc, else why not. */
-static const char *
-dmabuf_unusable(const struct gpudp_mem_allocator *alloc)
+/* the ops of a backend the rule chose */
+static const struct gpudp_pin_ops *
+backend_ops(enum gpudp_pin_backend b)
 {
-	if (!(pin_version.caps & GPUDP_PIN_CAP_DMABUF))
-		return "the gpudp_pin module has no dma-buf import (GPUDP_PIN_CAP_DMABUF)";
-	if (alloc == NULL || alloc->export_dmabuf == NULL)
-		return "the allocator cannot export dma-bufs (gpudev: no "
-		       "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED)";
-	return NULL;
+	return b == GPUDP_PIN_DMABUF ? &dmabuf_ops : b == GPUDP_PIN_KMOD ? &kmod_ops :
+	       &peermem_ops;
 }
 
 int
 gpudp_pin_backend_select(enum gpudp_pin_backend want, const struct gpudp_mem_allocator *alloc,
 			 const struct gpudp_pin_ops **ops)
 {
-	const char *why;
+	struct gpudp_mem_pin_facts f = {
+		.module = -ENOENT,
+		.no_export = "the allocator cannot export dma-bufs (gpudev: no "
+			     "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED)",
+		.peermem = -1,  /* peermem is the PMD's business: taken as is */
+	};
+	enum gpudp_pin_backend chosen;
+	char why[400];
 	int rc;
 
-	switch (want) {
-	case GPUDP_PIN_AUTO:
-		if (kmod_open() != 0) {
-			*ops = &peermem_ops;
-			GPUDP_MEM_LOG(INFO, "pin backend: peermem (auto: %s not available)",
-				      GPUDP_PIN_DEVICE_PATH);
-			return 0;
-		}
-		why = dmabuf_unusable(alloc);
-		if (why == NULL) {
-			*ops = &dmabuf_ops;
-			GPUDP_MEM_LOG(INFO, "pin backend: dmabuf (auto: %s imports dma-bufs and %s "
-				      "exports them)", GPUDP_PIN_DEVICE_PATH, alloc->name);
-		} else {
-			*ops = &kmod_ops;
-			GPUDP_MEM_LOG(INFO, "pin backend: kmod (auto: %s opened; not dmabuf: %s)",
-				      GPUDP_PIN_DEVICE_PATH, why);
-		}
-		return 0;
-	case GPUDP_PIN_KMOD:
-	case GPUDP_PIN_DMABUF:
+	if (want != GPUDP_PIN_PEERMEM) {
+		/* the module, and the kmod cache with it */
 		rc = kmod_open();
-		if (rc != 0) {
-			GPUDP_MEM_LOG(ERR, "pin backend %s: cannot open %s: %s%s",
-				      gpudp_pin_backend_name(want), GPUDP_PIN_DEVICE_PATH,
-				      strerror(-rc),
-				      rc == -ENOENT ? " (is the gpudp_pin module loaded?)" : "");
-			return -ENOTSUP;
-		}
-		if (want == GPUDP_PIN_KMOD) {
-			*ops = &kmod_ops;
-			return 0;
-		}
-		why = dmabuf_unusable(alloc);
-		if (why != NULL) {
-			GPUDP_MEM_LOG(ERR, "pin backend dmabuf: %s; use kmod or peermem", why);
-			return -ENOTSUP;
-		}
-		*ops = &dmabuf_ops;
-		return 0;
-	case GPUDP_PIN_PEERMEM:
-		*ops = &peermem_ops;
-		return 0;
-	default:
-		GPUDP_MEM_LOG(ERR, "pin backend %d unknown", (int)want);
-		return -EINVAL;
+		f.module = rc == 0 ? pin_fd : rc;
+		if (rc == 0)
+			f.caps = pin_version.caps;
 	}
+	if (alloc != NULL && alloc->export_dmabuf != NULL)
+		f.exporter = alloc->name != NULL ? alloc->name : "the allocator";
+	rc = gpudp_mem_pin_decide(want, &f, &chosen, why, sizeof(why));
+	if (rc != 0) {
+		GPUDP_MEM_LOG(ERR, "pin backend %s: %s%s", gpudp_pin_backend_name(want), why,
+			      want == GPUDP_PIN_DMABUF && f.module >= 0 ?
+			      "; use kmod or peermem" : "");
+		return rc;
+	}
+	if (want == GPUDP_PIN_AUTO)
+		GPUDP_MEM_LOG(INFO, "pin backend: %s", why);
+	*ops = backend_ops(chosen);
+	return 0;
 }
 
 static void

@@ -3,15 +3,22 @@
  * dpdk: lib/mem's policies (gpudp_mem.h "policies") on real EAL and vdevs:
  * how a port fills its mbufs (net_null, net_null copy=1, net_ring,
  * net_pcap), which pin backend a device pool would use here (no
- * /dev/gpudp_pin, no mlx5 port: none, each refusal saying why), and the
- * CPU mapping of a pool that is not in device memory.
+ * /dev/gpudp_pin, no mlx5 port: none, each refusal saying why; the same
+ * backend gpudp_pool_create() takes), and the CPU mapping of a pool (a
+ * host pool has none; a device pool without a gpudev device cannot be
+ * mapped, and says which chunk). The rule itself, on every branch, is
+ * test_mem_pin_rule.c's (unit).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+
 #include <rte_eal.h>
+#include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_gpudev.h>
 #include <rte_mbuf.h>
 
 #include <gpudp_mem.h>
@@ -66,7 +73,8 @@ pin_plan_without_module_or_mlx5_says_why(void)
 	GPUDP_TEST_SKIP_IF(gpudp_pin_shared_fd(NULL) >= 0, "/dev/gpudp_pin opens here");
 	rc = gpudp_mem_pin_plan(GPUDP_PIN_KMOD, 0, ports, 1, &chosen, why, sizeof(why));
 	GPUDP_TEST_ASSERT(rc == -ENOTSUP && chosen == GPUDP_PIN_KMOD &&
-			  strstr(why, GPUDP_PIN_DEVICE_PATH " cannot be opened"), "kmod: %d %s",
+			  strcmp(why, GPUDP_PIN_DEVICE_PATH " cannot be opened: No such file or "
+				 "directory (is the gpudp_pin module loaded?)") == 0, "kmod: %d %s",
 			  rc, why);
 	rc = gpudp_mem_pin_plan(GPUDP_PIN_DMABUF, 0, ports, 1, &chosen, why, sizeof(why));
 	GPUDP_TEST_ASSERT(rc == -ENOTSUP && strstr(why, GPUDP_PIN_DEVICE_PATH), "dmabuf: %d %s",
@@ -107,10 +115,115 @@ cpu_map_refuses_a_host_pool(void)
 	return GPUDP_TEST_PASS;
 }
 
+/* ordinary aligned memory standing in for GPU memory (no gpudev device) */
+static int stand_in_live;
+
+static void *
+stand_in_alloc(void *ctx, size_t len, size_t align)
+{
+	void *p = aligned_alloc(align, len);
+
+	(void)ctx;
+	if (p == NULL)
+		rte_errno = ENOMEM;
+	else
+		stand_in_live++;
+	return p;
+}
+
+static int
+stand_in_free(void *ctx, void *p)
+{
+	(void)ctx;
+	stand_in_live--;
+	free(p);
+	return 0;
+}
+
+static const struct gpudp_mem_allocator stand_in = {
+	.name = "host_stand_in", .alloc = stand_in_alloc, .free = stand_in_free,
+};
+
+static struct gpudp_pool_conf
+device_conf(const char *name, const uint16_t *ports, enum gpudp_pin_backend pin)
+{
+	return (struct gpudp_pool_conf){
+		.name = name, .type = GPUDP_MEM_DEVICE, .gpu_id = 0, .ports = ports,
+		.nb_ports = 1, .nb_mbufs = 512, .data_room = RTE_MBUF_DEFAULT_BUF_SIZE,
+		.socket_id = SOCKET_ID_ANY, .pin = pin, .max_chunk = 256 << 10,
+		.alloc = &stand_in,
+	};
+}
+
+/* the plan names the backend pool creation takes, and refuses what it refuses */
+static int
+pin_plan_names_the_backend_pool_creation_takes(void)
+{
+	uint16_t ports[1] = { port_of("net_null0") };
+	struct gpudp_pool_conf pc = device_conf("policy_auto", ports, GPUDP_PIN_AUTO);
+	enum gpudp_pin_backend chosen = GPUDP_PIN_KMOD;
+	struct gpudp_pool_info info;
+	struct gpudp_pool *p;
+	char why[400];
+	int rc;
+
+	GPUDP_TEST_SKIP_IF(gpudp_pin_shared_fd(NULL) >= 0, "/dev/gpudp_pin opens here");
+	rc = gpudp_mem_pin_plan(GPUDP_PIN_AUTO, 0, ports, 1, &chosen, why, sizeof(why));
+	p = gpudp_pool_create(&pc);
+	GPUDP_TEST_ASSERT(p != NULL, "auto pool: %s", rte_strerror(rte_errno));
+	gpudp_pool_info_get(p, &info);
+	GPUDP_TEST_ASSERT(gpudp_pool_destroy(p) == 0, "destroy");
+	/* the plan refuses peermem for a net_null port; the pool takes it as is */
+	GPUDP_TEST_ASSERT(rc == -ENOTSUP && chosen == GPUDP_PIN_PEERMEM &&
+			  info.pin == GPUDP_PIN_PEERMEM, "plan %d %s, pool %s (%s)", rc,
+			  gpudp_pin_backend_name(chosen), gpudp_pin_backend_name(info.pin), why);
+	/* kmod and dmabuf: both refuse, the pool leaving nothing behind */
+	pc = device_conf("policy_kmod", ports, GPUDP_PIN_KMOD);
+	rc = gpudp_mem_pin_plan(GPUDP_PIN_KMOD, 0, ports, 1, &chosen, why, sizeof(why));
+	p = gpudp_pool_create(&pc);
+	GPUDP_TEST_ASSERT(rc == -ENOTSUP && p == NULL && rte_errno == ENOTSUP &&
+			  stand_in_live == 0, "kmod: plan %d, pool %p errno %d, %d allocations",
+			  rc, (void *)p, rte_errno, stand_in_live);
+	pc = device_conf("policy_dmabuf", ports, GPUDP_PIN_DMABUF);
+	rc = gpudp_mem_pin_plan(GPUDP_PIN_DMABUF, 0, ports, 1, &chosen, why, sizeof(why));
+	p = gpudp_pool_create(&pc);
+	GPUDP_TEST_ASSERT(rc == -ENOTSUP && p == NULL && rte_errno == ENOTSUP &&
+			  stand_in_live == 0, "dmabuf: plan %d, pool %p errno %d", rc,
+			  (void *)p, rte_errno);
+	return GPUDP_TEST_PASS;
+}
+
+/* no gpudev device 0 here: the mapping fails on the first chunk, says so, maps nothing */
+static int
+cpu_map_of_a_device_pool_without_gpudev_names_the_chunk(void)
+{
+	uint16_t ports[1] = { port_of("net_null0") };
+	struct gpudp_pool_conf pc = device_conf("policy_map", ports, GPUDP_PIN_PEERMEM);
+	struct gpudp_pool *p;
+	char why[200] = "";
+	int rc;
+
+	GPUDP_TEST_SKIP_IF(rte_gpu_is_valid(0), "gpudev device 0 exists here");
+	p = gpudp_pool_create(&pc);
+	GPUDP_TEST_ASSERT(p != NULL, "device pool: %s", rte_strerror(rte_errno));
+	rc = gpudp_pool_cpu_map(p, why, sizeof(why));
+	GPUDP_TEST_ASSERT(rc < 0 && strstr(why, "rte_gpu_mem_cpu_map of chunk 0") != NULL,
+			  "%d %s", rc, why);
+	GPUDP_TEST_ASSERT(gpudp_pool_cpu_mapped(p) == 0, "%zu bytes mapped",
+			  gpudp_pool_cpu_mapped(p));
+	GPUDP_TEST_ASSERT(gpudp_pool_destroy(p) == 0 && stand_in_live == 0,
+			  "destroy: %d chunks left", stand_in_live);
+	return GPUDP_TEST_PASS;
+}
+
 static const struct gpudp_test_case cases[] = {
 	{ "port_rx_kinds", port_rx_kinds },
 	{ "pin_plan_without_module_or_mlx5_says_why", pin_plan_without_module_or_mlx5_says_why },
+	{ "pin_plan_names_the_backend_pool_creation_takes",
+	  pin_plan_names_the_backend_pool_creation_takes },
 	{ "cpu_map_refuses_a_host_pool", cpu_map_refuses_a_host_pool },
+	{ "cpu_map_of_a_device_pool_without_gpudev_names_the_chunk",
+	  cpu_map_of_a_device_pool_without_gpudev_names_the_chunk },
 	{ NULL, NULL },
 };
 
