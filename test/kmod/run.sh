@@ -65,7 +65,7 @@ if [ -z "$pintest" ]; then
 	"$cc" -static -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -pthread \
 		-I"$top/kmod/include/uapi" -I"$top/lib/pin" -I"$top/test/common" \
 		-I"$top/test/kmod/sim" -o "$pintest" \
-		"$top/test/kmod/pin_test.c" "$top/lib/pin/gpudp_pin_client.c"
+		"$top"/test/kmod/pin_test*.c "$top/lib/pin/gpudp_pin_client.c"
 fi
 
 initrd=$build/$name-initramfs.cpio
