@@ -73,9 +73,6 @@ cf_diff(struct capfile *cf, const char *fmt, ...)
 	va_end(ap);
 }
 
-
-
-
 uint64_t
 cf_left(const struct capfile *cf)
 {

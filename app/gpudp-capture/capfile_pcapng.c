@@ -7,7 +7,6 @@
 
 #include "capfile_pvt.h"
 
-
 static int
 ng_shb(struct capfile *cf, const uint8_t *b, int swap, uint64_t off)
 {
@@ -34,7 +33,6 @@ ng_shb(struct capfile *cf, const uint8_t *b, int swap, uint64_t off)
 	return NG_AGAIN;
 }
 
-/* An interface description block of blen bytes (between header and trailer). */
 /* the options of an interface description block: if_tsresol, if_tsoffset */
 static int
 ng_idb_options(struct capfile *cf, const uint8_t *b, uint32_t blen, uint64_t off,
@@ -159,6 +157,7 @@ ng_idb_add(struct capfile *cf, const struct cf_iface *ifc_in, uint64_t off)
 	return NG_AGAIN;
 }
 
+/* An interface description block of blen bytes (between header and trailer). */
 static int
 ng_idb(struct capfile *cf, const uint8_t *b, uint32_t blen, uint64_t off)
 {
@@ -230,69 +229,90 @@ ng_packet(struct capfile *cf, uint32_t type, const uint8_t *b, uint32_t blen, ui
 	return 1;
 }
 
-/* Read one block: 1 (a packet in rec), NG_AGAIN, 0 (end) or an error. */
-int
-cf_ng_block(struct capfile *cf, struct capfile_rec *rec)
-{
-	uint64_t off = cf->pos, left = cf_left(cf);
-	uint32_t type, len, blen, max, trail;
-	uint8_t bh[12];
-	int swap = cf->swap, rc, have = 0;
+/* A block's leading part: its type and length as read in its section's byte order. */
+struct ng_head {
+	uint8_t bh[12];        /* type, length, and a section header's byte-order magic */
+	int have;              /* bytes of the block after the length already in bh (0 or 4) */
+	int swap;              /* the byte order of the block */
+	uint32_t type, len;
+};
 
-	if (left == 0) {
-		cf->done = 1;
-		return 0;
-	}
+/*
+ * Read a block's type and length (and a section header's byte-order magic)
+ * and check the length: 1 (h filled), 0 (the file ends inside the block) or
+ * an error.
+ */
+static int
+ng_block_head(struct capfile *cf, uint64_t off, uint64_t left, struct ng_head *h)
+{
+	uint32_t type, max;
+	int rc;
+
+	h->swap = cf->swap;
+	h->have = 0;
 	if (left < 8)
 		return cf_truncated(cf, off);
-	rc = cf_read(cf, bh, 8);
+	rc = cf_read(cf, h->bh, 8);
 	if (rc != 0)
 		return rc < 0 ? rc : cf_truncated(cf, off);
-	memcpy(&type, bh, 4);
+	memcpy(&type, h->bh, 4);
 	if (type == NG_SHB) {
 		uint32_t bom;
 
 		if (left < 12)
 			return cf_truncated(cf, off);
-		rc = cf_read(cf, bh + 8, 4);
+		rc = cf_read(cf, h->bh + 8, 4);
 		if (rc != 0)
 			return rc < 0 ? rc : cf_truncated(cf, off);
-		have = 4;
-		memcpy(&bom, bh + 8, 4);
+		h->have = 4;
+		memcpy(&bom, h->bh + 8, 4);
 		if (bom == NG_BOM)
-			swap = 0;
+			h->swap = 0;
 		else if (bom == __builtin_bswap32(NG_BOM))
-			swap = 1;
+			h->swap = 1;
 		else
 			return cf_fail(cf, -EINVAL, "corrupt pcapng section header block at offset "
 				       "%llu: byte-order magic 0x%08x", (unsigned long long)off, bom);
 	}
-	type = rd32(swap, bh);
-	len = rd32(swap, bh + 4);
-	if (len < 12 || len % 4 != 0)
+	h->type = rd32(h->swap, h->bh);
+	h->len = rd32(h->swap, h->bh + 4);
+	if (h->len < 12 || h->len % 4 != 0)
 		return cf_fail(cf, -EINVAL, "corrupt pcapng block at offset %llu: length %u (%s)",
-			       (unsigned long long)off, len,
-			       len < 12 ? "below 12" : "not a multiple of 4");
-	if (type == NG_SHB && len < NG_SHB_MIN)
+			       (unsigned long long)off, h->len,
+			       h->len < 12 ? "below 12" : "not a multiple of 4");
+	if (h->type == NG_SHB && h->len < NG_SHB_MIN)
 		return cf_fail(cf, -EINVAL, "corrupt pcapng section header block at offset %llu: "
-			       "length %u, below %u", (unsigned long long)off, len, NG_SHB_MIN);
-	max = type == NG_SHB && cf->sections == 0 ? NG_SHB_MAX : cf->max_block;
-	if (len > max)
+			       "length %u, below %u", (unsigned long long)off, h->len, NG_SHB_MIN);
+	max = h->type == NG_SHB && cf->sections == 0 ? NG_SHB_MAX : cf->max_block;
+	if (h->len > max)
 		return cf_fail(cf, -EINVAL, "corrupt pcapng block at offset %llu: length %u exceeds "
-			       "%u, libpcap's limit", (unsigned long long)off, len, max);
-	if (len > left)
+			       "%u, libpcap's limit", (unsigned long long)off, h->len, max);
+	if (h->len > left)
 		return cf_truncated(cf, off);
-	blen = len - 12;
+	return 1;
+}
+
+/*
+ * Read the rest of a block (into cf->buf for the blocks this reader uses,
+ * skipped for the others) and check its trailing length: 1, 0 (the file
+ * ends inside the block) or an error.
+ */
+static int
+ng_block_body(struct capfile *cf, const struct ng_head *h, uint64_t off)
+{
+	uint32_t type = h->type, len = h->len, blen = len - 12, trail;
+	int rc;
+
 	if (type == NG_SHB || type == NG_IDB || type == NG_EPB || type == NG_PB ||
 	    type == NG_SPB) {
 		rc = cf_reserve(cf, (size_t)len - 8);
 		if (rc == 0) {
-			memcpy(cf->buf, bh + 8, (size_t)have);
-			rc = cf_read(cf, cf->buf + have, (size_t)len - 8 - (size_t)have);
+			memcpy(cf->buf, h->bh + 8, (size_t)h->have);
+			rc = cf_read(cf, cf->buf + h->have, (size_t)len - 8 - (size_t)h->have);
 		}
 		if (rc != 0)
 			return rc < 0 ? rc : cf_truncated(cf, off);
-		trail = rd32(swap, cf->buf + blen);
+		trail = rd32(h->swap, cf->buf + blen);
 	} else {
 		uint8_t t4[4];
 
@@ -301,20 +321,43 @@ cf_ng_block(struct capfile *cf, struct capfile_rec *rec)
 			rc = cf_read(cf, t4, 4);
 		if (rc != 0)
 			return rc < 0 ? rc : cf_truncated(cf, off);
-		trail = rd32(swap, t4);
+		trail = rd32(h->swap, t4);
 	}
 	if (trail != len)
 		return cf_fail(cf, -EINVAL, "corrupt pcapng block at offset %llu: trailing length %u, "
 			       "leading length %u", (unsigned long long)off, trail, len);
-	switch (type) {
+	return 1;
+}
+
+/* Read one block: 1 (a packet in rec), NG_AGAIN, 0 (end) or an error. */
+int
+cf_ng_block(struct capfile *cf, struct capfile_rec *rec)
+{
+	uint64_t off = cf->pos, left = cf_left(cf);
+	struct ng_head h;
+	uint32_t blen;
+	int rc;
+
+	if (left == 0) {
+		cf->done = 1;
+		return 0;
+	}
+	rc = ng_block_head(cf, off, left, &h);
+	if (rc != 1)
+		return rc;
+	rc = ng_block_body(cf, &h, off);
+	if (rc != 1)
+		return rc;
+	blen = h.len - 12;
+	switch (h.type) {
 	case NG_SHB:
-		return ng_shb(cf, cf->buf, swap, off);
+		return ng_shb(cf, cf->buf, h.swap, off);
 	case NG_IDB:
 		return ng_idb(cf, cf->buf, blen, off);
 	case NG_EPB:
 	case NG_PB:
 	case NG_SPB:
-		return ng_packet(cf, type, cf->buf, blen, off, rec);
+		return ng_packet(cf, h.type, cf->buf, blen, off, rec);
 	default:
 		return NG_AGAIN;
 	}
