@@ -118,6 +118,15 @@ run_app(const char *tag, const char *const *eal, const char *const *opts)
 	return WEXITSTATUS(st);
 }
 
+/* Skip the case when the app found no usable GPU, freeing its output. */
+#define SKIP_NO_GPU_IF(cond, out) do { \
+	if (cond) { \
+		fprintf(stderr, "    skip: no usable GPU: %s\n", (out) != NULL ? (out) : "?"); \
+		free(out); \
+		return GPUDP_TEST_SKIP; \
+	} \
+} while (0)
+
 static char *
 run_file(const char *tag, const char *name, size_t *len)
 {
@@ -243,8 +252,7 @@ pinned_in_place_equals_staged_and_cpu(void)
 			snprintf(tag, sizeof(tag), "%u-%s", f, runs[r].tag);
 			st = run_app(tag, NULL, opts);
 			out = run_file(tag, "out.txt", NULL);
-			GPUDP_TEST_SKIP_IF(st == 77 && r == 0, "no usable GPU: %s",
-					   out != NULL ? out : "?");
+			SKIP_NO_GPU_IF(st == 77 && r == 0, out);
 			GPUDP_TEST_ASSERT(st == 0, "%s on %s exited %d: %s", runs[r].tag, files[f],
 					  st, out != NULL ? out : "");
 			json = run_file(tag, "r.json", NULL);
@@ -308,7 +316,7 @@ pinned_in_place_verify_agrees_batch_by_batch(void)
 	GPUDP_TEST_SKIP_IF(n_files == 0, "no capture file given");
 	st = run_app("verify", NULL, opts);
 	out = run_file("verify", "out.txt", NULL);
-	GPUDP_TEST_SKIP_IF(st == 77, "no usable GPU");
+	SKIP_NO_GPU_IF(st == 77, out);
 	GPUDP_TEST_ASSERT(st == 0 && has(out, "results are identical"), "exit %d: %s", st,
 			  out != NULL ? out : "");
 	free(out);
@@ -330,7 +338,7 @@ device_pool_on_net_null_counts_every_packet(void)
 
 	st = run_app("null-device", eal, opts);
 	out = run_file("null-device", "out.txt", NULL);
-	GPUDP_TEST_SKIP_IF(st == 77, "no usable GPU: %s", out != NULL ? out : "?");
+	SKIP_NO_GPU_IF(st == 77, out);
 	GPUDP_TEST_ASSERT(st == 0, "exit %d: %s", st, out != NULL ? out : "");
 	json = run_file("null-device", "r.json", NULL);
 	GPUDP_TEST_ASSERT(json != NULL, "no report");
