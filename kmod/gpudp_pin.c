@@ -8,6 +8,8 @@
  *
  * The NV-P2P rules followed here come from NVIDIA's guide "GPUDirect RDMA"
  * (CUDA documentation; "the guide" below); comments name its sections.
+ * What user space may rely on is doc/architecture.md's "The module
+ * contract"; the ioctls and errors are in doc/kmod.md.
  *
  * Objects
  *   struct gpudp_file: one per open file, owns a list of pins.

@@ -3,7 +3,9 @@
  * @file
  * gpudp_handoff: hands bursts that are complete with respect to the CPU to
  * a work (gpudp_work.h: the user's per-packet code, or a built-in one) on
- * the GPU or the CPU, and hands the verdicts and results back.
+ * the GPU or the CPU, and hands the verdicts and results back. The data
+ * flow and the ordering rules it keeps are in doc/architecture.md (the
+ * design reference) and doc/ordering.md (the rule per mode).
  *
  * One handoff serves one pipeline: one producer thread (the rx lcore) and
  * one consumer thread (the tx lcore). It is a ring of ring_size in-flight

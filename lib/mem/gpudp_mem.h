@@ -2,7 +2,8 @@
 /**
  * @file
  * gpudp_mem: mbuf pools whose data buffers are in GPU memory, registered so
- * that a NIC can DMA into them.
+ * that a NIC can DMA into them (doc/architecture.md, "Memory and
+ * registration").
  *
  * A device pool is built as (doc/pools.md):
  *  1. GPU memory from an allocator (gpudev's rte_gpu_mem_alloc by default:
