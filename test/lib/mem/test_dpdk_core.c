@@ -24,6 +24,7 @@
 #include <gpudp_mem.h>
 #include <gpudp_test.h>
 #include <gpudp_test_fs.h>
+#include <gpudp_test_hostmem.h>
 
 #define NB_MBUF 1024
 #define BURST 32
@@ -193,43 +194,10 @@ null_ports_forward_from_extbuf_pool(void)
 
 /* ---- lib/mem pools ---- */
 
-/* host_stand_in: ordinary aligned memory standing in for GPU memory, so the
- * device-pool path (chunks, extmem, dma_map, extbuf pool, teardown) runs
- * without a GPU; it counts what is outstanding. */
-static int stand_in_live;
-static size_t stand_in_bytes;
-
-#define STAND_IN_CAPACITY ((size_t)1 << 30)	/* largest stand-in allocation */
-
-static void *
-stand_in_alloc(void *ctx, size_t len, size_t align)
-{
-	/* a request over the capacity fails like cuMemAlloc does, not by
-	 * asking the host allocator (and ASan) for terabytes */
-	void *p = len <= STAND_IN_CAPACITY ? aligned_alloc(align, len) : NULL;
-
-	(void)ctx;
-	if (p == NULL)
-		rte_errno = ENOMEM;
-	if (p != NULL) {
-		stand_in_live++;
-		stand_in_bytes += len;
-	}
-	return p;
-}
-
-static int
-stand_in_free(void *ctx, void *p)
-{
-	(void)ctx;
-	stand_in_live--;
-	free(p);
-	return 0;
-}
-
-static const struct gpudp_mem_allocator stand_in = {
-	.name = "host_stand_in", .alloc = stand_in_alloc, .free = stand_in_free,
-};
+/* host_stand_in (gpudp_test_hostmem.h): the device-pool path without a GPU,
+ * counting what is outstanding */
+static struct gpudp_test_hostmem stand_in_mem;
+static const struct gpudp_mem_allocator stand_in = GPUDP_TEST_HOSTMEM_ALLOCATOR(&stand_in_mem);
 
 static const uint16_t both_ports[] = { 0, 1 };
 
@@ -300,17 +268,17 @@ device_pool_chunks_forward_and_tear_down(void)
 
 	conf.alloc = &stand_in;
 	conf.max_chunk = 256 << 10;
-	stand_in_live = 0;
-	stand_in_bytes = 0;
+	stand_in_mem.live = 0;
+	stand_in_mem.bytes = 0;
 	p = gpudp_pool_create(&conf);
 	GPUDP_TEST_ASSERT(p != NULL, "create: %s", strerror(rte_errno));
 	gpudp_pool_info_get(p, &info);
 	mp = gpudp_pool_mempool(p);
 	/* 1024 x 2048 B = 2 MiB in 256 KiB chunks */
-	GPUDP_TEST_ASSERT(info.chunks == 8 && stand_in_live == 8, "chunks %u live %d",
-			  info.chunks, stand_in_live);
-	GPUDP_TEST_ASSERT(info.gpu_bytes == stand_in_bytes, "gpu_bytes %zu allocated %zu",
-			  info.gpu_bytes, stand_in_bytes);
+	GPUDP_TEST_ASSERT(info.chunks == 8 && stand_in_mem.live == 8, "chunks %u live %d",
+			  info.chunks, stand_in_mem.live);
+	GPUDP_TEST_ASSERT(info.gpu_bytes == stand_in_mem.bytes, "gpu_bytes %zu allocated %zu",
+			  info.gpu_bytes, stand_in_mem.bytes);
 	overhead = (double)(info.gpu_bytes - info.data_bytes) / (double)info.data_bytes;
 	GPUDP_TEST_ASSERT(overhead < 0.01, "device memory overhead %.2f%%", overhead * 100);
 	/* host memory per mbuf: the mbuf header and DPDK's external-buffer
@@ -330,7 +298,7 @@ device_pool_chunks_forward_and_tear_down(void)
 	port_stop(1);
 	GPUDP_TEST_ASSERT(rx == 200 * BURST && outside == 0, "rx %d outside %d", rx, outside);
 	GPUDP_TEST_ASSERT(gpudp_pool_destroy(p) == 0, "destroy");
-	GPUDP_TEST_ASSERT(stand_in_live == 0, "%d device allocations leaked", stand_in_live);
+	GPUDP_TEST_ASSERT(stand_in_mem.live == 0, "%d device allocations leaked", stand_in_mem.live);
 	/* extmem was unregistered by destroy: nothing is registered there now */
 	GPUDP_TEST_ASSERT(rte_mem_virt2memseg_list(lo) == NULL, "extmem left behind at %p", lo);
 	return GPUDP_TEST_PASS;
@@ -360,7 +328,7 @@ pool_destroyed_after_its_port_closed_unmaps_quietly(void)
 	conf.ports = &port;
 	conf.nb_ports = 1;
 	conf.alloc = &stand_in;
-	stand_in_live = 0;
+	stand_in_mem.live = 0;
 	p = gpudp_pool_create(&conf);
 	GPUDP_TEST_ASSERT(p != NULL, "create: %s", strerror(rte_errno));
 	GPUDP_TEST_ASSERT(port_start(port, gpudp_pool_mempool(p)) == 0, "port start");
@@ -372,8 +340,8 @@ pool_destroyed_after_its_port_closed_unmaps_quietly(void)
 	rc = gpudp_pool_destroy(p);
 	rte_openlog_stream(NULL);
 	fclose(f);
-	GPUDP_TEST_ASSERT(rc == 0 && stand_in_live == 0, "destroy %d, %d allocations left",
-			  rc, stand_in_live);
+	GPUDP_TEST_ASSERT(rc == 0 && stand_in_mem.live == 0, "destroy %d, %d allocations left",
+			  rc, stand_in_mem.live);
 	GPUDP_TEST_ASSERT(log_len == 0, "destroy logged: %s", log);
 	free(log);
 	GPUDP_TEST_ASSERT(rte_vdev_uninit("net_null_closed") == 0, "remove the vdev");
@@ -401,7 +369,7 @@ destroy_with_mbufs_out_is_ebusy(void)
 	GPUDP_TEST_ASSERT(gpudp_pool_destroy(p) == -EBUSY, "destroyed with an mbuf out");
 	rte_pktmbuf_free(m);
 	GPUDP_TEST_ASSERT(gpudp_pool_destroy(p) == 0, "destroy");
-	GPUDP_TEST_ASSERT(stand_in_live == 0, "%d leaked", stand_in_live);
+	GPUDP_TEST_ASSERT(stand_in_mem.live == 0, "%d leaked", stand_in_mem.live);
 	return GPUDP_TEST_PASS;
 }
 
@@ -416,7 +384,7 @@ device_alloc_failure_is_enomem_and_clean(void)
 	conf.max_chunk = (size_t)1 << 62;
 	GPUDP_TEST_ASSERT(gpudp_pool_create(&conf) == NULL, "created");
 	GPUDP_TEST_ASSERT(rte_errno == ENOMEM, "rte_errno %d", rte_errno);
-	GPUDP_TEST_ASSERT(stand_in_live == 0, "%d leaked", stand_in_live);
+	GPUDP_TEST_ASSERT(stand_in_mem.live == 0, "%d leaked", stand_in_mem.live);
 	return GPUDP_TEST_PASS;
 }
 
@@ -441,13 +409,13 @@ split_pool_has_host_headers_and_device_payload(void)
 	GPUDP_TEST_ASSERT(h != NULL && d != NULL && h != d, "pools %p %p", (void *)h, (void *)d);
 	GPUDP_TEST_ASSERT(rte_pktmbuf_data_room_size(h) == RTE_PKTMBUF_HEADROOM + 64,
 			  "header room %u", rte_pktmbuf_data_room_size(h));
-	GPUDP_TEST_ASSERT(info.gpu_bytes >= info.data_bytes && stand_in_live > 0,
+	GPUDP_TEST_ASSERT(info.gpu_bytes >= info.data_bytes && stand_in_mem.live > 0,
 			  "payload not in device memory: %zu B", info.gpu_bytes);
 	GPUDP_TEST_ASSERT(rte_eth_dev_configure(0, 1, 1, &ec) == 0, "configure");
 	GPUDP_TEST_ASSERT(gpudp_pool_rx_queue_setup(p, 0, 0, 256, SOCKET_ID_ANY) == -ENOTSUP,
 			  "net_null accepted a buffer split");
 	GPUDP_TEST_ASSERT(gpudp_pool_destroy(p) == 0, "destroy");
-	GPUDP_TEST_ASSERT(stand_in_live == 0, "%d leaked", stand_in_live);
+	GPUDP_TEST_ASSERT(stand_in_mem.live == 0, "%d leaked", stand_in_mem.live);
 	return GPUDP_TEST_PASS;
 }
 
@@ -476,7 +444,7 @@ bad_pool_configs_are_rejected(void)
 	REJECT(c.type = GPUDP_MEM_PINNED, ENODEV);
 	REJECT((c.type = GPUDP_MEM_SPLIT, c.hdr_len = 5000), EINVAL);
 #undef REJECT
-	GPUDP_TEST_ASSERT(stand_in_live == 0, "%d leaked", stand_in_live);
+	GPUDP_TEST_ASSERT(stand_in_mem.live == 0, "%d leaked", stand_in_mem.live);
 	return GPUDP_TEST_PASS;
 }
 

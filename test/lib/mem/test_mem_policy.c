@@ -25,6 +25,7 @@
 #include <gpudp_pin_client.h>
 
 #include "gpudp_test.h"
+#include "gpudp_test_hostmem.h"
 
 static uint16_t port_of(const char *name)
 {
@@ -115,34 +116,10 @@ cpu_map_refuses_a_host_pool(void)
 	return GPUDP_TEST_PASS;
 }
 
-/* ordinary aligned memory standing in for GPU memory (no gpudev device) */
-static int stand_in_live;
-
-static void *
-stand_in_alloc(void *ctx, size_t len, size_t align)
-{
-	void *p = aligned_alloc(align, len);
-
-	(void)ctx;
-	if (p == NULL)
-		rte_errno = ENOMEM;
-	else
-		stand_in_live++;
-	return p;
-}
-
-static int
-stand_in_free(void *ctx, void *p)
-{
-	(void)ctx;
-	stand_in_live--;
-	free(p);
-	return 0;
-}
-
-static const struct gpudp_mem_allocator stand_in = {
-	.name = "host_stand_in", .alloc = stand_in_alloc, .free = stand_in_free,
-};
+/* host_stand_in (gpudp_test_hostmem.h): ordinary memory standing in for GPU
+ * memory (no gpudev device) */
+static struct gpudp_test_hostmem stand_in_mem;
+static const struct gpudp_mem_allocator stand_in = GPUDP_TEST_HOSTMEM_ALLOCATOR(&stand_in_mem);
 
 static struct gpudp_pool_conf
 device_conf(const char *name, const uint16_t *ports, enum gpudp_pin_backend pin)
@@ -182,13 +159,13 @@ pin_plan_names_the_backend_pool_creation_takes(void)
 	rc = gpudp_mem_pin_plan(GPUDP_PIN_KMOD, 0, ports, 1, &chosen, why, sizeof(why));
 	p = gpudp_pool_create(&pc);
 	GPUDP_TEST_ASSERT(rc == -ENOTSUP && p == NULL && rte_errno == ENOTSUP &&
-			  stand_in_live == 0, "kmod: plan %d, pool %p errno %d, %d allocations",
-			  rc, (void *)p, rte_errno, stand_in_live);
+			  stand_in_mem.live == 0, "kmod: plan %d, pool %p errno %d, %d allocations",
+			  rc, (void *)p, rte_errno, stand_in_mem.live);
 	pc = device_conf("policy_dmabuf", ports, GPUDP_PIN_DMABUF);
 	rc = gpudp_mem_pin_plan(GPUDP_PIN_DMABUF, 0, ports, 1, &chosen, why, sizeof(why));
 	p = gpudp_pool_create(&pc);
 	GPUDP_TEST_ASSERT(rc == -ENOTSUP && p == NULL && rte_errno == ENOTSUP &&
-			  stand_in_live == 0, "dmabuf: plan %d, pool %p errno %d", rc,
+			  stand_in_mem.live == 0, "dmabuf: plan %d, pool %p errno %d", rc,
 			  (void *)p, rte_errno);
 	return GPUDP_TEST_PASS;
 }
@@ -211,8 +188,8 @@ cpu_map_of_a_device_pool_without_gpudev_names_the_chunk(void)
 			  "%d %s", rc, why);
 	GPUDP_TEST_ASSERT(gpudp_pool_cpu_mapped(p) == 0, "%zu bytes mapped",
 			  gpudp_pool_cpu_mapped(p));
-	GPUDP_TEST_ASSERT(gpudp_pool_destroy(p) == 0 && stand_in_live == 0,
-			  "destroy: %d chunks left", stand_in_live);
+	GPUDP_TEST_ASSERT(gpudp_pool_destroy(p) == 0 && stand_in_mem.live == 0,
+			  "destroy: %d chunks left", stand_in_mem.live);
 	return GPUDP_TEST_PASS;
 }
 
