@@ -11,97 +11,45 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <hs/hs.h>
-
 #include <gpudp_match.h>
 #include <gpudp_test.h>
+#include <gpudp_test_hs.h>
 #include <gpudp_test_match.h>
 
-struct ref {
-	uint64_t *occ, *pkts;
-	uint32_t *last;  /* per pattern: the buffer that last counted it, + 1 */
-	uint32_t buf;    /* the buffer being scanned, + 1 */
-};
-
-static int
-on_match(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags,
-	 void *ctx)
-{
-	struct ref *r = ctx;
-
-	(void)from;
-	(void)to;
-	(void)flags;
-	r->occ[id]++;
-	if (r->last[id] != r->buf) {
-		r->last[id] = r->buf;
-		r->pkts[id]++;
-	}
-	return 0;
-}
-
-/* Hyperscan and gpudp_match over the same buffers; 0 when every count agrees */
+/* Hyperscan and gpudp_match over the same buffers */
 struct run {
 	const struct gpudp_match_pattern *p;
 	uint32_t n;
-	hs_database_t *hdb;
-	hs_scratch_t *scratch;
 	struct gpudp_match_db *db;
-	struct ref r;
+	struct gpudp_test_hs r;
 	uint64_t *occ, *pkts;
 };
 
 static int
 run_open(struct run *x, const struct gpudp_match_pattern *p, uint32_t n)
 {
-	const char **expr = calloc(n, sizeof(*expr));
-	unsigned int *flags = calloc(n, sizeof(*flags)), *ids = calloc(n, sizeof(*ids));
-	size_t *lens = calloc(n, sizeof(*lens));
-	hs_compile_error_t *cerr = NULL;
 	char err[200] = "";
-	uint32_t i;
 	int ok;
 
 	memset(x, 0, sizeof(*x));
 	x->p = p;
 	x->n = n;
-	if (expr == NULL || flags == NULL || ids == NULL || lens == NULL)
-		return -1;
-	for (i = 0; i < n; i++) {
-		expr[i] = (const char *)p[i].bytes;
-		lens[i] = p[i].len;
-		ids[i] = i;
-		flags[i] = (p[i].flags & GPUDP_MATCH_NOCASE) ? HS_FLAG_CASELESS : 0;
-	}
-	ok = hs_compile_lit_multi(expr, flags, ids, lens, n, HS_MODE_BLOCK, NULL, &x->hdb,
-				  &cerr) == HS_SUCCESS &&
-	     hs_alloc_scratch(x->hdb, &x->scratch) == HS_SUCCESS;
+	ok = gpudp_test_hs_open(&x->r, p, n, err, sizeof(err)) == 0;
 	if (!ok)
-		fprintf(stderr, "    hyperscan: %s\n", cerr != NULL ? cerr->message : "scratch");
-	hs_free_compile_error(cerr);
-	free(expr);
-	free(flags);
-	free(ids);
-	free(lens);
+		fprintf(stderr, "    hyperscan: %s\n", err);
 	x->db = gpudp_match_compile(p, n, err, sizeof(err));
 	if (x->db == NULL)
 		fprintf(stderr, "    gpudp_match_compile: %s\n", err);
-	x->r.occ = calloc(n, 8);
-	x->r.pkts = calloc(n, 8);
-	x->r.last = calloc(n, 4);
 	x->occ = calloc(n, 8);
 	x->pkts = calloc(n, 8);
-	return ok && x->db != NULL && x->r.occ && x->r.pkts && x->r.last && x->occ &&
-	       x->pkts ? 0 : -1;
+	return ok && x->db != NULL && x->occ && x->pkts ? 0 : -1;
 }
 
 static int
 run_buf(struct run *x, const uint8_t *d, uint32_t len)
 {
-	x->r.buf++;
 	gpudp_match_scan(x->db, d, len, x->occ, x->pkts);
-	return hs_scan(x->hdb, (const char *)d, len, 0, x->scratch, on_match, &x->r) ==
-	       HS_SUCCESS ? 0 : -1;
+	return gpudp_test_hs_scan(&x->r, d, len);
 }
 
 /* the first pattern whose counts differ, or -1; *matched: patterns seen */
@@ -122,12 +70,8 @@ run_diff(const struct run *x, uint32_t *matched)
 static void
 run_close(struct run *x)
 {
-	hs_free_scratch(x->scratch);
-	hs_free_database(x->hdb);
+	gpudp_test_hs_close(&x->r);
 	free(x->db);
-	free(x->r.occ);
-	free(x->r.pkts);
-	free(x->r.last);
 	free(x->occ);
 	free(x->pkts);
 }
