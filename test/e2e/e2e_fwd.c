@@ -48,12 +48,10 @@
 #include <rte_memory.h>
 
 #include "e2e_frame.h"
-#ifdef E2E_HAVE_KMOD
 #include <gpudp_mem.h>
 #include <gpudp_pin.h>
 
 #include "e2e_gpu.h"
-#endif
 
 #define BURST		32
 #define NB_RXD		256
@@ -112,13 +110,11 @@ static uint8_t pattern[E2E_PATTERN_LEN];
 static uint8_t *seen;		/* one byte per expected seq */
 static volatile sig_atomic_t force_quit;
 
-#ifdef E2E_HAVE_KMOD
 static struct e2e_gpu *gpu;		/* the simulated GPU and its CPU mapping */
 static struct gpudp_pool *gpool;	/* lib/mem's pool over it */
 /* lib/mem's registration cache: once the pool exists, once the frames are through */
 static struct gpudp_regcache_stats pin_created, pin_after;
 static bool pin_sampled;
-#endif
 
 /* Payload access can fault once the GPU memory is revoked. */
 static sigjmp_buf bus_jmp;
@@ -358,12 +354,6 @@ parse_args(int argc, char **argv, struct fwd_conf *c)
 			" and --expect-repins need --pool kmod\n");
 		return -1;
 	}
-#ifndef E2E_HAVE_KMOD
-	if (c->pool == POOL_KMOD) {
-		fprintf(stderr, "e2e-fwd: --pool kmod: built without lib/mem, lib/pin or the simulator's header\n");
-		return -1;
-	}
-#endif
 	return 0;
 }
 
@@ -391,14 +381,11 @@ data_cpu(const struct rte_mbuf *m)
 {
 	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
 
-#ifdef E2E_HAVE_KMOD
 	if (gpu != NULL)
 		return e2e_gpu_cpu_ptr(gpu, d);
-#endif
 	return d;
 }
 
-#ifdef E2E_HAVE_KMOD
 /*
  * Build the pool with lib/mem: device memory from the simulator (through
  * e2e_gpu's allocator), kmod pin backend, one port. Then check what lib/mem
@@ -589,7 +576,6 @@ kmod_teardown(void)
 	e2e_gpu_close(gpu);
 	return ret;
 }
-#endif
 
 /* Is the DMA address of @m's data the one its CPU address maps? */
 static void
@@ -600,13 +586,10 @@ check_dma_address(const struct rte_mbuf *m)
 	uint64_t have;
 
 	st.addr_checked++;
-#ifdef E2E_HAVE_KMOD
 	if (gpu != NULL) {
 		if (e2e_gpu_iova(gpu, d, &have) < 0)
 			have = RTE_BAD_IOVA;
-	} else
-#endif
-	{
+	} else {
 		have = rte_mem_virt2phy(d);
 	}
 	if (have != want) {
@@ -701,12 +684,10 @@ process_burst(struct rte_mbuf **rx, uint16_t n, struct rte_mbuf **tx,
 		      (uint32_t)d[20] << 8 | d[21];
 		if (st.test % conf->check_every == 1 || conf->check_every == 1) {
 			check_dma_address(m);
-#ifdef E2E_HAVE_KMOD
 			if (gpu != NULL) {
 				kmod_peek_check(m, d, 16);
 				kmod_peek_check(m, d, (len - 8) & ~7u);
 			}
-#endif
 		}
 		if (!check_test_frame(m, d, len, seq)) {
 			st.bad++;
@@ -843,15 +824,11 @@ forward(uint16_t port, struct rte_mempool *mp)
 			    conf->timeout_s, st.test, conf->frames);
 			return 0;
 		}
-#ifdef E2E_HAVE_KMOD
 		if (gpool != NULL && now >= next_query) {
 			next_query = now + hz * QUERY_PERIOD_MS / 1000;
 			if (gpudp_pool_check(gpool) == -EIDRM)
 				return 1;
 		}
-#else
-		(void)next_query;
-#endif
 		if (st.test == 0 && now >= next_hello) {
 			send_hello(port, mp);
 			next_hello = now + hz * HELLO_PERIOD_MS / 1000;
@@ -870,15 +847,11 @@ forward(uint16_t port, struct rte_mempool *mp)
 				return 1;
 			}
 			transmit(port, tx, ntx);
-#ifdef E2E_HAVE_KMOD
 			if (st.repins < conf->repin_bursts && gpool != NULL)
 				kmod_repin(port);
-#endif
 		}
 		if (conf->mark_after && !marked && st.forwarded >= conf->mark_after) {
-#ifdef E2E_HAVE_KMOD
 			kmod_pin_sample("mark");
-#endif
 			touch_file(conf->mark_file, NULL);
 			marked = true;
 		}
@@ -894,9 +867,7 @@ forward(uint16_t port, struct rte_mempool *mp)
 			ready = true;
 			if (st.done == 0)
 				SAY("no DONE from the host within %u ms", DONE_WAIT_MS);
-#ifdef E2E_HAVE_KMOD
 			kmod_pin_sample("done");
-#endif
 			if (conf->ready_file != NULL)
 				touch_file(conf->ready_file, NULL);
 			if (!conf->expect_revoke)
@@ -947,11 +918,9 @@ main(int argc, char **argv)
 					     rte_socket_id());
 		if (mp == NULL)
 			SAY("hugepage pool: %s", rte_strerror(rte_errno));
-	}
-#ifdef E2E_HAVE_KMOD
-	else
+	} else {
 		mp = kmod_pool_setup(port);
-#endif
+	}
 	if (mp == NULL || port_setup(port, mp) < 0) {
 		SAY("FAIL: setup");
 		return 1;
@@ -970,16 +939,12 @@ main(int argc, char **argv)
 	rte_eth_dev_close(port);
 	if (c.pool == POOL_HUGEPAGE)
 		rte_mempool_free(mp);
-#ifdef E2E_HAVE_KMOD
 	else
 		teardown = kmod_teardown();
-#endif
-#ifdef E2E_HAVE_KMOD
 	if (c.pool == POOL_KMOD)
 		pins_ok = pin_sampled && pin_created.pins > 0 &&
 			  pin_after.pins - pin_created.pins == c.expect_repins &&
 			  st.repins == c.repin_bursts;
-#endif
 	SAY("counters pool=%s rx=%" PRIu64 " test=%" PRIu64 " valid=%" PRIu64
 	    " bad=%" PRIu64 " dup=%" PRIu64 " other=%" PRIu64 " done=%" PRIu64
 	    " forwarded=%" PRIu64
