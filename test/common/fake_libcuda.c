@@ -7,7 +7,19 @@
  * (a per-thread stack), cuMemAlloc (4 KiB aligned, so the driver's 64 KiB
  * re-alignment path runs), SYNC_MEMOPS, pointer attributes, host
  * registration with CUDA's error codes, memcpy/memset, and a flush that
- * needs a current context. GPU_DIRECT_RDMA_WRITES_ORDERING is 0 (NONE)
+ * needs a current context.
+ *
+ * Several devices (environment, read once):
+ * - GPUDP_FAKE_CUDA_DEVICES=N (1..16, default 1): cuDeviceGetCount says N;
+ *   device i is "0000:fe:0i.0" (i in hex), has its own primary context and
+ *   its own 1 GiB: allocations and host registrations count against the
+ *   device of the context current when they are made.
+ * - GPUDP_FAKE_CUDA_PCI=ADDR,... : the devices' PCI addresses instead, in
+ *   order (for placement tests on a made-up sysfs tree).
+ * - GPUDP_FAKE_CUDA_REPORT=FILE: at exit, one line per device to FILE:
+ *   "device I pci ADDR allocs N peak_bytes B left_allocs N left_bytes B
+ *   regs N left_regs N" (how many allocations and host registrations were
+ *   made on it, and how many were never freed). GPU_DIRECT_RDMA_WRITES_ORDERING is 0 (NONE)
  * with the HOST flush option, so wmb takes the cuFlushGPUDirectRDMAWrites
  * path that the H100/H200 (ordering OWNER) never take.
  *
@@ -29,6 +41,7 @@
 
 #define FAKE_TOTAL   (UINT64_C(1) << 30)
 #define FAKE_RESERVE (UINT64_C(64) << 20)   /* "used by the context" */
+#define FAKE_DEVS_MAX 16
 
 struct fctx {
 	int dev;
@@ -38,6 +51,8 @@ struct falloc {
 	uintptr_t base;
 	size_t size;
 	unsigned int sync;
+	int dev;
+	int internal;     /* the fake's own (not reported as left over) */
 	CUcontext ctx;
 	struct falloc *next;
 };
@@ -45,14 +60,93 @@ struct falloc {
 struct freg {
 	uintptr_t p;
 	size_t n;
+	int dev;
 	struct freg *next;
+};
+
+/* one device: its address and what was allocated on it */
+struct fdev {
+	char pci[32];
+	uint64_t used, peak;
+	unsigned int n_allocs, n_regs;
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct falloc *allocs;
 static struct freg *regs;
-static uint64_t used;
-static struct fctx primary;
+static struct fctx primary[FAKE_DEVS_MAX];
+static struct fdev devs[FAKE_DEVS_MAX];
+static int n_devs;
+static pthread_once_t devs_once = PTHREAD_ONCE_INIT;
+
+/* the devices, from the environment (once) */
+static void
+devs_read(void)
+{
+	const char *e = getenv("GPUDP_FAKE_CUDA_DEVICES");
+	const char *pci = getenv("GPUDP_FAKE_CUDA_PCI");
+	int i;
+
+	n_devs = e != NULL ? atoi(e) : 1;
+	if (n_devs < 1)
+		n_devs = 1;
+	if (n_devs > FAKE_DEVS_MAX)
+		n_devs = FAKE_DEVS_MAX;
+	for (i = 0; i < n_devs; i++) {
+		primary[i].dev = i;
+		snprintf(devs[i].pci, sizeof(devs[i].pci), "0000:FE:%02X.0", (unsigned int)i);
+	}
+	for (i = 0; pci != NULL && *pci != '\0' && i < n_devs; i++) {
+		size_t n = strcspn(pci, ",");
+
+		if (n > 0 && n < sizeof(devs[i].pci))
+			snprintf(devs[i].pci, sizeof(devs[i].pci), "%.*s", (int)n, pci);
+		pci += n;
+		if (*pci == ',')
+			pci++;
+	}
+}
+
+static int
+ndevs(void)
+{
+	pthread_once(&devs_once, devs_read);
+	return n_devs;
+}
+
+/* GPUDP_FAKE_CUDA_REPORT: what each device still holds at exit */
+static void __attribute__((destructor))
+devs_report(void)
+{
+	const char *path = getenv("GPUDP_FAKE_CUDA_REPORT");
+	unsigned int left[FAKE_DEVS_MAX] = { 0 }, lregs[FAKE_DEVS_MAX] = { 0 };
+	uint64_t lbytes[FAKE_DEVS_MAX] = { 0 };
+	struct falloc *a;
+	struct freg *r;
+	FILE *f;
+	int i;
+
+	if (path == NULL || *path == '\0')
+		return;
+	f = fopen(path, "w");
+	if (f == NULL)
+		return;
+	pthread_mutex_lock(&mu);
+	for (a = allocs; a != NULL; a = a->next)
+		if (!a->internal) {
+			left[a->dev]++;
+			lbytes[a->dev] += a->size;
+		}
+	for (r = regs; r != NULL; r = r->next)
+		lregs[r->dev]++;
+	for (i = 0; i < ndevs(); i++)
+		fprintf(f, "device %d pci %s allocs %u peak_bytes %llu left_allocs %u "
+			"left_bytes %llu regs %u left_regs %u\n", i, devs[i].pci,
+			devs[i].n_allocs, (unsigned long long)devs[i].peak, left[i],
+			(unsigned long long)lbytes[i], devs[i].n_regs, lregs[i]);
+	pthread_mutex_unlock(&mu);
+	fclose(f);
+}
 static _Thread_local CUcontext stack[32];
 static _Thread_local int depth;
 
@@ -103,15 +197,22 @@ f_cuGetErrorName(CUresult r, const char **s)
 	return CUDA_SUCCESS;
 }
 
-static CUresult f_cuDeviceGetCount(int *n) { *n = 1; return CUDA_SUCCESS; }
+static CUresult f_cuDeviceGetCount(int *n) { *n = ndevs(); return CUDA_SUCCESS; }
 
 static CUresult
 f_cuDeviceGet(CUdevice *d, int ord)
 {
-	if (ord != 0)
+	if (ord < 0 || ord >= ndevs())
 		return CUDA_ERROR_INVALID_DEVICE;
-	*d = 0;
+	*d = ord;
 	return CUDA_SUCCESS;
+}
+
+/* the device of the current context; -1 none */
+static int
+cur_dev(void)
+{
+	return cur() != NULL ? ((struct fctx *)(void *)cur())->dev : -1;
 }
 
 static CUresult
@@ -143,7 +244,8 @@ f_cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
 static CUresult
 f_cuDeviceTotalMem(size_t *b, CUdevice d)
 {
-	(void)d;
+	if (d < 0 || d >= ndevs())
+		return CUDA_ERROR_INVALID_DEVICE;
 	*b = FAKE_TOTAL;
 	return CUDA_SUCCESS;
 }
@@ -151,28 +253,35 @@ f_cuDeviceTotalMem(size_t *b, CUdevice d)
 static CUresult
 f_cuDeviceGetPCIBusId(char *s, int len, CUdevice d)
 {
-	(void)d;
-	snprintf(s, (size_t)len, "0000:FE:00.0");
+	if (d < 0 || d >= ndevs())
+		return CUDA_ERROR_INVALID_DEVICE;
+	snprintf(s, (size_t)len, "%s", devs[d].pci);
 	return CUDA_SUCCESS;
 }
 
 static CUresult
 f_cuDeviceGetByPCIBusId(CUdevice *d, const char *s)
 {
-	unsigned int dom, bus, dv, fn;
+	unsigned int dom, bus, dv, fn, w[4];
+	int i;
 
-	if (sscanf(s, "%x:%x:%x.%x", &dom, &bus, &dv, &fn) != 4 ||
-	    dom != 0 || bus != 0xfe || dv != 0 || fn != 0)
+	if (sscanf(s, "%x:%x:%x.%x", &dom, &bus, &dv, &fn) != 4)
 		return CUDA_ERROR_INVALID_DEVICE;
-	*d = 0;
-	return CUDA_SUCCESS;
+	for (i = 0; i < ndevs(); i++)
+		if (sscanf(devs[i].pci, "%x:%x:%x.%x", &w[0], &w[1], &w[2], &w[3]) == 4 &&
+		    w[0] == dom && w[1] == bus && w[2] == dv && w[3] == fn) {
+			*d = i;
+			return CUDA_SUCCESS;
+		}
+	return CUDA_ERROR_INVALID_DEVICE;
 }
 
 static CUresult
 f_cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
 {
-	(void)d;
-	*c = (CUcontext)(void *)&primary;
+	if (d < 0 || d >= ndevs())
+		return CUDA_ERROR_INVALID_DEVICE;
+	*c = (CUcontext)(void *)&primary[d];
 	return CUDA_SUCCESS;
 }
 
@@ -224,6 +333,10 @@ f_cuCtxCreate(CUcontext *c, unsigned int flags, CUdevice d)
 	struct fctx *x = calloc(1, sizeof(*x));
 
 	(void)flags;
+	if (d < 0 || d >= ndevs()) {
+		free(x);
+		return CUDA_ERROR_INVALID_DEVICE;
+	}
 	if (x == NULL)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	x->dev = d;
@@ -236,10 +349,12 @@ f_cuCtxDestroy(CUcontext c)
 {
 	int i;
 
+	struct fctx *x = (struct fctx *)(void *)c;
+
 	for (i = 0; i < depth; i++)
 		if (stack[i] == c)
-			stack[i] = (CUcontext)(void *)&primary;
-	if (c != (CUcontext)(void *)&primary)
+			stack[i] = (CUcontext)(void *)&primary[x->dev];
+	if (c != (CUcontext)(void *)&primary[x->dev])
 		free(c);
 	return CUDA_SUCCESS;
 }
@@ -259,14 +374,16 @@ static CUresult
 f_cuMemAlloc(CUdeviceptr *p, size_t n)
 {
 	struct falloc *a;
+	struct fdev *fd;
 	void *m = NULL;
 
 	if (cur() == NULL)
 		return CUDA_ERROR_INVALID_CONTEXT;
 	if (n == 0)
 		return CUDA_ERROR_INVALID_VALUE;
+	fd = &devs[cur_dev()];
 	pthread_mutex_lock(&mu);
-	if (n > FAKE_TOTAL || used + n > FAKE_TOTAL - FAKE_RESERVE) {
+	if (n > FAKE_TOTAL || fd->used + n > FAKE_TOTAL - FAKE_RESERVE) {
 		pthread_mutex_unlock(&mu);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
@@ -279,9 +396,13 @@ f_cuMemAlloc(CUdeviceptr *p, size_t n)
 	a->base = (uintptr_t)m;
 	a->size = n;
 	a->ctx = cur();
+	a->dev = cur_dev();
 	a->next = allocs;
 	allocs = a;
-	used += n;
+	fd->used += n;
+	fd->n_allocs++;
+	if (fd->used > fd->peak)
+		fd->peak = fd->used;
 	pthread_mutex_unlock(&mu);
 	*p = (CUdeviceptr)a->base;
 	return CUDA_SUCCESS;
@@ -297,7 +418,7 @@ f_cuMemFree(CUdeviceptr p)
 		if ((*pp)->base == (uintptr_t)p) {
 			a = *pp;
 			*pp = a->next;
-			used -= a->size;
+			devs[a->dev].used -= a->size;
 			pthread_mutex_unlock(&mu);
 			free((void *)a->base);
 			free(a);
@@ -311,8 +432,10 @@ f_cuMemFree(CUdeviceptr p)
 static CUresult
 f_cuMemGetInfo(size_t *fr, size_t *total)
 {
+	if (cur() == NULL)
+		return CUDA_ERROR_INVALID_CONTEXT;
 	pthread_mutex_lock(&mu);
-	*fr = FAKE_TOTAL - FAKE_RESERVE - used;
+	*fr = FAKE_TOTAL - FAKE_RESERVE - devs[cur_dev()].used;
 	pthread_mutex_unlock(&mu);
 	*total = FAKE_TOTAL;
 	return CUDA_SUCCESS;
@@ -342,6 +465,8 @@ f_cuMemHostRegister(void *p, size_t n, unsigned int flags)
 		} else {
 			r->p = (uintptr_t)p;
 			r->n = n;
+			r->dev = cur_dev();
+			devs[r->dev].n_regs++;
 			r->next = regs;
 			regs = r;
 		}
@@ -543,9 +668,20 @@ f_cuModuleGetGlobal(CUdeviceptr *d, size_t *bytes, CUmodule m, const char *name)
 	(void)m;
 	if (strcmp(name, "gpudp_work_abi") != 0)
 		return CUDA_ERROR_NOT_FOUND;
-	if (abi == 0 && (f_cuMemAlloc(&abi, sizeof(v)) != CUDA_SUCCESS ||
-			 f_cuMemcpyHtoD(abi, &v, sizeof(v)) != CUDA_SUCCESS))
-		return CUDA_ERROR_OUT_OF_MEMORY;
+	if (abi == 0) {
+		struct falloc *a;
+
+		if (f_cuMemAlloc(&abi, sizeof(v)) != CUDA_SUCCESS ||
+		    f_cuMemcpyHtoD(abi, &v, sizeof(v)) != CUDA_SUCCESS)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		pthread_mutex_lock(&mu);
+		a = alloc_of((uintptr_t)abi);
+		if (a != NULL) {
+			a->internal = 1;  /* kept for the process: not a leak */
+			devs[a->dev].n_allocs--;
+		}
+		pthread_mutex_unlock(&mu);
+	}
 	*d = abi;
 	*bytes = sizeof(v);
 	return CUDA_SUCCESS;
