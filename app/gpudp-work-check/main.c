@@ -117,6 +117,81 @@ list_arg(const char *opt, const char *v, const char *const *names, unsigned int 
 	return *out != 0 ? 0 : gpudp_opt_bad(PROG, opt, v, "empty list");
 }
 
+/* the names --modes takes (every mode's), and the GPU modes among them */
+struct mode_choices {
+	const char *names[GPUDP_HO_MODE_MAX];
+	uint32_t gpu;       /* bit per enum gpudp_ho_mode */
+};
+
+static void
+mode_choices_get(struct mode_choices *mc)
+{
+	int i;
+
+	mc->gpu = 0;
+	for (i = 0; i < GPUDP_HO_MODE_MAX; i++) {
+		mc->names[i] = gpudp_ho_mode_name((enum gpudp_ho_mode)i);
+		if (gpudp_ho_mode_is_gpu((enum gpudp_ho_mode)i))
+			mc->gpu |= 1u << i;
+	}
+}
+
+/* the options that take a list or a number; @return 0 or -1 (said why) */
+static int
+parse_value(struct opts *o, int c, const char *v, const struct mode_choices *mc)
+{
+	uint64_t n;
+
+	switch (c) {
+	case 'm':
+		return list_arg("modes", v, mc->names, GPUDP_HO_MODE_MAX, mc->gpu, &o->modes);
+	case 'k':
+		return list_arg("mem", v, mem_names, MEM_MAX, (1u << MEM_MAX) - 1, &o->mems);
+	case 'b':
+		if (gpudp_opt_u64(PROG, "burst", v, 1, GPUDP_HO_BURST_MAX, &n) != 0)
+			return -1;
+		o->burst = (uint32_t)n;
+		return 0;
+	case 'g':
+		if (gpudp_opt_u64(PROG, "gpu", v, 0, 63, &n) != 0)
+			return -1;
+		o->gpu = (uint32_t)n;
+		return 0;
+	default: /* 'n' */
+		return gpudp_opt_u64(PROG, "max-packets", v, 1, UINT32_MAX, &o->max_pkts);
+	}
+}
+
+/* one option getopt_long() returned; @return 0, 1 (--help printed) or -1 */
+static int
+parse_option(struct opts *o, int c, char **argv, const struct mode_choices *mc)
+{
+	switch (c) {
+	case 'w':
+		o->work_spec = optarg;
+		return 0;
+	case 'a':
+		o->work_arg = optarg;
+		return 0;
+	case 'p':
+		o->pcap = optarg;
+		return 0;
+	case 'm': case 'k': case 'b': case 'g': case 'n':
+		return parse_value(o, c, optarg, mc) != 0 ? -1 : 0;
+	case 'q':
+		o->quiet = 1;
+		return 0;
+	case 'h':
+		usage(stdout);
+		return 1;
+	default:
+		fprintf(stderr, PROG ": unknown option or missing value '%s' (--help)\n",
+			argv[optind - 1]);
+		return -1;
+	}
+}
+
+/* @return 0, 1 (--help printed: exit 0) or -1 (said why: exit 2) */
 static int
 parse(struct opts *o, int argc, char **argv)
 {
@@ -133,69 +208,18 @@ parse(struct opts *o, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *mode_names[GPUDP_HO_MODE_MAX];
-	uint32_t gpu_modes = 0;
-	uint64_t v;
-	int c, i;
+	struct mode_choices mc;
+	int c, ret;
 
-	for (i = 0; i < GPUDP_HO_MODE_MAX; i++) {
-		mode_names[i] = gpudp_ho_mode_name((enum gpudp_ho_mode)i);
-		if (gpudp_ho_mode_is_gpu((enum gpudp_ho_mode)i))
-			gpu_modes |= 1u << i;
-	}
+	mode_choices_get(&mc);
 	memset(o, 0, sizeof(*o));
-	o->modes = gpu_modes;
+	o->modes = mc.gpu;
 	o->mems = (1u << MEM_MAX) - 1;
 	o->burst = 256;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (c) {
-		case 'w':
-			o->work_spec = optarg;
-			break;
-		case 'a':
-			o->work_arg = optarg;
-			break;
-		case 'p':
-			o->pcap = optarg;
-			break;
-		case 'm':
-			if (list_arg("modes", optarg, mode_names, GPUDP_HO_MODE_MAX, gpu_modes,
-				     &o->modes) != 0)
-				return -1;
-			break;
-		case 'k':
-			if (list_arg("mem", optarg, mem_names, MEM_MAX, (1u << MEM_MAX) - 1,
-				     &o->mems) != 0)
-				return -1;
-			break;
-		case 'b':
-			if (gpudp_opt_u64(PROG, "burst", optarg, 1, GPUDP_HO_BURST_MAX, &v) != 0)
-				return -1;
-			o->burst = (uint32_t)v;
-			break;
-		case 'g':
-			if (gpudp_opt_u64(PROG, "gpu", optarg, 0, 63, &v) != 0)
-				return -1;
-			o->gpu = (uint32_t)v;
-			break;
-		case 'n':
-			if (gpudp_opt_u64(PROG, "max-packets", optarg, 1, UINT32_MAX,
-					  &o->max_pkts) != 0)
-				return -1;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		default:
-			fprintf(stderr, PROG ": unknown option or missing value '%s' (--help)\n",
-				argv[optind - 1]);
-			return -1;
-		}
-	}
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1)
+		if ((ret = parse_option(o, c, argv, &mc)) != 0)
+			return ret;
 	if (optind < argc) {
 		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
 		return -1;
@@ -511,7 +535,86 @@ out:
 	outcome_free(&got);
 	return ret;
 }
+/* the GPU modes and memory kinds asked for, each against the reference
+ * @p ref; @return the exit status */
+static int
+check_all_gpu(const struct opts *o, const struct gpudp_work *w, const struct pkts *p,
+	      const struct outcome *ref, CUcontext ctx)
+{
+	int m, k, ret, n_diff = 0, n_run = 0;
+
+	for (m = 0; m < GPUDP_HO_MODE_MAX; m++) {
+		int staged = m == GPUDP_HO_STAGED;
+
+		if (!(o->modes & (1u << m)) || !gpudp_ho_mode_is_gpu((enum gpudp_ho_mode)m))
+			continue;
+		for (k = 0; k < MEM_MAX; k++) {
+			if (!(o->mems & (1u << k)) || (staged && k == MEM_DEVICE) ||
+			    (!staged && k == MEM_HOST))
+				continue;
+			ret = check_gpu(o, w, p, ref, ctx, (enum gpudp_ho_mode)m, (enum mem_kind)k);
+			n_run++;
+			if (ret != 0)
+				n_diff++;
+			if (ret < 0)
+				printf("DIFF %s/%s: could not run (%s)\n",
+				       gpudp_ho_mode_name((enum gpudp_ho_mode)m), mem_names[k],
+				       strerror(-ret));
+		}
+	}
+	printf("%d of %d GPU runs identical to the CPU form\n", n_run - n_diff, n_run);
+	return n_diff != 0 ? EXIT_DIFF : n_run == 0 ? EXIT_USAGE : 0;
+}
 #endif
+
+/* the GPU runs in the primary context of --gpu; @return the exit status */
+static int
+check_on_gpu(const struct opts *o, const struct gpudp_work *w, const struct pkts *p,
+	     const struct outcome *ref)
+{
+#ifdef GPUDP_HAS_CUDA
+	CUcontext ctx = NULL;
+	CUdevice dev;
+	int rc;
+
+	if (gpudp_cuda_init() != 0 ||
+	    gpudp_cu->cuDeviceGet(&dev, (int)o->gpu) != CUDA_SUCCESS ||
+	    gpudp_cu->cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS ||
+	    gpudp_cu->cuCtxSetCurrent(ctx) != CUDA_SUCCESS) {
+		printf("no usable GPU %u (%s): only the CPU form ran\n", o->gpu,
+		       gpudp_cuda_last_error());
+		return EXIT_NOGPU;
+	}
+	rc = check_all_gpu(o, w, p, ref, ctx);
+	gpudp_cu->cuDevicePrimaryCtxRelease(dev);
+	return rc;
+#else
+	(void)o;
+	(void)w;
+	(void)p;
+	(void)ref;
+	printf("built without CUDA: only the CPU form ran\n");
+	return EXIT_NOGPU;
+#endif
+}
+
+/* the reference: the CPU form over a copy of the packets in host memory,
+ * into @p ref; @return 0 or the exit status */
+static int
+run_reference(const struct opts *o, const struct gpudp_work *w, const struct pkts *p,
+	      struct outcome *ref)
+{
+	struct gpudp_handoff *h;
+	int ret;
+
+	memcpy(ref->bytes, p->orig, p->bytes);
+	h = handoff(o, w, GPUDP_HO_CPU, 0, 0);
+	if (h == NULL)
+		return EXIT_USAGE;
+	ret = run_handoff(h, p, (uint64_t)(uintptr_t)ref->bytes, ref);
+	gpudp_handoff_destroy(h);
+	return ret != 0 ? 1 : 0;
+}
 
 int
 main(int argc, char **argv)
@@ -519,13 +622,12 @@ main(int argc, char **argv)
 	const struct gpudp_work *w;
 	struct outcome ref;
 	struct pkts p;
-	struct gpudp_handoff *h;
 	struct opts o;
-	int ret, rc = 0;
+	int rc;
 
-	ret = parse(&o, argc, argv);
-	if (ret != 0)
-		return ret > 0 ? 0 : EXIT_USAGE;
+	rc = parse(&o, argc, argv);
+	if (rc != 0)
+		return rc > 0 ? 0 : EXIT_USAGE;
 	w = gpudp_app_work(PROG, o.work_spec, o.work_arg, 0);
 	if (w == NULL)
 		return EXIT_USAGE;
@@ -533,19 +635,9 @@ main(int argc, char **argv)
 		return EXIT_USAGE;
 	if (outcome_alloc(&ref, &p, w) != 0)
 		return 1;
-	/* the reference: the CPU form, on a copy in host memory */
-	memcpy(ref.bytes, p.orig, p.bytes);
-	h = handoff(&o, w, GPUDP_HO_CPU, 0, 0);
-	if (h == NULL) {
-		rc = EXIT_USAGE;
+	rc = run_reference(&o, w, &p, &ref);
+	if (rc != 0)
 		goto out;
-	}
-	ret = run_handoff(h, &p, (uint64_t)(uintptr_t)ref.bytes, &ref);
-	gpudp_handoff_destroy(h);
-	if (ret != 0) {
-		rc = 1;
-		goto out;
-	}
 	if (!o.quiet)
 		printf("work %s (%s) over %s\n", w->name, gpudp_work_origin(w), o.pcap);
 	summary(&o, "cpu/host", w, &ref, p.n);
@@ -554,49 +646,7 @@ main(int argc, char **argv)
 		rc = EXIT_NOGPU;
 		goto out;
 	}
-#ifdef GPUDP_HAS_CUDA
-	{
-		CUcontext ctx = NULL;
-		CUdevice dev;
-		int m, k, n_diff = 0, n_run = 0;
-
-		if (gpudp_cuda_init() != 0 ||
-		    gpudp_cu->cuDeviceGet(&dev, (int)o.gpu) != CUDA_SUCCESS ||
-		    gpudp_cu->cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS ||
-		    gpudp_cu->cuCtxSetCurrent(ctx) != CUDA_SUCCESS) {
-			printf("no usable GPU %u (%s): only the CPU form ran\n", o.gpu,
-			       gpudp_cuda_last_error());
-			rc = EXIT_NOGPU;
-			goto out;
-		}
-		for (m = 0; m < GPUDP_HO_MODE_MAX; m++) {
-			if (!(o.modes & (1u << m)) || !gpudp_ho_mode_is_gpu((enum gpudp_ho_mode)m))
-				continue;
-			for (k = 0; k < MEM_MAX; k++) {
-				int staged = m == GPUDP_HO_STAGED;
-
-				if (!(o.mems & (1u << k)) || (staged && k == MEM_DEVICE) ||
-				    (!staged && k == MEM_HOST))
-					continue;
-				ret = check_gpu(&o, w, &p, &ref, ctx, (enum gpudp_ho_mode)m,
-						(enum mem_kind)k);
-				n_run++;
-				if (ret != 0)
-					n_diff++;
-				if (ret < 0)
-					printf("DIFF %s/%s: could not run (%s)\n",
-					       gpudp_ho_mode_name((enum gpudp_ho_mode)m), mem_names[k],
-					       strerror(-ret));
-			}
-		}
-		gpudp_cu->cuDevicePrimaryCtxRelease(dev);
-		printf("%d of %d GPU runs identical to the CPU form\n", n_run - n_diff, n_run);
-		rc = n_diff != 0 ? EXIT_DIFF : n_run == 0 ? EXIT_USAGE : 0;
-	}
-#else
-	printf("built without CUDA: only the CPU form ran\n");
-	rc = EXIT_NOGPU;
-#endif
+	rc = check_on_gpu(&o, w, &p, &ref);
 out:
 	outcome_free(&ref);
 	pkts_free(&p);
