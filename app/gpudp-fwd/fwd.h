@@ -50,6 +50,7 @@ struct fwd_pipe {
 	struct gpudp_pool *pool;
 	struct gpudp_handoff *ho;
 	const struct fwd_conf *conf;
+	unsigned int gpu;         /* index in fwd_run.gpus; FWD_NO_GPU: no GPU used */
 	int io;                   /* io forwarding: mode none, rx and tx on one lcore */
 	int io_chained;           /* io: the rx queue may deliver chained frames, so
 				   * each burst is checked for cut ones (pmd_cut) */
@@ -87,6 +88,26 @@ struct fwd_totals {
 /* Most pipelines: every port's queues (16 at most per port). */
 #define FWD_MAX_PIPES (FWD_MAX_PORTS * 16)
 
+/* fwd_pipe.gpu of a run on host memory without a GPU */
+#define FWD_NO_GPU UINT32_MAX
+
+/** A GPU the run uses: its pipelines' pools, handoffs and kernels. */
+struct fwd_gpu {
+	int ordinal;              /* CUDA ordinal (--gpu, --gpu-map), or another
+				   * driver's gpudev id */
+	int16_t id;               /* gpudev device */
+	uint64_t ctx;             /* its CUDA context: the handoffs run in it */
+	char pci[32];             /* PCI address ("" for another driver's device) */
+	unsigned int nb_ports;    /* ports placed on it */
+};
+
+/** Where one port's pipelines run, and why (fwd_gpus_choose()). */
+struct fwd_port_gpu {
+	unsigned int gpu;         /* index in fwd_run.gpus */
+	const char *how;          /* "--gpu N", "--gpu auto", "--gpu-map", ... */
+	struct gpudp_gpu_place place;  /* level and PCIe path to that GPU */
+};
+
 /**
  * The run: what main.c (the sequence), fwd_setup.c (ports, pools,
  * handoffs) and fwd_report.c (telemetry, stats, final report) share.
@@ -101,20 +122,35 @@ struct fwd_run {
 	unsigned int nb_ready;
 	int ports_started;
 	uint64_t run_t0;      /* gpudp_ho_now_ns() when the lcores started */
-	int16_t gpu_id;       /* gpudev device of --gpu; -1 until fwd_gpu_context() */
+	/* the GPUs in use (ordinal order) and each port's (index as cf->ports);
+	 * nb_gpus 0: host memory and no GPU mode, or not chosen yet */
+	struct fwd_gpu gpus[FWD_MAX_GPUS];
+	unsigned int nb_gpus;
+	struct fwd_port_gpu port_gpu[FWD_MAX_PORTS];
 };
 
 extern struct fwd_run fwd_run;
 
+/* fwd_gpu.c */
+/**
+ * The GPU of every port (--gpu N, --gpu auto, --gpu-map; doc/multi-gpu.md)
+ * into fwd_run.gpus and fwd_run.port_gpu, each choice logged with its
+ * reason. @return 0, or the exit code: GPUDP_EXIT_USAGE (a --gpu-map port
+ * that is not forwarded), GPUDP_EXIT_NO_GPU (no such GPU), printed
+ */
+int fwd_gpus_choose(void);
+/** --check: the deployment checks per GPU and each port's placement,
+ *  printed. @return the exit code */
+int fwd_run_check(void);
+/** After teardown: log what each GPU still holds; forget the GPUs. */
+void fwd_gpus_release(void);
+
 /* fwd_setup.c */
 /** The ports: --ports checked, or every port EAL made. @return 0 or -1 (printed) */
 int fwd_ports_check(void);
-/** --gpu's CUDA context and PCI address. @return 0 or -ENODEV (printed) */
-int fwd_gpu_context(uint64_t *ctx, char *pci, size_t len);
-/** --check: the deployment checks, printed. @return the exit code */
-int fwd_run_check(void);
-/** Pools, handoffs and ports of every pipeline, started. @return 0 or a negative errno */
-int fwd_pipes_create(uint64_t cu_ctx);
+/** Pools, handoffs and ports of every pipeline, started, each pipeline on
+ *  its port's GPU. @return 0 or a negative errno */
+int fwd_pipes_create(void);
 /** Reverse of fwd_pipes_create(), whatever it reached. */
 void fwd_teardown(void);
 
@@ -125,6 +161,9 @@ void fwd_report_telemetry(void);
 void fwd_report_stats_line(struct fwd_totals *prev, double dt);
 /** The final counters, printed and written to --json. @return 0 or -1 */
 int fwd_report_final(double secs);
+/** Sum the counters of the pipelines of fwd_run.gpus[@p gpu] among the
+ *  first @p n pipelines. */
+void fwd_gpu_totals_get(unsigned int gpu, unsigned int n, struct fwd_totals *t);
 
 extern volatile sig_atomic_t fwd_quit;   /* 1: stop receiving, drain, exit the lcores */
 extern volatile int fwd_gpu_failed; /* a handoff's GPU failed: stop, exit 1 */

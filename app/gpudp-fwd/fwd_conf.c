@@ -13,7 +13,7 @@
 #include "fwd_conf.h"
 
 enum {
-	OPT_PORTS = 256, OPT_QUEUES, OPT_PIPELINE_LCORES, OPT_PAIRING, OPT_GPU, OPT_MEM,
+	OPT_PORTS = 256, OPT_QUEUES, OPT_PIPELINE_LCORES, OPT_PAIRING, OPT_GPU, OPT_GPU_MAP, OPT_MEM,
 	OPT_PIN, OPT_MODE, OPT_KERNEL, OPT_LOAD_ROUNDS, OPT_WORK, OPT_WORK_ARG, OPT_BURST, OPT_RX_BURST,
 	OPT_FLUSH_US, OPT_RING, OPT_THREADS, OPT_GRAPH_BATCH, OPT_PERSISTENT_BLOCKS, OPT_GPU_POLL_NS,
 	OPT_RING_FULL, OPT_MBUFS, OPT_DATA_ROOM, OPT_RXD, OPT_TXD, OPT_STATS,
@@ -27,6 +27,7 @@ static const struct option long_opts[] = {
 	{ "pipeline-lcores", required_argument, NULL, OPT_PIPELINE_LCORES },
 	{ "pairing", required_argument, NULL, OPT_PAIRING },
 	{ "gpu", required_argument, NULL, OPT_GPU },
+	{ "gpu-map", required_argument, NULL, OPT_GPU_MAP },
 	{ "mem", required_argument, NULL, OPT_MEM },
 	{ "pin", required_argument, NULL, OPT_PIN },
 	{ "mode", required_argument, NULL, OPT_MODE },
@@ -76,7 +77,12 @@ fwd_conf_usage(FILE *f, const char *prog)
 "  --pairing P           paired: port 2k <-> 2k+1 (odd last port to itself);\n"
 "                        same: back out of the receiving port (default: paired)\n"
 "Memory:\n"
-"  --gpu N               gpudev device id (default: 0)\n"
+"  --gpu N|auto          N: every pipeline on GPU N (CUDA ordinal); auto: each\n"
+"                        port's pipelines on the GPU closest to the port in\n"
+"                        the PCIe tree (default: auto with several GPUs, else 0)\n"
+"  --gpu-map MAP         PORT:GPU,... (port ids, CUDA ordinals): those ports'\n"
+"                        pipelines on those GPUs, other ports as --gpu auto\n"
+"                        (default: none)\n"
 "  --mem TYPE            host, pinned, device, or split (headers in host\n"
 "                        mbufs, payload in GPU mbufs: none and the GPU\n"
 "                        modes)\n"
@@ -160,6 +166,23 @@ ports_arg(struct fwd_conf *c, const char *v)
 	return rc;
 }
 
+/* --gpu-map's syntax, before EAL: port ids within uint16_t, GPUs within
+ * FWD_MAX_GPUS; the ports and GPUs that exist are checked after EAL */
+static int
+gpu_map_arg(const char *v)
+{
+	const unsigned int n_ports = UINT16_MAX + 1u;
+	int *map = malloc(n_ports * sizeof(*map));
+	char err[256];
+	int rc;
+
+	if (map == NULL)
+		return bad("gpu-map", v, "out of memory");
+	rc = gpudp_mem_gpu_map_parse(v, n_ports, FWD_MAX_GPUS, map, err, sizeof(err));
+	free(map);
+	return rc == 0 ? 0 : bad("gpu-map", v, err);
+}
+
 enum gpudp_mem_type
 fwd_conf_mem(const struct fwd_conf *c)
 {
@@ -241,7 +264,18 @@ fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
 				return bad("pairing", v, "expected paired or same");
 			break;
 		case OPT_GPU:
-			U_ARG("gpu", v, 0, 31, c->gpu);
+			if (strcmp(v, "auto") == 0) {
+				c->gpu_sel = FWD_GPU_AUTO;
+				c->gpu = 0;
+				break;
+			}
+			U_ARG("gpu", v, 0, FWD_MAX_GPUS - 1, c->gpu);
+			c->gpu_sel = FWD_GPU_ONE;
+			break;
+		case OPT_GPU_MAP:
+			if (gpu_map_arg(v) != 0)
+				return -1;
+			c->gpu_map = v;
 			break;
 		case OPT_MEM: {
 			enum gpudp_mem_type t;
@@ -374,6 +408,14 @@ fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
 		return -1;
 	}
 	/* cross-option rules, each naming the options involved */
+	if (c->gpu_map != NULL && c->gpu_sel == FWD_GPU_ONE) {
+		fprintf(stderr, "gpudp-fwd: --gpu-map: '%s' cannot be combined with --gpu %d "
+			"(every pipeline on one GPU): leave --gpu out or give --gpu auto\n",
+			c->gpu_map, c->gpu);
+		return -1;
+	}
+	if (c->gpu_map != NULL)
+		c->gpu_sel = FWD_GPU_MAP;
 	if (c->ring % c->graph_batch != 0) {
 		fprintf(stderr, "gpudp-fwd: --graph-batch: %u does not divide --ring %u\n",
 			c->graph_batch, c->ring);

@@ -10,10 +10,19 @@
 #include <gpudp_mem.h>
 
 #define FWD_MAX_PORTS 32
+/* GPUs: --gpu N and the GPU of a --gpu-map entry are CUDA ordinals below it */
+#define FWD_MAX_GPUS 32
 
 enum fwd_mem { FWD_MEM_AUTO = -1 };
 enum fwd_pairing { FWD_PAIR_PAIRED, FWD_PAIR_SAME };
 enum fwd_full { FWD_FULL_WAIT, FWD_FULL_DROP };
+/* how each port's GPU is chosen (doc/multi-gpu.md) */
+enum fwd_gpu_sel {
+	FWD_GPU_DEFAULT, /* no --gpu: auto when CUDA reports several GPUs, else GPU 0 */
+	FWD_GPU_ONE,     /* --gpu N: every port on GPU N */
+	FWD_GPU_AUTO,    /* --gpu auto: each port on the GPU closest in the PCIe tree */
+	FWD_GPU_MAP,     /* --gpu-map: the ports it names by hand, the others auto */
+};
 
 struct fwd_conf {
 	uint16_t ports[FWD_MAX_PORTS];
@@ -21,7 +30,9 @@ struct fwd_conf {
 	uint16_t queues;            /* queue pairs per port: one pipeline each */
 	unsigned int pipeline_lcores; /* 2: rx and tx lcores; 1: one lcore does both */
 	enum fwd_pairing pairing;
-	int16_t gpu;                /* gpudev device id */
+	int16_t gpu;                /* --gpu N: CUDA ordinal (or another driver's gpudev id) */
+	enum fwd_gpu_sel gpu_sel;
+	const char *gpu_map;        /* --gpu-map PORT:GPU,... (syntax checked), or NULL */
 	int mem;                    /* enum gpudp_mem_type or FWD_MEM_AUTO */
 	enum gpudp_pin_backend pin;
 	enum gpudp_ho_mode mode;

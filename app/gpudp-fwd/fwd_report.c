@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gpudp-fwd's reports: the telemetry commands (/gpudp/fwd/stats, /latency,
- * /config), the periodic stats line, the final counters and --json
- * (doc/fwd.md "Output").
+ * /config, /gpus), the periodic stats line, the final counters and --json
+ * (doc/fwd.md "Output"); with several GPUs, the same per GPU
+ * (doc/multi-gpu.md).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,6 +21,42 @@
 
 /* the configuration, filled by fwd_conf_parse() before EAL */
 static struct fwd_conf *const cf = &fwd_run.conf;
+
+void
+fwd_gpu_totals_get(unsigned int gpu, unsigned int n, struct fwd_totals *t)
+{
+	struct fwd_pipe *sel[FWD_MAX_PIPES];
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (fwd_run.pipes[i]->gpu == gpu)
+			sel[k++] = fwd_run.pipes[i];
+	fwd_totals_get(sel, k, t);
+}
+
+/* pipelines of fwd_run.gpus[@p gpu] among the first @p n */
+static unsigned int
+gpu_pipes(unsigned int gpu, unsigned int n)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += fwd_run.pipes[i]->gpu == gpu;
+	return k;
+}
+
+static uint64_t
+drops_sum(const struct fwd_totals *t)
+{
+	uint64_t s = 0;
+	unsigned int i;
+
+	for (i = 0; i < FWD_DROP_MAX; i++)
+		s += t->drops[i];
+	for (i = 1; i < GPUDP_WORK_VERDICT_MAX; i++)
+		s += t->verdict_drops[i];
+	return s;
+}
 
 static int
 tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
@@ -82,6 +119,41 @@ tel_latency(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* /gpudp/fwd/gpus: per GPU in use, its pipelines' counters */
+static int
+tel_gpus(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned int n = __atomic_load_n(&fwd_run.nb_ready, __ATOMIC_ACQUIRE), g;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	rte_tel_data_start_dict(d);
+	for (g = 0; g < fwd_run.nb_gpus && n > 0; g++) {
+		struct rte_tel_data *c = rte_tel_data_alloc();
+		struct fwd_totals t;
+		char k[16];
+
+		if (c == NULL)
+			break;
+		fwd_gpu_totals_get(g, n, &t);
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_string(c, "pci", fwd_run.gpus[g].pci);
+		gpudp_tel_dict_u64(c, "gpudev", (uint64_t)fwd_run.gpus[g].id);
+		gpudp_tel_dict_u64(c, "pipelines", gpu_pipes(g, n));
+		gpudp_tel_dict_u64(c, "rx_pkts", t.rx_pkts);
+		gpudp_tel_dict_u64(c, "rx_bytes", t.rx_bytes);
+		gpudp_tel_dict_u64(c, "tx_pkts", t.tx_pkts);
+		gpudp_tel_dict_u64(c, "tx_bytes", t.tx_bytes);
+		gpudp_tel_dict_u64(c, "drops", drops_sum(&t));
+		gpudp_tel_dict_u64(c, "ring_in_flight", t.in_flight);
+		gpudp_tel_dict_u64(c, "ring_slots", t.ring_slots);
+		snprintf(k, sizeof(k), "gpu%d", fwd_run.gpus[g].ordinal);
+		if (rte_tel_data_add_dict_container(d, k, c, 0) != 0)
+			rte_tel_data_free(c);
+	}
+	return 0;
+}
+
 static int
 tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -93,6 +165,7 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_string(d, "work_origin", gpudp_work_origin(cf->work));
 	rte_tel_data_add_dict_string(d, "mem", gpudp_mem_type_name(fwd_conf_mem(cf)));
 	gpudp_tel_dict_u64(d, "pipelines", __atomic_load_n(&fwd_run.nb_ready, __ATOMIC_ACQUIRE));
+	gpudp_tel_dict_u64(d, "gpus", fwd_run.nb_gpus);
 	gpudp_tel_dict_u64(d, "burst", cf->burst);
 	gpudp_tel_dict_u64(d, "ring", cf->ring);
 	gpudp_tel_dict_u64(d, "flush_us", cf->flush_us);
@@ -128,6 +201,26 @@ print_drops(FILE *f, const struct fwd_totals *t)
 	}
 }
 
+/* with several GPUs: one line per GPU after the stats line */
+static void
+stats_line_gpus(double dt)
+{
+	static uint64_t prev_rx[FWD_MAX_GPUS], prev_tx[FWD_MAX_GPUS];
+	struct fwd_totals t;
+	unsigned int g;
+
+	for (g = 0; g < fwd_run.nb_gpus && fwd_run.nb_gpus > 1; g++) {
+		fwd_gpu_totals_get(g, fwd_run.nb_pipes, &t);
+		printf("  gpu %d (%s): %u pipelines rx %.3f Mpps tx %.3f Mpps drops %" PRIu64
+		       " ring %" PRIu64 "/%" PRIu64 "\n", fwd_run.gpus[g].ordinal,
+		       fwd_run.gpus[g].pci, gpu_pipes(g, fwd_run.nb_pipes),
+		       (t.rx_pkts - prev_rx[g]) / dt / 1e6, (t.tx_pkts - prev_tx[g]) / dt / 1e6,
+		       drops_sum(&t), t.in_flight, t.ring_slots);
+		prev_rx[g] = t.rx_pkts;
+		prev_tx[g] = t.tx_pkts;
+	}
+}
+
 void
 fwd_report_stats_line(struct fwd_totals *prev, double dt)
 {
@@ -146,6 +239,7 @@ fwd_report_stats_line(struct fwd_totals *prev, double dt)
 	print_hist(stdout, "kend", &t.lat_kend);
 	print_hist(stdout, "tx", &t.lat_done);
 	printf("\n");
+	stats_line_gpus(dt);
 	fflush(stdout);
 	*prev = t;
 }
@@ -159,6 +253,45 @@ json_hist(struct gpudp_json *j, const char *name, const struct gpudp_ho_hist *h)
 	gpudp_json_u64(j, "p99_ns", gpudp_ho_hist_quantile(h, 0.99));
 	gpudp_json_u64(j, "p999_ns", gpudp_ho_hist_quantile(h, 0.999));
 	gpudp_json_u64(j, "max_ns", h->max_ns);
+	gpudp_json_end(j);
+}
+
+/* --json: "gpus", one object per GPU in use with its pipelines' counters */
+static void
+json_gpus(struct gpudp_json *j)
+{
+	unsigned int g, i;
+
+	gpudp_json_arr(j, "gpus");
+	for (g = 0; g < fwd_run.nb_gpus; g++) {
+		struct fwd_totals t;
+
+		fwd_gpu_totals_get(g, fwd_run.nb_pipes, &t);
+		gpudp_json_obj(j, NULL);
+		gpudp_json_i64(j, "gpu", fwd_run.gpus[g].ordinal);
+		gpudp_json_i64(j, "gpudev", fwd_run.gpus[g].id);
+		gpudp_json_str(j, "pci", fwd_run.gpus[g].pci);
+		gpudp_json_arr(j, "ports");
+		for (i = 0; i < cf->nb_ports; i++)
+			if (fwd_run.port_gpu[i].gpu == g)
+				gpudp_json_u64(j, NULL, cf->ports[i]);
+		gpudp_json_end(j);
+		gpudp_json_arr(j, "placement");
+		for (i = 0; i < cf->nb_ports; i++)
+			if (fwd_run.port_gpu[i].gpu == g)
+				gpudp_json_str(j, NULL, gpudp_gpu_place_level_name(
+						       fwd_run.port_gpu[i].place.level));
+		gpudp_json_end(j);
+		gpudp_json_u64(j, "pipelines", gpu_pipes(g, fwd_run.nb_pipes));
+		gpudp_json_u64(j, "rx_pkts", t.rx_pkts);
+		gpudp_json_u64(j, "rx_bytes", t.rx_bytes);
+		gpudp_json_u64(j, "tx_pkts", t.tx_pkts);
+		gpudp_json_u64(j, "tx_bytes", t.tx_bytes);
+		gpudp_json_u64(j, "drops", drops_sum(&t));
+		gpudp_json_u64(j, "ring_full_events", t.ring_full);
+		gpudp_json_u64(j, "lat_rx_to_kernel_start_count", t.lat_kstart.count);
+		gpudp_json_end(j);
+	}
 	gpudp_json_end(j);
 }
 
@@ -202,6 +335,7 @@ json_report(const struct fwd_totals *t, double secs)
 		json_hist(&j, "lat_rx_to_kernel_start", &t->lat_kstart);
 		json_hist(&j, "lat_rx_to_kernel_end", &t->lat_kend);
 		json_hist(&j, "lat_rx_to_tx", &t->lat_done);
+		json_gpus(&j);
 		gpudp_json_end(&j);
 		rc = gpudp_json_close(&j);
 	}
@@ -236,6 +370,25 @@ io_bytes_note(void)
 	}
 }
 
+/* with several GPUs: the final counters of each */
+static void
+final_gpus(double secs)
+{
+	struct fwd_totals t;
+	unsigned int g;
+
+	for (g = 0; g < fwd_run.nb_gpus && fwd_run.nb_gpus > 1; g++) {
+		fwd_gpu_totals_get(g, fwd_run.nb_pipes, &t);
+		printf("final gpu %d (%s): %u pipelines rx %" PRIu64 " pkts %" PRIu64
+		       " bytes tx %" PRIu64 " pkts %" PRIu64 " bytes (%.3f Mpps)",
+		       fwd_run.gpus[g].ordinal, fwd_run.gpus[g].pci,
+		       gpu_pipes(g, fwd_run.nb_pipes), t.rx_pkts, t.rx_bytes, t.tx_pkts,
+		       t.tx_bytes, secs > 0 ? t.tx_pkts / secs / 1e6 : 0.0);
+		print_drops(stdout, &t);
+		printf("\n");
+	}
+}
+
 int
 fwd_report_final(double secs)
 {
@@ -254,6 +407,7 @@ fwd_report_final(double secs)
 	print_hist(stdout, "rx->kernel-end", &t.lat_kend);
 	print_hist(stdout, "rx->tx", &t.lat_done);
 	printf("\n");
+	final_gpus(secs);
 	fflush(stdout);
 	return cf->json != NULL ? json_report(&t, secs) : 0;
 }
@@ -266,4 +420,6 @@ fwd_report_telemetry(void)
 	rte_telemetry_register_cmd("/gpudp/fwd/latency", tel_latency,
 				   "gpudp-fwd latency percentiles (ns): rx to kernel start, rx to tx");
 	rte_telemetry_register_cmd("/gpudp/fwd/config", tel_config, "gpudp-fwd configuration");
+	rte_telemetry_register_cmd("/gpudp/fwd/gpus", tel_gpus,
+				   "gpudp-fwd counters per GPU in use (its ports' pipelines)");
 }

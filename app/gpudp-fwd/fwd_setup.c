@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * gpudp-fwd's set-up and teardown: the ports, --gpu's context, --check,
- * one pool, one handoff and one port queue pair per pipeline, and the
- * reverse (doc/fwd.md).
+ * gpudp-fwd's set-up and teardown: the ports, one pool, one handoff and
+ * one port queue pair per pipeline, on the GPU of the pipeline's port
+ * (fwd_gpu.c), and the reverse (doc/fwd.md).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,12 +18,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
-#ifdef GPUDP_HAS_CUDA
-#include <gpudp_gpu.h>
-#endif
-
 #include "fwd.h"
-#include "gpudp_app_gpu.h"
 #include "gpudp_app_port.h"
 
 /* the configuration, filled by fwd_conf_parse() before EAL */
@@ -80,60 +75,6 @@ fwd_ports_check(void)
 	return 0;
 }
 
-
-/* the GPU's CUDA context, so the handoff runs where the pools live */
-int
-fwd_gpu_context(uint64_t *ctx, char *pci, size_t len)
-{
-#ifndef GPUDP_HAS_CUDA
-	RTE_SET_USED(ctx);
-	RTE_SET_USED(pci);
-	RTE_SET_USED(len);
-	fprintf(stderr, "gpudp-fwd: --gpu %d: this gpudp-fwd was built without GPU support "
-		"(no CUDA toolkit at build time)\n", cf->gpu);
-	return -ENODEV;
-#else
-	struct gpudp_gpu_props props;
-	char why[256];
-	int16_t id = gpudp_app_gpu_find((unsigned int)cf->gpu, why, sizeof(why));
-
-	if (id < 0 || gpudp_gpu_props_get(id, &props) != 0) {
-		fprintf(stderr, "gpudp-fwd: --gpu %d: no such GPU: %s\n", cf->gpu,
-			id < 0 ? why : "not a GPU of gpudp's gpudev driver");
-		return -ENODEV;
-	}
-	fwd_run.gpu_id = id;
-	*ctx = props.context;
-	snprintf(pci, len, "%s", props.pci_addr);
-	FWD_LOG(INFO, "GPU %d (gpudev device %d): %s at %s, GPUDirect RDMA writes ordering %d",
-		cf->gpu, id, props.product, props.pci_addr, props.gdr_writes_ordering);
-	return 0;
-#endif
-}
-
-static void
-check_report(enum gpudp_check_level lvl, const char *check, const char *msg, void *arg)
-{
-	RTE_SET_USED(arg);
-	printf("%-5s %-6s %s\n", gpudp_check_level_name(lvl), check, msg);
-}
-
-int
-fwd_run_check(void)
-{
-	char pci[32] = "";
-	uint64_t ctx;
-	size_t bytes = (size_t)cf->ring * cf->burst * cf->data_room * cf->nb_ports *
-		cf->queues;
-	int fails;
-
-	if (fwd_gpu_context(&ctx, pci, sizeof(pci)) != 0)
-		printf("FAIL  gpu    no usable GPU (--gpu %d)\n", cf->gpu);
-	fails = gpudp_mem_check(pci[0] != '\0' ? pci : NULL, cf->ports, cf->nb_ports,
-				bytes, cf->pin, check_report, NULL);
-	printf("%d failed checks\n", fails + (pci[0] == '\0'));
-	return fails == 0 && pci[0] != '\0' ? 0 : 1;
-}
 
 /*
  * Latency histograms time one burst in lat_sample(burst): the largest power
@@ -201,12 +142,121 @@ io_may_chain(const struct fwd_pipe *p)
 	return frame > room;
 }
 
-int
-fwd_pipes_create(uint64_t cu_ctx)
+/* a new pipeline: port index @p i's queue @p q, on lcores @p lcores */
+static struct fwd_pipe *
+pipe_new(unsigned int i, uint16_t q, const unsigned int *lcores)
+{
+	/* whole cache lines: two lcores' pipelines never share one */
+	struct fwd_pipe *p = aligned_alloc(64, RTE_ALIGN_CEIL(sizeof(*p), 64));
+	unsigned int n = fwd_run.nb_pipes;
+
+	if (p == NULL)
+		return NULL;
+	memset(p, 0, sizeof(*p));
+	fwd_run.pipes[n] = p;
+	fwd_run.nb_pipes++;
+	p->id = n;
+	p->conf = cf;
+	p->gpu = fwd_run.nb_gpus > 0 ? fwd_run.port_gpu[i].gpu : FWD_NO_GPU;
+	p->rx_port = cf->ports[i];
+	p->rx_queue = q;
+	p->tx_port = peer_port(i);
+	p->tx_queue = q;
+	p->rx_lcore = lcores[n * cf->pipeline_lcores];
+	p->tx_lcore = lcores[n * cf->pipeline_lcores + cf->pipeline_lcores - 1];
+	p->flush_tsc = (uint64_t)((double)cf->flush_us * rte_get_tsc_hz() / 1e6);
+	if (cf->flush_us > 0 && p->flush_tsc == 0)
+		p->flush_tsc = 1;
+	/* no work and one lcore: forward without the handoff */
+	p->io = cf->mode == GPUDP_HO_NONE && p->rx_lcore == p->tx_lcore;
+	p->io_rx_burst = (uint16_t)cf->rx_burst;
+	return p;
+}
+
+/* pipeline @p p's mbuf pool, on its GPU. @return 0 or a negative errno (printed) */
+static int
+pipe_pool(struct fwd_pipe *p)
+{
+	enum gpudp_mem_type mem = fwd_conf_mem(cf);
+	struct gpudp_pool_conf pc;
+	uint16_t ports[2] = { p->rx_port, p->tx_port };
+	char name[RTE_MEMPOOL_NAMESIZE];
+
+	snprintf(name, sizeof(name), "fwd_p%u_q%u", p->rx_port, p->rx_queue);
+	memset(&pc, 0, sizeof(pc));
+	pc.name = name;
+	pc.type = mem;
+	pc.gpu_id = p->gpu != FWD_NO_GPU ? fwd_run.gpus[p->gpu].id : cf->gpu;
+	pc.ports = ports;
+	pc.nb_ports = p->tx_port == p->rx_port ? 1 : 2;
+	pc.nb_mbufs = cf->mbufs != 0 ? cf->mbufs :
+		cf->ring * cf->burst + cf->rxd + cf->txd * 2 + 2048;
+	pc.data_room = cf->data_room;
+	/* GPU modes keep many mbufs in flight: with the largest per-lcore
+	 * cache rx allocates the mbufs tx just freed (warm headers) instead of
+	 * cycling the pool's ring (doc/fwd.md "Benchmarks": +20 to +35% in
+	 * persistent) */
+	pc.cache_size = gpudp_ho_mode_is_gpu(cf->mode) ? RTE_MEMPOOL_CACHE_MAX_SIZE : 256;
+	pc.socket_id = rte_eth_dev_socket_id(p->rx_port);
+	pc.pin = cf->pin;
+	p->pool = gpudp_pool_create(&pc);
+	if (p->pool == NULL) {
+		fprintf(stderr, "gpudp-fwd: pool for port %u queue %u (%s memory): %s\n",
+			p->rx_port, p->rx_queue, gpudp_mem_type_name(mem), strerror(rte_errno));
+		return -rte_errno;
+	}
+	return 0;
+}
+
+/* pipeline @p p's handoff, in its GPU's context. @return 0 or a negative errno (printed) */
+static int
+pipe_handoff(struct fwd_pipe *p)
+{
+	enum gpudp_mem_type mem = fwd_conf_mem(cf);
+	struct gpudp_handoff_conf hc;
+	char name[RTE_MEMPOOL_NAMESIZE];
+
+	snprintf(name, sizeof(name), "fwd_p%u_q%u", p->rx_port, p->rx_queue);
+	memset(&hc, 0, sizeof(hc));
+	hc.name = name;
+	hc.mode = cf->mode;
+	hc.work = cf->work;
+	hc.work_arg = cf->work_arg;
+	/* split pools: the work sees header and payload segments */
+	hc.segs = mem == GPUDP_MEM_SPLIT && gpudp_ho_mode_is_gpu(cf->mode) ?
+		GPUDP_WORK_SEGS_MAX : 1;
+	hc.ring_size = cf->ring;
+	hc.burst_max = cf->burst;
+	hc.threads = cf->threads;
+	hc.graph_batch = cf->graph_batch;
+	hc.persistent_blocks = cf->persistent_blocks;
+	hc.poll_ns = cf->poll_ns;
+	hc.stage_bytes = cf->data_room;
+	/* pinned mbufs: the GPU itself copies them in and out */
+	hc.stage_gpu_copy = mem == GPUDP_MEM_PINNED;
+	hc.cu_ctx = p->gpu != FWD_NO_GPU ? fwd_run.gpus[p->gpu].ctx : 0;
+	hc.lat_sample = lat_sample(cf->burst);
+	p->ho = gpudp_handoff_create(&hc);
+	if (p->ho == NULL) {
+		fprintf(stderr, "gpudp-fwd: handoff for port %u queue %u (mode %s): %s\n",
+			p->rx_port, p->rx_queue, gpudp_ho_mode_name(cf->mode),
+			strerror(rte_errno));
+		return -rte_errno;
+	}
+	p->desc = gpudp_handoff_needs_desc(p->ho);
+	p->span = cf->work->span != 0 ? cf->work->span : UINT32_MAX;
+	p->segs = hc.segs;
+	p->whole = gpudp_handoff_needs_whole_frames(p->ho);
+	return 0;
+}
+
+/* every pipeline with its pool and handoff; then each port's queues on
+ * its pipelines' pools. @return 0 or a negative errno (printed) */
+static int
+pipes_make(void)
 {
 	struct gpudp_pool *pools[FWD_MAX_PORTS][16];
 	unsigned int i, q, lc, need, nlc = 0, lcores[RTE_MAX_LCORE];
-	enum gpudp_mem_type mem = fwd_conf_mem(cf);
 	int ret;
 
 	RTE_LCORE_FOREACH_WORKER(lc)
@@ -220,97 +270,32 @@ fwd_pipes_create(uint64_t cu_ctx)
 	}
 	for (i = 0; i < cf->nb_ports; i++)
 		for (q = 0; q < cf->queues; q++) {
-			/* whole cache lines: two lcores' pipelines never share one */
-			struct fwd_pipe *p = aligned_alloc(64, RTE_ALIGN_CEIL(sizeof(*p), 64));
-			struct gpudp_handoff_conf hc;
-			struct gpudp_pool_conf pc;
-			uint16_t ports[2];
-			char name[RTE_MEMPOOL_NAMESIZE];
+			struct fwd_pipe *p = pipe_new(i, (uint16_t)q, lcores);
 
 			if (p == NULL)
 				return -ENOMEM;
-			memset(p, 0, sizeof(*p));
-			fwd_run.pipes[fwd_run.nb_pipes] = p;
-			p->id = fwd_run.nb_pipes;
-			p->conf = cf;
-			p->rx_port = cf->ports[i];
-			p->rx_queue = q;
-			p->tx_port = peer_port(i);
-			p->tx_queue = q;
-			p->rx_lcore = lcores[fwd_run.nb_pipes * cf->pipeline_lcores];
-			p->tx_lcore = lcores[fwd_run.nb_pipes * cf->pipeline_lcores +
-					     cf->pipeline_lcores - 1];
-			p->flush_tsc = (uint64_t)((double)cf->flush_us * rte_get_tsc_hz() / 1e6);
-			if (cf->flush_us > 0 && p->flush_tsc == 0)
-				p->flush_tsc = 1;
-			fwd_run.nb_pipes++;
-			ports[0] = p->rx_port;
-			ports[1] = p->tx_port;
-			snprintf(name, sizeof(name), "fwd_p%u_q%u", p->rx_port, q);
-			memset(&pc, 0, sizeof(pc));
-			pc.name = name;
-			pc.type = mem;
-			pc.gpu_id = fwd_run.gpu_id >= 0 ? fwd_run.gpu_id : cf->gpu;
-			pc.ports = ports;
-			pc.nb_ports = p->tx_port == p->rx_port ? 1 : 2;
-			pc.nb_mbufs = cf->mbufs != 0 ? cf->mbufs :
-				cf->ring * cf->burst + cf->rxd + cf->txd * 2 + 2048;
-			pc.data_room = cf->data_room;
-			/* GPU modes keep many mbufs in flight: with the largest
-			 * per-lcore cache rx allocates the mbufs tx just freed
-			 * (warm headers) instead of cycling the pool's ring
-			 * (doc/fwd.md "Benchmarks": +20 to +35% in persistent) */
-			pc.cache_size = gpudp_ho_mode_is_gpu(cf->mode) ?
-				RTE_MEMPOOL_CACHE_MAX_SIZE : 256;
-			pc.socket_id = rte_eth_dev_socket_id(p->rx_port);
-			pc.pin = cf->pin;
-			p->pool = gpudp_pool_create(&pc);
-			if (p->pool == NULL) {
-				fprintf(stderr, "gpudp-fwd: pool for port %u queue %u (%s memory): "
-					"%s\n", p->rx_port, q, gpudp_mem_type_name(mem),
-					strerror(rte_errno));
-				return -rte_errno;
-			}
+			ret = pipe_pool(p);
+			if (ret == 0)
+				ret = pipe_handoff(p);
+			if (ret != 0)
+				return ret;
 			pools[i][q] = p->pool;
-			memset(&hc, 0, sizeof(hc));
-			hc.name = name;
-			hc.mode = cf->mode;
-			hc.work = cf->work;
-			hc.work_arg = cf->work_arg;
-			/* split pools: the work sees header and payload segments */
-			hc.segs = mem == GPUDP_MEM_SPLIT && gpudp_ho_mode_is_gpu(cf->mode) ?
-				GPUDP_WORK_SEGS_MAX : 1;
-			hc.ring_size = cf->ring;
-			hc.burst_max = cf->burst;
-			hc.threads = cf->threads;
-			hc.graph_batch = cf->graph_batch;
-			hc.persistent_blocks = cf->persistent_blocks;
-			hc.poll_ns = cf->poll_ns;
-			hc.stage_bytes = cf->data_room;
-			/* pinned mbufs: the GPU itself copies them in and out */
-			hc.stage_gpu_copy = mem == GPUDP_MEM_PINNED;
-			hc.cu_ctx = cu_ctx;
-			hc.lat_sample = lat_sample(cf->burst);
-			p->ho = gpudp_handoff_create(&hc);
-			if (p->ho == NULL) {
-				fprintf(stderr, "gpudp-fwd: handoff for port %u queue %u (mode %s): %s\n",
-					p->rx_port, q, gpudp_ho_mode_name(cf->mode),
-					strerror(rte_errno));
-				return -rte_errno;
-			}
-			p->desc = gpudp_handoff_needs_desc(p->ho);
-			p->span = cf->work->span != 0 ? cf->work->span : UINT32_MAX;
-			p->segs = hc.segs;
-			p->whole = gpudp_handoff_needs_whole_frames(p->ho);
-			/* no work and one lcore: forward without the handoff */
-			p->io = cf->mode == GPUDP_HO_NONE && p->rx_lcore == p->tx_lcore;
-			p->io_rx_burst = (uint16_t)cf->rx_burst;
 		}
 	for (i = 0; i < cf->nb_ports; i++) {
 		ret = port_setup(cf->ports[i], pools[i]);
 		if (ret != 0)
 			return ret;
 	}
+	return 0;
+}
+
+/* handoffs, then ports started; links waited for; io pipelines set. @return 0 or an errno */
+static int
+pipes_start(void)
+{
+	unsigned int i;
+	int ret;
+
 	/* resident kernels last: they would block the CUDA calls above */
 	for (i = 0; i < fwd_run.nb_pipes; i++) {
 		ret = gpudp_handoff_start(fwd_run.pipes[i]->ho);
@@ -347,6 +332,25 @@ fwd_pipes_create(uint64_t cu_ctx)
 	return 0;
 }
 
+int
+fwd_pipes_create(void)
+{
+	unsigned int i;
+	int ret = pipes_make();
+
+	if (ret != 0)
+		return ret;
+	for (i = 0; i < fwd_run.nb_pipes; i++) {
+		const struct fwd_pipe *p = fwd_run.pipes[i];
+
+		if (p->gpu != FWD_NO_GPU)
+			FWD_LOG(INFO, "pipeline %u (port %u queue %u): pool and handoff on GPU %d "
+				"(gpudev device %d)", i, p->rx_port, p->rx_queue,
+				fwd_run.gpus[p->gpu].ordinal, fwd_run.gpus[p->gpu].id);
+	}
+	return pipes_start();
+}
+
 /* reverse of setup: every resident kernel stops before any GPU memory is
  * freed (freeing synchronises the device), ports before pools */
 void
@@ -374,5 +378,6 @@ fwd_teardown(void)
 		fwd_run.pipes[i] = NULL;
 	}
 	fwd_run.nb_pipes = 0;
+	fwd_gpus_release();
 }
 

@@ -40,7 +40,7 @@
 
 RTE_LOG_REGISTER(fwd_logtype, gpudp.fwd, INFO);
 
-struct fwd_run fwd_run = { .gpu_id = -1 };
+struct fwd_run fwd_run;
 
 /* the main lcore measures the GPU clock again this often (gpudp_handoff_clock_sync) */
 #define FWD_CLOCK_SYNC_NS 100000000ull
@@ -63,19 +63,27 @@ run_over(uint64_t now)
 }
 
 /*
- * Latency histograms: the GPU clock drifts from the CPU's. Every pipeline
- * is on the one GPU: one measure, shared.
+ * Latency histograms: each GPU's clock drifts from the CPU's. One measure
+ * per GPU, on its first pipeline, shared by its other pipelines (a run
+ * without a GPU is one group).
  */
 static void
 clock_sync(void)
 {
 	struct fwd_pipe *const *p = fwd_run.pipes;
+	struct fwd_pipe *first[FWD_MAX_GPUS + 1] = { NULL };
 	unsigned int i;
 
-	if (fwd_run.nb_pipes > 0 && gpudp_handoff_clock_sync(p[0]->ho) == 0)
-		for (i = 1; i < fwd_run.nb_pipes; i++)
-			if (gpudp_handoff_clock_share(p[i]->ho, p[0]->ho) != 0)
-				gpudp_handoff_clock_sync(p[i]->ho);
+	for (i = 0; i < fwd_run.nb_pipes; i++) {
+		unsigned int g = p[i]->gpu != FWD_NO_GPU ? p[i]->gpu : FWD_MAX_GPUS;
+
+		if (first[g] == NULL) {
+			if (gpudp_handoff_clock_sync(p[i]->ho) == 0)
+				first[g] = p[i];
+		} else if (gpudp_handoff_clock_share(p[i]->ho, first[g]->ho) != 0) {
+			gpudp_handoff_clock_sync(p[i]->ho);
+		}
+	}
 }
 
 /* The main lcore while the pipelines run: stop conditions, clock, stats. */
@@ -132,20 +140,21 @@ static int
 run(void)
 {
 	const struct fwd_conf *c = &fwd_run.conf;
-	uint64_t cu_ctx = 0;
-	char pci[32];
 	int ret, rc;
 
 	if (fwd_ports_check() != 0)
 		return GPUDP_EXIT_USAGE;
 	if (c->check)
 		return fwd_run_check();
-	if ((gpudp_ho_mode_is_gpu(c->mode) || fwd_conf_mem(c) != GPUDP_MEM_HOST) &&
-	    fwd_gpu_context(&cu_ctx, pci, sizeof(pci)) != 0)
-		return GPUDP_EXIT_NO_GPU;
+	/* each port's GPU, when the run needs GPUs */
+	if (gpudp_ho_mode_is_gpu(c->mode) || fwd_conf_mem(c) != GPUDP_MEM_HOST) {
+		rc = fwd_gpus_choose();
+		if (rc != 0)
+			return rc;
+	}
 	gpudp_app_signals(&fwd_quit);
 	fwd_report_telemetry();
-	ret = fwd_pipes_create(cu_ctx);
+	ret = fwd_pipes_create();
 	if (ret != 0) {
 		fwd_quit = 1;
 		fwd_teardown();
@@ -155,6 +164,8 @@ run(void)
 		fwd_run.nb_pipes, gpudp_ho_mode_name(c->mode), c->work->name,
 		gpudp_work_origin(c->work), gpudp_mem_type_name(fwd_conf_mem(c)), c->burst,
 		c->ring);
+	if (fwd_run.nb_gpus > 1)
+		FWD_LOG(INFO, "%u GPUs: each port's pipelines on its own GPU", fwd_run.nb_gpus);
 	fwd_run.pipes[fwd_run.nb_pipes] = NULL;
 	__atomic_store_n(&fwd_run.nb_ready, fwd_run.nb_pipes, __ATOMIC_RELEASE);
 	fwd_run.run_t0 = gpudp_ho_now_ns();

@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gpudp-fwd's GPUs: which GPU each port's pipelines run on (--gpu N, --gpu
+ * auto, --gpu-map), the deployment checks of --check per GPU, and what the
+ * GPUs still hold after teardown (doc/multi-gpu.md).
+ *
+ * --gpu auto puts each port on the GPU closest to it in the PCIe tree
+ * (gpudp_mem_gpu_place(): a common PCIe switch, then the root complex,
+ * then the NUMA node; ties spread the ports over the GPUs). Every GPU used
+ * is one gpudev device of gpudp's driver and its primary CUDA context: the
+ * pools of its ports are allocated on it and their handoffs run in it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_dev.h>
+#include <rte_ethdev.h>
+#include <rte_gpudev.h>
+
+#ifdef GPUDP_HAS_CUDA
+#include <gpudp_gpu.h>
+#endif
+
+#include "fwd.h"
+#include "gpudp_app_gpu.h"
+
+/* the configuration, filled by fwd_conf_parse() before EAL */
+static struct fwd_conf *const cf = &fwd_run.conf;
+
+/* A GPU of gpudp's driver this host has (fwd_gpus_avail()). */
+struct fwd_gpu_avail {
+	int ordinal;
+	int16_t id;
+	uint64_t ctx;
+	char pci[32];
+	char product[96];
+	int gdr_ordering;
+};
+
+/* Every GPU of gpudp's gpudev driver (children left out), by CUDA
+ * ordinal. @return how many (0 in a build without CUDA) */
+static unsigned int
+fwd_gpus_avail(struct fwd_gpu_avail *a, unsigned int max)
+{
+	unsigned int n = 0;
+#ifdef GPUDP_HAS_CUDA
+	struct gpudp_gpu_props pr;
+	unsigned int i;
+	int16_t id;
+
+	gpudp_gpu_probe_all();
+	RTE_GPU_FOREACH(id) {
+		if (n == max || gpudp_gpu_props_get(id, &pr) != 0 || pr.is_child)
+			continue;
+		for (i = n; i > 0 && a[i - 1].ordinal > pr.cuda_ordinal; i--)
+			a[i] = a[i - 1];
+		memset(&a[i], 0, sizeof(a[i]));
+		a[i].ordinal = pr.cuda_ordinal;
+		a[i].id = id;
+		a[i].ctx = pr.context;
+		a[i].gdr_ordering = pr.gdr_writes_ordering;
+		snprintf(a[i].pci, sizeof(a[i].pci), "%s", pr.pci_addr);
+		snprintf(a[i].product, sizeof(a[i].product), "%s", pr.product);
+		n++;
+	}
+#else
+	RTE_SET_USED(a);
+	RTE_SET_USED(max);
+#endif
+	return n;
+}
+
+/* a port's device name: its PCI address for a PCI device ("net_null0" for a vdev) */
+static const char *
+port_dev_name(uint16_t port)
+{
+	struct rte_eth_dev_info di;
+
+	if (rte_eth_dev_info_get(port, &di) != 0 || di.device == NULL)
+		return "?";
+	return rte_dev_name(di.device);
+}
+
+/* the index of @p a in fwd_run.gpus, added if new */
+static unsigned int
+gpu_use(const struct fwd_gpu_avail *a)
+{
+	unsigned int g;
+
+	for (g = 0; g < fwd_run.nb_gpus; g++)
+		if (fwd_run.gpus[g].id == a->id)
+			return g;
+	memset(&fwd_run.gpus[g], 0, sizeof(fwd_run.gpus[g]));
+	fwd_run.gpus[g].ordinal = a->ordinal;
+	fwd_run.gpus[g].id = a->id;
+	fwd_run.gpus[g].ctx = a->ctx;
+	snprintf(fwd_run.gpus[g].pci, sizeof(fwd_run.gpus[g].pci), "%s", a->pci);
+	FWD_LOG(INFO, "GPU %d (gpudev device %d): %s at %s, GPUDirect RDMA writes ordering %d",
+		a->ordinal, a->id, a->product, a->pci, a->gdr_ordering);
+	return fwd_run.nb_gpus++;
+}
+
+/* port i's level and PCIe path to GPU @p a (a pair placed by hand) */
+static void
+place_pair(unsigned int i, const struct fwd_gpu_avail *a, struct gpudp_gpu_place *o)
+{
+	const char *port = port_dev_name(cf->ports[i]), *gpu = a->pci;
+
+	if (gpudp_mem_gpu_place(&port, 1, &gpu, 1, o) != 0 && o->reason[0] == '\0') {
+		memset(o, 0, sizeof(*o));
+		o->level = GPUDP_GPU_PLACE_UNKNOWN;
+		snprintf(o->reason, sizeof(o->reason), "no PCIe path known");
+	}
+}
+
+/* --gpu N (or one GPU, no --gpu): every port on it. @return 0 or an exit code */
+static int
+choose_one(void)
+{
+#ifndef GPUDP_HAS_CUDA
+	fprintf(stderr, "gpudp-fwd: --gpu %d: this gpudp-fwd was built without GPU support "
+		"(no CUDA toolkit at build time)\n", cf->gpu);
+	return GPUDP_EXIT_NO_GPU;
+#else
+	static char how[24];
+	struct gpudp_gpu_props pr;
+	struct fwd_gpu_avail a;
+	char why[256];
+	int16_t id = gpudp_app_gpu_find((unsigned int)cf->gpu, why, sizeof(why));
+	unsigned int i, g;
+
+	if (id < 0 || gpudp_gpu_props_get(id, &pr) != 0) {
+		fprintf(stderr, "gpudp-fwd: --gpu %d: no such GPU: %s\n", cf->gpu,
+			id < 0 ? why : "not a GPU of gpudp's gpudev driver");
+		return GPUDP_EXIT_NO_GPU;
+	}
+	memset(&a, 0, sizeof(a));
+	a.ordinal = cf->gpu;
+	a.id = id;
+	a.ctx = pr.context;
+	a.gdr_ordering = pr.gdr_writes_ordering;
+	snprintf(a.pci, sizeof(a.pci), "%s", pr.pci_addr);
+	snprintf(a.product, sizeof(a.product), "%s", pr.product);
+	g = gpu_use(&a);
+	snprintf(how, sizeof(how), "--gpu %d", cf->gpu);
+	for (i = 0; i < cf->nb_ports; i++) {
+		fwd_run.port_gpu[i].gpu = g;
+		fwd_run.port_gpu[i].how = cf->gpu_sel == FWD_GPU_ONE ? how :
+			"default (one GPU)";
+		place_pair(i, &a, &fwd_run.port_gpu[i].place);
+	}
+	return 0;
+#endif
+}
+
+/* --gpu-map: the ports it names, over the automatic choice. @return 0 or an exit code */
+static int
+apply_map(const struct fwd_gpu_avail *a, unsigned int n, unsigned int *pick)
+{
+	int *map = malloc(RTE_MAX_ETHPORTS * sizeof(*map));
+	unsigned int i, j, p, found;
+	char err[256];
+	int rc = 0;
+
+	if (map == NULL)
+		return GPUDP_EXIT_FAILURE;
+	if (gpudp_mem_gpu_map_parse(cf->gpu_map, RTE_MAX_ETHPORTS, FWD_MAX_GPUS, map, err,
+				    sizeof(err)) != 0) {
+		fprintf(stderr, "gpudp-fwd: --gpu-map: bad value '%s' (%s)\n", cf->gpu_map, err);
+		free(map);
+		return GPUDP_EXIT_USAGE;
+	}
+	for (p = 0; p < RTE_MAX_ETHPORTS && rc == 0; p++) {
+		if (map[p] < 0)
+			continue;
+		for (i = 0; i < cf->nb_ports && cf->ports[i] != p; i++)
+			;
+		for (j = 0, found = 0; j < n && !found; j++)
+			found = a[j].ordinal == map[p] ? j + 1 : 0;
+		if (i == cf->nb_ports) {
+			fprintf(stderr, "gpudp-fwd: --gpu-map: bad value '%s' (port %u is not "
+				"forwarded: --ports or the ports EAL made)\n", cf->gpu_map, p);
+			rc = GPUDP_EXIT_USAGE;
+		} else if (!found) {
+			fprintf(stderr, "gpudp-fwd: --gpu-map: GPU %d of port %u: no such GPU "
+				"(%u found)\n", map[p], p, n);
+			rc = GPUDP_EXIT_NO_GPU;
+		} else {
+			pick[i] = found - 1;
+			fwd_run.port_gpu[i].how = "--gpu-map";
+			place_pair(i, &a[found - 1], &fwd_run.port_gpu[i].place);
+		}
+	}
+	free(map);
+	return rc;
+}
+
+/* --gpu auto and --gpu-map over the GPUs @p a. @return 0 or an exit code */
+static int
+choose_placed(const struct fwd_gpu_avail *a, unsigned int n, const char *how)
+{
+	const char *ports[FWD_MAX_PORTS], *gpus[FWD_MAX_GPUS];
+	struct gpudp_gpu_place out[FWD_MAX_PORTS];
+	unsigned int i, pick[FWD_MAX_PORTS];
+	int rc;
+
+	for (i = 0; i < cf->nb_ports; i++)
+		ports[i] = port_dev_name(cf->ports[i]);
+	for (i = 0; i < n; i++)
+		gpus[i] = a[i].pci;
+	rc = gpudp_mem_gpu_place(ports, cf->nb_ports, gpus, n, out);
+	if (rc != 0 && rc != -ENOENT) {
+		fprintf(stderr, "gpudp-fwd: --gpu auto: placement failed: %s\n", strerror(-rc));
+		return GPUDP_EXIT_FAILURE;
+	}
+	for (i = 0; i < cf->nb_ports; i++) {
+		pick[i] = out[i].gpu;
+		fwd_run.port_gpu[i].how = how;
+		fwd_run.port_gpu[i].place = out[i];
+	}
+	if (cf->gpu_map != NULL) {
+		rc = apply_map(a, n, pick);
+		if (rc != 0)
+			return rc;
+	}
+	/* GPUs in ordinal order: the lowest first */
+	for (i = 0; i < n; i++) {
+		unsigned int k;
+
+		for (k = 0; k < cf->nb_ports && pick[k] != i; k++)
+			;
+		if (k < cf->nb_ports)
+			gpu_use(&a[i]);
+	}
+	for (i = 0; i < cf->nb_ports; i++)
+		fwd_run.port_gpu[i].gpu = gpu_use(&a[pick[i]]);
+	return 0;
+}
+
+int
+fwd_gpus_choose(void)
+{
+	struct fwd_gpu_avail a[FWD_MAX_GPUS];
+	unsigned int n, i;
+	int rc;
+
+	fwd_run.nb_gpus = 0;
+	n = fwd_gpus_avail(a, RTE_DIM(a));
+	if (cf->gpu_sel == FWD_GPU_ONE || (cf->gpu_sel == FWD_GPU_DEFAULT && n <= 1))
+		rc = choose_one();
+	else if (n == 0) {
+		fprintf(stderr, "gpudp-fwd: --gpu %s: no GPU of gpudp's gpudev driver "
+			"(0 found)\n", cf->gpu_map != NULL ? "map" : "auto");
+		rc = GPUDP_EXIT_NO_GPU;
+	} else
+		rc = choose_placed(a, n, cf->gpu_sel == FWD_GPU_DEFAULT ?
+				   "--gpu auto (the default with several GPUs)" :
+				   "--gpu auto");
+	if (rc != 0) {
+		fwd_run.nb_gpus = 0;
+		return rc;
+	}
+	for (i = 0; i < cf->nb_ports; i++) {
+		const struct fwd_port_gpu *pg = &fwd_run.port_gpu[i];
+		struct fwd_gpu *g = &fwd_run.gpus[pg->gpu];
+
+		g->nb_ports++;
+		FWD_LOG(INFO, "port %u (%s) on GPU %d (%s) by %s: %s: %s", cf->ports[i],
+			port_dev_name(cf->ports[i]), g->ordinal, g->pci, pg->how,
+			gpudp_gpu_place_level_name(pg->place.level), pg->place.reason);
+	}
+	return 0;
+}
+
+static void
+check_report(enum gpudp_check_level lvl, const char *check, const char *msg, void *arg)
+{
+	RTE_SET_USED(arg);
+	printf("%-5s %-6s %s\n", gpudp_check_level_name(lvl), check, msg);
+}
+
+/* --check: port i's placement, one line; a warning when its traffic
+ * crosses the CPU's root complex or a NUMA boundary */
+static void
+check_place(unsigned int i)
+{
+	const struct fwd_port_gpu *pg = &fwd_run.port_gpu[i];
+	const struct fwd_gpu *g = &fwd_run.gpus[pg->gpu];
+	enum gpudp_check_level lvl = GPUDP_CHECK_WARN;
+	const char *what;
+
+	switch (pg->place.level) {
+	case GPUDP_GPU_PLACE_SWITCH:
+		lvl = GPUDP_CHECK_OK;
+		what = "";
+		break;
+	case GPUDP_GPU_PLACE_ROOT:
+		what = "; the port's traffic crosses the CPU's root complex";
+		break;
+	case GPUDP_GPU_PLACE_NUMA:
+		what = "; the port's traffic crosses the CPU between root complexes";
+		break;
+	case GPUDP_GPU_PLACE_CROSS:
+		what = "; the port's traffic crosses a NUMA boundary (the CPU interconnect)";
+		break;
+	default:
+		lvl = GPUDP_CHECK_SKIP;
+		what = "";
+	}
+	printf("%-5s %-6s port %u (%s) -> GPU %d (%s) by %s, level %s: %s%s\n",
+	       gpudp_check_level_name(lvl), "place", cf->ports[i], port_dev_name(cf->ports[i]),
+	       g->ordinal, g->pci, pg->how, gpudp_gpu_place_level_name(pg->place.level),
+	       pg->place.reason, what);
+}
+
+int
+fwd_run_check(void)
+{
+	size_t per_port = (size_t)cf->ring * cf->burst * cf->data_room * cf->queues;
+	uint16_t ports[FWD_MAX_PORTS];
+	unsigned int g, i, n;
+	int fails = 0, rc;
+
+	rc = fwd_gpus_choose();
+	if (rc == GPUDP_EXIT_USAGE)
+		return rc;
+	if (rc != 0) {
+		printf("FAIL  gpu    no usable GPU (--gpu %s)\n", cf->gpu_sel == FWD_GPU_ONE ?
+		       "N" : cf->gpu_map != NULL ? "map" : "auto or default");
+		fails = 1 + gpudp_mem_check(NULL, cf->ports, cf->nb_ports,
+					    per_port * cf->nb_ports, cf->pin, check_report, NULL);
+	}
+	for (g = 0; g < fwd_run.nb_gpus; g++) {
+		const struct fwd_gpu *gp = &fwd_run.gpus[g];
+
+		printf("info  gpu    GPU %d (gpudev device %d) at %s: %u port%s\n", gp->ordinal,
+		       gp->id, gp->pci, gp->nb_ports, gp->nb_ports == 1 ? "" : "s");
+		for (i = 0, n = 0; i < cf->nb_ports; i++)
+			if (fwd_run.port_gpu[i].gpu == g)
+				ports[n++] = cf->ports[i];
+		fails += gpudp_mem_check(gp->pci[0] != '\0' ? gp->pci : NULL, ports, (uint16_t)n,
+					 per_port * n, cf->pin, check_report, NULL);
+	}
+	for (i = 0; i < cf->nb_ports && fwd_run.nb_gpus > 0; i++)
+		check_place(i);
+	printf("%d failed checks\n", fails);
+	fwd_run.nb_gpus = 0;
+	return fails == 0 ? GPUDP_EXIT_OK : GPUDP_EXIT_FAILURE;
+}
+
+void
+fwd_gpus_release(void)
+{
+#ifdef GPUDP_HAS_CUDA
+	struct gpudp_gpu_props pr;
+	unsigned int g;
+
+	for (g = 0; g < fwd_run.nb_gpus; g++) {
+		const struct fwd_gpu *gp = &fwd_run.gpus[g];
+
+		if (gpudp_gpu_props_get(gp->id, &pr) != 0)
+			continue;
+		if (pr.n_allocs == 0 && pr.n_registered == 0)
+			FWD_LOG(INFO, "GPU %d (%s): released: 0 allocations, 0 registrations left",
+				gp->ordinal, gp->pci);
+		else
+			FWD_LOG(WARNING, "GPU %d (%s): after teardown %zu allocations (%" PRIu64
+				" bytes) and %zu registrations are left", gp->ordinal, gp->pci,
+				pr.n_allocs, pr.alloc_bytes, pr.n_registered);
+	}
+#endif
+	fwd_run.nb_gpus = 0;
+}
