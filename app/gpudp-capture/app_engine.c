@@ -135,6 +135,7 @@ setup_engine(struct cap_app *app)
 	struct cap_engine_conf ec = {
 		.batch_pkts = app->conf.batch_pkts, .batch_bytes = app->conf.batch_bytes,
 		.flow_capacity = app->conf.flows, .filter = app->conf.filter,
+		.match = app->conf.match.db, .match_flags = app->conf.match.flags,
 		.gpu_device = (int)app->conf.gpu, .inflight = app->conf.inflight,
 		.done = batch_done, .done_arg = app,
 		.mem = app->mem, .release = app_batch_release,

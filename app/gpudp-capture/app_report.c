@@ -49,7 +49,7 @@ app_report(struct cap_app *app, double elapsed, int final)
 		.file_truncated = app->file_truncated, .filter_expr = app->conf.filter_expr,
 		.filter_file = app->conf.filter_out, .filter_written = app->filter_written,
 		.filter_unreadable = app->unreadable_written,
-		.top_n = app->conf.top,
+		.top_n = app->conf.top, .match = &app->conf.match,
 		.mem = cap_mem_name(app->mem),
 		.mem_note = app->mem_note[0] ? app->mem_note : NULL,
 		.pin = app->mem == CAP_MEM_DEVICE ? gpudp_pin_backend_name(app->pinfo.pin) : NULL,

@@ -34,6 +34,7 @@ struct bench_conf {
 	uint32_t inflight;
 	uint32_t vary;
 	int gpu;
+	struct cap_match match;   /* --match, --match-scope */
 };
 
 /* Where each packet's IP addresses are, for --vary (0: not IP). */
@@ -64,6 +65,8 @@ usage(FILE *f)
 		"  --vary N          copy r of the file gets its IP addresses' last two bytes\n"
 		"                    XORed with r %% N: up to N times the file's flows (default: 0, off)\n"
 		"  --filter EXPR     filter evaluated on every packet (default: none)\n"
+		"  --match FILE      payload inspection with the patterns of FILE (default: none)\n"
+		"  --match-scope S   payload or frame (default: payload)\n"
 		"  --json FILE       benchmark result as JSON (default: stdout only)\n"
 		"  --report FILE     gpudp-capture JSON report of one pass of the last engine\n"
 		"  --help            this text\n");
@@ -169,7 +172,7 @@ run_engine(const struct bench_conf *bc, const char *name, const struct capfile_p
 	struct cap_engine_conf ec = {
 		.batch_pkts = bc->batch_pkts, .batch_bytes = bc->batch_bytes,
 		.flow_capacity = bc->flows, .filter = *filter, .gpu_device = bc->gpu,
-		.inflight = bc->inflight,
+		.inflight = bc->inflight, .match = bc->match.db, .match_flags = bc->match.flags,
 	};
 	struct cap_engine e;
 	double t0;
@@ -184,9 +187,13 @@ run_engine(const struct bench_conf *bc, const char *name, const struct capfile_p
 		struct cap_report rep = {
 			.input = bc->input, .engine = name, .eng = &e.st, .final = 1,
 			.expected_pkts = pk->n, .filter_expr = bc->filter, .top_n = 10,
+			.match = &bc->match,
 		};
 
-		rc = a == NULL ? -ENOMEM : feed(&e, pk, 1);
+		rc = a == NULL ? -ENOMEM : gpudp_analysis_set_match(a, bc->match.db,
+								    bc->match.flags);
+		if (rc == 0)
+			rc = feed(&e, pk, 1);
 		if (rc == 0)
 			rc = cap_engine_collect(&e, a);
 		if (rc == 0) {
@@ -304,6 +311,8 @@ parse_args(struct bench_conf *out, int argc, char **argv)
 		{ "filter", required_argument, NULL, 'F' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "report", required_argument, NULL, 'R' },
+		{ "match", required_argument, NULL, 'm' },
+		{ "match-scope", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -332,6 +341,9 @@ parse_args(struct bench_conf *out, int argc, char **argv)
 		case 'F': bc.filter = optarg; break;
 		case 'j': bc.json = optarg; break;
 		case 'R': bc.report = optarg; break;
+		case 'm': bc.match.file = optarg; break;
+		case 'S': if (cap_match_scope("gpudp-capture-bench", optarg, &bc.match)) return 2;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -370,18 +382,17 @@ main(int argc, char **argv)
 		return rc;
 	want_cpu = strstr(bc.engines, "cpu") != NULL;
 	want_gpu = strstr(bc.engines, "gpu") != NULL;
-	rc = gpudp_filter_compile(bc.filter, &filter, err, sizeof(err));
-	if (rc != 0) {
-		fprintf(stderr, "gpudp-capture-bench: --filter: %s\n", err);
+	if (cap_match_prepare("gpudp-capture-bench", &bc.match, bc.filter, &filter) != 0)
 		return 2;
-	}
 	rc = capfile_read_all(bc.input, &pk, err, sizeof(err));
 	if (rc != 0) {
 		fprintf(stderr, "gpudp-capture-bench: %s\n", err);
+		cap_match_free(&bc.match);
 		return 1;
 	}
 	if (prepare_vary(&pk, bc.vary) != 0) {
 		fprintf(stderr, "gpudp-capture-bench: out of memory\n");
+		cap_match_free(&bc.match);
 		return 1;
 	}
 	if (want_cpu)
@@ -389,6 +400,7 @@ main(int argc, char **argv)
 	if (want_gpu)
 		run_engine(&bc, "gpu", &pk, &filter, &gpu, bc.report != NULL);
 	if (write_result(&bc, &pk, &cpu, &gpu) != 0) {
+		cap_match_free(&bc.match);
 		capfile_packets_free(&pk);
 		free(addr_off);
 		free(addr_len);
@@ -398,6 +410,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "gpudp-capture-bench: GPU engine not run: %s\n", gpu.note);
 	if (want_cpu && !cpu.ran)
 		fprintf(stderr, "gpudp-capture-bench: CPU engine failed: %s\n", cpu.note);
+	cap_match_free(&bc.match);
 	capfile_packets_free(&pk);
 	free(addr_off);
 	free(addr_len);

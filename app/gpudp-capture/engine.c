@@ -139,7 +139,8 @@ cpu_init(struct cap_engine *e, char *err, size_t errlen)
 	if (p == NULL)
 		goto nomem;
 	p->a = gpudp_analysis_create(e->conf.flow_capacity, &e->conf.filter);
-	if (p->a == NULL || cap_batch_arrays_alloc(&p->b, &e->conf, NULL) != 0)
+	if (p->a == NULL || cap_batch_arrays_alloc(&p->b, &e->conf, NULL) != 0 ||
+	    gpudp_analysis_set_match(p->a, e->conf.match, e->conf.match_flags) != 0)
 		goto nomem;
 	snprintf(e->st.device, sizeof(e->st.device), "CPU");
 	return 0;
@@ -241,6 +242,8 @@ cpu_collect(struct cap_engine *e, struct gpudp_analysis *out)
 	rc = gpudp_analysis_merge(out, &p->a->ctr, p->a->flows, p->a->flow_mask + 1);
 	if (gpudp_analysis_merge_frags(out, p->a->frags, p->a->frag_mask + 1) != 0)
 		rc = -ENOSPC;
+	if (out->match != NULL && p->a->match != NULL)
+		gpudp_analysis_merge_match(out, p->a->match_occ, p->a->match_pkts);
 	return rc;
 }
 

@@ -97,6 +97,10 @@ struct cap_engine_conf {
 	uint32_t batch_bytes;           /**< data bytes per batch */
 	uint32_t flow_capacity;         /**< flow table slots (power of two) */
 	struct gpudp_filter filter;     /**< compiled filter (n_insn 0: none) */
+	/** payload inspection: the compiled patterns (kept by the caller while
+	 *  the engine lives), or NULL (gpudp_analysis_set_match()) */
+	const struct gpudp_match_db *match;
+	uint32_t match_flags;           /**< GPUDP_AN_MATCH_FRAME */
 	int gpu_device;                 /**< CUDA device ordinal (gpu engine), when cu_ctx is 0 */
 	uint64_t cu_ctx;                /**< gpu engine: the CUcontext to run in (gpudev's,
 					     *   where the app's pools live); 0: the primary
@@ -196,9 +200,10 @@ cap_engine_reap(struct cap_engine *e)
 }
 
 /**
- * Flush, then replace out's counters, flows and fragment table with the
- * engine's totals (raw: gpudp_analysis_counters() and gpudp_analysis_flows()
- * resolve the fragments).
+ * Flush, then replace out's counters, flows, fragment table and (when out
+ * has payload inspection on, with the engine's database) per-pattern counts
+ * with the engine's totals (raw: gpudp_analysis_counters() and
+ * gpudp_analysis_flows() resolve the fragments).
  * @param out an analysis object with a flow table at least as large as the engine's
  */
 static inline int

@@ -67,6 +67,7 @@ struct gpu_priv {
 	struct gpudp_handoff *ho;
 	CUstream copy_stream;    /* CAP_MEM_DEVICE: matches copied out of GPU memory */
 	CUdeviceptr d_flows, d_filter, d_frags;
+	CUdeviceptr d_match, d_match_cnt;  /* payload inspection: database, counts */
 	uint32_t frag_capacity;
 	uint8_t *pinned;         /* staged: the slots' data areas; device: their copy-out areas */
 	uint32_t n_slots, next, oldest, n_inflight;
@@ -115,6 +116,10 @@ gpu_fini(struct cap_engine *e)
 		gpudp_cu->cuMemFree(p->d_filter);
 	if (p->d_frags != 0)
 		gpudp_cu->cuMemFree(p->d_frags);
+	if (p->d_match != 0)
+		gpudp_cu->cuMemFree(p->d_match);
+	if (p->d_match_cnt != 0)
+		gpudp_cu->cuMemFree(p->d_match_cnt);
 	if (p->retained)
 		gpudp_cu->cuDevicePrimaryCtxRelease(p->dev);
 	free(p);
@@ -166,6 +171,54 @@ gpu_context(struct cap_engine *e)
 	return 0;
 }
 
+/* payload inspection: the database and the per-pattern counts in GPU memory */
+static int
+gpu_match_tables(struct cap_engine *e, struct gpudp_an_work_params *prm)
+{
+	struct gpu_priv *p = e->priv;
+	const struct gpudp_match_db *db = e->conf.match;
+	size_t cnt_bytes;
+
+	if (db == NULL)
+		return 0;
+	cnt_bytes = 2 * sizeof(uint64_t) * db->n_patterns;
+	CU(e, gpudp_cu->cuMemAlloc(&p->d_match, db->size));
+	CU(e, gpudp_cu->cuMemAlloc(&p->d_match_cnt, cnt_bytes));
+	CU(e, gpudp_cu->cuMemcpyHtoD(p->d_match, db, db->size));
+	CU(e, gpudp_cu->cuMemsetD8(p->d_match_cnt, 0, cnt_bytes));
+	prm->match = p->d_match;
+	prm->match_occ = p->d_match_cnt;
+	prm->match_pkts = p->d_match_cnt + sizeof(uint64_t) * db->n_patterns;
+	prm->match_flags = e->conf.match_flags;
+	return 0;
+}
+
+/* the per-pattern counts read back into @p out (which has the database) */
+static int
+gpu_match_collect(struct cap_engine *e, struct gpudp_analysis *out)
+{
+	struct gpu_priv *p = e->priv;
+	uint32_t n;
+	uint64_t *cnt;
+	int rc = 0;
+
+	if (p->d_match_cnt == 0 || out->match == NULL)
+		return 0;
+	n = e->conf.match->n_patterns;
+	cnt = malloc(2 * sizeof(uint64_t) * n);
+	if (cnt == NULL)
+		return -ENOMEM;
+	if (gpudp_cu->cuMemcpyDtoH(cnt, p->d_match_cnt, 2 * sizeof(uint64_t) * n) !=
+	    CUDA_SUCCESS) {
+		snprintf(e->err, sizeof(e->err), "reading the GPU's match counts failed");
+		rc = -EIO;
+	} else {
+		gpudp_analysis_merge_match(out, cnt, cnt + n);
+	}
+	free(cnt);
+	return rc;
+}
+
 /* the analysis tables in GPU memory: the work's parameters */
 static int
 gpu_tables(struct cap_engine *e, struct gpudp_an_work_params *prm)
@@ -188,7 +241,7 @@ gpu_tables(struct cap_engine *e, struct gpudp_an_work_params *prm)
 	prm->filter = p->d_filter;
 	prm->flow_mask = e->conf.flow_capacity - 1;
 	prm->frag_mask = p->frag_capacity - 1;
-	return 0;
+	return gpu_match_tables(e, prm);
 }
 
 /* the handoff that runs the work: staged or launch mode, one burst per batch */
@@ -561,6 +614,8 @@ gpu_collect(struct cap_engine *e, struct gpudp_analysis *out)
 		rc = -ENOSPC;
 	free(flows);
 	free(frags);
+	if (gpu_match_collect(e, out) != 0)
+		return -EIO;
 	return rc;
 }
 

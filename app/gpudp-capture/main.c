@@ -113,6 +113,11 @@ static int
 open_outputs(struct cap_app *app)
 {
 	app->result = gpudp_analysis_create(app->conf.flows, &app->conf.filter);
+	if (app->result != NULL && gpudp_analysis_set_match(app->result, app->conf.match.db,
+							    app->conf.match.flags) != 0) {
+		gpudp_analysis_free(app->result);
+		app->result = NULL;
+	}
 	if (app->result == NULL) {
 		CAP_LOG(ERR, "out of memory for the flow table (--flows %u)", app->conf.flows);
 		return GPUDP_EXIT_FAILURE;
@@ -133,7 +138,9 @@ open_outputs(struct cap_app *app)
 			return GPUDP_EXIT_NO_GPU;
 		}
 		app->verify = gpudp_analysis_create(app->conf.flows, &app->conf.filter);
-		if (app->verify == NULL)
+		if (app->verify == NULL ||
+		    gpudp_analysis_set_match(app->verify, app->conf.match.db,
+					     app->conf.match.flags) != 0)
 			return GPUDP_EXIT_FAILURE;
 	}
 	return 0;
@@ -199,6 +206,7 @@ teardown(struct cap_app *app, int rc)
 		rc = GPUDP_EXIT_FAILURE;
 	gpudp_analysis_free(app->result);
 	gpudp_analysis_free(app->verify);
+	cap_conf_free(&app->conf);
 	for (i = 0; i < app->n_files; i++)
 		capfile_info_free(&app->files[i].info);
 	gpudp_app_eal_cleanup();
@@ -220,8 +228,10 @@ gpudp_capture_main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	rc = init_eal(&app, argv, n_eal);
-	if (rc != 0)
+	if (rc != 0) {
+		cap_conf_free(&app.conf);
 		return rc;
+	}
 	gpudp_app_signals(&app_stop_requested);
 	lookup_timestamps(&app);
 	return teardown(&app, capture(&app));

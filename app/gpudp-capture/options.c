@@ -15,6 +15,7 @@ enum {
 	OPT_BATCH_BYTES, OPT_INFLIGHT, OPT_FLOWS, OPT_BURST, OPT_MBUFS, OPT_DATA_ROOM,
 	OPT_RXD, OPT_TOP, OPT_PERIOD, OPT_PROGRESS, OPT_IDLE_MS, OPT_MAX_PACKETS,
 	OPT_DURATION, OPT_QUIET, OPT_VERIFY, OPT_PCAP, OPT_MEM, OPT_PIN, OPT_ENGINE, OPT_HELP,
+	OPT_MATCH, OPT_MATCH_SCOPE,
 };
 
 static const struct option long_opts[] = {
@@ -23,6 +24,8 @@ static const struct option long_opts[] = {
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "filter-out", required_argument, NULL, OPT_FILTER_OUT },
+	{ "match", required_argument, NULL, OPT_MATCH },
+	{ "match-scope", required_argument, NULL, OPT_MATCH_SCOPE },
 	{ "ports", required_argument, NULL, OPT_PORTS },
 	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ "batch-bytes", required_argument, NULL, OPT_BATCH_BYTES },
@@ -65,6 +68,11 @@ cap_conf_usage(FILE *f, const char *prog)
 "  --flows N           flow table slots, a power of two, 16..16777216 (default: 65536)\n"
 "  --filter EXPR       filter expression, see doc/capture.md (default: none)\n"
 "  --filter-out FILE   write packets matching --filter to FILE as pcapng (default: none)\n"
+"  --match FILE        payload inspection: count the byte patterns of FILE in every\n"
+"                      packet (doc/match.md); --filter may use 'match' and 'match NAME'\n"
+"                      (default: none)\n"
+"  --match-scope S     payload (the L4 payload) or frame (every captured byte)\n"
+"                      (default: payload)\n"
 "  --batch N           packets per batch handed to the engine, 1..1048576 (default: 4096)\n"
 "  --batch-bytes N     packet bytes per batch, 65536..1073741824 (default: 8388608)\n"
 "  --inflight N        GPU batches in flight, 1..16 (default: 3)\n"
@@ -167,22 +175,6 @@ conf_defaults(struct cap_conf *c)
 	c->idle_ms = 1000;
 }
 
-/* --filter: compiled now, so that a bad expression is a usage error */
-static int
-filter_arg(struct cap_conf *c, const char *v)
-{
-	char err[256];
-
-	c->filter_expr = v;
-	if (gpudp_filter_compile(v, &c->filter, err, sizeof(err)) != 0) {
-		fprintf(stderr, "gpudp-capture: --filter: bad value '%s': %s\n", v, err);
-		return -1;
-	}
-	if (c->filter.n_insn == 0)
-		return bad("filter", v, "empty expression");
-	return 0;
-}
-
 /* --mem, --pin, --engine, --cpu: the words. @return 0, -1, or 1 if not one of them */
 static int
 word_option(struct cap_conf *c, int o, const char *v)
@@ -239,7 +231,9 @@ value_option(struct cap_conf *c, int o, const char *v)
 	case OPT_JSON:
 		c->json = v;
 		return gpudp_opt_out_file(PROG, "json", v);
-	case OPT_FILTER: return filter_arg(c, v);
+	case OPT_FILTER: c->filter_expr = v; return 0;
+	case OPT_MATCH: c->match.file = v; return 0;
+	case OPT_MATCH_SCOPE: return cap_match_scope(PROG, v, &c->match);
 	case OPT_FILTER_OUT: c->filter_out = v; return 0;
 	case OPT_PORTS: return ports_arg(c, v);
 	case OPT_BATCH: return u32_arg("batch", v, 1, 1u << 20, &c->batch_pkts);
@@ -293,6 +287,8 @@ conf_check(const struct cap_conf *c)
 			"auto)\n", gpudp_pin_backend_name((enum gpudp_pin_backend)c->pin));
 		return -1;
 	}
+	if (c->filter_expr != NULL && c->filter.n_insn == 0)
+		return bad("filter", c->filter_expr, "empty expression");
 	if (c->filter_out != NULL && c->filter_expr == NULL) {
 		fprintf(stderr, "gpudp-capture: --filter-out: bad value '%s' (needs --filter)\n",
 			c->filter_out);
@@ -338,5 +334,19 @@ cap_conf_parse(struct cap_conf *c, int argc, char **argv)
 			argv[optind]);
 		rc = -1;
 	}
-	return rc == 0 ? conf_check(c) : rc;
+	/* the filter once the pattern names are known: a bad pattern file or
+	 * expression is a usage error */
+	if (rc == 0)
+		rc = cap_match_prepare(PROG, &c->match, c->filter_expr, &c->filter);
+	if (rc == 0)
+		rc = conf_check(c);
+	if (rc != 0)
+		cap_conf_free(c);
+	return rc;
+}
+
+void
+cap_conf_free(struct cap_conf *c)
+{
+	cap_match_free(&c->match);
 }

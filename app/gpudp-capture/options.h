@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cap_match.h"
 #include "gpudp_analysis.h"
 
 #define CAP_MAX_PORTS 32
@@ -42,7 +43,8 @@ struct cap_conf {
 	uint32_t gpu;             /**< --gpu */
 	const char *json;         /**< --json */
 	const char *filter_expr;  /**< --filter */
-	struct gpudp_filter filter;
+	struct gpudp_filter filter; /**< compiled once the options are read (after --match) */
+	struct cap_match match;   /**< --match, --match-scope */
 	const char *filter_out;   /**< --filter-out */
 	uint16_t ports[CAP_MAX_PORTS]; /**< --ports */
 	uint32_t n_ports;         /**< 0: all ports */
@@ -72,6 +74,9 @@ struct cap_conf {
  *         printed to stderr naming the option and value (exit 2)
  */
 int cap_conf_parse(struct cap_conf *c, int argc, char **argv);
+
+/** Free what cap_conf_parse() allocated (the --match patterns). */
+void cap_conf_free(struct cap_conf *c);
 
 /** Print --help to f. */
 void cap_conf_usage(FILE *f, const char *prog);

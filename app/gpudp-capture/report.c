@@ -40,6 +40,29 @@ rate(uint64_t n, double s)
 	return s > 0 ? n / s : 0;
 }
 
+/* Whether the report has payload inspection counts. */
+static int
+has_match(const struct cap_report *r)
+{
+	return r->match != NULL && r->match->file != NULL && r->a->match != NULL;
+}
+
+/* Patterns by packets (descending), then occurrences, then file order. */
+static const struct gpudp_analysis *sort_a;
+
+static int
+cmp_pattern(const void *pa, const void *pb)
+{
+	uint32_t x = *(const uint32_t *)pa, y = *(const uint32_t *)pb;
+	const struct gpudp_analysis *a = sort_a;
+
+	if (a->match_pkts[x] != a->match_pkts[y])
+		return a->match_pkts[x] < a->match_pkts[y] ? 1 : -1;
+	if (a->match_occ[x] != a->match_occ[y])
+		return a->match_occ[x] < a->match_occ[y] ? 1 : -1;
+	return x < y ? -1 : x > y;
+}
+
 /* What both report forms read from the analysis (report_data_free() it). */
 struct report_data {
 	struct gpudp_an_counters ctr;    /* resolved: fragmented datagrams in L4 */
@@ -178,6 +201,32 @@ table_flows(FILE *f, const struct cap_report *r, const struct gpudp_flow_record 
 	}
 }
 
+/* payload inspection: the totals and the patterns found most often */
+static int
+table_match(FILE *f, const struct cap_report *r, const struct gpudp_an_counters *c)
+{
+	const struct gpudp_analysis *a = r->a;
+	uint32_t n = a->match->n_patterns, i, *order = malloc(sizeof(*order) * (n ? n : 1));
+
+	if (order == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	sort_a = a;
+	qsort(order, n, sizeof(*order), cmp_pattern);
+	fprintf(f, "\npayload inspection: %u patterns of %s over the %s; %" PRIu64
+		" bytes scanned\n", n, r->match->file, cap_match_scope_name(r->match),
+		c->match_bytes);
+	fprintf(f, "  %" PRIu64 " packets matched, %" PRIu64 " occurrences (top %u patterns "
+		"by packets)\n", c->match_pkts, c->match_occ, r->top_n);
+	fprintf(f, "%-40s %12s %12s\n", "pattern", "packets", "occurrences");
+	for (i = 0; i < n && i < r->top_n && a->match_pkts[order[i]] != 0; i++)
+		fprintf(f, "%-40s %12" PRIu64 " %12" PRIu64 "\n", r->match->pats[order[i]].name,
+			a->match_pkts[order[i]], a->match_occ[order[i]]);
+	free(order);
+	return 0;
+}
+
 int
 cap_report_table(FILE *f, const struct cap_report *r)
 {
@@ -189,6 +238,10 @@ cap_report_table(FILE *f, const struct cap_report *r)
 	table_head(f, r, c, &d.fs);
 	table_protocols(f, c);
 	table_flows(f, r, d.fl, d.nf, d.tk, d.nt);
+	if (has_match(r) && table_match(f, r, c) != 0) {
+		report_data_free(&d);
+		return -ENOMEM;
+	}
 	if (r->filter_expr != NULL) {
 		fprintf(f, "\nfilter     \"%s\": %" PRIu64 " packets, %" PRIu64 " bytes matched%s%s",
 			r->filter_expr, c->filter_pkts, c->filter_bytes,
@@ -319,7 +372,7 @@ json_protocols_sizes(struct gpudp_json *j, const struct gpudp_an_counters *c)
 /* "flows" and "top_talkers" */
 static void
 json_flows_talkers(struct gpudp_json *j, const struct gpudp_flow_record *fl, size_t nf,
-		   const struct gpudp_talker *tk, size_t nt)
+		   const struct gpudp_talker *tk, size_t nt, int match)
 {
 	char a[64], b[64];
 	size_t i;
@@ -344,6 +397,8 @@ json_flows_talkers(struct gpudp_json *j, const struct gpudp_flow_record *fl, siz
 		gpudp_json_u64(j, "bytes_ba", x->bytes[1]);
 		gpudp_json_u64(j, "first_ns", x->first_ts);
 		gpudp_json_u64(j, "last_ns", x->last_ts);
+		if (match)
+			gpudp_json_u64(j, "match_packets", x->match_pkts);
 		gpudp_json_end(j);
 	}
 	gpudp_json_end(j);
@@ -359,6 +414,37 @@ json_flows_talkers(struct gpudp_json *j, const struct gpudp_flow_record *fl, siz
 		gpudp_json_u64(j, "rx_bytes", tk[i].rx_bytes);
 		gpudp_json_end(j);
 	}
+	gpudp_json_end(j);
+}
+
+/* "match": payload inspection's totals and every pattern's counts, in file order */
+static void
+json_match(struct gpudp_json *j, const struct cap_report *r, const struct gpudp_an_counters *c)
+{
+	const struct gpudp_analysis *a = r->a;
+	uint32_t i;
+
+	if (!has_match(r)) {
+		gpudp_json_null(j, "match");
+		return;
+	}
+	gpudp_json_obj(j, "match");
+	gpudp_json_str(j, "file", r->match->file);
+	gpudp_json_str(j, "scope", cap_match_scope_name(r->match));
+	gpudp_json_u64(j, "patterns", a->match->n_patterns);
+	gpudp_json_u64(j, "scanned", c->pkts);
+	gpudp_json_u64(j, "scanned_bytes", c->match_bytes);
+	gpudp_json_u64(j, "matched", c->match_pkts);
+	gpudp_json_u64(j, "occurrences", c->match_occ);
+	gpudp_json_arr(j, "per_pattern");
+	for (i = 0; i < a->match->n_patterns; i++) {
+		gpudp_json_obj(j, NULL);
+		gpudp_json_str(j, "name", r->match->pats[i].name);
+		gpudp_json_u64(j, "packets", a->match_pkts[i]);
+		gpudp_json_u64(j, "occurrences", a->match_occ[i]);
+		gpudp_json_end(j);
+	}
+	gpudp_json_end(j);
 	gpudp_json_end(j);
 }
 
@@ -395,8 +481,9 @@ report_json(struct gpudp_json *j, const struct cap_report *r)
 	json_engine_mem(j, r, &d.ctr);
 	json_counters(j, r, &d.ctr, &d.fs);
 	json_protocols_sizes(j, &d.ctr);
-	json_flows_talkers(j, d.fl, d.nf, d.tk, d.nt);
+	json_flows_talkers(j, d.fl, d.nf, d.tk, d.nt, has_match(r));
 	json_filter(j, r, &d.ctr);
+	json_match(j, r, &d.ctr);
 	gpudp_json_end(j);
 	report_data_free(&d);
 	return 0;

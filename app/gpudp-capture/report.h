@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cap_match.h"
 #include "engine.h"
 #include "gpudp_analysis.h"
 
@@ -43,6 +44,9 @@ struct cap_report {
 	uint64_t filter_unreadable; /**< matches not written: their bytes could not be read
 				     *   back from GPU memory */
 	uint32_t top_n;             /**< rows of the flow and talker tables */
+	/** payload inspection (--match): the pattern set whose counts a->match_*
+	 *  hold; NULL or no file: none */
+	const struct cap_match *match;
 	/* --mem (NULL mem: no "mem" section, e.g. the benchmark) */
 	const char *mem;            /**< "staged", "pinned" or "device" */
 	const char *mem_note;       /**< why (--mem auto), may be NULL */

@@ -134,7 +134,57 @@ gpudp_analysis_free(struct gpudp_analysis *a)
 		return;
 	free(a->flows);
 	free(a->frags);
+	free(a->match_occ);
+	free(a->match_pkts);
 	free(a);
+}
+
+/* The per-pattern arrays' bytes (0 without payload inspection). */
+static size_t
+match_bytes(const struct gpudp_analysis *a)
+{
+	return a->match != NULL ? sizeof(uint64_t) * a->match->n_patterns : 0;
+}
+
+int
+gpudp_analysis_set_match(struct gpudp_analysis *a, const struct gpudp_match_db *db,
+			 uint32_t flags)
+{
+	uint64_t *occ = NULL, *pkts = NULL;
+
+	if ((flags & ~GPUDP_AN_MATCH_FRAME) != 0)
+		return -EINVAL;
+	if (db != NULL) {
+		occ = calloc(db->n_patterns ? db->n_patterns : 1, sizeof(*occ));
+		pkts = calloc(db->n_patterns ? db->n_patterns : 1, sizeof(*pkts));
+		if (occ == NULL || pkts == NULL) {
+			free(occ);
+			free(pkts);
+			return -ENOMEM;
+		}
+	}
+	free(a->match_occ);
+	free(a->match_pkts);
+	a->match = db;
+	a->match_occ = occ;
+	a->match_pkts = pkts;
+	a->match_flags = db != NULL ? flags : 0;
+	return 0;
+}
+
+int
+gpudp_analysis_merge_match(struct gpudp_analysis *dst, const uint64_t *occ,
+			   const uint64_t *pkts)
+{
+	uint32_t i;
+
+	if (dst->match == NULL)
+		return -EINVAL;
+	for (i = 0; i < dst->match->n_patterns; i++) {
+		dst->match_occ[i] += occ != NULL ? occ[i] : 0;
+		dst->match_pkts[i] += pkts != NULL ? pkts[i] : 0;
+	}
+	return 0;
 }
 
 void
@@ -143,6 +193,10 @@ gpudp_analysis_reset(struct gpudp_analysis *a)
 	memset(&a->ctr, 0, sizeof(a->ctr));
 	memset(a->flows, 0, sizeof(*a->flows) * ((size_t)a->flow_mask + 1));
 	memset(a->frags, 0, sizeof(*a->frags) * ((size_t)a->frag_mask + 1));
+	if (a->match != NULL) {
+		memset(a->match_occ, 0, match_bytes(a));
+		memset(a->match_pkts, 0, match_bytes(a));
+	}
 }
 
 static void
@@ -156,6 +210,11 @@ sink_of(struct gpudp_analysis *a, struct gpudp_an_sink *sk)
 	sk->frags = a->frags;
 	sk->frag_mask = a->frag_mask;
 	sk->pad2 = 0;
+	sk->match = a->match;
+	sk->match_occ = a->match_occ;
+	sk->match_pkts = a->match_pkts;
+	sk->match_flags = a->match_flags;
+	sk->pad3 = 0;
 }
 
 int
@@ -193,7 +252,7 @@ gpudp_analysis_batch(struct gpudp_analysis *a, const struct gpudp_an_pkt_desc *d
 /* Add one direction-resolved record to a flow table; -ENOSPC when full. */
 static int
 flow_add(struct gpudp_analysis *dst, const struct gpudp_flow_key *k, const uint64_t pkts[2],
-	 const uint64_t bytes[2], uint64_t first_ts, uint64_t last_ts)
+	 const uint64_t bytes[2], uint64_t first_ts, uint64_t last_ts, uint64_t match_pkts)
 {
 	struct gpudp_flow_slot *t = gpudp_flow_lookup_insert(dst->flows, dst->flow_mask, k,
 							     gpudp_flow_hash(k));
@@ -206,6 +265,7 @@ flow_add(struct gpudp_analysis *dst, const struct gpudp_flow_key *k, const uint6
 	t->pkts[1] += pkts[1];
 	t->bytes[0] += bytes[0];
 	t->bytes[1] += bytes[1];
+	t->match_pkts += match_pkts;
 	if (first_ts < t->first_ts)
 		t->first_ts = first_ts;
 	if (last_ts > t->last_ts)
@@ -228,7 +288,8 @@ gpudp_analysis_merge(struct gpudp_analysis *dst, const struct gpudp_an_counters 
 		const struct gpudp_flow_slot *s = &slots[i];
 
 		if (s->state == GPUDP_FLOW_READY &&
-		    flow_add(dst, &s->key, s->pkts, s->bytes, s->first_ts, s->last_ts) != 0)
+		    flow_add(dst, &s->key, s->pkts, s->bytes, s->first_ts, s->last_ts,
+			     s->match_pkts) != 0)
 			rc = -ENOSPC;
 	}
 	return rc;
@@ -286,6 +347,7 @@ frag_flow_record(const struct gpudp_frag_slot *s, struct gpudp_flow_record *r)
 	r->bytes[dir] = s->bytes;
 	r->first_ts = s->first_ts;
 	r->last_ts = s->last_ts;
+	r->match_pkts = s->match_pkts;
 }
 
 int
@@ -309,7 +371,7 @@ gpudp_analysis_merge_frags(struct gpudp_analysis *dst, const struct gpudp_frag_s
 			/* straight into its flow, as the per-packet code does */
 			dst->ctr.drops[GPUDP_AN_DROP_FRAG_FULL] += s->pkts;
 			frag_flow_record(s, &r);
-			flow_add(dst, &r.key, r.pkts, r.bytes, r.first_ts, r.last_ts);
+			flow_add(dst, &r.key, r.pkts, r.bytes, r.first_ts, r.last_ts, r.match_pkts);
 			rc = -ENOSPC;
 			continue;
 		}
@@ -322,6 +384,7 @@ gpudp_analysis_merge_frags(struct gpudp_analysis *dst, const struct gpudp_frag_s
 		t->pkts += s->pkts;
 		t->bytes += s->bytes;
 		t->payload += s->payload;
+		t->match_pkts += s->match_pkts;
 		if (s->end > t->end)
 			t->end = s->end;
 		if (s->last_wirelen > t->last_wirelen)
@@ -388,6 +451,7 @@ gpudp_analysis_flows(const struct gpudp_analysis *a, struct gpudp_flow_record **
 		memcpy(r[k].bytes, s->bytes, sizeof(s->bytes));
 		r[k].first_ts = s->first_ts;
 		r[k].last_ts = s->last_ts;
+		r[k].match_pkts = s->match_pkts;
 		k++;
 	}
 	for (i = 0; i <= a->frag_mask; i++)
@@ -407,6 +471,7 @@ gpudp_analysis_flows(const struct gpudp_analysis *a, struct gpudp_flow_record **
 			t->pkts[1] += r[i].pkts[1];
 			t->bytes[0] += r[i].bytes[0];
 			t->bytes[1] += r[i].bytes[1];
+			t->match_pkts += r[i].match_pkts;
 			if (r[i].first_ts < t->first_ts)
 				t->first_ts = r[i].first_ts;
 			if (r[i].last_ts > t->last_ts)
@@ -587,6 +652,20 @@ gpudp_analysis_compare(const struct gpudp_analysis *a, const struct gpudp_analys
 		if (x[i] != y[i]) {
 			snprintf(why, len, "counter word %zu: %llu and %llu", i,
 				 (unsigned long long)x[i], (unsigned long long)y[i]);
+			return 1;
+		}
+	if ((a->match == NULL) != (b->match == NULL) ||
+	    (a->match != NULL && a->match->n_patterns != b->match->n_patterns)) {
+		snprintf(why, len, "payload inspection on one side only, or other patterns");
+		return 1;
+	}
+	for (i = 0; a->match != NULL && i < a->match->n_patterns; i++)
+		if (a->match_occ[i] != b->match_occ[i] || a->match_pkts[i] != b->match_pkts[i]) {
+			snprintf(why, len, "pattern %zu: %llu/%llu and %llu/%llu packets/"
+				 "occurrences", i, (unsigned long long)a->match_pkts[i],
+				 (unsigned long long)a->match_occ[i],
+				 (unsigned long long)b->match_pkts[i],
+				 (unsigned long long)b->match_occ[i]);
 			return 1;
 		}
 	if (gpudp_analysis_flows(a, &fa, &na) != 0 || gpudp_analysis_flows(b, &fb, &nb) != 0 ||

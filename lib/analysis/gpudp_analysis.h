@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "gpudp_analysis_types.h"
+#include "gpudp_match.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,7 +42,7 @@ extern "C" {
 
 /** Default flow table capacity (slots). */
 #define GPUDP_AN_DEFAULT_FLOWS 65536u
-/** Largest accepted flow table capacity (slots, 96 bytes each). */
+/** Largest accepted flow table capacity (slots, 104 bytes each). */
 #define GPUDP_AN_MAX_FLOWS (1u << 24)
 
 /** An analysis object. Fields are read-only for users. */
@@ -58,7 +59,16 @@ struct gpudp_analysis {
 	struct gpudp_frag_slot *frags;  /**< fragment table, frag_mask + 1 slots */
 	uint32_t frag_mask;             /**< its capacity - 1 (gpudp_analysis_frag_capacity()) */
 	uint32_t pad2;
+	/** payload inspection (gpudp_analysis_set_match()): the caller's database, or NULL */
+	const struct gpudp_match_db *match;
+	uint64_t *match_occ;   /**< per pattern: occurrences (match->n_patterns) */
+	uint64_t *match_pkts;  /**< per pattern: packets with an occurrence */
+	uint32_t match_flags;  /**< GPUDP_AN_MATCH_FRAME */
+	uint32_t pad3;
 };
+
+/** Payload inspection flag: scan every captured byte, not the L4 payload. */
+#define GPUDP_AN_MATCH_FRAME 1u
 
 /** What the fragment table holds (gpudp_analysis_fragments()). */
 struct gpudp_frag_summary {
@@ -77,6 +87,7 @@ struct gpudp_flow_record {
 	uint64_t bytes[2];
 	uint64_t first_ts;  /**< ns */
 	uint64_t last_ts;   /**< ns */
+	uint64_t match_pkts; /**< packets with a payload match (gpudp_analysis_set_match()) */
 };
 
 /** An IP endpoint (address) as listed by gpudp_analysis_talkers(). */
@@ -109,9 +120,36 @@ uint32_t gpudp_analysis_capacity(uint32_t flow_capacity);
 
 /**
  * Fragment table slots that go with a flow table capacity: a quarter of
- * gpudp_analysis_capacity(flow_capacity), at least 16 (120 bytes each).
+ * gpudp_analysis_capacity(flow_capacity), at least 16 (128 bytes each).
  */
 uint32_t gpudp_analysis_frag_capacity(uint32_t flow_capacity);
+
+/**
+ * Turn payload inspection on: every packet analysed from now on is scanned
+ * for the patterns of @p db (gpudp_match.h) over its L4 payload
+ * (gpudp_pkt_payload()), or over every captured byte with
+ * GPUDP_AN_MATCH_FRAME; the counters match_bytes, match_pkts and
+ * match_occ, the per-pattern arrays a->match_occ and a->match_pkts and
+ * each flow's match_pkts count what is found, and the filter's `match`
+ * primitives can be true. The per-pattern arrays are zeroed.
+ *
+ * @param a      the analysis object
+ * @param db     the compiled patterns, kept by the caller while @p a lives
+ *               (NULL: inspection off)
+ * @param flags  0 or GPUDP_AN_MATCH_FRAME
+ * @return 0, -EINVAL (unknown flag), -ENOMEM
+ */
+int gpudp_analysis_set_match(struct gpudp_analysis *a, const struct gpudp_match_db *db,
+			     uint32_t flags);
+
+/**
+ * Add per-pattern counts computed elsewhere (another object with the same
+ * database, or the GPU's arrays read back) into @p dst's.
+ * @param occ, pkts  dst->match->n_patterns counts each (NULL: none)
+ * @return 0, or -EINVAL when @p dst has no database
+ */
+int gpudp_analysis_merge_match(struct gpudp_analysis *dst, const uint64_t *occ,
+			       const uint64_t *pkts);
 
 /**
  * Analyse one packet on the CPU.
@@ -234,7 +272,8 @@ int gpudp_analysis_talkers(const struct gpudp_analysis *a,
 
 /**
  * Compare two analyses of the same packets (the GPU's and the CPU's): raw
- * counters, resolved flows and the fragment table, exactly.
+ * counters, resolved flows, the fragment table and the per-pattern match
+ * counts, exactly.
  *
  * @param a, b  the objects
  * @param why   set to "identical" or to the first difference found
@@ -283,6 +322,8 @@ const char *gpudp_an_addr_str(uint8_t af, const uint8_t *addr, char *buf, size_t
  *            | [dir] "net" ADDR "/" LEN     CIDR prefix (host bits must be zero)
  *            | [dir] "port" NUM             TCP or UDP port 0-65535
  *            | [dir] "portrange" NUM "-" NUM
+ *            | "match" [NAME]               payload inspection: an occurrence of
+ *                                           any pattern, or of pattern NAME
  *   dir     := "src" | "dst"                (none: source or destination)
  * @endcode
  * "and" binds tighter than "or"; "tcp"/"udp" match IPv4 and IPv6; "icmp"
@@ -298,6 +339,19 @@ const char *gpudp_an_addr_str(uint8_t af, const uint8_t *addr, char *buf, size_t
  */
 int gpudp_filter_compile(const char *expr, struct gpudp_filter *f,
 			 char *err, size_t errlen);
+
+/**
+ * Compile a filter expression that may use `match` and `match NAME`
+ * (gpudp_filter_compile()'s grammar): NAME is looked up in @p pats, the
+ * patterns of the database given to gpudp_analysis_set_match(), in its
+ * order. With @p n_pats 0, `match` is an error, as in
+ * gpudp_filter_compile().
+ *
+ * @return as gpudp_filter_compile(); -EINVAL also for an unknown NAME
+ */
+int gpudp_filter_compile_match(const char *expr, const struct gpudp_match_pattern *pats,
+			       uint32_t n_pats, struct gpudp_filter *f, char *err,
+			       size_t errlen);
 
 #ifdef __cplusplus
 }

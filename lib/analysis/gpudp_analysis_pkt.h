@@ -15,6 +15,7 @@
 #define GPUDP_ANALYSIS_PKT_H
 
 #include "gpudp_analysis_types.h"
+#include "gpudp_match.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -556,12 +557,38 @@ gpudp_filter_net_match(const struct gpudp_filter_insn *in, const uint8_t *a)
 	return 1;
 }
 
+/** What payload inspection found in one packet (the filter's `match` primitives). */
+struct gpudp_an_scan {
+	const struct gpudp_match_db *db; /**< NULL: inspection off */
+	const uint8_t *d;                /**< the bytes scanned */
+	uint32_t len;                    /**< how many */
+	uint32_t pad;
+	uint64_t occ;                    /**< occurrences of any pattern */
+};
+
+/** The filter's `match` primitive: any pattern (af 1), or pattern lo | hi << 16. */
+GPUDP_AN_HD uint32_t
+gpudp_filter_match_eval(const struct gpudp_filter_insn *in, const struct gpudp_an_scan *m)
+{
+	uint32_t pat = (uint32_t)in->lo | (uint32_t)in->hi << 16;
+
+	if (m == 0 || m->db == 0 || m->occ == 0)
+		return 0;
+	if (in->af == 1)
+		return 1;
+	return pat < m->db->n_patterns &&
+	       gpudp_match_occurs_before(m->db, pat, m->d, m->len);
+}
+
 /**
  * Evaluate a compiled filter on a parsed packet.
+ * @param m  what payload inspection found in it, or NULL (no inspection:
+ *           `match` primitives are false)
  * @return 1 on a match, 0 otherwise (always 0 for an empty filter)
  */
 GPUDP_AN_HD int
-gpudp_filter_eval(const struct gpudp_filter *f, const struct gpudp_pkt_info *pi)
+gpudp_filter_eval(const struct gpudp_filter *f, const struct gpudp_pkt_info *pi,
+		  const struct gpudp_an_scan *m)
 {
 	uint64_t stack = 0;
 	uint32_t sp = 0, i, v;
@@ -611,6 +638,9 @@ gpudp_filter_eval(const struct gpudp_filter *f, const struct gpudp_pkt_info *pi)
 					v |= pi->dport >= in->lo && pi->dport <= in->hi;
 			}
 			break;
+		case GPUDP_FOP_MATCH:
+			v = gpudp_filter_match_eval(in, m);
+			break;
 		case GPUDP_FOP_NOT:
 			if (sp < 1)
 				return 0;
@@ -650,7 +680,44 @@ struct gpudp_an_sink {
 	                                      counts as GPUDP_AN_DROP_FRAG_FULL) */
 	uint32_t frag_mask;              /**< its capacity - 1 */
 	uint32_t pad2;
+	const struct gpudp_match_db *match; /**< payload inspection's patterns, or NULL */
+	uint64_t *match_occ;             /**< per pattern: occurrences */
+	uint64_t *match_pkts;            /**< per pattern: packets with an occurrence */
+	uint32_t match_flags;            /**< GPUDP_AN_MATCH_FRAME (gpudp_analysis.h) */
+	uint32_t pad3;
 };
+
+/**
+ * Payload inspection of one packet: its L4 payload (gpudp_pkt_payload()),
+ * or every captured byte (flag 1, GPUDP_AN_MATCH_FRAME), scanned for
+ * every pattern; the counters and per-pattern arrays updated.
+ * @param m  filled (m->db NULL when inspection is off)
+ */
+GPUDP_AN_HD void
+gpudp_an_scan_pkt(const struct gpudp_an_sink *sk, const uint8_t *p, uint32_t caplen,
+		  const struct gpudp_pkt_info *pi, struct gpudp_an_scan *m)
+{
+	uint32_t off = 0, len = caplen;
+
+	m->db = sk->match;
+	m->pad = 0;
+	m->occ = 0;
+	m->d = p;
+	m->len = 0;
+	if (sk->match == 0)
+		return;
+	if ((sk->match_flags & 1u) == 0)
+		off = gpudp_pkt_payload(p, caplen, pi, &len);
+	m->d = p + off;
+	m->len = len;
+	GPUDP_AN_ADD64(&sk->ctr->match_bytes, len);
+	if (len != 0)
+		m->occ = gpudp_match_scan(sk->match, p + off, len, sk->match_occ, sk->match_pkts);
+	if (m->occ != 0) {
+		GPUDP_AN_ADD64(&sk->ctr->match_pkts, 1);
+		GPUDP_AN_ADD64(&sk->ctr->match_occ, m->occ);
+	}
+}
 
 /**
  * Add a fragment (not an IPv6 atomic fragment) to its datagram's slot in
@@ -659,7 +726,7 @@ struct gpudp_an_sink {
  */
 GPUDP_AN_HD int
 gpudp_an_frag_account(const struct gpudp_an_sink *sk, const struct gpudp_pkt_info *pi,
-		      uint32_t wirelen, uint64_t ts)
+		      uint32_t wirelen, uint64_t ts, uint32_t hit)
 {
 	struct gpudp_flow_key k;
 	struct gpudp_frag_slot *s;
@@ -675,6 +742,8 @@ gpudp_an_frag_account(const struct gpudp_an_sink *sk, const struct gpudp_pkt_inf
 	GPUDP_AN_ADD64(&s->payload, pi->frag_len);
 	GPUDP_AN_MIN64(&s->first_ts, ts);
 	GPUDP_AN_MAX64(&s->last_ts, ts);
+	if (hit)
+		GPUDP_AN_ADD64(&s->match_pkts, 1);
 	if (pi->frag_first) {
 		uint32_t ports = pi->has_ports ? (uint32_t)pi->sport << 16 | pi->dport : 0;
 
@@ -702,9 +771,11 @@ gpudp_an_account(const struct gpudp_an_sink *sk, const uint8_t *p,
 {
 	struct gpudp_an_counters *c = sk->ctr;
 	struct gpudp_pkt_info pi;
+	struct gpudp_an_scan m;
 	int match, frag;
 
 	gpudp_pkt_parse(p, caplen, &pi);
+	gpudp_an_scan_pkt(sk, p, caplen, &pi, &m);
 	/* a fragment of a larger datagram (an IPv6 atomic fragment is whole) */
 	frag = pi.is_frag && !(pi.frag_first && pi.frag_last);
 	GPUDP_AN_ADD64(&c->pkts, 1);
@@ -756,7 +827,8 @@ gpudp_an_account(const struct gpudp_an_sink *sk, const uint8_t *p,
 		GPUDP_AN_ADD64(&c->drops[GPUDP_AN_DROP_TRUNCATED], 1);
 	} else if (pi.status == GPUDP_PKT_MALFORMED) {
 		GPUDP_AN_ADD64(&c->drops[GPUDP_AN_DROP_MALFORMED], 1);
-	} else if (pi.af != 0 && (!frag || gpudp_an_frag_account(sk, &pi, wirelen, ts) != 0)) {
+	} else if (pi.af != 0 &&
+		   (!frag || gpudp_an_frag_account(sk, &pi, wirelen, ts, m.occ != 0) != 0)) {
 		/* a whole datagram, or a fragment that found the fragment table
 		 * full: into its flow now (a first fragment with its ports, a
 		 * later one without). Fragments in the table join their flows
@@ -776,10 +848,12 @@ gpudp_an_account(const struct gpudp_an_sink *sk, const uint8_t *p,
 			GPUDP_AN_ADD64(&s->bytes[dir], wirelen);
 			GPUDP_AN_MIN64(&s->first_ts, ts);
 			GPUDP_AN_MAX64(&s->last_ts, ts);
+			if (m.occ != 0)
+				GPUDP_AN_ADD64(&s->match_pkts, 1);
 		}
 	}
 
-	match = gpudp_filter_eval(sk->filter, &pi);
+	match = gpudp_filter_eval(sk->filter, &pi, &m);
 	if (match) {
 		GPUDP_AN_ADD64(&c->filter_pkts, 1);
 		GPUDP_AN_ADD64(&c->filter_bytes, wirelen);

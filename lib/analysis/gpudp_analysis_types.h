@@ -85,6 +85,10 @@ struct gpudp_an_counters {
 	uint64_t snapped;     /**< IP length larger than captured (snap length), informational */
 	uint64_t filter_pkts;  /**< packets that matched the filter */
 	uint64_t filter_bytes; /**< their wire bytes */
+	/* payload inspection (gpudp_analysis_set_match()); 0 without it */
+	uint64_t match_bytes;  /**< bytes scanned (L4 payloads, or whole captured frames) */
+	uint64_t match_pkts;   /**< packets with an occurrence of any pattern */
+	uint64_t match_occ;    /**< occurrences of any pattern */
 };
 
 /**
@@ -108,7 +112,7 @@ struct gpudp_flow_key {
 #define GPUDP_FLOW_BUSY  1u  /**< claimed, key being written */
 #define GPUDP_FLOW_READY 2u
 
-/** One slot of the open-addressing flow table (96 bytes). */
+/** One slot of the open-addressing flow table (104 bytes). */
 struct gpudp_flow_slot {
 	uint32_t state;              /**< GPUDP_FLOW_* */
 	uint32_t hash;               /**< gpudp_flow_hash() of the key */
@@ -117,10 +121,11 @@ struct gpudp_flow_slot {
 	uint64_t bytes[2];           /**< wire bytes, same directions */
 	uint64_t first_ts;           /**< smallest timestamp seen (ns), UINT64_MAX if none */
 	uint64_t last_ts;            /**< largest timestamp seen (ns) */
+	uint64_t match_pkts;         /**< packets with a payload match (both directions) */
 };
 
 /**
- * One slot of the fragment table (120 bytes): the fragments of one IP
+ * One slot of the fragment table (128 bytes): the fragments of one IP
  * datagram, keyed by (address family, source, destination, protocol,
  * IP identification). Every field after the key is updated only with
  * commutative operations (add, min, max), so its content does not depend on
@@ -152,6 +157,7 @@ struct gpudp_frag_slot {
 	uint64_t last_wirelen;       /**< max over last fragments of the wire length */
 	uint64_t first_ts;           /**< smallest timestamp (ns), UINT64_MAX if none */
 	uint64_t last_ts;            /**< largest timestamp (ns) */
+	uint64_t match_pkts;         /**< fragments with a payload match */
 };
 
 /** Maximum number of instructions of a compiled filter. */
@@ -168,6 +174,12 @@ enum gpudp_filter_op {
 	GPUDP_FOP_AND,      /**< pop two, push a && b */
 	GPUDP_FOP_OR,       /**< pop two, push a || b */
 	GPUDP_FOP_NOT,      /**< pop one, push !a */
+	/**
+	 * push (the packet's scanned bytes hold an occurrence of pattern
+	 * lo | hi << 16; af 1: of any pattern); false without payload
+	 * inspection
+	 */
+	GPUDP_FOP_MATCH,
 };
 
 /** Direction qualifier of NET and PORT instructions. */

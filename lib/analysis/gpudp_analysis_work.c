@@ -22,12 +22,13 @@ static const char *const an_counters[] = {
 	"size_bucket2", "size_bucket3", "size_bucket4", "size_bucket5", "size_bucket6",
 	"size_bucket7", "size_bucket8", "size_bucket9", "drop_truncated", "drop_malformed",
 	"drop_flow_full", "drop_frag_full", "snapped", "filter_pkts", "filter_bytes",
+	"match_bytes", "match_pkts", "match_occ",
 };
 _Static_assert(sizeof(an_counters) / sizeof(an_counters[0]) == GPUDP_AN_WORK_COUNTERS,
 	       "a name for every field of struct gpudp_an_counters");
 _Static_assert(GPUDP_AN_WORK_COUNTERS <= GPUDP_WORK_COUNTERS_MAX,
 	       "struct gpudp_an_counters fits the work's counters");
-_Static_assert(sizeof(struct gpudp_an_work_params) == 32, "parameter block layout");
+_Static_assert(sizeof(struct gpudp_an_work_params) == 64, "parameter block layout");
 
 static const char *const an_reasons[] = { "unmatched" };
 

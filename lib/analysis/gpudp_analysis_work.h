@@ -8,9 +8,10 @@
  * CPU engine runs (gpudp_analysis_pkt.h).
  *
  * - Parameters: the addresses of the analysis tables (flow table,
- *   fragment table, compiled filter), which the caller allocates (in GPU
- *   memory for the GPU modes) and passes as the handoff's parameter block
- *   (gpudp_handoff_conf.params). They accumulate over the run.
+ *   fragment table, compiled filter; for payload inspection the pattern
+ *   database and the per-pattern counts), which the caller allocates (in
+ *   GPU memory for the GPU modes) and passes as the handoff's parameter
+ *   block (gpudp_handoff_conf.params). They accumulate over the run.
  * - Counters: struct gpudp_an_counters, field by field
  *   (GPUDP_AN_WORK_COUNTERS of them): the handoff sums them over the
  *   bursts (gpudp_handoff_stats.counters), in the struct's layout.
@@ -48,6 +49,11 @@ struct gpudp_an_work_params {
 	uint64_t filter;     /**< struct gpudp_filter */
 	uint32_t flow_mask;  /**< flow table capacity - 1 */
 	uint32_t frag_mask;  /**< fragment table capacity - 1 */
+	uint64_t match;      /**< struct gpudp_match_db, or 0 (no payload inspection) */
+	uint64_t match_occ;  /**< uint64_t[n_patterns]: occurrences per pattern */
+	uint64_t match_pkts; /**< uint64_t[n_patterns]: packets per pattern */
+	uint32_t match_flags; /**< GPUDP_AN_MATCH_FRAME (gpudp_analysis.h) */
+	uint32_t pad;
 };
 
 /** The per-packet function: one packet into the tables and counters. */
@@ -66,6 +72,11 @@ gpudp_an_work_pkt(struct gpudp_work_pkt *p)
 	sk.frags = (struct gpudp_frag_slot *)(uintptr_t)pr->frags;
 	sk.frag_mask = pr->frag_mask;
 	sk.pad2 = 0;
+	sk.match = (const struct gpudp_match_db *)(uintptr_t)pr->match;
+	sk.match_occ = (uint64_t *)(uintptr_t)pr->match_occ;
+	sk.match_pkts = (uint64_t *)(uintptr_t)pr->match_pkts;
+	sk.match_flags = pr->match_flags;
+	sk.pad3 = 0;
 	return gpudp_an_account(&sk, p->seg[0], p->seg_len[0],
 				wire < p->seg_len[0] ? p->seg_len[0] : wire,
 				p->meta != NULL ? p->meta->ts_ns : 0) ?

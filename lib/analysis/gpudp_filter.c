@@ -27,6 +27,8 @@ struct fparser {
 	size_t errlen;
 	int rc;
 	int depth;
+	const struct gpudp_match_pattern *pats; /* `match NAME`: the pattern set */
+	uint32_t n_pats;                        /* 0: no payload inspection */
 };
 
 static int
@@ -147,6 +149,45 @@ parse_addr(const char *s, struct gpudp_filter_insn *in)
 }
 
 static void parse_expr(struct fparser *p);
+
+/* Whether the current token ends a primitive (an operator or the end). */
+static int
+at_operator(const struct fparser *p)
+{
+	return p->tok[0] == '\0' || is(p, "and") || is(p, "&&") || is(p, "or") ||
+	       is(p, "||") || is(p, "not") || is(p, "!") || is(p, ")") || is(p, "(");
+}
+
+/* "match" [NAME]: an occurrence of any pattern, or of the one named. */
+static void
+parse_match(struct fparser *p)
+{
+	struct gpudp_filter_insn *in;
+	uint32_t i;
+
+	if (p->n_pats == 0) {
+		perr(p, -EINVAL, "'match' needs payload inspection (a pattern file: --match)");
+		return;
+	}
+	next(p);
+	in = emit(p, GPUDP_FOP_MATCH);
+	if (in == NULL)
+		return;
+	if (at_operator(p)) {
+		in->af = 1;
+		return;
+	}
+	for (i = 0; i < p->n_pats; i++)
+		if (strcmp(p->pats[i].name, p->tok) == 0)
+			break;
+	if (i == p->n_pats) {
+		perr(p, -EINVAL, "no pattern of that name in the pattern file");
+		return;
+	}
+	in->lo = (uint16_t)(i & 0xffff);
+	in->hi = (uint16_t)(i >> 16);
+	next(p);
+}
 
 static void
 parse_prim(struct fparser *p)
@@ -280,6 +321,8 @@ parse_prim(struct fparser *p)
 			in->hi = (uint16_t)w;
 		}
 		next(p);
+	} else if (is(p, "match")) {
+		parse_match(p);
 	} else if (p->tok[0] == '\0') {
 		perr(p, -EINVAL, "expected a primitive");
 	} else {
@@ -339,8 +382,16 @@ parse_expr(struct fparser *p)
 int
 gpudp_filter_compile(const char *expr, struct gpudp_filter *f, char *err, size_t errlen)
 {
+	return gpudp_filter_compile_match(expr, NULL, 0, f, err, errlen);
+}
+
+int
+gpudp_filter_compile_match(const char *expr, const struct gpudp_match_pattern *pats,
+			   uint32_t n_pats, struct gpudp_filter *f, char *err, size_t errlen)
+{
 	struct fparser p = {
 		.src = expr, .f = f, .err = err, .errlen = errlen,
+		.pats = pats, .n_pats = pats != NULL ? n_pats : 0,
 	};
 
 	memset(f, 0, sizeof(*f));

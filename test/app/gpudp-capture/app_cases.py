@@ -7,7 +7,8 @@ usage: app_cases.py GPUDP_CAPTURE DATA_DIR GROUP
 GROUP is one of:
   bad_inputs   each bad capture file gives a clear error or a counted drop
   filter       --filter-out pcapng read back by tshark equals tshark's own
-               selection from the input (timestamps, lengths, bytes)
+               selection from the input (timestamps, lengths, bytes); with
+               --match, 'match' and 'match NAME' write what the counts count
   options      usage errors name the option and value and exit 2; --help
   engine       the CPU notice, and --json written on a clean SIGINT stop
   over_64k     records over 65535 bytes on net_pcap: only the bytes that
@@ -189,6 +190,27 @@ def filter_cases(c):
                                                         err2[-200:]))
     r = c.run(c.path("sample.pcap"), "--cpu", "--quiet", "--filter", "port 8080")
     c.check("filter_without_output_only_counts", r.returncode == 0, r.stderr[-300:])
+    # payload inspection in the filter: 'match NAME' writes exactly the
+    # packets the per-pattern count counts, 'match' those of any pattern
+    pats = c.path("patterns.txt")
+    for ours, name in [("match http", "http"), ("match", None), ("udp and match zeros", None)]:
+        out = c.out("m.pcapng")
+        j = c.out("m.json")
+        r = c.run(c.path("sample.pcap"), "--cpu", "--quiet", "--match", pats, "--filter", ours,
+                  "--filter-out", out, "--json", j)
+        if r.returncode != 0:
+            c.check("filter '%s'" % ours, False, r.stderr[-400:])
+            continue
+        rep = json.load(open(j))
+        rc1, got, _ = tshark_fields(out)
+        per = {p["name"]: p["packets"] for p in rep["match"]["per_pattern"]}
+        want = per[name] if name else (rep["match"]["matched"] if ours == "match" else None)
+        c.check("filter_match_writes_the_matching_packets '%s'" % ours,
+                rc1 == 0 and len(got) == rep["filter"]["written"] ==
+                rep["filter"]["matched_packets"] > 0 and
+                (want is None or want == len(got)) and
+                sum(f["match_packets"] for f in rep["flows"]) <= rep["match"]["matched"],
+                "written %d, report %s" % (len(got), rep.get("filter")))
 
 
 def options(c):
@@ -217,6 +239,14 @@ def options(c):
         (["--json", "/nonexistent-gpudp-dir/r.json"],
          "--json: bad value '/nonexistent-gpudp-dir/r.json' (cannot create a file"),
         (["--json", "/"], "--json: bad value '/' (is a directory)"),
+        # payload inspection: the file, the scope, and filter names need --match
+        (["--match", "/nonexistent-gpudp.txt"], "--match: /nonexistent-gpudp.txt: "),
+        (["--match", c.path("patterns.txt"), "--match-scope", "all"],
+         "--match-scope: bad value 'all' (expected payload or frame)"),
+        (["--filter", "match"], "--filter: bad value 'match': 'match' needs payload "
+         "inspection"),
+        (["--match", c.path("patterns.txt"), "--filter", "match nosuch"],
+         "--filter: bad value 'match nosuch': no pattern of that name"),
     ]:
         r = c.run(c.path("sample.pcap"), *args)
         c.check("usage_error %s" % " ".join(args), r.returncode == 2 and needle in r.stderr,
@@ -254,7 +284,7 @@ def options(c):
     undocumented = [b.split()[0] for b in blocks
                     if b.split()[0] != "--help" and "(default:" not in b]
     c.check("help_lists_every_option_with_its_default", r.returncode == 0 and not missing and
-            not undocumented and len(blocks) == 27, (missing, undocumented, len(blocks)))
+            not undocumented and len(blocks) == 29, (missing, undocumented, len(blocks)))
 
 
 def write_pcap(path, frames, snap=262144):

@@ -988,7 +988,7 @@ match(const char *expr, const struct pb *p)
 		return -1;
 	}
 	gpudp_pkt_parse(p->b, p->n, &pi);
-	return gpudp_filter_eval(&f, &pi);
+	return gpudp_filter_eval(&f, &pi, NULL);
 }
 
 static int
