@@ -47,34 +47,48 @@ match_option(const char *opt, size_t n, uint32_t *flags, char *err, size_t err_l
 	return 0;
 }
 
-/* FILE[,scope=payload|frame][,action=drop|count] */
-static int
-match_init(const char *arg, void *params, char *err, size_t err_len)
+int
+gpudp_work_match_arg(const char *arg, char **path, uint32_t *flags, char *err, size_t err_len)
 {
-	struct gpudp_match_work_params *p = params;
-	struct gpudp_match_db *db;
 	const char *opts;
-	char *path;
+	uint32_t f = *flags;
 
+	*path = NULL;
 	if (arg == NULL || arg[0] == '\0') {
 		gpudp_errf(err, err_len, "needs a pattern file: --work-arg FILE[,scope=payload|"
 			   "frame][,action=drop|count]");
 		return -EINVAL;
 	}
 	opts = strchr(arg, ',');
-	path = strndup(arg, opts != NULL ? (size_t)(opts - arg) : strlen(arg));
-	if (path == NULL)
+	*path = strndup(arg, opts != NULL ? (size_t)(opts - arg) : strlen(arg));
+	if (*path == NULL)
 		return -ENOMEM;
 	while (opts != NULL) {
 		const char *next = strchr(opts + 1, ',');
 		size_t n = next != NULL ? (size_t)(next - opts - 1) : strlen(opts + 1);
 
-		if (match_option(opts + 1, n, &p->flags, err, err_len) != 0) {
-			free(path);
+		if (match_option(opts + 1, n, &f, err, err_len) != 0) {
+			free(*path);
+			*path = NULL;
 			return -EINVAL;
 		}
 		opts = next;
 	}
+	*flags = f;
+	return 0;
+}
+
+/* FILE[,scope=payload|frame][,action=drop|count] */
+static int
+match_init(const char *arg, void *params, char *err, size_t err_len)
+{
+	struct gpudp_match_work_params *p = params;
+	struct gpudp_match_db *db;
+	char *path;
+	int ret = gpudp_work_match_arg(arg, &path, &p->flags, err, err_len);
+
+	if (ret != 0)
+		return ret;
 	db = gpudp_match_load(path, NULL, NULL, err, err_len);
 	free(path);
 	if (db == NULL)
