@@ -463,6 +463,49 @@ compare(const char *what, const struct gpudp_work *w, const struct pkts *p,
 	return 0;
 }
 
+/*
+ * The capture's packets in memory of kind @p mk: GPU memory at *@p d, or
+ * pinned or plain host memory at *@p hp; *@p base the address the work uses.
+ * @return 0, -EIO (a CUDA call failed) or -ENOMEM; what was had stays set
+ * for pkt_mem_free().
+ */
+static int
+pkt_mem_alloc(const struct pkts *p, enum mem_kind mk, CUdeviceptr *d, void **hp,
+	      uint64_t *base)
+{
+	int ret;
+
+	if (mk == MEM_DEVICE) {
+		ret = gpudp_cu->cuMemAlloc(d, p->bytes) == CUDA_SUCCESS &&
+		      gpudp_cu->cuMemcpyHtoD(*d, p->orig, p->bytes) == CUDA_SUCCESS ? 0 : -EIO;
+		*base = *d;
+	} else if (mk == MEM_PINNED) {
+		ret = gpudp_cu->cuMemHostAlloc(hp, p->bytes, CU_MEMHOSTALLOC_DEVICEMAP |
+					       CU_MEMHOSTALLOC_PORTABLE) == CUDA_SUCCESS ? 0 : -EIO;
+		if (ret == 0)
+			memcpy(*hp, p->orig, p->bytes);
+		*base = (uint64_t)(uintptr_t)*hp;  /* unified addressing: the same address */
+	} else {
+		*hp = malloc(p->bytes);
+		ret = *hp != NULL ? 0 : -ENOMEM;
+		if (ret == 0)
+			memcpy(*hp, p->orig, p->bytes);
+		*base = (uint64_t)(uintptr_t)*hp;
+	}
+	return ret;
+}
+
+static void
+pkt_mem_free(enum mem_kind mk, CUdeviceptr d, void *hp)
+{
+	if (d != 0)
+		gpudp_cu->cuMemFree(d);
+	if (hp != NULL && mk == MEM_PINNED)
+		gpudp_cu->cuMemFreeHost(hp);
+	else
+		free(hp);
+}
+
 /* one GPU mode on one kind of memory; @return 0 same, 1 differs, <0 error */
 static int
 check_gpu(const struct opts *o, const struct gpudp_work *w, const struct pkts *p,
@@ -480,23 +523,7 @@ check_gpu(const struct opts *o, const struct gpudp_work *w, const struct pkts *p
 	if (outcome_alloc(&got, p, w) != 0)
 		return -ENOMEM;
 	/* the packet memory first: while a persistent kernel runs, allocations wait */
-	if (mk == MEM_DEVICE) {
-		ret = gpudp_cu->cuMemAlloc(&d, p->bytes) == CUDA_SUCCESS &&
-		      gpudp_cu->cuMemcpyHtoD(d, p->orig, p->bytes) == CUDA_SUCCESS ? 0 : -EIO;
-		base = d;
-	} else if (mk == MEM_PINNED) {
-		ret = gpudp_cu->cuMemHostAlloc(&hp, p->bytes, CU_MEMHOSTALLOC_DEVICEMAP |
-					       CU_MEMHOSTALLOC_PORTABLE) == CUDA_SUCCESS ? 0 : -EIO;
-		if (ret == 0)
-			memcpy(hp, p->orig, p->bytes);
-		base = (uint64_t)(uintptr_t)hp;  /* unified addressing: the same address */
-	} else {
-		hp = malloc(p->bytes);
-		ret = hp != NULL ? 0 : -ENOMEM;
-		if (ret == 0)
-			memcpy(hp, p->orig, p->bytes);
-		base = (uint64_t)(uintptr_t)hp;
-	}
+	ret = pkt_mem_alloc(p, mk, &d, &hp, &base);
 	if (ret != 0) {
 		fprintf(stderr, PROG ": %s: packet memory of %zu bytes: %s\n", what, p->bytes,
 			gpudp_cuda_last_error());
@@ -526,12 +553,7 @@ check_gpu(const struct opts *o, const struct gpudp_work *w, const struct pkts *p
 	}
 out:
 	gpudp_handoff_destroy(h);
-	if (d != 0)
-		gpudp_cu->cuMemFree(d);
-	if (hp != NULL && mk == MEM_PINNED)
-		gpudp_cu->cuMemFreeHost(hp);
-	else
-		free(hp);
+	pkt_mem_free(mk, d, hp);
 	outcome_free(&got);
 	return ret;
 }
