@@ -199,38 +199,42 @@ apply_map(const struct fwd_gpu_avail *a, unsigned int n, unsigned int *pick)
 	return rc;
 }
 
-/* --gpu auto and --gpu-map over the GPUs @p a. @return 0 or an exit code */
+/* --gpu auto and --gpu-map over the GPUs @p a: the ports the map names
+ * first, then the others placed among themselves. @return 0 or an exit code */
 static int
 choose_placed(const struct fwd_gpu_avail *a, unsigned int n, const char *how)
 {
 	const char *ports[FWD_MAX_PORTS], *gpus[FWD_MAX_GPUS];
 	struct gpudp_gpu_place out[FWD_MAX_PORTS];
-	unsigned int i, pick[FWD_MAX_PORTS];
+	unsigned int i, k, np = 0, pick[FWD_MAX_PORTS], idx[FWD_MAX_PORTS];
 	int rc;
 
 	for (i = 0; i < cf->nb_ports; i++)
-		ports[i] = port_dev_name(cf->ports[i]);
-	for (i = 0; i < n; i++)
-		gpus[i] = a[i].pci;
-	rc = gpudp_mem_gpu_place(ports, cf->nb_ports, gpus, n, out);
-	if (rc != 0 && rc != -ENOENT) {
-		fprintf(stderr, "gpudp-fwd: --gpu auto: placement failed: %s\n", strerror(-rc));
-		return GPUDP_EXIT_FAILURE;
-	}
-	for (i = 0; i < cf->nb_ports; i++) {
-		pick[i] = out[i].gpu;
-		fwd_run.port_gpu[i].how = how;
-		fwd_run.port_gpu[i].place = out[i];
-	}
+		pick[i] = UINT32_MAX;
 	if (cf->gpu_map != NULL) {
 		rc = apply_map(a, n, pick);
 		if (rc != 0)
 			return rc;
 	}
+	for (i = 0; i < cf->nb_ports; i++)
+		if (pick[i] == UINT32_MAX) {
+			idx[np] = i;
+			ports[np++] = port_dev_name(cf->ports[i]);
+		}
+	for (i = 0; i < n; i++)
+		gpus[i] = a[i].pci;
+	rc = np > 0 ? gpudp_mem_gpu_place(ports, np, gpus, n, out) : 0;
+	if (rc != 0 && rc != -ENOENT) {
+		fprintf(stderr, "gpudp-fwd: --gpu auto: placement failed: %s\n", strerror(-rc));
+		return GPUDP_EXIT_FAILURE;
+	}
+	for (k = 0; k < np; k++) {
+		pick[idx[k]] = out[k].gpu;
+		fwd_run.port_gpu[idx[k]].how = how;
+		fwd_run.port_gpu[idx[k]].place = out[k];
+	}
 	/* GPUs in ordinal order: the lowest first */
 	for (i = 0; i < n; i++) {
-		unsigned int k;
-
 		for (k = 0; k < cf->nb_ports && pick[k] != i; k++)
 			;
 		if (k < cf->nb_ports)
@@ -253,8 +257,8 @@ fwd_gpus_choose(void)
 	if (cf->gpu_sel == FWD_GPU_ONE || (cf->gpu_sel == FWD_GPU_DEFAULT && n <= 1))
 		rc = choose_one();
 	else if (n == 0) {
-		fprintf(stderr, "gpudp-fwd: --gpu %s: no GPU of gpudp's gpudev driver "
-			"(0 found)\n", cf->gpu_map != NULL ? "map" : "auto");
+		fprintf(stderr, "gpudp-fwd: %s: no GPU of gpudp's gpudev driver (0 found)\n",
+			cf->gpu_map != NULL ? "--gpu-map" : "--gpu auto");
 		rc = GPUDP_EXIT_NO_GPU;
 	} else
 		rc = choose_placed(a, n, cf->gpu_sel == FWD_GPU_DEFAULT ?
