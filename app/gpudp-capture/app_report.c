@@ -57,7 +57,9 @@ app_report(struct cap_app *app, double elapsed, int final)
 		.pool_gpu_bytes = app->pinfo.gpu_bytes, .pool_host_bytes = app->pinfo.host_bytes,
 		.pins_created = -1, .pins_running = -1, .cpu_mapped = app->cpu_mapped,
 	};
-	int rc = cap_engine_collect(&app->eng, app->result);
+	/* the direct reader merged its threads' results already */
+	int rc = app->conf.reader == CAP_CONF_READER_DIRECT ? 0 :
+		 cap_engine_collect(&app->eng, app->result);
 
 	r.staging_drops += app->eng.st.unreadable;
 	if (app->mem == CAP_MEM_DEVICE) {

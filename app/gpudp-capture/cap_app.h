@@ -135,4 +135,10 @@ int app_verify_results(struct cap_app *app);
 /* app_rx.c */
 int app_run(struct cap_app *app);
 
+/* app_direct.c */
+/** --reader direct: the input's description and expected packets from the files. */
+void app_describe_files(struct cap_app *app);
+/** --reader direct: every --pcap file analysed, --filter-out written, the report. */
+int app_run_direct(struct cap_app *app);
+
 #endif /* GPUDP_CAPTURE_CAP_APP_H */

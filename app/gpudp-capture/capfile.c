@@ -39,6 +39,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -83,7 +85,15 @@ cf_left(const struct capfile *cf)
 int
 cf_read(struct capfile *cf, void *dst, size_t n)
 {
-	size_t got = n > 0 ? fread(dst, 1, n, cf->fp) : 0;
+	size_t got;
+
+	if (cf->map != NULL) {
+		got = n < cf_left(cf) ? n : (size_t)cf_left(cf);
+		memcpy(dst, cf->map + cf->pos, got);
+		cf->pos += got;
+		return got == n ? 0 : 1;
+	}
+	got = n > 0 ? fread(dst, 1, n, cf->fp) : 0;
 
 	cf->pos += got;
 	if (got == n)
@@ -99,6 +109,10 @@ cf_skip(struct capfile *cf, uint64_t n)
 {
 	if (n == 0)
 		return 0;
+	if (cf->map != NULL) {
+		cf->pos += n;
+		return 0;
+	}
 	if (n > (uint64_t)INT64_MAX || fseeko(cf->fp, (off_t)n, SEEK_CUR) != 0)
 		return cf_fail(cf, -EIO, "seek error at offset %llu", (unsigned long long)cf->pos);
 	cf->pos += n;
@@ -196,6 +210,17 @@ cf_open(struct capfile *cf)
 	if (cf->size < 4)
 		return cf_fail(cf, -EINVAL, "not a pcap or pcapng file (%llu bytes)",
 			       (unsigned long long)cf->size);
+	if ((cf->flags & CAPFILE_MMAP) != 0) {
+		void *m = cf->size > SIZE_MAX ? MAP_FAILED :
+			mmap(NULL, (size_t)cf->size, PROT_READ, MAP_PRIVATE, fileno(cf->fp), 0);
+
+		if (m == MAP_FAILED) {
+			rc = errno;
+			return cf_fail(cf, -rc, "cannot map: %s", strerror(rc));
+		}
+		cf->map = m;
+		madvise(m, (size_t)cf->size, MADV_SEQUENTIAL);
+	}
 	rc = cf_read(cf, hdr, 4);
 	if (rc != 0)
 		return rc < 0 ? rc : cf_fail(cf, -EINVAL, "not a pcap or pcapng file");
@@ -274,6 +299,8 @@ capfile_close(struct capfile *cf)
 {
 	if (cf == NULL)
 		return;
+	if (cf->map != NULL)
+		munmap((void *)(uintptr_t)cf->map, (size_t)cf->size);
 	if (cf->fp != NULL)
 		fclose(cf->fp);
 	free(cf->ifs);

@@ -45,6 +45,13 @@ struct capfile;
 
 /** capfile_open() flag: do not read record data (rec.data may be NULL). */
 #define CAPFILE_SKIP_DATA 1u
+/**
+ * capfile_open() flag: map the file into memory instead of reading it
+ * through stdio; a pcap record's data then points into the mapping (no
+ * copy). The file must not shrink while it is open (the mapping would
+ * fault): for capture files at rest, as gpudp-capture's direct reader.
+ */
+#define CAPFILE_MMAP 2u
 
 /** One record, as capfile_next() returns it. */
 struct capfile_rec {

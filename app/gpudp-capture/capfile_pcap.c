@@ -79,7 +79,11 @@ cf_pcap_next(struct capfile *cf, struct capfile_rec *rec)
 		return cf_truncated(cf, off);
 	keep = caplen > cf->snaplen ? cf->snaplen : caplen;
 	rec->data = NULL;
-	if (!(cf->flags & CAPFILE_SKIP_DATA)) {
+	if (cf->map != NULL && !(cf->flags & CAPFILE_SKIP_DATA)) {
+		/* the record where it lies in the mapping */
+		rec->data = cf->map + cf->pos;
+		rc = cf_skip(cf, caplen);
+	} else if (!(cf->flags & CAPFILE_SKIP_DATA)) {
 		rc = cf_reserve(cf, keep);
 		if (rc == 0)
 			rc = cf_read(cf, cf->buf, keep);

@@ -41,6 +41,7 @@ struct cf_iface {
 
 struct capfile {
 	FILE *fp;
+	const uint8_t *map;    /* CAPFILE_MMAP: the whole file, else NULL */
 	char *path;
 	unsigned int flags;
 	uint64_t size;         /* of the file when opened */

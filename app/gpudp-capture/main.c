@@ -88,6 +88,11 @@ init_eal(struct cap_app *app, char **argv, int n_eal)
 		return GPUDP_EXIT_USAGE;
 	if (app_check_files(app) != 0)
 		return GPUDP_EXIT_FAILURE;
+	/* the direct reader reads the --pcap files itself: no vdev for them */
+	if (app->conf.reader == CAP_CONF_READER_DIRECT) {
+		eal_argv[n_eal] = NULL;
+		k = n_eal;
+	}
 	return gpudp_app_eal_init("gpudp-capture", k, eal_argv);
 }
 
@@ -147,6 +152,30 @@ open_outputs(struct cap_app *app)
 }
 
 /*
+ * --reader direct: the engine (staged memory), the outputs, then every
+ * --pcap file through the direct reader.
+ * @return the exit code
+ */
+static int
+capture_direct(struct cap_app *app)
+{
+	int ret;
+
+	app->conf.mem = CAP_CONF_MEM_STAGED;
+	ret = app_choose_engine_and_mem(app);
+
+	if (ret != 0)
+		return ret;
+	app_describe_files(app);
+	ret = open_outputs(app);
+	if (ret != 0)
+		return ret;
+	CAP_LOG(INFO, "analysing on %s with %u thread%s, direct reader (no PMD); capture file "
+		"input", app->eng.st.device, app->conf.threads, app->conf.threads > 1 ? "s" : "");
+	return app_run_direct(app) == 0 ? GPUDP_EXIT_OK : GPUDP_EXIT_FAILURE;
+}
+
+/*
  * After EAL: the ports, the engine and the memory, the pool, the ports'
  * set-up, the outputs; then the capture.
  * @return the exit code
@@ -155,6 +184,9 @@ static int
 capture(struct cap_app *app)
 {
 	int ret;
+
+	if (app->conf.reader == CAP_CONF_READER_DIRECT)
+		return capture_direct(app);
 
 	ret = app_collect_ports(app);
 	if (ret != 0)

@@ -15,7 +15,7 @@ enum {
 	OPT_BATCH_BYTES, OPT_INFLIGHT, OPT_FLOWS, OPT_BURST, OPT_MBUFS, OPT_DATA_ROOM,
 	OPT_RXD, OPT_TOP, OPT_PERIOD, OPT_PROGRESS, OPT_IDLE_MS, OPT_MAX_PACKETS,
 	OPT_DURATION, OPT_QUIET, OPT_VERIFY, OPT_PCAP, OPT_MEM, OPT_PIN, OPT_ENGINE, OPT_HELP,
-	OPT_MATCH, OPT_MATCH_SCOPE,
+	OPT_MATCH, OPT_MATCH_SCOPE, OPT_READER, OPT_THREADS,
 };
 
 static const struct option long_opts[] = {
@@ -26,6 +26,8 @@ static const struct option long_opts[] = {
 	{ "filter-out", required_argument, NULL, OPT_FILTER_OUT },
 	{ "match", required_argument, NULL, OPT_MATCH },
 	{ "match-scope", required_argument, NULL, OPT_MATCH_SCOPE },
+	{ "reader", required_argument, NULL, OPT_READER },
+	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "ports", required_argument, NULL, OPT_PORTS },
 	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ "batch-bytes", required_argument, NULL, OPT_BATCH_BYTES },
@@ -89,6 +91,11 @@ cap_conf_usage(FILE *f, const char *prog)
 "Input:\n"
 "  --pcap FILE         read FILE (pcap or pcapng) through a net_pcap vdev added to the\n"
 "                      EAL arguments; repeatable, up to 16 (default: none)\n"
+"  --reader R          pmd: --pcap files through net_pcap, packet by packet; direct:\n"
+"                      mapped and staged into batches without a PMD (no ports; staged\n"
+"                      memory; the same results) (default: pmd)\n"
+"  --threads N         --reader direct: host threads staging batches, each with its\n"
+"                      own engine, 1..64 (default: 1)\n"
 "  --ports LIST        port ids to read, comma-separated (default: all ports)\n"
 "  --burst N           rx burst size, 1..512 (default: 32)\n"
 "  --mbufs N           mbufs in the rx pool, 512..4194304 (default: 16383)\n"
@@ -173,6 +180,7 @@ conf_defaults(struct cap_conf *c)
 	c->period_s = 10;
 	c->progress_s = 1;
 	c->idle_ms = 1000;
+	c->threads = 1;
 }
 
 /* --mem, --pin, --engine, --cpu: the words. @return 0, -1, or 1 if not one of them */
@@ -206,6 +214,13 @@ word_option(struct cap_conf *c, int o, const char *v)
 			return bad("pin", v, "expected auto, peermem, kmod or dmabuf");
 		c->pin = (int)b;
 		return 0;
+	case OPT_READER:
+		if (strcmp(v, "pmd") == 0 || strcmp(v, "direct") == 0) {
+			c->reader = strcmp(v, "pmd") == 0 ? CAP_CONF_READER_PMD :
+				    CAP_CONF_READER_DIRECT;
+			return 0;
+		}
+		return bad("reader", v, "expected pmd or direct");
 	case OPT_ENGINE:
 		c->engine_opt = 1;
 		for (i = 0; i < RTE_DIM(engines); i++)
@@ -233,6 +248,7 @@ value_option(struct cap_conf *c, int o, const char *v)
 		return gpudp_opt_out_file(PROG, "json", v);
 	case OPT_FILTER: c->filter_expr = v; return 0;
 	case OPT_MATCH: c->match.file = v; return 0;
+	case OPT_THREADS: return u32_arg("threads", v, 1, CAP_FILE_THREADS_MAX, &c->threads);
 	case OPT_MATCH_SCOPE: return cap_match_scope(PROG, v, &c->match);
 	case OPT_FILTER_OUT: c->filter_out = v; return 0;
 	case OPT_PORTS: return ports_arg(c, v);
@@ -267,6 +283,30 @@ value_option(struct cap_conf *c, int o, const char *v)
 	}
 }
 
+/* --reader direct and --threads. @return 0 or -1 (printed) */
+static int
+direct_check(const struct cap_conf *c)
+{
+	if (c->reader != CAP_CONF_READER_DIRECT) {
+		if (c->threads > 1) {
+			fprintf(stderr, "gpudp-capture: --threads: bad value '%u' (only with "
+				"--reader direct)\n", c->threads);
+			return -1;
+		}
+		return 0;
+	}
+	if (c->n_pcap == 0)
+		return bad("reader", "direct", "needs --pcap FILE");
+	if (c->mem != CAP_CONF_MEM_AUTO && c->mem != CAP_CONF_MEM_STAGED)
+		return bad("reader", "direct", "the direct reader stages packets: --mem staged "
+			   "or auto");
+	if (c->verify)
+		return bad("reader", "direct", "--verify works on ports: use --reader pmd");
+	if (c->n_ports != 0)
+		return bad("reader", "direct", "no ports are read: drop --ports");
+	return 0;
+}
+
 /* Options that only make sense together. @return 0 or -1 (printed) */
 static int
 conf_check(const struct cap_conf *c)
@@ -287,6 +327,8 @@ conf_check(const struct cap_conf *c)
 			"auto)\n", gpudp_pin_backend_name((enum gpudp_pin_backend)c->pin));
 		return -1;
 	}
+	if (direct_check(c) != 0)
+		return -1;
 	if (c->filter_expr != NULL && c->filter.n_insn == 0)
 		return bad("filter", c->filter_expr, "empty expression");
 	if (c->filter_out != NULL && c->filter_expr == NULL) {

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cap_file.h"
 #include "cap_match.h"
 #include "gpudp_analysis.h"
 
@@ -31,6 +32,12 @@ enum cap_conf_engine {
 	CAP_CONF_ENGINE_AUTO = 0, /**< the GPU if usable, else the CPU */
 	CAP_CONF_ENGINE_GPU,      /**< the GPU or exit 77 */
 	CAP_CONF_ENGINE_CPU,      /**< the CPU (--cpu) */
+};
+
+/** --reader: how --pcap files are read */
+enum cap_conf_reader {
+	CAP_CONF_READER_PMD = 0,  /**< through net_pcap vdevs, packet by packet (mbufs) */
+	CAP_CONF_READER_DIRECT,   /**< mapped and staged into batches by --threads threads */
 };
 
 /** The app's configuration. */
@@ -66,6 +73,8 @@ struct cap_conf {
 	int verify;               /**< --verify */
 	const char *pcap[CAP_MAX_PCAP]; /**< --pcap: files opened as net_pcap vdevs */
 	uint32_t n_pcap;
+	enum cap_conf_reader reader; /**< --reader */
+	uint32_t threads;         /**< --threads (direct reader) */
 };
 
 /**

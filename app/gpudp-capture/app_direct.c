@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gpudp-capture's direct reader (--reader direct, doc/capture.md "Direct
+ * reading"): the --pcap files analysed by cap_file_run() without a PMD,
+ * the matching records written to --filter-out in file order, the report.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cap_app.h"
+#include "cap_file.h"
+#include "capfile.h"
+
+void
+app_describe_files(struct cap_app *app)
+{
+	size_t off = snprintf(app->input_desc, sizeof(app->input_desc), "direct reader");
+	unsigned int i;
+
+	for (i = 0; i < app->n_files; i++) {
+		app->expected_total += app->files[i].info.packets;
+		if (off < sizeof(app->input_desc))
+			off += snprintf(app->input_desc + off, sizeof(app->input_desc) - off,
+					"%s%s", i ? ", " : ": ", app->files[i].path);
+	}
+}
+
+/* The records of @p path whose bit is set, in file order, to --filter-out. */
+static int
+write_matches(struct cap_app *app, const char *path, const uint32_t *bits, uint64_t n)
+{
+	struct capfile *cf;
+	struct capfile_rec r;
+	char err[512];
+	int rc = capfile_open(path, CAPFILE_MMAP, &cf, err, sizeof(err));
+
+	if (rc != 0) {
+		CAP_LOG(ERR, "--filter-out: %s", err);
+		return rc;
+	}
+	while ((rc = capfile_next(cf, &r)) == 1 && r.index < n) {
+		if (!((bits[r.index / 32] >> (r.index % 32)) & 1))
+			continue;
+		if (gpudp_pcapng_write(app->out, r.data, r.caplen, r.wirelen,
+				       r.ts_sec * 1000000000ull + r.ts_nsec) != 0) {
+			CAP_LOG(ERR, "--filter-out %s: write failed; no more packets are written",
+				app->conf.filter_out);
+			app->out_failed = 1;
+			break;
+		}
+		app->filter_written++;
+	}
+	capfile_close(cf);
+	return rc < 0 ? rc : 0;
+}
+
+/* One file through the direct reader, into app->result. */
+static int
+run_file(struct cap_app *app, const struct vdev_file *f, uint64_t limit,
+	 struct cap_file_stats *st)
+{
+	uint64_t n = limit != 0 && limit < f->info.packets ? limit : f->info.packets;
+	struct cap_file_conf fc = {
+		.path = f->path, .engine = app->engine_name, .ec = app->eng.conf,
+		.threads = app->conf.threads, .max_records = n,
+		.stop = (volatile int *)&app_stop_requested,
+	};
+	char err[320];
+	int rc;
+
+	if (app->out != NULL && n > 0) {
+		fc.match_bits = calloc((n + 31) / 32, sizeof(uint32_t));
+		if (fc.match_bits == NULL)
+			return -ENOMEM;
+	}
+	rc = cap_file_run(&fc, app->result, st, err, sizeof(err));
+	if (rc != 0 && rc != -ENOSPC)
+		CAP_LOG(ERR, "%s: %s", f->path, err);
+	else if (fc.match_bits != NULL && write_matches(app, f->path, fc.match_bits, n) != 0)
+		rc = -EIO;
+	free(fc.match_bits);
+	return rc == -ENOSPC ? 0 : rc;
+}
+
+/* A file's figures into the app's (the report's engine and rx sections). */
+static void
+add_stats(struct cap_app *app, const struct cap_file_stats *st)
+{
+	struct cap_engine_stats *e = &app->eng.st;
+
+	app->rx_total += st->records;
+	e->pkts += st->eng.pkts;
+	e->bytes += st->eng.bytes;
+	e->batches += st->eng.batches;
+	e->copy_bytes += st->eng.copy_bytes;
+	e->busy_ms += st->eng.busy_ms;
+	e->kernel_ms += st->eng.kernel_ms;
+}
+
+int
+app_run_direct(struct cap_app *app)
+{
+	struct cap_file_stats st;
+	double secs = 0;
+	unsigned int i;
+	int rc = 0;
+
+	/* each thread makes an engine of its own from this one's configuration */
+	memset(&app->eng.st.pkts, 0, sizeof(app->eng.st) - sizeof(app->eng.st.device));
+	for (i = 0; rc == 0 && i < app->n_files && !app_stop_requested; i++) {
+		uint64_t limit = app->conf.max_packets;
+
+		if (limit != 0 && app->rx_total >= limit)
+			break;
+		rc = run_file(app, &app->files[i], limit != 0 ? limit - app->rx_total : 0, &st);
+		add_stats(app, &st);
+		secs += st.seconds;
+	}
+	if (rc != 0)
+		return rc;
+	CAP_LOG(INFO, "direct reader: %" PRIu64 " packets in %.3f s (%.1f Mpps, %u thread%s)",
+		app->rx_total, secs, secs > 0 ? app->rx_total / secs / 1e6 : 0.0,
+		app->conf.threads, app->conf.threads > 1 ? "s" : "");
+	return app_report(app, secs, 1);
+}

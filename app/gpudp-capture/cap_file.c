@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The direct reader: capture files analysed by several host threads (cap_file.h). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cap_file.h"
+#include "capfile.h"
+
+/* Batches an engine may have out at once (the GPU engine's slots). */
+#define FT_SLOTS 64u
+
+/* One thread: its engine, its share of the records, its result. */
+struct fthread {
+	const struct cap_file_conf *c;
+	uint32_t t;
+	uint32_t chunk;
+	struct cap_engine e;
+	struct gpudp_analysis *a;     /* the engine's result, collected */
+	uint64_t *slot_idx[FT_SLOTS]; /* per batch slot: record index of each packet */
+	uint64_t records, bytes;
+	int rc;
+	char err[256];
+};
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A batch is done: its filter verdicts into the run's bitmap, by record. */
+static void
+ft_done(void *arg, const struct cap_batch *b)
+{
+	struct fthread *f = arg;
+	uint32_t *bits = f->c->match_bits;
+	const uint64_t *idx;
+	uint32_t i;
+
+	if (bits == NULL || b->n_match == 0 || b->slot >= FT_SLOTS ||
+	    (idx = f->slot_idx[b->slot]) == NULL)
+		return;
+	/* chunks are whole bitmap words: no other thread writes these */
+	for (i = 0; i < b->n; i++)
+		if (cap_batch_matched(b, i))
+			bits[idx[i] / 32] |= 1u << (idx[i] % 32);
+}
+
+/* Remember where packet b->n - 1 came from (for the filter's bitmap). */
+static int
+ft_note(struct fthread *f, const struct cap_batch *b, uint64_t index)
+{
+	uint64_t **s;
+
+	if (f->c->match_bits == NULL)
+		return 0;
+	if (b->slot >= FT_SLOTS)
+		return -E2BIG;
+	s = &f->slot_idx[b->slot];
+	if (*s == NULL && (*s = malloc(sizeof(**s) * b->max_pkts)) == NULL)
+		return -ENOMEM;
+	(*s)[b->n - 1] = index;
+	return 0;
+}
+
+/* One record into the thread's current batch (a full batch is submitted). */
+static int
+ft_stage(struct fthread *f, struct cap_batch **b, const struct capfile_rec *r)
+{
+	uint64_t ts = r->ts_sec * 1000000000ull + r->ts_nsec;
+	uint8_t *dst = cap_batch_alloc(*b, r->caplen, r->wirelen, ts);
+
+	if (dst == NULL) {
+		if (cap_engine_submit(&f->e, *b) != 0)
+			return -EIO;
+		*b = cap_engine_get_batch(&f->e);
+		if (*b == NULL)
+			return -EIO;
+		dst = cap_batch_alloc(*b, r->caplen, r->wirelen, ts);
+		if (dst == NULL) {
+			snprintf(f->err, sizeof(f->err), "record %llu: %u bytes do not fit a batch "
+				 "(--batch-bytes)", (unsigned long long)r->index + 1, r->caplen);
+			return -E2BIG;
+		}
+	}
+	memcpy(dst, r->data, r->caplen);
+	f->records++;
+	f->bytes += r->caplen;
+	return ft_note(f, *b, r->index);
+}
+
+/* Walk the file; stage this thread's chunks. @return 0 or a negative errno */
+static int
+ft_walk(struct fthread *f, struct capfile *cf)
+{
+	const struct cap_file_conf *c = f->c;
+	struct cap_batch *b = cap_engine_get_batch(&f->e);
+	struct capfile_rec r;
+	int rc;
+
+	if (b == NULL)
+		return -EIO;
+	while ((rc = capfile_next(cf, &r)) == 1) {
+		if (c->max_records != 0 && r.index >= c->max_records)
+			break;
+		if ((r.index / f->chunk) % c->threads != f->t)
+			continue;
+		if (r.index % f->chunk == 0 && c->stop != NULL && *c->stop)
+			break;
+		if (r.linktype != CAPFILE_LINKTYPE_ETHERNET) {
+			snprintf(f->err, sizeof(f->err), "record %llu: link type %u, not Ethernet",
+				 (unsigned long long)r.index + 1, r.linktype);
+			return -EPROTONOSUPPORT;
+		}
+		rc = ft_stage(f, &b, &r);
+		if (rc != 0)
+			return rc;
+	}
+	if (rc < 0) {
+		snprintf(f->err, sizeof(f->err), "%s", capfile_error(cf));
+		return rc;
+	}
+	return cap_engine_submit(&f->e, b) != 0 ? -EIO : cap_engine_flush(&f->e);
+}
+
+static void *
+ft_main(void *arg)
+{
+	struct fthread *f = arg;
+	struct capfile *cf;
+
+	f->rc = capfile_open(f->c->path, CAPFILE_MMAP, &cf, f->err, sizeof(f->err));
+	if (f->rc != 0)
+		return NULL;
+	f->rc = ft_walk(f, cf);
+	if (f->rc != 0 && f->err[0] == '\0')
+		snprintf(f->err, sizeof(f->err), "%s", f->e.err);
+	capfile_close(cf);
+	return NULL;
+}
+
+/* The threads' engines, made one after the other (errors said once). */
+static int
+ft_create(struct fthread *ft, const struct cap_file_conf *c, char *err, size_t errlen)
+{
+	struct cap_engine_conf ec = c->ec;
+	uint32_t t;
+	int rc;
+
+	ec.mem = CAP_MEM_STAGED;
+	ec.done = ft_done;
+	for (t = 0; t < c->threads; t++) {
+		ft[t].c = c;
+		ft[t].t = t;
+		ft[t].chunk = c->chunk != 0 ? c->chunk : CAP_FILE_CHUNK;
+		ec.done_arg = &ft[t];
+		rc = cap_engine_create(&ft[t].e, c->engine, &ec, err, errlen);
+		if (rc != 0)
+			return rc;
+		ft[t].a = gpudp_analysis_create(ec.flow_capacity, &ec.filter);
+		if (ft[t].a == NULL ||
+		    gpudp_analysis_set_match(ft[t].a, ec.match, ec.match_flags) != 0) {
+			snprintf(err, errlen, "out of memory for thread %u's tables", t);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Thread t's result into @p out; its stats into @p st. */
+static int
+ft_merge(struct fthread *f, struct gpudp_analysis *out, struct cap_file_stats *st)
+{
+	const struct gpudp_analysis *a = f->a;
+	int rc = cap_engine_collect(&f->e, f->a);
+
+	if (rc != 0 && rc != -ENOSPC)
+		return rc;
+	if (gpudp_analysis_merge(out, &a->ctr, a->flows, a->flow_mask + 1) != 0 ||
+	    gpudp_analysis_merge_frags(out, a->frags, a->frag_mask + 1) != 0)
+		rc = -ENOSPC;
+	if (out->match != NULL && a->match != NULL)
+		gpudp_analysis_merge_match(out, a->match_occ, a->match_pkts);
+	st->records += f->records;
+	st->bytes += f->bytes;
+	st->eng.pkts += f->e.st.pkts;
+	st->eng.bytes += f->e.st.bytes;
+	st->eng.batches += f->e.st.batches;
+	st->eng.copy_bytes += f->e.st.copy_bytes;
+	st->eng.busy_ms += f->e.st.busy_ms;
+	st->eng.kernel_ms += f->e.st.kernel_ms;
+	if (f->t == 0)
+		memcpy(st->eng.device, f->e.st.device, sizeof(st->eng.device));
+	return rc;
+}
+
+static void
+ft_free(struct fthread *ft, uint32_t n)
+{
+	uint32_t t, s;
+
+	for (t = 0; t < n; t++) {
+		cap_engine_destroy(&ft[t].e);
+		gpudp_analysis_free(ft[t].a);
+		for (s = 0; s < FT_SLOTS; s++)
+			free(ft[t].slot_idx[s]);
+	}
+	free(ft);
+}
+
+int
+cap_file_run(const struct cap_file_conf *c, struct gpudp_analysis *out,
+	     struct cap_file_stats *st, char *err, size_t errlen)
+{
+	struct fthread *ft;
+	pthread_t tid[CAP_FILE_THREADS_MAX];
+	uint32_t t, started = 0;
+	double t0;
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	if (c->threads == 0 || c->threads > CAP_FILE_THREADS_MAX || c->path == NULL ||
+	    c->chunk % 32 != 0) {
+		snprintf(err, errlen, "bad direct reader configuration");
+		return -EINVAL;
+	}
+	ft = calloc(c->threads, sizeof(*ft));
+	if (ft == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rc = ft_create(ft, c, err, errlen);
+	t0 = now_s();
+	for (t = 0; rc == 0 && t < c->threads; t++, started++)
+		if (pthread_create(&tid[t], NULL, ft_main, &ft[t]) != 0) {
+			snprintf(err, errlen, "cannot start thread %u", t);
+			rc = -EAGAIN;
+		}
+	for (t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	for (t = 0; rc == 0 && t < c->threads; t++)
+		if (ft[t].rc != 0) {
+			snprintf(err, errlen, "%s", ft[t].err);
+			rc = ft[t].rc;
+		}
+	for (t = 0; (rc == 0 || rc == -ENOSPC) && t < c->threads; t++)
+		if (ft_merge(&ft[t], out, st) != 0) {
+			if (ft[t].e.err[0] != '\0')
+				snprintf(err, errlen, "%s", ft[t].e.err);
+			rc = rc == 0 ? -ENOSPC : rc;
+		}
+	st->seconds = now_s() - t0;
+	ft_free(ft, c->threads);
+	return rc;
+}

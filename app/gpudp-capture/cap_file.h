@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * gpudp-capture's direct reader (`--reader direct`, doc/capture.md
+ * "Direct reading"): capture files analysed without a PMD. Each of
+ * `--threads` host threads maps the file (CAPFILE_MMAP), walks its record
+ * headers and stages the records of its share (chunks of CAP_FILE_CHUNK
+ * records, dealt round-robin) into batches of an engine of its own (its
+ * own handoff and streams on the GPU). At the end the threads' results are
+ * merged into one analysis object: the analysis state is only ever added
+ * to, so the result is the one a single thread gives, whatever the order.
+ * The filter's verdicts are kept per record (bit i: record i of the run),
+ * so that the matching records can be written in file order afterwards.
+ * No DPDK dependency.
+ */
+#ifndef GPUDP_CAPTURE_FILE_H
+#define GPUDP_CAPTURE_FILE_H
+
+#include <stdint.h>
+
+#include "engine.h"
+#include "gpudp_analysis.h"
+
+/** Records a thread takes at a time, by default (cap_file_conf.chunk). */
+#define CAP_FILE_CHUNK 4096u
+/** Most threads. */
+#define CAP_FILE_THREADS_MAX 64u
+
+/** What to run. */
+struct cap_file_conf {
+	const char *path;            /**< a capture file checked by capfile_inspect() */
+	const char *engine;          /**< "cpu" or "gpu" */
+	struct cap_engine_conf ec;   /**< each thread's engine (done and mem are set here) */
+	uint32_t threads;            /**< 1 .. CAP_FILE_THREADS_MAX */
+	uint32_t chunk;              /**< records a thread takes at a time, a multiple of 32
+				      *   (whole words of match_bits); 0: CAP_FILE_CHUNK */
+	uint64_t max_records;        /**< read no record past this many (0: all) */
+	uint32_t *match_bits;        /**< NULL, or a bitmap of max_records (or the file's
+				      *   record count) bits, zeroed: filled with the filter's
+				      *   verdicts by record */
+	volatile int *stop;          /**< non-zero: stop early (SIGINT), may be NULL */
+};
+
+/** What a run did. */
+struct cap_file_stats {
+	uint64_t records;            /**< records analysed */
+	uint64_t bytes;              /**< their captured bytes */
+	struct cap_engine_stats eng; /**< the engines' stats, summed (busy_ms too) */
+	double seconds;              /**< wall time from the threads' start to the merge's end */
+};
+
+/**
+ * Analyse the file with conf->threads threads and add the result into
+ * @p out (counters, flows, fragments and, when @p out has the engines'
+ * database, per-pattern counts).
+ * @param err  why it failed (a thread's engine, a read error)
+ * @return 0, or a negative errno value: -EINVAL (bad conf), the engine's
+ *   error (-ENODEV: no GPU, ...), -EIO (a read error: capfile_error()'s
+ *   text in err), -ENOSPC (some flows did not fit @p out: counted as drops)
+ */
+int cap_file_run(const struct cap_file_conf *conf, struct gpudp_analysis *out,
+		 struct cap_file_stats *st, char *err, size_t errlen);
+
+#endif /* GPUDP_CAPTURE_FILE_H */
