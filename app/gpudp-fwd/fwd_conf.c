@@ -269,6 +269,8 @@ fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
 				c->gpu = 0;
 				break;
 			}
+			if (v[0] == '\0' || strspn(v, "0123456789") != strlen(v))
+				return bad("gpu", v, "expected auto or a GPU number 0..31");
 			U_ARG("gpu", v, 0, FWD_MAX_GPUS - 1, c->gpu);
 			c->gpu_sel = FWD_GPU_ONE;
 			break;

@@ -333,8 +333,11 @@ fwd_run_check(void)
 	if (rc == GPUDP_EXIT_USAGE)
 		return rc;
 	if (rc != 0) {
-		printf("FAIL  gpu    no usable GPU (--gpu %s)\n", cf->gpu_sel == FWD_GPU_ONE ?
-		       "N" : cf->gpu_map != NULL ? "map" : "auto or default");
+		if (cf->gpu_sel == FWD_GPU_ONE || cf->gpu_sel == FWD_GPU_DEFAULT)
+			printf("FAIL  gpu    no usable GPU (--gpu %d)\n", cf->gpu);
+		else
+			printf("FAIL  gpu    no usable GPU (%s)\n",
+			       cf->gpu_map != NULL ? "--gpu-map" : "--gpu auto");
 		fails = 1 + gpudp_mem_check(NULL, cf->ports, cf->nb_ports,
 					    per_port * cf->nb_ports, cf->pin, check_report, NULL);
 	}

@@ -154,6 +154,11 @@ def bad_maps(fwd, fake):
         check(r.returncode == 2 and want in r.stderr and why in r.stderr,
               "--gpu-map '%s': exit 2 naming the value and '%s' (exit %d, %r)"
               % (m, why, r.returncode, r.stderr.strip()[-160:]))
+    for v in ("autox", "-1", "32", ""):
+        r = subprocess.run([fwd, "--no-huge", "--no-pci", "--", "--gpu", v],
+                           capture_output=True, text=True, timeout=30)
+        check(r.returncode == 2 and "--gpu: bad value '%s'" % v in r.stderr,
+              "--gpu '%s': exit 2 naming the value (exit %d)" % (v, r.returncode))
     r = subprocess.run([fwd, "--no-huge", "--no-pci", "--", "--gpu", "0", "--gpu-map", "0:1"],
                        capture_output=True, text=True, timeout=30)
     check(r.returncode == 2 and "'0:1' cannot be combined with --gpu 0" in r.stderr,
@@ -186,6 +191,52 @@ def check_run(fwd, fake):
               "--check: port %d's placement line (GPU %d, level, reason)" % (port, gpu))
     check(len(re.findall(r"^info  gpu    GPU [01] \(gpudev device \d+\) at 0000:fe:0[01]\.0: 1 port$",
                          out, re.M)) == 2, "--check: one line per GPU, one port each")
+
+
+def telemetry_gpus(fwd, fake_lib):
+    """/gpudp/fwd/gpus answers per GPU while two fake GPUs forward"""
+    import shutil
+    import signal
+    import socket
+    import time
+    prefix = "mgputel-%d" % os.getpid()
+    base = "/var/run" if os.getuid() == 0 else os.environ.get("XDG_RUNTIME_DIR", "/tmp")
+    sock_dir = os.path.join(base, "dpdk", prefix)
+    shutil.rmtree(sock_dir, ignore_errors=True)
+    env = dict(os.environ, GPUDP_LIBCUDA=fake_lib, GPUDP_FAKE_CUDA_DEVICES="2")
+    p = subprocess.Popen([fwd, "--no-huge", "-m", "512", "--no-pci", "--file-prefix", prefix,
+                          "--lcores", "(0-2)@(0-1)", "--vdev", "net_null0", "--vdev",
+                          "net_null1", "--", "--mode", "none", "--mem", "device",
+                          "--pipeline-lcores", "1", "--gpu-map", "0:1,1:0", "--quiet"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    path = os.path.join(sock_dir, "dpdk_telemetry.v2")
+
+    def query(cmd):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
+            s.connect(path)
+            json.loads(s.recv(4096).decode())
+            s.send(cmd.encode())
+            return json.loads(s.recv(65536).decode())[cmd]
+    ans = None
+    try:
+        for _ in range(300):
+            try:
+                ans = query("/gpudp/fwd/gpus")
+            except (ValueError, KeyError, OSError):
+                ans = None
+            if ans and all(ans.get(g, {}).get("tx_pkts", 0) > 0 for g in ("gpu0", "gpu1")):
+                break
+            time.sleep(0.1)
+    finally:
+        p.send_signal(signal.SIGINT)
+        p.communicate(timeout=30)
+    ans = ans or {}
+    check(sorted(ans) == ["gpu0", "gpu1"], "telemetry /gpudp/fwd/gpus: gpu0 and gpu1 (%s)"
+          % sorted(ans))
+    for g, pci in (("gpu0", "0000:fe:00.0"), ("gpu1", "0000:fe:01.0")):
+        e = ans.get(g, {})
+        check(e.get("pci") == pci and e.get("pipelines") == 1 and e.get("tx_pkts", 0) > 0,
+              "telemetry %s: %s, 1 pipeline, forwarding (%s)" % (g, pci, e))
 
 
 def fake(fwd, fake_lib, out):
@@ -221,6 +272,7 @@ def fake(fwd, fake_lib, out):
               devs.get(0, {}).get("left_allocs") == "0", "single: fake device 0 used, freed")
     bad_maps(fwd, fake_lib)
     check_run(fwd, fake_lib)
+    telemetry_gpus(fwd, fake_lib)
 
 
 def gpu(fwd, mode, out):
