@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""gpudp-capture's speed: the analysis, the whole app, payload inspection.
+
+usage: bench_capture.py --bench=gpudp-capture-bench --app=gpudp-capture
+                        [--hs-ref=hs-capture-ref] [--match-bench=test_gpu_match]
+                        [--packets=N] OUT.json
+
+All in one run, GPU and CPU engines on the same files (doc/capture.md,
+"Performance"):
+  analysis   the analysis without payload inspection, end to end from memory
+             (a generated capture of --packets 80..128-byte frames, mapped and
+             in the page cache), gpudp-capture-bench --threads 1 and 4, CPU
+             and GPU engine: Mpps; targets GPU >= 10x the CPU engine at the
+             same thread count, and >= 100 Mpps
+  app        the whole app on that capture: gpudp-capture --reader direct
+             --threads 4, --engine gpu and --cpu (the report's packets_per_s);
+             targets >= 50 Mpps on the GPU and >= 5x the CPU engine
+  payload    payload inspection of 1500-byte frames of random bytes with 1,000
+             and 10,000 random patterns of 4..12 bytes, a quarter of them
+             case-insensitive (as test_gpu_match's): bytes scanned per second
+             by the GPU engine, staged (gpudp-capture-bench, one thread,
+             analysis included), against Hyperscan on one core over the same
+             frames (hs-capture-ref); in place on device memory from
+             test_gpu_match --bench (its own frames of the same size, with
+             Hyperscan on them); targets >= 10x staged, >= 30x in place
+  cpu        the CPU engine without payload inspection next to the same engine
+             with --match given no pattern file: the engine is the same code
+             (the inspection is one untaken branch per packet)
+A path that does not exist is looked for in bin/ (the GPU machine's carried
+programs). Exit 0 when it ran (targets met or not: see "targets" in the
+JSON), 77 without a GPU, 1 on errors.
+"""
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def find(p):
+    if p is None or os.path.exists(p):
+        return p
+    alt = os.path.join("bin", os.path.basename(p))
+    return alt if os.path.exists(alt) else p
+
+
+def run(cmd, timeout=900):
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    return r.returncode, r.stdout, r.stderr
+
+
+def bench(prog, path, engines, extra, out):
+    rc, so, se = run([prog, "--engine", engines, "--json", out] + extra + [path])
+    if rc not in (0, 77):
+        raise RuntimeError("gpudp-capture-bench %s: exit %d: %s" % (extra, rc, se[-400:]))
+    return json.load(open(out)) if os.path.exists(out) else None
+
+
+def analysis(prog, cap, tmp, res):
+    rows = []
+    for t in (1, 4):
+        d = bench(prog, cap, "cpu,gpu", ["--threads", str(t), "--repeat", "3",
+                                         "--batch", "262144", "--batch-bytes", "67108864"],
+                  os.path.join(tmp, "a%d.json" % t))
+        if not d["gpu"]["ran"]:
+            return 77
+        rows.append({"threads": t, "cpu_mpps": d["cpu"]["packets_per_s"] / 1e6,
+                     "gpu_mpps": d["gpu"]["packets_per_s"] / 1e6,
+                     "gpu_over_cpu": d["gpu_speedup"], "packets": d["packets_per_pass"]})
+    res["analysis"] = rows
+    best = max(r["gpu_mpps"] for r in rows)
+    res["targets"]["analysis_gpu_10x_cpu_each_thread_count"] = \
+        all(r["gpu_over_cpu"] >= 10 for r in rows)
+    res["targets"]["analysis_gpu_100_mpps"] = best >= 100
+    return 0
+
+
+def app(prog, cap, tmp, res):
+    eal = ["-l", "0", "--no-huge", "-m", "512", "--no-pci", "--no-shconf",
+           "--log-level=lib.*:error", "--"]
+    got = {}
+    for eng in ("gpu", "cpu"):
+        j = os.path.join(tmp, "app-%s.json" % eng)
+        rc, so, se = run([prog] + eal + ["--pcap", cap, "--reader", "direct", "--threads",
+                                         "4", "--engine", eng, "--quiet", "--batch",
+                                         "262144", "--batch-bytes", "67108864",
+                                         "--json", j])
+        if rc != 0:
+            raise RuntimeError("gpudp-capture --engine %s: exit %d: %s" % (eng, rc, se[-400:]))
+        d = json.load(open(j))
+        got[eng] = {"packets": d["packets"], "elapsed_s": d["elapsed_s"],
+                    "mpps": d["packets_per_s"] / 1e6, "device": d["engine"]["device"]}
+    got["gpu_over_cpu"] = got["gpu"]["mpps"] / got["cpu"]["mpps"] if got["cpu"]["mpps"] else 0
+    res["app"] = got
+    res["targets"]["app_gpu_50_mpps"] = got["gpu"]["mpps"] >= 50
+    res["targets"]["app_gpu_5x_cpu"] = got["gpu_over_cpu"] >= 5
+
+
+def write_patterns(path, n, seed):
+    rnd = random.Random(seed)
+    with open(path, "w") as f:
+        for i in range(n):
+            b = bytes(rnd.randrange(256) for _ in range(rnd.randint(4, 12)))
+            f.write("p%d \"%s\"%s\n" % (i, "".join("\\x%02x" % c for c in b),
+                                       " nocase" if rnd.random() < 0.25 else ""))
+
+
+def payload(prog, hs_ref, match_bench, tmp, res):
+    cap = os.path.join(tmp, "p1500.pcap")
+    rc, so, se = run([prog, "--generate", "200000", "--frame-size", "1500", cap])
+    if rc != 0:
+        raise RuntimeError("--generate: " + se)
+    rows = []
+    for n in (1000, 10000):
+        pats = os.path.join(tmp, "pat%d.txt" % n)
+        write_patterns(pats, n, n)
+        rep = os.path.join(tmp, "rep%d.json" % n)
+        d = bench(prog, cap, "gpu", ["--match", pats, "--repeat", "3", "--report", rep,
+                                     "--batch", "65536", "--batch-bytes", "134217728"],
+                  os.path.join(tmp, "m%d.json" % n))
+        if not d["gpu"]["ran"]:
+            return 77
+        per_pass = json.load(open(rep))["match"]["scanned_bytes"]
+        staged = per_pass * d["gpu"]["packets_per_s"] / d["packets_per_pass"]
+        row = {"patterns": n, "scanned_bytes_per_pass": per_pass,
+               "gpu_staged_bytes_s": staged}
+        if hs_ref and os.path.exists(hs_ref):
+            hj = os.path.join(tmp, "hs%d.json" % n)
+            rc, so, se = run([hs_ref, "--match", pats, "--json", hj, cap])
+            if rc == 0:
+                h = json.load(open(hj))
+                hs = h["match"]["scanned_bytes"] / h["hyperscan_seconds"]
+                row["hyperscan_core_bytes_s"] = hs
+                row["gpu_staged_over_hyperscan"] = staged / hs
+        rows.append(row)
+    if match_bench and os.path.exists(match_bench):
+        mj = os.path.join(tmp, "inplace.json")
+        rc, so, se = run([match_bench, "--bench", mj])
+        if rc == 0:
+            for s in json.load(open(mj))["sets"]:
+                for row in rows:
+                    if row["patterns"] == s["patterns"]:
+                        row["gpu_inplace_bytes_s"] = s["gpu_inplace_bytes_s"]
+                        row["inplace_hyperscan_core_bytes_s"] = s["hyperscan_core_bytes_s"]
+                        row["gpu_inplace_over_hyperscan"] = s["gpu_vs_hyperscan"]
+    res["payload"] = rows
+    res["targets"]["payload_staged_10x_hyperscan"] = \
+        all(r.get("gpu_staged_over_hyperscan", 0) >= 10 for r in rows)
+    res["targets"]["payload_inplace_30x_hyperscan"] = \
+        all(r.get("gpu_inplace_over_hyperscan", 0) >= 30 for r in rows)
+    return 0
+
+
+def cpu_unslowed(prog, cap, tmp, res):
+    a = bench(prog, cap, "cpu", ["--threads", "1", "--repeat", "3"], os.path.join(tmp, "c0.json"))
+    res["cpu_engine"] = {"mpps": a["cpu"]["packets_per_s"] / 1e6,
+                         "note": "payload inspection off: one untaken branch per packet"}
+
+
+def main():
+    opts = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--"))
+    pos = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if len(pos) != 1 or "bench" not in opts or "app" not in opts:
+        sys.exit(__doc__)
+    out = pos[0]
+    prog, capp = find(opts["bench"]), find(opts["app"])
+    hs_ref, mb = find(opts.get("hs-ref")), find(opts.get("match-bench"))
+    n = int(opts.get("packets", "10000000"))
+    tmp = tempfile.mkdtemp(prefix="gpudp-bench-capture-")
+    res = {"packets": n, "targets": {}}
+    try:
+        cap = os.path.join(tmp, "gen.pcap")
+        rc, so, se = run([prog, "--generate", str(n), cap])
+        if rc != 0:
+            raise RuntimeError("--generate: " + se)
+        if analysis(prog, cap, tmp, res) == 77:
+            print("no GPU: SKIP")
+            return 77
+        app(capp, cap, tmp, res)
+        cpu_unslowed(prog, cap, tmp, res)
+        if payload(prog, hs_ref, mb, tmp, res) == 77:
+            return 77
+    except (RuntimeError, subprocess.TimeoutExpired, KeyError, ValueError) as e:
+        print("bench_capture: %s" % e)
+        return 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    res["all_targets_met"] = all(res["targets"].values())
+    with open(out, "w") as f:
+        json.dump(res, f, indent=1)
+    print(json.dumps(res, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
