@@ -23,21 +23,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* what lib/handoff's other sources and DPDK would give (dpdk_stub/) */
-__thread int gpudp_fuzz_rte_errno;
-
-int
-rte_log(uint32_t level, uint32_t logtype, const char *format, ...)
-{
-	char buf[512];
-	va_list ap;
-
-	(void)level;
-	(void)logtype;
-	va_start(ap, format);
-	vsnprintf(buf, sizeof(buf), format, ap);
-	va_end(ap);
-	return 0;
-}
+#include "gpudp_fuzz_dpdk.h"
 
 #define CHECK(c, ...) do { \
 	if (!(c)) { \
