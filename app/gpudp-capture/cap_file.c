@@ -2,9 +2,11 @@
 /* The direct reader: capture files analysed by several host threads (cap_file.h). */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cap_file.h"
@@ -13,9 +15,24 @@
 /* Batches an engine may have out at once (the GPU engine's slots). */
 #define FT_SLOTS 64u
 
+/*
+ * The walk of a pcap file, shared by the threads: the calling thread reads
+ * the record headers and publishes where each chunk starts; each thread
+ * seeks to its chunks and reads only their records.
+ */
+struct fwalk {
+	uint64_t *starts;    /* chunk k's first record header, at file offset starts[k] */
+	uint64_t cap;        /* entries of starts */
+	uint64_t n_pub;      /* chunks published (atomic, release) */
+	int done;            /* the walk is over (atomic, release, after n_pub) */
+	int rc;              /* its error, or 0 */
+	char err[256];
+};
+
 /* One thread: its engine, its share of the records, its result. */
 struct fthread {
 	const struct cap_file_conf *c;
+	struct fwalk *w;              /* NULL: the thread walks the file itself */
 	uint32_t t;
 	uint32_t chunk;
 	struct cap_engine e;
@@ -96,7 +113,33 @@ ft_stage(struct fthread *f, struct cap_batch **b, const struct capfile_rec *r)
 	return ft_note(f, *b, r->index);
 }
 
-/* Walk the file; stage this thread's chunks. @return 0 or a negative errno */
+/* One record of this thread's: staged. @return 0, 1 (past the limit) or a negative errno */
+static int
+ft_record(struct fthread *f, struct cap_batch **b, const struct capfile_rec *r)
+{
+	if (f->c->max_records != 0 && r->index >= f->c->max_records)
+		return 1;
+	if (r->linktype != CAPFILE_LINKTYPE_ETHERNET) {
+		snprintf(f->err, sizeof(f->err), "record %llu: link type %u, not Ethernet",
+			 (unsigned long long)r->index + 1, r->linktype);
+		return -EPROTONOSUPPORT;
+	}
+	return ft_stage(f, b, r);
+}
+
+/* The end of a thread's records: a read error, or the last batch submitted. */
+static int
+ft_end(struct fthread *f, struct capfile *cf, struct cap_batch *b, int rc)
+{
+	if (rc < 0) {
+		if (f->err[0] == '\0')
+			snprintf(f->err, sizeof(f->err), "%s", capfile_error(cf));
+		return rc;
+	}
+	return cap_engine_submit(&f->e, b) != 0 ? -EIO : cap_engine_flush(&f->e);
+}
+
+/* Walk the whole file; stage this thread's chunks. @return 0 or a negative errno */
 static int
 ft_walk(struct fthread *f, struct capfile *cf)
 {
@@ -108,26 +151,52 @@ ft_walk(struct fthread *f, struct capfile *cf)
 	if (b == NULL)
 		return -EIO;
 	while ((rc = capfile_next(cf, &r)) == 1) {
-		if (c->max_records != 0 && r.index >= c->max_records)
-			break;
 		if ((r.index / f->chunk) % c->threads != f->t)
 			continue;
 		if (r.index % f->chunk == 0 && c->stop != NULL && *c->stop)
 			break;
-		if (r.linktype != CAPFILE_LINKTYPE_ETHERNET) {
-			snprintf(f->err, sizeof(f->err), "record %llu: link type %u, not Ethernet",
-				 (unsigned long long)r.index + 1, r.linktype);
-			return -EPROTONOSUPPORT;
-		}
-		rc = ft_stage(f, &b, &r);
+		rc = ft_record(f, &b, &r);
 		if (rc != 0)
-			return rc;
+			break;
 	}
-	if (rc < 0) {
-		snprintf(f->err, sizeof(f->err), "%s", capfile_error(cf));
-		return rc;
+	return ft_end(f, cf, b, rc > 0 ? 0 : rc);
+}
+
+/* The next chunk of this thread's the walk published: 1, or 0 when there is none. */
+static int
+ft_chunk_wait(struct fwalk *w, uint64_t k)
+{
+	while (__atomic_load_n(&w->n_pub, __ATOMIC_ACQUIRE) <= k &&
+	       !__atomic_load_n(&w->done, __ATOMIC_ACQUIRE))
+		sched_yield();
+	return __atomic_load_n(&w->n_pub, __ATOMIC_ACQUIRE) > k;
+}
+
+/* Read this thread's chunks where the shared walk says they start. */
+static int
+ft_chunks(struct fthread *f, struct capfile *cf)
+{
+	const struct cap_file_conf *c = f->c;
+	struct cap_batch *b = cap_engine_get_batch(&f->e);
+	struct capfile_rec r;
+	uint64_t k, i;
+	int rc = 0;
+
+	if (b == NULL)
+		return -EIO;
+	for (k = f->t; rc == 0 && ft_chunk_wait(f->w, k); k += c->threads) {
+		if (c->stop != NULL && *c->stop)
+			break;
+		rc = capfile_seek(cf, f->w->starts[k], k * f->chunk);
+		for (i = 0; rc == 0 && i < f->chunk; i++) {
+			rc = capfile_next(cf, &r);
+			if (rc == 1)
+				rc = ft_record(f, &b, &r);
+			else if (rc == 0)
+				rc = 1;    /* the end of the file */
+		}
 	}
-	return cap_engine_submit(&f->e, b) != 0 ? -EIO : cap_engine_flush(&f->e);
+	return ft_end(f, cf, b, rc > 0 ? 0 : rc);
 }
 
 static void *
@@ -139,7 +208,7 @@ ft_main(void *arg)
 	f->rc = capfile_open(f->c->path, CAPFILE_MMAP, &cf, f->err, sizeof(f->err));
 	if (f->rc != 0)
 		return NULL;
-	f->rc = ft_walk(f, cf);
+	f->rc = f->w != NULL ? ft_chunks(f, cf) : ft_walk(f, cf);
 	if (f->rc != 0 && f->err[0] == '\0')
 		snprintf(f->err, sizeof(f->err), "%s", f->e.err);
 	capfile_close(cf);
@@ -215,11 +284,71 @@ ft_free(struct fthread *ft, uint32_t n)
 	free(ft);
 }
 
+/*
+ * A pcap file: the shared walk, on the calling thread while the others
+ * stage (pcapng: NULL, each thread walks, as a record's meaning depends
+ * on the blocks before it).
+ */
+static struct fwalk *
+walk_new(const struct cap_file_conf *c, uint32_t chunk)
+{
+	struct capfile *cf;
+	struct fwalk *w;
+	struct stat st;
+	char err[256];
+	int pcap;
+
+	if (capfile_open(c->path, CAPFILE_SKIP_DATA, &cf, err, sizeof(err)) != 0)
+		return NULL;   /* the threads say why */
+	pcap = capfile_format_of(cf) == CAPFILE_PCAP;
+	capfile_close(cf);
+	if (!pcap || stat(c->path, &st) != 0 || (w = calloc(1, sizeof(*w))) == NULL)
+		return NULL;
+	/* a record takes 16 bytes at least */
+	w->cap = (uint64_t)st.st_size / 16 / chunk + 2;
+	w->starts = malloc(sizeof(*w->starts) * w->cap);
+	if (w->starts == NULL) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+static void
+walk_run(const struct cap_file_conf *c, struct fwalk *w, uint32_t chunk)
+{
+	struct capfile *cf = NULL;
+	struct capfile_rec r;
+	int rc = capfile_open(c->path, CAPFILE_MMAP | CAPFILE_SKIP_DATA, &cf, w->err,
+			      sizeof(w->err));
+
+	while (rc == 0 && (rc = capfile_next(cf, &r)) == 1) {
+		rc = 0;
+		if (c->max_records != 0 && r.index >= c->max_records)
+			break;
+		if (r.index % chunk != 0)
+			continue;
+		if (r.index / chunk >= w->cap)
+			break;   /* cannot happen: records take 16 bytes at least */
+		w->starts[r.index / chunk] = r.offset;
+		__atomic_store_n(&w->n_pub, r.index / chunk + 1, __ATOMIC_RELEASE);
+	}
+	if (rc < 0) {
+		w->rc = rc;
+		if (cf != NULL)
+			snprintf(w->err, sizeof(w->err), "%s", capfile_error(cf));
+	}
+	capfile_close(cf);
+	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+}
+
 int
 cap_file_run(const struct cap_file_conf *c, struct gpudp_analysis *out,
 	     struct cap_file_stats *st, char *err, size_t errlen)
 {
+	uint32_t chunk = c->chunk != 0 ? c->chunk : CAP_FILE_CHUNK;
 	struct fthread *ft;
+	struct fwalk *w;
 	pthread_t tid[CAP_FILE_THREADS_MAX];
 	uint32_t t, started = 0;
 	double t0;
@@ -237,14 +366,25 @@ cap_file_run(const struct cap_file_conf *c, struct gpudp_analysis *out,
 		return -ENOMEM;
 	}
 	rc = ft_create(ft, c, err, errlen);
+	w = rc == 0 ? walk_new(c, chunk) : NULL;
+	for (t = 0; t < c->threads; t++)
+		ft[t].w = w;
 	t0 = now_s();
 	for (t = 0; rc == 0 && t < c->threads; t++, started++)
 		if (pthread_create(&tid[t], NULL, ft_main, &ft[t]) != 0) {
 			snprintf(err, errlen, "cannot start thread %u", t);
 			rc = -EAGAIN;
 		}
+	if (w != NULL && rc == 0)
+		walk_run(c, w, chunk);
+	else if (w != NULL)
+		__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 	for (t = 0; t < started; t++)
 		pthread_join(tid[t], NULL);
+	if (rc == 0 && w != NULL && w->rc != 0) {
+		snprintf(err, errlen, "%s", w->err);
+		rc = w->rc;
+	}
 	for (t = 0; rc == 0 && t < c->threads; t++)
 		if (ft[t].rc != 0) {
 			snprintf(err, errlen, "%s", ft[t].err);
@@ -258,5 +398,8 @@ cap_file_run(const struct cap_file_conf *c, struct gpudp_analysis *out,
 		}
 	st->seconds = now_s() - t0;
 	ft_free(ft, c->threads);
+	if (w != NULL)
+		free(w->starts);
+	free(w);
 	return rc;
 }

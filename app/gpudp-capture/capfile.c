@@ -288,6 +288,29 @@ capfile_next(struct capfile *cf, struct capfile_rec *rec)
 	return rc;
 }
 
+int
+capfile_seek(struct capfile *cf, uint64_t offset, uint64_t index)
+{
+	if (cf->failed)
+		return cf->failed;
+	if (cf->format != CAPFILE_PCAP)
+		return -ENOTSUP;
+	if (offset > cf->size || offset > (uint64_t)INT64_MAX)
+		return -EINVAL;
+	if (cf->map == NULL && fseeko(cf->fp, (off_t)offset, SEEK_SET) != 0)
+		return cf_fail(cf, -EIO, "seek error at offset %llu", (unsigned long long)offset);
+	cf->pos = offset;
+	cf->index = index;
+	cf->done = 0;
+	return 0;
+}
+
+enum capfile_format
+capfile_format_of(const struct capfile *cf)
+{
+	return cf->format;
+}
+
 const char *
 capfile_error(const struct capfile *cf)
 {

@@ -102,6 +102,19 @@ int capfile_open(const char *path, unsigned int flags, struct capfile **cf,
  */
 int capfile_next(struct capfile *cf, struct capfile_rec *rec);
 
+/**
+ * Pcap files: go back or forward to a record header, so that the next
+ * capfile_next() reads the record at @p offset (a capfile_rec.offset this
+ * file gave) as record number @p index. Lets several readers of one file
+ * share its records (gpudp-capture's direct reader).
+ * @return 0; -ENOTSUP for pcapng (a record's meaning depends on the blocks
+ *   before it); -EINVAL for an offset outside the file; the reader's error
+ */
+int capfile_seek(struct capfile *cf, uint64_t offset, uint64_t index);
+
+/** The file's format (CAPFILE_PCAP or CAPFILE_PCAPNG). */
+enum capfile_format capfile_format_of(const struct capfile *cf);
+
 /** The message of the last error ("PATH: what, where"), or "". */
 const char *capfile_error(const struct capfile *cf);
 

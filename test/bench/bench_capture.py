@@ -10,7 +10,8 @@ All in one run, GPU and CPU engines on the same files (doc/capture.md,
 "Performance"):
   analysis   the analysis without payload inspection, end to end from memory
              (a generated capture of --packets 80..128-byte frames, mapped and
-             in the page cache), gpudp-capture-bench --threads 1 and 4, CPU
+             in the page cache; 65,536 flows, --flows 262144 on both engines),
+             gpudp-capture-bench --threads 1 and 4, CPU
              and GPU engine: Mpps; targets GPU >= 10x the CPU engine at the
              same thread count, and >= 100 Mpps
   app        the whole app on that capture: gpudp-capture --reader direct
@@ -39,6 +40,9 @@ import subprocess
 import sys
 import tempfile
 
+# flow table slots: four times the generated capture's 65,536 flows
+FLOWS = "262144"
+
 
 def find(p):
     if p is None or os.path.exists(p):
@@ -62,7 +66,7 @@ def bench(prog, path, engines, extra, out):
 def analysis(prog, cap, tmp, res):
     rows = []
     for t in (1, 4):
-        d = bench(prog, cap, "cpu,gpu", ["--threads", str(t), "--repeat", "3",
+        d = bench(prog, cap, "cpu,gpu", ["--threads", str(t), "--repeat", "3", "--flows", FLOWS,
                                          "--batch", "262144", "--batch-bytes", "67108864"],
                   os.path.join(tmp, "a%d.json" % t))
         if not d["gpu"]["ran"]:
@@ -85,7 +89,8 @@ def app(prog, cap, tmp, res):
     for eng in ("gpu", "cpu"):
         j = os.path.join(tmp, "app-%s.json" % eng)
         rc, so, se = run([prog] + eal + ["--pcap", cap, "--reader", "direct", "--threads",
-                                         "4", "--engine", eng, "--quiet", "--batch",
+                                         "4", "--engine", eng, "--quiet", "--flows", FLOWS,
+                                         "--batch",
                                          "262144", "--batch-bytes", "67108864",
                                          "--json", j])
         if rc != 0:
@@ -155,7 +160,8 @@ def payload(prog, hs_ref, match_bench, tmp, res):
 
 
 def cpu_unslowed(prog, cap, tmp, res):
-    a = bench(prog, cap, "cpu", ["--threads", "1", "--repeat", "3"], os.path.join(tmp, "c0.json"))
+    a = bench(prog, cap, "cpu", ["--threads", "1", "--repeat", "3", "--flows", FLOWS],
+              os.path.join(tmp, "c0.json"))
     res["cpu_engine"] = {"mpps": a["cpu"]["packets_per_s"] / 1e6,
                          "note": "payload inspection off: one untaken branch per packet"}
 
