@@ -68,6 +68,7 @@ run_file(struct cap_app *app, const struct vdev_file *f, uint64_t limit,
 		.path = f->path, .engine = app->engine_name, .ec = app->eng.conf,
 		.threads = app->conf.threads, .max_records = n,
 		.stop = (volatile int *)&app_stop_requested,
+		.cpus = app->have_cpus ? &app->cpus : NULL,
 	};
 	char err[320];
 	int rc;

@@ -13,6 +13,7 @@
 #ifndef GPUDP_CAPTURE_CAP_APP_H
 #define GPUDP_CAPTURE_CAP_APP_H
 
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -104,6 +105,9 @@ struct cap_app {
 	int cpu_mapped;                 /* device memory mapped for the CPU engine (lib/mem) */
 	int chain_warned;
 	uint64_t unreadable_written;    /* matches whose bytes the host could not get */
+	cpu_set_t cpus;                 /* the CPUs before EAL pinned the main lcore
+					 * (--reader direct's threads run on them) */
+	int have_cpus;
 };
 
 /* Set by SIGINT and SIGTERM (main.c): stop capturing. */

@@ -270,6 +270,21 @@ ft_merge(struct fthread *f, struct gpudp_analysis *out, struct cap_file_stats *s
 	return rc;
 }
 
+/* A thread, on conf->cpus when given. @return 0 or an error number */
+static int
+ft_start(const struct cap_file_conf *c, pthread_t *tid, struct fthread *f)
+{
+	pthread_attr_t at;
+	int rc = pthread_attr_init(&at);
+
+	if (rc == 0 && c->cpus != NULL)
+		rc = pthread_attr_setaffinity_np(&at, sizeof(*c->cpus), c->cpus);
+	if (rc == 0)
+		rc = pthread_create(tid, &at, ft_main, f);
+	pthread_attr_destroy(&at);
+	return rc;
+}
+
 static void
 ft_free(struct fthread *ft, uint32_t n)
 {
@@ -319,24 +334,31 @@ walk_run(const struct cap_file_conf *c, struct fwalk *w, uint32_t chunk)
 {
 	struct capfile *cf = NULL;
 	struct capfile_rec r;
+	uint64_t k;
 	int rc = capfile_open(c->path, CAPFILE_MMAP | CAPFILE_SKIP_DATA, &cf, w->err,
 			      sizeof(w->err));
 
-	while (rc == 0 && (rc = capfile_next(cf, &r)) == 1) {
-		rc = 0;
-		if (c->max_records != 0 && r.index >= c->max_records)
+	/* chunk by chunk, by the records' lengths (capfile_skip()); where it
+	 * stops early, capfile_next() tells the end of the file from an error */
+	for (k = 0; rc == 0 && k < w->cap; k++) {
+		uint64_t off = capfile_tell(cf);
+
+		if (c->max_records != 0 && k * chunk >= c->max_records)
 			break;
-		if (r.index % chunk != 0)
-			continue;
-		if (r.index / chunk >= w->cap)
-			break;   /* cannot happen: records take 16 bytes at least */
-		w->starts[r.index / chunk] = r.offset;
-		__atomic_store_n(&w->n_pub, r.index / chunk + 1, __ATOMIC_RELEASE);
+		if (capfile_skip(cf, chunk) == 0) {
+			rc = capfile_next(cf, &r);
+			if (rc == 1)
+				rc = -EINVAL;   /* capfile_skip() refused what capfile_next() takes */
+			break;
+		}
+		w->starts[k] = off;
+		__atomic_store_n(&w->n_pub, k + 1, __ATOMIC_RELEASE);
 	}
 	if (rc < 0) {
 		w->rc = rc;
 		if (cf != NULL)
-			snprintf(w->err, sizeof(w->err), "%s", capfile_error(cf));
+			snprintf(w->err, sizeof(w->err), "%s", capfile_error(cf)[0] != '\0' ?
+				 capfile_error(cf) : "the walk of the file failed");
 	}
 	capfile_close(cf);
 	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
@@ -371,7 +393,7 @@ cap_file_run(const struct cap_file_conf *c, struct gpudp_analysis *out,
 		ft[t].w = w;
 	t0 = now_s();
 	for (t = 0; rc == 0 && t < c->threads; t++, started++)
-		if (pthread_create(&tid[t], NULL, ft_main, &ft[t]) != 0) {
+		if (ft_start(c, &tid[t], &ft[t]) != 0) {
 			snprintf(err, errlen, "cannot start thread %u", t);
 			rc = -EAGAIN;
 		}

@@ -16,6 +16,7 @@
 #ifndef GPUDP_CAPTURE_FILE_H
 #define GPUDP_CAPTURE_FILE_H
 
+#include <sched.h>
 #include <stdint.h>
 
 #include "engine.h"
@@ -39,6 +40,9 @@ struct cap_file_conf {
 				      *   record count) bits, zeroed: filled with the filter's
 				      *   verdicts by record */
 	volatile int *stop;          /**< non-zero: stop early (SIGINT), may be NULL */
+	/** CPUs the threads may run on (NULL: the calling thread's, which
+	 *  EAL has pinned to its main lcore in the app) */
+	const cpu_set_t *cpus;
 };
 
 /** What a run did. */

@@ -305,6 +305,20 @@ capfile_seek(struct capfile *cf, uint64_t offset, uint64_t index)
 	return 0;
 }
 
+uint64_t
+capfile_skip(struct capfile *cf, uint64_t n)
+{
+	if (cf->failed || cf->done || cf->map == NULL || cf->format != CAPFILE_PCAP)
+		return 0;
+	return cf_pcap_skip(cf, n);
+}
+
+uint64_t
+capfile_tell(const struct capfile *cf)
+{
+	return cf->pos;
+}
+
 enum capfile_format
 capfile_format_of(const struct capfile *cf)
 {

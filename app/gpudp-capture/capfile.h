@@ -112,6 +112,18 @@ int capfile_next(struct capfile *cf, struct capfile_rec *rec);
  */
 int capfile_seek(struct capfile *cf, uint64_t offset, uint64_t index);
 
+/**
+ * Mapped pcap files (CAPFILE_MMAP): step over up to @p n records by their
+ * lengths alone, without returning them (a fast walk). It stops before a
+ * record that capfile_next() would refuse or find cut short, so that the
+ * next capfile_next() reports it.
+ * @return the records stepped over (0 for pcapng or a file not mapped)
+ */
+uint64_t capfile_skip(struct capfile *cf, uint64_t n);
+
+/** Offset of the next record (pcap) or block (pcapng). */
+uint64_t capfile_tell(const struct capfile *cf);
+
 /** The file's format (CAPFILE_PCAP or CAPFILE_PCAPNG). */
 enum capfile_format capfile_format_of(const struct capfile *cf);
 

@@ -107,3 +107,26 @@ cf_pcap_next(struct capfile *cf, struct capfile_rec *rec)
 	rec->ifid = 0;
 	return 1;
 }
+
+/* capfile_skip() of a mapped pcap file: the checks of cf_pcap_next() on lengths. */
+uint64_t
+cf_pcap_skip(struct capfile *cf, uint64_t n)
+{
+	const uint8_t *m = cf->map;
+	uint64_t pos = cf->pos, size = cf->size, done = 0;
+	uint32_t hs = cf->hdrsize, max = lt_max(cf->first_lt);
+
+	while (done < n && size - pos >= hs) {
+		uint32_t caplen = rd32(cf->swap, m + pos + 8), wirelen = rd32(cf->swap, m + pos + 12);
+
+		if (cf->lenswap == 1 || (cf->lenswap == 2 && caplen > wirelen))
+			caplen = wirelen;
+		if (caplen > max || caplen > size - pos - hs)
+			break;
+		pos += hs + caplen;
+		done++;
+	}
+	cf->pos = pos;
+	cf->index += done;
+	return done;
+}

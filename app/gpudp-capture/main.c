@@ -17,6 +17,7 @@
  * tables are read back and reported.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -259,6 +260,7 @@ gpudp_capture_main(int argc, char **argv)
 	rc = parse_app_args(&app, argc, argv, &n_eal);
 	if (rc >= 0)
 		return rc;
+	app.have_cpus = sched_getaffinity(0, sizeof(app.cpus), &app.cpus) == 0;
 	rc = init_eal(&app, argv, n_eal);
 	if (rc != 0) {
 		cap_conf_free(&app.conf);
