@@ -52,6 +52,7 @@ struct bench_result {
 	uint64_t pkts;
 	double seconds;
 	struct cap_engine_stats st;
+	double read_s, collect_s, merge_s;  /* --threads: the best pass's parts (cap_file.h) */
 };
 
 static void
@@ -209,6 +210,9 @@ run_direct(const struct bench_conf *bc, const char *name, const struct gpudp_fil
 		if (res->seconds == 0 || st.seconds < res->seconds) {
 			res->seconds = st.seconds;
 			res->st = st.eng;
+			res->read_s = st.read_s;
+			res->collect_s = st.collect_s;
+			res->merge_s = st.merge_s;
 		}
 		res->pkts = st.records;
 		pk->n = st.records;
@@ -308,6 +312,11 @@ print_result(struct gpudp_json *j, const char *name, const struct bench_result *
 	gpudp_json_u64(j, "copy_bytes", r->st.copy_bytes);
 	gpudp_json_dbl(j, "kernel_packets_per_s", r->st.kernel_ms > 0 ?
 		       r->pkts / (r->st.kernel_ms / 1e3) : 0, 1);
+	if (r->read_s > 0) {
+		gpudp_json_dbl(j, "read_s", r->read_s, 6);
+		gpudp_json_dbl(j, "collect_s", r->collect_s, 6);
+		gpudp_json_dbl(j, "merge_s", r->merge_s, 6);
+	}
 	gpudp_json_end(j);
 }
 

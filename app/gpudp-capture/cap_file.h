@@ -51,6 +51,10 @@ struct cap_file_stats {
 	uint64_t bytes;              /**< their captured bytes */
 	struct cap_engine_stats eng; /**< the engines' stats, summed (busy_ms too) */
 	double seconds;              /**< wall time from the threads' start to the merge's end */
+	double read_s;               /**< of which until every thread had its result */
+	double collect_s;            /**< of which, on the slowest thread, reading its
+				      *   engine's tables back (in read_s) */
+	double merge_s;              /**< of which merging the threads' results */
 };
 
 /**

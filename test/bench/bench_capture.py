@@ -73,7 +73,11 @@ def analysis(prog, cap, tmp, res):
             return 77
         rows.append({"threads": t, "cpu_mpps": d["cpu"]["packets_per_s"] / 1e6,
                      "gpu_mpps": d["gpu"]["packets_per_s"] / 1e6,
-                     "gpu_over_cpu": d["gpu_speedup"], "packets": d["packets_per_pass"]})
+                     "gpu_over_cpu": d["gpu_speedup"], "packets": d["packets_per_pass"],
+                     "parts_s": {e: {k: d[e].get(k) for k in ("seconds", "read_s", "collect_s",
+                                                              "merge_s", "busy_ms",
+                                                              "kernel_ms")}
+                                 for e in ("cpu", "gpu")}})
     res["analysis"] = rows
     best = max(r["gpu_mpps"] for r in rows)
     res["targets"]["analysis_gpu_10x_cpu_each_thread_count"] = \
