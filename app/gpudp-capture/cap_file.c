@@ -29,10 +29,25 @@ struct fwalk {
 	char err[256];
 };
 
+/*
+ * A pcap file split by bytes: a thread takes the records whose header
+ * starts in [from, to). It guesses where its first one starts
+ * (capfile_find_record()); the split holds when every range's walk ends
+ * exactly where the next range's guess starts (then every guess is a real
+ * record boundary, by induction from the first range's, and every record
+ * is read once). No walk is shared: each thread reads only its bytes.
+ */
+struct frange {
+	uint64_t from, to;
+	uint64_t guess;      /* its first record header; UINT64_MAX: none found */
+	uint64_t end;        /* where its walk stopped: the first header at or past to */
+};
+
 /* One thread: its engine, its share of the records, its result. */
 struct fthread {
 	const struct cap_file_conf *c;
-	struct fwalk *w;              /* NULL: the thread walks the file itself */
+	struct fwalk *w;              /* the shared walk, or NULL */
+	struct frange *rg;            /* its byte range, or NULL */
 	uint32_t t;
 	uint32_t chunk;
 	struct cap_engine e;
@@ -164,6 +179,37 @@ ft_walk(struct fthread *f, struct capfile *cf)
 	return ft_end(f, cf, b, rc > 0 ? 0 : rc);
 }
 
+/* The records of this thread's byte range. */
+static int
+ft_range(struct fthread *f, struct capfile *cf)
+{
+	struct frange *g = f->rg;
+	struct cap_batch *b = cap_engine_get_batch(&f->e);
+	struct capfile_rec r;
+	int rc = 0;
+
+	g->end = UINT64_MAX;
+	if (b == NULL)
+		return -EIO;
+	if (f->t == 0)
+		g->guess = capfile_tell(cf);   /* right after the file header */
+	else if (capfile_find_record(cf, g->from, g->to, &g->guess) != 0)
+		g->guess = UINT64_MAX;         /* the split cannot hold */
+	if (g->guess != UINT64_MAX)
+		rc = capfile_seek(cf, g->guess, 0);
+	while (g->guess != UINT64_MAX && rc == 0 && (rc = capfile_next(cf, &r)) == 1) {
+		if (r.offset >= g->to) {
+			g->end = r.offset;
+			rc = 0;
+			break;
+		}
+		rc = ft_record(f, &b, &r);
+	}
+	if (rc == 0 && g->end == UINT64_MAX)
+		g->end = capfile_tell(cf);     /* the end of the file */
+	return ft_end(f, cf, b, rc > 0 ? 0 : rc);
+}
+
 /* The next chunk of this thread's the walk published: 1, or 0 when there is none. */
 static int
 ft_chunk_wait(struct fwalk *w, uint64_t k)
@@ -210,7 +256,8 @@ ft_main(void *arg)
 	f->rc = capfile_open(f->c->path, CAPFILE_MMAP, &cf, f->err, sizeof(f->err));
 	if (f->rc != 0)
 		return NULL;
-	f->rc = f->w != NULL ? ft_chunks(f, cf) : ft_walk(f, cf);
+	f->rc = f->rg != NULL ? ft_range(f, cf) : f->w != NULL ? ft_chunks(f, cf) :
+		ft_walk(f, cf);
 	if (f->rc != 0 && f->err[0] == '\0')
 		snprintf(f->err, sizeof(f->err), "%s", f->e.err);
 	capfile_close(cf);
@@ -315,6 +362,17 @@ ft_free(struct fthread *ft, uint32_t n)
  * stage (pcapng: NULL, each thread walks, as a record's meaning depends
  * on the blocks before it).
  */
+static int
+stat_size(const char *path, uint64_t *size)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return -errno;
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
 static struct fwalk *
 walk_new(const struct cap_file_conf *c, uint32_t chunk)
 {
@@ -375,9 +433,60 @@ walk_run(const struct cap_file_conf *c, struct fwalk *w, uint32_t chunk)
 	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 }
 
-int
-cap_file_run(const struct cap_file_conf *c, struct gpudp_analysis *out,
-	     struct cap_file_stats *st, char *err, size_t errlen)
+/* Smallest byte range a thread takes (smaller files: the shared walk). */
+#define RANGE_MIN_BYTES (4u << 20)
+
+/*
+ * Byte ranges for the threads, when they can be used: a pcap file, large
+ * enough, no record limit and no verdicts by record (both need the records'
+ * numbers). @return the ranges (free() them), or NULL
+ */
+static struct frange *
+ranges_new(const struct cap_file_conf *c)
+{
+	uint64_t min = c->range_min != 0 ? c->range_min : RANGE_MIN_BYTES, size = 0, start;
+	struct frange *g;
+	struct capfile *cf;
+	char err[256];
+	int pcap;
+	uint32_t t;
+
+	if (c->threads < 2 || c->max_records != 0 || c->match_bits != NULL ||
+	    capfile_open(c->path, CAPFILE_SKIP_DATA, &cf, err, sizeof(err)) != 0)
+		return NULL;
+	pcap = capfile_format_of(cf) == CAPFILE_PCAP;
+	start = capfile_tell(cf);
+	capfile_close(cf);
+	if (!pcap || stat_size(c->path, &size) != 0 || size - start < min * c->threads ||
+	    (g = calloc(c->threads, sizeof(*g))) == NULL)
+		return NULL;
+	for (t = 0; t < c->threads; t++) {
+		g[t].from = start + (size - start) / c->threads * t;
+		g[t].to = t + 1 < c->threads ? start + (size - start) / c->threads * (t + 1) : size;
+	}
+	return g;
+}
+
+/* Whether the ranges joined (see struct frange). */
+static int
+ranges_joined(const struct frange *g, uint32_t n)
+{
+	uint32_t t;
+
+	for (t = 0; t + 1 < n; t++)
+		if (g[t + 1].guess == UINT64_MAX || g[t].end != g[t + 1].guess)
+			return 0;
+	return 1;
+}
+
+/*
+ * One run: the threads' engines, the walk (shared, byte ranges, or each
+ * thread's own), the merge. With byte ranges that did not join (or a
+ * thread's read error there), nothing is merged: -EAGAIN.
+ */
+static int
+file_run(const struct cap_file_conf *c, struct frange *rg, struct gpudp_analysis *out,
+	 struct cap_file_stats *st, char *err, size_t errlen)
 {
 	uint32_t chunk = c->chunk != 0 ? c->chunk : CAP_FILE_CHUNK;
 	struct fthread *ft;
@@ -388,20 +497,17 @@ cap_file_run(const struct cap_file_conf *c, struct gpudp_analysis *out,
 	int rc;
 
 	memset(st, 0, sizeof(*st));
-	if (c->threads == 0 || c->threads > CAP_FILE_THREADS_MAX || c->path == NULL ||
-	    c->chunk % 32 != 0) {
-		snprintf(err, errlen, "bad direct reader configuration");
-		return -EINVAL;
-	}
 	ft = calloc(c->threads, sizeof(*ft));
 	if (ft == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	rc = ft_create(ft, c, err, errlen);
-	w = rc == 0 ? walk_new(c, chunk) : NULL;
-	for (t = 0; t < c->threads; t++)
+	w = rc == 0 && rg == NULL ? walk_new(c, chunk) : NULL;
+	for (t = 0; t < c->threads; t++) {
 		ft[t].w = w;
+		ft[t].rg = rg != NULL ? &rg[t] : NULL;
+	}
 	t0 = now_s();
 	for (t = 0; rc == 0 && t < c->threads; t++, started++)
 		if (ft_start(c, &tid[t], &ft[t]) != 0) {
@@ -424,6 +530,8 @@ cap_file_run(const struct cap_file_conf *c, struct gpudp_analysis *out,
 			snprintf(err, errlen, "%s", ft[t].err);
 			rc = ft[t].rc;
 		}
+	if (rg != NULL && (rc != 0 || !ranges_joined(rg, c->threads)))
+		rc = -EAGAIN;   /* the shared walk decides */
 	for (t = 0; (rc == 0 || rc == -ENOSPC) && t < c->threads; t++)
 		if (ft_merge(&ft[t], out, st) != 0) {
 			if (ft[t].e.err[0] != '\0')
@@ -432,9 +540,31 @@ cap_file_run(const struct cap_file_conf *c, struct gpudp_analysis *out,
 		}
 	st->seconds = now_s() - t0;
 	st->merge_s = st->seconds - st->read_s;
+	st->ranges = rg != NULL && rc != -EAGAIN;
 	ft_free(ft, c->threads);
 	if (w != NULL)
 		free(w->starts);
 	free(w);
+	return rc;
+}
+
+int
+cap_file_run(const struct cap_file_conf *c, struct gpudp_analysis *out,
+	     struct cap_file_stats *st, char *err, size_t errlen)
+{
+	struct frange *rg;
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	if (c->threads == 0 || c->threads > CAP_FILE_THREADS_MAX || c->path == NULL ||
+	    c->chunk % 32 != 0) {
+		snprintf(err, errlen, "bad direct reader configuration");
+		return -EINVAL;
+	}
+	rg = ranges_new(c);
+	rc = rg != NULL ? file_run(c, rg, out, st, err, errlen) : -EAGAIN;
+	free(rg);
+	if (rc == -EAGAIN)
+		rc = file_run(c, NULL, out, st, err, errlen);
 	return rc;
 }

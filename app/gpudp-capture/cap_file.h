@@ -3,10 +3,16 @@
  * @file
  * gpudp-capture's direct reader (`--reader direct`, doc/capture.md
  * "Direct reading"): capture files analysed without a PMD. Each of
- * `--threads` host threads maps the file (CAPFILE_MMAP), walks its record
- * headers and stages the records of its share (chunks of CAP_FILE_CHUNK
- * records, dealt round-robin) into batches of an engine of its own (its
- * own handoff and streams on the GPU). At the end the threads' results are
+ * `--threads` host threads maps the file (CAPFILE_MMAP) and stages its
+ * share of the records into batches of an engine of its own (its own
+ * handoff and streams on the GPU). The shares: a pcap file of at least
+ * range_min bytes a thread, read without a record limit or verdicts by
+ * record, is split into byte ranges, each thread finding its first record
+ * and the split checked afterwards (struct frange in cap_file.c); other
+ * pcap files in chunks of CAP_FILE_CHUNK records dealt round-robin, whose
+ * starts the calling thread publishes as it walks the record lengths; pcapng
+ * files in the same chunks, each thread walking the whole file (a record's
+ * meaning depends on the blocks before it). At the end the threads' results are
  * merged into one analysis object: the analysis state is only ever added
  * to, so the result is the one a single thread gives, whatever the order.
  * The filter's verdicts are kept per record (bit i: record i of the run),
@@ -43,6 +49,10 @@ struct cap_file_conf {
 	/** CPUs the threads may run on (NULL: the calling thread's, which
 	 *  EAL has pinned to its main lcore in the app) */
 	const cpu_set_t *cpus;
+	/** pcap files without max_records and match_bits: each thread takes a
+	 *  byte range of at least this many bytes (0: 4 MiB); smaller files, or
+	 *  ranges that do not join, go through the shared walk */
+	uint64_t range_min;
 };
 
 /** What a run did. */
@@ -55,6 +65,7 @@ struct cap_file_stats {
 	double collect_s;            /**< of which, on the slowest thread, reading its
 				      *   engine's tables back (in read_s) */
 	double merge_s;              /**< of which merging the threads' results */
+	int ranges;                  /**< the threads read byte ranges (else the shared walk) */
 };
 
 /**

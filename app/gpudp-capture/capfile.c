@@ -313,6 +313,21 @@ capfile_skip(struct capfile *cf, uint64_t n)
 	return cf_pcap_skip(cf, n);
 }
 
+int
+capfile_find_record(const struct capfile *cf, uint64_t from, uint64_t to, uint64_t *off)
+{
+	uint64_t p;
+
+	if (cf->map == NULL || cf->format != CAPFILE_PCAP)
+		return -ENOTSUP;
+	for (p = from; p < to && p < cf->size; p++)
+		if (cf_pcap_plausible(cf, p)) {
+			*off = p;
+			return 0;
+		}
+	return -ENOENT;
+}
+
 uint64_t
 capfile_tell(const struct capfile *cf)
 {

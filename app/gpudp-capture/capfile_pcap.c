@@ -130,3 +130,45 @@ cf_pcap_skip(struct capfile *cf, uint64_t n)
 	cf->index += done;
 	return done;
 }
+
+/*
+ * capfile_find_record(): up to 8 records from @p off that cf_pcap_next()
+ * would take, stamped within a day of the first, or at least one and then
+ * the end of the file (or a record cut short by it).
+ */
+int
+cf_pcap_plausible(const struct capfile *cf, uint64_t off)
+{
+	const uint8_t *m = cf->map;
+	uint32_t hs = cf->hdrsize, max = lt_max(cf->first_lt), k;
+	uint32_t frac_max = cf->nsec ? 1000000000u : 1000000u, sec0 = 0;
+
+	for (k = 0; k < 8; k++) {
+		uint32_t caplen, wirelen, sec;
+
+		if (off == cf->size)
+			return k > 0;   /* records up to the end of the file */
+		if (cf->size - off < hs)
+			return k > 0;   /* records up to a cut header at the end (capfile_next() stops there) */
+		caplen = rd32(cf->swap, m + off + 8);
+		wirelen = rd32(cf->swap, m + off + 12);
+		if (cf->lenswap == 1 || (cf->lenswap == 2 && caplen > wirelen)) {
+			uint32_t t = caplen;
+
+			caplen = wirelen;
+			wirelen = t;
+		}
+		(void)wirelen;
+		sec = rd32(cf->swap, m + off);
+		if (k == 0)
+			sec0 = sec;
+		/* within a day of the first: packets' bytes rarely pass for that */
+		if (rd32(cf->swap, m + off + 4) >= frac_max || caplen > max ||
+		    (sec > sec0 ? sec - sec0 : sec0 - sec) > 86400)
+			return 0;
+		if (caplen > cf->size - off - hs)
+			return k > 0;   /* records up to a record cut at the end */
+		off += hs + caplen;
+	}
+	return 1;
+}

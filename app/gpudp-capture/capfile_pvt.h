@@ -119,6 +119,7 @@ int cf_reserve(struct capfile *cf, size_t n);
 int cf_truncated(struct capfile *cf, uint64_t off);
 uint32_t lt_max(uint32_t linktype);
 uint64_t cf_pcap_skip(struct capfile *cf, uint64_t n);
+int cf_pcap_plausible(const struct capfile *cf, uint64_t off);
 uint32_t lt_snaplen(uint32_t linktype, uint32_t snaplen);
 
 /* ---- pcap (capfile_pcap.c) ---- */
