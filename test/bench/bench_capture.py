@@ -40,15 +40,14 @@ import subprocess
 import sys
 import tempfile
 
+from bench_common import find_program
+
 # flow table slots: four times the generated capture's 65,536 flows
 FLOWS = "262144"
 
 
 def find(p):
-    if p is None or os.path.exists(p):
-        return p
-    alt = os.path.join("bin", os.path.basename(p))
-    return alt if os.path.exists(alt) else p
+    return find_program(p) or p
 
 
 def run(cmd, timeout=900):

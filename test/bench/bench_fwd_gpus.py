@@ -34,6 +34,8 @@ import subprocess
 import sys
 import tempfile
 
+from bench_common import find_program
+
 MAPS = (("two_gpus", "0:0,1:1"), ("one_gpu", "0:0,1:0"))
 
 
@@ -48,12 +50,7 @@ def skip(msg):
 
 
 def find(p):
-    if os.path.exists(p):
-        return p
-    alt = os.path.join("bin", os.path.basename(p))
-    if os.path.exists(alt):
-        return os.path.abspath(alt)
-    fail("%s not found" % p)
+    return find_program(p) or fail("%s not found" % p)
 
 
 def gpu_count():

@@ -23,14 +23,11 @@ import subprocess
 import sys
 import tempfile
 
+from bench_common import find_program
+
 
 def find(p):
-    if os.path.exists(p):
-        return p
-    alt = os.path.join("bin", os.path.basename(p))
-    if os.path.exists(alt):
-        return os.path.abspath(alt)
-    sys.exit("bench_work: %s not found" % p)
+    return find_program(p) or sys.exit("bench_work: %s not found" % p)
 
 
 def run(fwd, mode, work, secs, tag, d):

@@ -50,16 +50,24 @@ reference(const char *path, uint64_t max, uint32_t **bits)
 	return a;
 }
 
+/* A run of @p threads over @p path: small batches, the test's patterns and filter. */
+static struct cap_file_conf
+test_conf(const char *path, uint32_t threads)
+{
+	struct cap_file_conf fc = {
+		.path = path, .engine = engine, .threads = threads,
+		.ec = { .batch_pkts = 16, .batch_bytes = 1u << 20, .flow_capacity = 4096,
+			.filter = filter, .inflight = 2, .match = pats.db },
+	};
+
+	return fc;
+}
+
 /* @return 0 equal, 1 different, 77 no GPU */
 static int
 direct_equals_reference(const char *path, uint32_t threads, uint64_t max)
 {
-	struct cap_file_conf fc = {
-		.path = path, .engine = engine, .threads = threads, .chunk = 32,
-		.max_records = max,
-		.ec = { .batch_pkts = 16, .batch_bytes = 1u << 20, .flow_capacity = 4096,
-			.filter = filter, .inflight = 2, .match = pats.db },
-	};
+	struct cap_file_conf fc = test_conf(path, threads);
 	struct gpudp_analysis *ref, *got = gpudp_analysis_create(4096, &filter);
 	struct cap_file_stats st;
 	uint32_t *want = NULL;
@@ -67,6 +75,8 @@ direct_equals_reference(const char *path, uint32_t threads, uint64_t max)
 	size_t words;
 	int rc;
 
+	fc.chunk = 32;
+	fc.max_records = max;
 	ref = reference(path, max, &want);
 	GPUDP_TEST_ASSERT(ref != NULL && got != NULL && want != NULL, "%s: reference", path);
 	gpudp_analysis_set_match(got, pats.db, 0);
@@ -103,17 +113,14 @@ direct_equals_reference(const char *path, uint32_t threads, uint64_t max)
 static int
 ranges_equal_reference(const char *path, int ranges)
 {
-	struct cap_file_conf fc = {
-		.path = path, .engine = engine, .threads = 3, .range_min = 64,
-		.ec = { .batch_pkts = 16, .batch_bytes = 1u << 20, .flow_capacity = 4096,
-			.filter = filter, .inflight = 2, .match = pats.db },
-	};
+	struct cap_file_conf fc = test_conf(path, 3);
 	struct gpudp_analysis *ref, *got = gpudp_analysis_create(4096, &filter);
 	struct cap_file_stats st;
 	uint32_t *want = NULL;
 	char why[256], err[320];
 	int rc;
 
+	fc.range_min = 64;
 	ref = reference(path, 0, &want);
 	GPUDP_TEST_ASSERT(ref != NULL && got != NULL, "%s: reference", path);
 	gpudp_analysis_set_match(got, pats.db, 0);
