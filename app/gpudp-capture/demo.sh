@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The capture-to-GPU demo (config/setup.sh demo): analyse the bundled
 # capture test/data/sample.pcap with gpudp-capture, on the GPU when one is
-# usable, else on the CPU with a notice. Writes the JSON report and the
+# usable, else on the CPU with a notice, with payload inspection (the
+# patterns of test/data/patterns.txt). Writes the JSON report and the
 # packets of an example filter next to the build.
 #
 #   app/gpudp-capture/demo.sh [BUILD_DIR]      (default: build)
@@ -18,5 +19,5 @@ fi
 set -x
 exec "$app" -l 0 --no-huge -m 512 --no-pci --no-shconf --log-level='lib.*:error' \
 	-- --pcap "$top/test/data/sample.pcap" \
-	--json "$build/capture-demo.json" \
+	--json "$build/capture-demo.json" --match "$top/test/data/patterns.txt" \
 	--filter 'tcp and port 8080' --filter-out "$build/capture-demo-http.pcapng"
