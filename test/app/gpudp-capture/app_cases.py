@@ -563,6 +563,11 @@ def direct(c):
         c.check("direct_reader_equals_net_pcap %s" % f, reps[0] is not None and not diff and
                 outs[0] == outs[1] == outs[2],
                 "sections %s differ; outputs %s" % (diff, [len(o) for o in outs]))
+    j = c.out("dmax.json")
+    r = c.run(None, "--pcap", c.path("sample.pcap"), "--cpu", "--quiet", "--reader", "direct",
+              "--threads", "3", "--max-packets", "100", "--json", j)
+    c.check("direct_reader_max_packets", r.returncode == 0 and
+            json.load(open(j))["packets"] == 100, r.stderr[-300:])
     for args, needle in [
         (["--reader", "direct", "--mem", "pinned"], "--reader: bad value 'direct'"),
         (["--threads", "2"], "--threads: bad value '2' (only with --reader direct)"),
