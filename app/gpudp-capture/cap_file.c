@@ -299,20 +299,76 @@ ft_create(struct fthread *ft, const struct cap_file_conf *c, char *err, size_t e
 	return 0;
 }
 
-/* Thread t's result into @p out; its stats into @p st. */
+/* One analysis's tables and counts added into another's. @return 0 or -ENOSPC */
 static int
-ft_merge(struct fthread *f, struct gpudp_analysis *out, struct cap_file_stats *st)
+an_merge(struct gpudp_analysis *dst, const struct gpudp_analysis *a)
 {
-	const struct gpudp_analysis *a = f->a;
+	int rc = 0;
+
+	if (gpudp_analysis_merge(dst, &a->ctr, a->flows, a->flow_mask + 1) != 0 ||
+	    gpudp_analysis_merge_frags(dst, a->frags, a->frag_mask + 1) != 0)
+		rc = -ENOSPC;
+	if (dst->match != NULL && a->match != NULL)
+		gpudp_analysis_merge_match(dst, a->match_occ, a->match_pkts);
+	return rc;
+}
+
+/* A merge of the tree (ft_merge_all()): src's result into dst's. */
+struct mjob {
+	struct fthread *dst, *src;
+	int rc;
+};
+
+static void *
+mjob_main(void *arg)
+{
+	struct mjob *m = arg;
+
+	m->rc = an_merge(m->dst->a, m->src->a);
+	return NULL;
+}
+
+/*
+ * The threads' results into thread 0's, in pairs at once (a tree: log2(n)
+ * rounds), then into @p out. @return 0 or -ENOSPC (flows that did not fit,
+ * counted as drops)
+ */
+static int
+ft_merge_all(struct fthread *ft, uint32_t n, struct gpudp_analysis *out)
+{
+	struct mjob job[CAP_FILE_THREADS_MAX / 2];
+	pthread_t tid[CAP_FILE_THREADS_MAX / 2];
+	int started[CAP_FILE_THREADS_MAX / 2];
+	uint32_t step, i, k, nj;
+	int rc = 0;
+
+	for (step = 1; step < n; step *= 2) {
+		for (i = 0, nj = 0; i + step < n; i += 2 * step, nj++) {
+			job[nj] = (struct mjob){ .dst = &ft[i], .src = &ft[i + step] };
+			started[nj] = pthread_create(&tid[nj], NULL, mjob_main, &job[nj]) == 0;
+			if (!started[nj])
+				mjob_main(&job[nj]);   /* no thread: here */
+		}
+		for (k = 0; k < nj; k++) {
+			if (started[k])
+				pthread_join(tid[k], NULL);
+			if (job[k].rc != 0)
+				rc = job[k].rc;
+		}
+	}
+	if (an_merge(out, ft[0].a) != 0)
+		rc = -ENOSPC;
+	return rc;
+}
+
+/* Thread t's stats into @p st. @return its engine's collect error, or 0 */
+static int
+ft_stats(struct fthread *f, struct cap_file_stats *st)
+{
 	int rc = f->crc;
 
 	if (rc != 0 && rc != -ENOSPC)
 		return rc;
-	if (gpudp_analysis_merge(out, &a->ctr, a->flows, a->flow_mask + 1) != 0 ||
-	    gpudp_analysis_merge_frags(out, a->frags, a->frag_mask + 1) != 0)
-		rc = -ENOSPC;
-	if (out->match != NULL && a->match != NULL)
-		gpudp_analysis_merge_match(out, a->match_occ, a->match_pkts);
 	st->records += f->records;
 	st->bytes += f->bytes;
 	st->eng.pkts += f->e.st.pkts;
@@ -532,12 +588,16 @@ file_run(const struct cap_file_conf *c, struct frange *rg, struct gpudp_analysis
 		}
 	if (rg != NULL && (rc != 0 || !ranges_joined(rg, c->threads)))
 		rc = -EAGAIN;   /* the shared walk decides */
-	for (t = 0; (rc == 0 || rc == -ENOSPC) && t < c->threads; t++)
-		if (ft_merge(&ft[t], out, st) != 0) {
-			if (ft[t].e.err[0] != '\0')
-				snprintf(err, errlen, "%s", ft[t].e.err);
-			rc = rc == 0 ? -ENOSPC : rc;
-		}
+	for (t = 0; (rc == 0 || rc == -ENOSPC) && t < c->threads; t++) {
+		int r = ft_stats(&ft[t], st);
+
+		if (r != 0 && ft[t].e.err[0] != '\0')
+			snprintf(err, errlen, "%s", ft[t].e.err);
+		if (r != 0 && (rc == 0 || r != -ENOSPC))
+			rc = r;
+	}
+	if ((rc == 0 || rc == -ENOSPC) && ft_merge_all(ft, c->threads, out) != 0)
+		rc = -ENOSPC;
 	st->seconds = now_s() - t0;
 	st->merge_s = st->seconds - st->read_s;
 	st->ranges = rg != NULL && rc != -EAGAIN;
