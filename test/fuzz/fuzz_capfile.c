@@ -5,7 +5,10 @@
  * through its /proc path, so the reader's stdio, fstat and seeking paths run
  * too. Beyond the sanitizers, it aborts when the reader's three ways of
  * reading a file disagree: capfile_inspect(), capfile_read_all() and the
- * iterator with and without CAPFILE_SKIP_DATA must give the same records.
+ * iterator with and without CAPFILE_SKIP_DATA, and mapped (CAPFILE_MMAP),
+ * must give the same records; capfile_skip() must step over exactly the
+ * records the iterator reads; capfile_find_record() and a seek to what it
+ * finds must stay inside the file (the direct reader's byte ranges).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -66,13 +69,42 @@ walk(unsigned int flags, const struct capfile_packets *pk, uint64_t *n)
 	capfile_close(cf);
 }
 
+/* A mapped file: capfile_skip() in steps of 7 against the iterator's count;
+ * a guess of a record in the second half, and a read from it. */
+static void
+skim(uint64_t n_expected)
+{
+	struct capfile_rec rec;
+	struct capfile *cf;
+	uint64_t n = 0, m, off;
+	char err[512];
+
+	if (capfile_open(path, CAPFILE_MMAP | CAPFILE_SKIP_DATA, &cf, err, sizeof(err)) != 0)
+		return;
+	if (capfile_format_of(cf) == CAPFILE_PCAP) {
+		while ((m = capfile_skip(cf, 7)) > 0)
+			n += m;
+		CHECK(n == n_expected);
+		CHECK(capfile_next(cf, &rec) <= 0);
+	}
+	capfile_close(cf);
+	if (capfile_open(path, CAPFILE_MMAP, &cf, err, sizeof(err)) != 0)
+		return;
+	if (capfile_find_record(cf, capfile_tell(cf) + 1, UINT64_MAX, &off) == 0 &&
+	    capfile_seek(cf, off, 0) == 0) {
+		while (capfile_next(cf, &rec) == 1)
+			CHECK(rec.offset >= off && rec.caplen <= 262144);
+	}
+	capfile_close(cf);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct capfile_packets pk;
 	struct capfile_info info;
 	char err[512];
-	uint64_t n_data, n_skip, sum = 0;
+	uint64_t n_data, n_skip, n_mmap, sum = 0;
 	int irc, rrc;
 	size_t i;
 
@@ -114,6 +146,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	walk(0, rrc == 0 ? &pk : NULL, &n_data);
 	walk(CAPFILE_SKIP_DATA, NULL, &n_skip);
 	CHECK(n_data == n_skip);
+	walk(CAPFILE_MMAP, rrc == 0 ? &pk : NULL, &n_mmap);
+	CHECK(n_data == n_mmap);
+	skim(n_data);
 	if (irc == 0)
 		CHECK(n_data == info.packets);
 	if (rrc == 0)
