@@ -50,6 +50,19 @@ cap_engine_create(struct cap_engine *e, const char *name, const struct cap_engin
 }
 
 void
+cap_engine_stats_add(struct cap_engine_stats *dst, const struct cap_engine_stats *src)
+{
+	dst->pkts += src->pkts;
+	dst->bytes += src->bytes;
+	dst->batches += src->batches;
+	dst->copy_bytes += src->copy_bytes;
+	dst->copy_out_bytes += src->copy_out_bytes;
+	dst->unreadable += src->unreadable;
+	dst->busy_ms += src->busy_ms;
+	dst->kernel_ms += src->kernel_ms;
+}
+
+void
 cap_engine_destroy(struct cap_engine *e)
 {
 	if (e->ops == NULL)
@@ -236,15 +249,8 @@ cpu_collect(struct cap_engine *e, struct gpudp_analysis *out)
 {
 	struct cpu_priv *p = e->priv;
 
-	int rc;
-
 	gpudp_analysis_reset(out);
-	rc = gpudp_analysis_merge(out, &p->a->ctr, p->a->flows, p->a->flow_mask + 1);
-	if (gpudp_analysis_merge_frags(out, p->a->frags, p->a->frag_mask + 1) != 0)
-		rc = -ENOSPC;
-	if (out->match != NULL && p->a->match != NULL)
-		gpudp_analysis_merge_match(out, p->a->match_occ, p->a->match_pkts);
-	return rc;
+	return gpudp_analysis_add(out, p->a);
 }
 
 const struct cap_engine_ops cap_engine_cpu_ops = {

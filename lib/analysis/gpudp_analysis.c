@@ -139,9 +139,9 @@ gpudp_analysis_free(struct gpudp_analysis *a)
 	free(a);
 }
 
-/* The per-pattern arrays' bytes (0 without payload inspection). */
+/* The per-pattern arrays' bytes, each (0 without payload inspection). */
 static size_t
-match_bytes(const struct gpudp_analysis *a)
+match_array_bytes(const struct gpudp_analysis *a)
 {
 	return a->match != NULL ? sizeof(uint64_t) * a->match->n_patterns : 0;
 }
@@ -194,8 +194,8 @@ gpudp_analysis_reset(struct gpudp_analysis *a)
 	memset(a->flows, 0, sizeof(*a->flows) * ((size_t)a->flow_mask + 1));
 	memset(a->frags, 0, sizeof(*a->frags) * ((size_t)a->frag_mask + 1));
 	if (a->match != NULL) {
-		memset(a->match_occ, 0, match_bytes(a));
-		memset(a->match_pkts, 0, match_bytes(a));
+		memset(a->match_occ, 0, match_array_bytes(a));
+		memset(a->match_pkts, 0, match_array_bytes(a));
 	}
 }
 
@@ -292,6 +292,19 @@ gpudp_analysis_merge(struct gpudp_analysis *dst, const struct gpudp_an_counters 
 			     s->match_pkts) != 0)
 			rc = -ENOSPC;
 	}
+	return rc;
+}
+
+int
+gpudp_analysis_add(struct gpudp_analysis *dst, const struct gpudp_analysis *src)
+{
+	int rc = 0;
+
+	if (gpudp_analysis_merge(dst, &src->ctr, src->flows, src->flow_mask + 1) != 0 ||
+	    gpudp_analysis_merge_frags(dst, src->frags, src->frag_mask + 1) != 0)
+		rc = -ENOSPC;
+	if (dst->match != NULL && src->match != NULL)
+		gpudp_analysis_merge_match(dst, src->match_occ, src->match_pkts);
 	return rc;
 }
 

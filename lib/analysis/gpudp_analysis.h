@@ -67,9 +67,6 @@ struct gpudp_analysis {
 	uint32_t pad3;
 };
 
-/** Payload inspection flag: scan every captured byte, not the L4 payload. */
-#define GPUDP_AN_MATCH_FRAME 1u
-
 /** What the fragment table holds (gpudp_analysis_fragments()). */
 struct gpudp_frag_summary {
 	uint64_t datagrams;     /**< fragmented datagrams (fragment table slots in use) */
@@ -150,6 +147,16 @@ int gpudp_analysis_set_match(struct gpudp_analysis *a, const struct gpudp_match_
  */
 int gpudp_analysis_merge_match(struct gpudp_analysis *dst, const uint64_t *occ,
 			       const uint64_t *pkts);
+
+/**
+ * Add everything @p src holds into @p dst: counters, flows, fragment table
+ * and, when both inspect payloads, per-pattern counts (gpudp_analysis_merge(),
+ * gpudp_analysis_merge_frags(), gpudp_analysis_merge_match()). For the
+ * results of several threads or engines over parts of the same packets.
+ * @return 0, or -ENOSPC if some flows or datagrams did not fit (counted as
+ *   drops, as those functions do)
+ */
+int gpudp_analysis_add(struct gpudp_analysis *dst, const struct gpudp_analysis *src);
 
 /**
  * Analyse one packet on the CPU.

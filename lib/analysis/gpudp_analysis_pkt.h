@@ -683,13 +683,13 @@ struct gpudp_an_sink {
 	const struct gpudp_match_db *match; /**< payload inspection's patterns, or NULL */
 	uint64_t *match_occ;             /**< per pattern: occurrences */
 	uint64_t *match_pkts;            /**< per pattern: packets with an occurrence */
-	uint32_t match_flags;            /**< GPUDP_AN_MATCH_FRAME (gpudp_analysis.h) */
+	uint32_t match_flags;            /**< GPUDP_AN_MATCH_FRAME */
 	uint32_t pad3;
 };
 
 /**
  * Payload inspection of one packet: its L4 payload (gpudp_pkt_payload()),
- * or every captured byte (flag 1, GPUDP_AN_MATCH_FRAME), scanned for
+ * or every captured byte (GPUDP_AN_MATCH_FRAME), scanned for
  * every pattern; the counters and per-pattern arrays updated.
  * @param m  filled (m->db NULL when inspection is off)
  */
@@ -706,7 +706,7 @@ gpudp_an_scan_pkt(const struct gpudp_an_sink *sk, const uint8_t *p, uint32_t cap
 	m->len = 0;
 	if (sk->match == 0)
 		return;
-	if ((sk->match_flags & 1u) == 0)
+	if ((sk->match_flags & GPUDP_AN_MATCH_FRAME) == 0)
 		off = gpudp_pkt_payload(p, caplen, pi, &len);
 	m->d = p + off;
 	m->len = len;

@@ -70,6 +70,10 @@ enum gpudp_an_drop {
 	GPUDP_AN_DROP_MAX
 };
 
+/** Payload inspection flag (gpudp_analysis_set_match()): scan every captured
+ *  byte, not the L4 payload. */
+#define GPUDP_AN_MATCH_FRAME 1u
+
 /** Number of packet-size histogram buckets; bounds: gpudp_an_size_bucket(). */
 #define GPUDP_AN_SIZE_BUCKETS 10
 

@@ -52,7 +52,7 @@ struct gpudp_an_work_params {
 	uint64_t match;      /**< struct gpudp_match_db, or 0 (no payload inspection) */
 	uint64_t match_occ;  /**< uint64_t[n_patterns]: occurrences per pattern */
 	uint64_t match_pkts; /**< uint64_t[n_patterns]: packets per pattern */
-	uint32_t match_flags; /**< GPUDP_AN_MATCH_FRAME (gpudp_analysis.h) */
+	uint32_t match_flags; /**< GPUDP_AN_MATCH_FRAME */
 	uint32_t pad;
 };
 
