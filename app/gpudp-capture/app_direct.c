@@ -93,15 +93,8 @@ run_file(struct cap_app *app, const struct vdev_file *f, uint64_t limit,
 static void
 add_stats(struct cap_app *app, const struct cap_file_stats *st)
 {
-	struct cap_engine_stats *e = &app->eng.st;
-
 	app->rx_total += st->records;
-	e->pkts += st->eng.pkts;
-	e->bytes += st->eng.bytes;
-	e->batches += st->eng.batches;
-	e->copy_bytes += st->eng.copy_bytes;
-	e->busy_ms += st->eng.busy_ms;
-	e->kernel_ms += st->eng.kernel_ms;
+	cap_engine_stats_add(&app->eng.st, &st->eng);
 }
 
 int

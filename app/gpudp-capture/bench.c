@@ -122,18 +122,11 @@ feed(struct cap_engine *e, const struct capfile_packets *pk, uint32_t passes)
 	for (r = 0; r < passes && b != NULL; r++) {
 		for (i = 0; i < pk->n && b != NULL; i++) {
 			const struct capfile_pkt *p = &pk->pkt[i];
-			uint8_t *dst = cap_batch_alloc(b, p->caplen, p->wirelen, p->ts_ns);
+			uint8_t *dst;
+			int rc = cap_engine_room(e, &b, p->caplen, p->wirelen, p->ts_ns, &dst);
 
-			if (dst == NULL) {
-				if (cap_engine_submit(e, b) != 0)
-					return -EIO;
-				b = cap_engine_get_batch(e);
-				if (b == NULL)
-					return -EIO;
-				dst = cap_batch_alloc(b, p->caplen, p->wirelen, p->ts_ns);
-				if (dst == NULL)
-					return -E2BIG;
-			}
+			if (rc != 0)
+				return rc;
 			memcpy(dst, p->data, p->caplen);
 			if (vary_n > 1 && addr_len[i] != 0) {
 				uint32_t v = r % vary_n, o = addr_off[i], l = addr_len[i];

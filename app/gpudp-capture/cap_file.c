@@ -108,22 +108,15 @@ ft_note(struct fthread *f, const struct cap_batch *b, uint64_t index)
 static int
 ft_stage(struct fthread *f, struct cap_batch **b, const struct capfile_rec *r)
 {
-	uint64_t ts = r->ts_sec * 1000000000ull + r->ts_nsec;
-	uint8_t *dst = cap_batch_alloc(*b, r->caplen, r->wirelen, ts);
+	uint8_t *dst;
+	int rc = cap_engine_room(&f->e, b, r->caplen, r->wirelen,
+				 r->ts_sec * 1000000000ull + r->ts_nsec, &dst);
 
-	if (dst == NULL) {
-		if (cap_engine_submit(&f->e, *b) != 0)
-			return -EIO;
-		*b = cap_engine_get_batch(&f->e);
-		if (*b == NULL)
-			return -EIO;
-		dst = cap_batch_alloc(*b, r->caplen, r->wirelen, ts);
-		if (dst == NULL) {
-			snprintf(f->err, sizeof(f->err), "record %llu: %u bytes do not fit a batch "
-				 "(--batch-bytes)", (unsigned long long)r->index + 1, r->caplen);
-			return -E2BIG;
-		}
-	}
+	if (rc == -E2BIG)
+		snprintf(f->err, sizeof(f->err), "record %llu: %u bytes do not fit a batch "
+			 "(--batch-bytes)", (unsigned long long)r->index + 1, r->caplen);
+	if (rc != 0)
+		return rc;
 	memcpy(dst, r->data, r->caplen);
 	f->records++;
 	f->bytes += r->caplen;
@@ -299,20 +292,6 @@ ft_create(struct fthread *ft, const struct cap_file_conf *c, char *err, size_t e
 	return 0;
 }
 
-/* One analysis's tables and counts added into another's. @return 0 or -ENOSPC */
-static int
-an_merge(struct gpudp_analysis *dst, const struct gpudp_analysis *a)
-{
-	int rc = 0;
-
-	if (gpudp_analysis_merge(dst, &a->ctr, a->flows, a->flow_mask + 1) != 0 ||
-	    gpudp_analysis_merge_frags(dst, a->frags, a->frag_mask + 1) != 0)
-		rc = -ENOSPC;
-	if (dst->match != NULL && a->match != NULL)
-		gpudp_analysis_merge_match(dst, a->match_occ, a->match_pkts);
-	return rc;
-}
-
 /* A merge of the tree (ft_merge_all()): src's result into dst's. */
 struct mjob {
 	struct fthread *dst, *src;
@@ -324,7 +303,7 @@ mjob_main(void *arg)
 {
 	struct mjob *m = arg;
 
-	m->rc = an_merge(m->dst->a, m->src->a);
+	m->rc = gpudp_analysis_add(m->dst->a, m->src->a);
 	return NULL;
 }
 
@@ -356,7 +335,7 @@ ft_merge_all(struct fthread *ft, uint32_t n, struct gpudp_analysis *out)
 				rc = job[k].rc;
 		}
 	}
-	if (an_merge(out, ft[0].a) != 0)
+	if (gpudp_analysis_add(out, ft[0].a) != 0)
 		rc = -ENOSPC;
 	return rc;
 }
@@ -371,12 +350,7 @@ ft_stats(struct fthread *f, struct cap_file_stats *st)
 		return rc;
 	st->records += f->records;
 	st->bytes += f->bytes;
-	st->eng.pkts += f->e.st.pkts;
-	st->eng.bytes += f->e.st.bytes;
-	st->eng.batches += f->e.st.batches;
-	st->eng.copy_bytes += f->e.st.copy_bytes;
-	st->eng.busy_ms += f->e.st.busy_ms;
-	st->eng.kernel_ms += f->e.st.kernel_ms;
+	cap_engine_stats_add(&st->eng, &f->e.st);
 	if (f->collect_s > st->collect_s)
 		st->collect_s = f->collect_s;
 	if (f->t == 0)
@@ -413,39 +387,45 @@ ft_free(struct fthread *ft, uint32_t n)
 	free(ft);
 }
 
+/* What the split and the shared walk need to know of the file, read once a run. */
+struct flayout {
+	int pcap;        /* a pcap file (0: pcapng, or one the threads will refuse) */
+	uint64_t size;   /* its bytes */
+	uint64_t start;  /* its first record's offset */
+};
+
+static void
+layout_get(const char *path, struct flayout *l)
+{
+	struct capfile *cf;
+	struct stat st;
+	char err[256];
+
+	memset(l, 0, sizeof(*l));
+	if (capfile_open(path, CAPFILE_SKIP_DATA, &cf, err, sizeof(err)) != 0)
+		return;   /* the threads say why */
+	if (capfile_format_of(cf) == CAPFILE_PCAP && stat(path, &st) == 0) {
+		l->pcap = 1;
+		l->size = (uint64_t)st.st_size;
+		l->start = capfile_tell(cf);
+	}
+	capfile_close(cf);
+}
+
 /*
  * A pcap file: the shared walk, on the calling thread while the others
  * stage (pcapng: NULL, each thread walks, as a record's meaning depends
  * on the blocks before it).
  */
-static int
-stat_size(const char *path, uint64_t *size)
-{
-	struct stat st;
-
-	if (stat(path, &st) != 0)
-		return -errno;
-	*size = (uint64_t)st.st_size;
-	return 0;
-}
-
 static struct fwalk *
-walk_new(const struct cap_file_conf *c, uint32_t chunk)
+walk_new(const struct flayout *l, uint32_t chunk)
 {
-	struct capfile *cf;
 	struct fwalk *w;
-	struct stat st;
-	char err[256];
-	int pcap;
 
-	if (capfile_open(c->path, CAPFILE_SKIP_DATA, &cf, err, sizeof(err)) != 0)
-		return NULL;   /* the threads say why */
-	pcap = capfile_format_of(cf) == CAPFILE_PCAP;
-	capfile_close(cf);
-	if (!pcap || stat(c->path, &st) != 0 || (w = calloc(1, sizeof(*w))) == NULL)
+	if (!l->pcap || (w = calloc(1, sizeof(*w))) == NULL)
 		return NULL;
 	/* a record takes 16 bytes at least */
-	w->cap = (uint64_t)st.st_size / 16 / chunk + 2;
+	w->cap = l->size / 16 / chunk + 2;
 	w->starts = malloc(sizeof(*w->starts) * w->cap);
 	if (w->starts == NULL) {
 		free(w);
@@ -498,23 +478,15 @@ walk_run(const struct cap_file_conf *c, struct fwalk *w, uint32_t chunk)
  * numbers). @return the ranges (free() them), or NULL
  */
 static struct frange *
-ranges_new(const struct cap_file_conf *c)
+ranges_new(const struct cap_file_conf *c, const struct flayout *l)
 {
-	uint64_t min = c->range_min != 0 ? c->range_min : RANGE_MIN_BYTES, size = 0, start;
+	uint64_t min = c->range_min != 0 ? c->range_min : RANGE_MIN_BYTES;
+	uint64_t size = l->size, start = l->start;
 	struct frange *g;
-	struct capfile *cf;
-	char err[256];
-	int pcap;
 	uint32_t t;
 
-	if (c->threads < 2 || c->max_records != 0 || c->match_bits != NULL ||
-	    capfile_open(c->path, CAPFILE_SKIP_DATA, &cf, err, sizeof(err)) != 0)
-		return NULL;
-	pcap = capfile_format_of(cf) == CAPFILE_PCAP;
-	start = capfile_tell(cf);
-	capfile_close(cf);
-	if (!pcap || stat_size(c->path, &size) != 0 || size - start < min * c->threads ||
-	    (g = calloc(c->threads, sizeof(*g))) == NULL)
+	if (c->threads < 2 || c->max_records != 0 || c->match_bits != NULL || !l->pcap ||
+	    size - start < min * c->threads || (g = calloc(c->threads, sizeof(*g))) == NULL)
 		return NULL;
 	for (t = 0; t < c->threads; t++) {
 		g[t].from = start + (size - start) / c->threads * t;
@@ -541,8 +513,8 @@ ranges_joined(const struct frange *g, uint32_t n)
  * thread's read error there), nothing is merged: -EAGAIN.
  */
 static int
-file_run(const struct cap_file_conf *c, struct frange *rg, struct gpudp_analysis *out,
-	 struct cap_file_stats *st, char *err, size_t errlen)
+file_run(const struct cap_file_conf *c, const struct flayout *l, struct frange *rg,
+	 struct gpudp_analysis *out, struct cap_file_stats *st, char *err, size_t errlen)
 {
 	uint32_t chunk = c->chunk != 0 ? c->chunk : CAP_FILE_CHUNK;
 	struct fthread *ft;
@@ -559,7 +531,7 @@ file_run(const struct cap_file_conf *c, struct frange *rg, struct gpudp_analysis
 		return -ENOMEM;
 	}
 	rc = ft_create(ft, c, err, errlen);
-	w = rc == 0 && rg == NULL ? walk_new(c, chunk) : NULL;
+	w = rc == 0 && rg == NULL ? walk_new(l, chunk) : NULL;
 	for (t = 0; t < c->threads; t++) {
 		ft[t].w = w;
 		ft[t].rg = rg != NULL ? &rg[t] : NULL;
@@ -612,6 +584,7 @@ int
 cap_file_run(const struct cap_file_conf *c, struct gpudp_analysis *out,
 	     struct cap_file_stats *st, char *err, size_t errlen)
 {
+	struct flayout l;
 	struct frange *rg;
 	int rc;
 
@@ -621,10 +594,11 @@ cap_file_run(const struct cap_file_conf *c, struct gpudp_analysis *out,
 		snprintf(err, errlen, "bad direct reader configuration");
 		return -EINVAL;
 	}
-	rg = ranges_new(c);
-	rc = rg != NULL ? file_run(c, rg, out, st, err, errlen) : -EAGAIN;
+	layout_get(c->path, &l);
+	rg = ranges_new(c, &l);
+	rc = rg != NULL ? file_run(c, &l, rg, out, st, err, errlen) : -EAGAIN;
 	free(rg);
 	if (rc == -EAGAIN)
-		rc = file_run(c, NULL, out, st, err, errlen);
+		rc = file_run(c, &l, NULL, out, st, err, errlen);
 	return rc;
 }

@@ -37,6 +37,7 @@
 #ifndef GPUDP_CAPTURE_ENGINE_H
 #define GPUDP_CAPTURE_ENGINE_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -215,6 +216,9 @@ cap_engine_collect(struct cap_engine *e, struct gpudp_analysis *out)
 /** Free the engine (flushes first). */
 void cap_engine_destroy(struct cap_engine *e);
 
+/** Add @p src's counts and times into @p dst's (device name aside). */
+void cap_engine_stats_add(struct cap_engine_stats *dst, const struct cap_engine_stats *src);
+
 /**
  * For engines: allocate a batch's host arrays for @p c (staged: desc and
  * data; in place: ref, owner and view) and its match bitmap.
@@ -251,6 +255,29 @@ cap_batch_alloc(struct cap_batch *b, uint32_t caplen, uint32_t wirelen, uint64_t
 	if (b->data_used > b->data_cap)
 		b->data_used = b->data_cap;
 	return b->data + off;
+}
+
+/**
+ * Room for one packet of @p caplen bytes in the batch @p *b, a staged one:
+ * when it is full, it is submitted and *b becomes the next free batch.
+ * @param dst  set to where the packet's bytes go
+ * @return 0; -EIO (the engine failed: e->err says why; *b may be NULL);
+ *   -E2BIG (the packet alone is larger than a batch)
+ */
+static inline int
+cap_engine_room(struct cap_engine *e, struct cap_batch **b, uint32_t caplen, uint32_t wirelen,
+		uint64_t ts_ns, uint8_t **dst)
+{
+	*dst = cap_batch_alloc(*b, caplen, wirelen, ts_ns);
+	if (*dst != NULL)
+		return 0;
+	if (cap_engine_submit(e, *b) != 0)
+		return -EIO;
+	*b = cap_engine_get_batch(e);
+	if (*b == NULL)
+		return -EIO;
+	*dst = cap_batch_alloc(*b, caplen, wirelen, ts_ns);
+	return *dst != NULL ? 0 : -E2BIG;
 }
 
 /**

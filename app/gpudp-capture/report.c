@@ -48,13 +48,11 @@ has_match(const struct cap_report *r)
 }
 
 /* Patterns by packets (descending), then occurrences, then file order. */
-static const struct gpudp_analysis *sort_a;
-
 static int
-cmp_pattern(const void *pa, const void *pb)
+cmp_pattern(const void *pa, const void *pb, void *arg)
 {
 	uint32_t x = *(const uint32_t *)pa, y = *(const uint32_t *)pb;
-	const struct gpudp_analysis *a = sort_a;
+	const struct gpudp_analysis *a = arg;
 
 	if (a->match_pkts[x] != a->match_pkts[y])
 		return a->match_pkts[x] < a->match_pkts[y] ? 1 : -1;
@@ -212,8 +210,7 @@ table_match(FILE *f, const struct cap_report *r, const struct gpudp_an_counters 
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		order[i] = i;
-	sort_a = a;
-	qsort(order, n, sizeof(*order), cmp_pattern);
+	qsort_r(order, n, sizeof(*order), cmp_pattern, (void *)(uintptr_t)a);
 	fprintf(f, "\npayload inspection: %u patterns of %s over the %s; %" PRIu64
 		" bytes scanned\n", n, r->match->file, cap_match_scope_name(r->match),
 		c->match_bytes);

@@ -68,18 +68,11 @@ analyse(const char *name, const struct capfile_packets *pk, uint32_t batch, uint
 	}
 	b = cap_engine_get_batch(&e);
 	for (i = 0; i < pk->n && b != NULL; i++) {
-		uint8_t *d = cap_batch_alloc(b, pk->pkt[i].caplen, pk->pkt[i].wirelen,
-					     pk->pkt[i].ts_ns);
+		uint8_t *d;
 
-		if (d == NULL) {
-			if (cap_engine_submit(&e, b) != 0)
-				break;
-			b = cap_engine_get_batch(&e);
-			if (b == NULL)
-				break;
-			d = cap_batch_alloc(b, pk->pkt[i].caplen, pk->pkt[i].wirelen,
-					    pk->pkt[i].ts_ns);
-		}
+		if (cap_engine_room(&e, &b, pk->pkt[i].caplen, pk->pkt[i].wirelen,
+				    pk->pkt[i].ts_ns, &d) != 0)
+			break;
 		memcpy(d, pk->pkt[i].data, pk->pkt[i].caplen);
 	}
 	rc = b == NULL || i < pk->n ? -EIO : cap_engine_submit(&e, b);
