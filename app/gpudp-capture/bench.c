@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "capfile.h"
 #include "engine.h"
@@ -100,15 +99,6 @@ parse_u32(const char *opt, const char *v, uint32_t min, uint32_t max, uint32_t *
 	}
 	*out = (uint32_t)x;
 	return 0;
-}
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* Stream `passes` copies of the file through the engine in full batches. */
@@ -270,12 +260,12 @@ run_engine(const struct bench_conf *bc, const char *name, const struct capfile_p
 	if (rc == 0)
 		rc = cap_engine_flush(&e);
 	memset(&e.st.pkts, 0, sizeof(e.st) - sizeof(e.st.device));
-	t0 = now_s();
+	t0 = cap_now_s();
 	if (rc == 0)
 		rc = feed(&e, pk, bc->repeat);
 	if (rc == 0)
 		rc = cap_engine_flush(&e);
-	res->seconds = now_s() - t0;
+	res->seconds = cap_now_s() - t0;
 	if (rc != 0)
 		snprintf(res->note, sizeof(res->note), "%s", e.err);
 	res->pkts = e.st.pkts;

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "cap_file.h"
 #include "capfile.h"
@@ -59,15 +58,6 @@ struct fthread {
 	double collect_s;             /* how long it took */
 	char err[256];
 };
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* A batch is done: its filter verdicts into the run's bitmap, by record. */
 static void
@@ -256,10 +246,10 @@ ft_main(void *arg)
 	capfile_close(cf);
 	if (f->rc == 0) {
 		/* the engine's tables read back (GPU) on this thread, beside the others */
-		double t0 = now_s();
+		double t0 = cap_now_s();
 
 		f->crc = cap_engine_collect(&f->e, f->a);
-		f->collect_s = now_s() - t0;
+		f->collect_s = cap_now_s() - t0;
 	}
 	return NULL;
 }
@@ -536,7 +526,7 @@ file_run(const struct cap_file_conf *c, const struct flayout *l, struct frange *
 		ft[t].w = w;
 		ft[t].rg = rg != NULL ? &rg[t] : NULL;
 	}
-	t0 = now_s();
+	t0 = cap_now_s();
 	for (t = 0; rc == 0 && t < c->threads; t++, started++)
 		if (ft_start(c, &tid[t], &ft[t]) != 0) {
 			snprintf(err, errlen, "cannot start thread %u", t);
@@ -548,7 +538,7 @@ file_run(const struct cap_file_conf *c, const struct flayout *l, struct frange *
 		__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 	for (t = 0; t < started; t++)
 		pthread_join(tid[t], NULL);
-	st->read_s = now_s() - t0;
+	st->read_s = cap_now_s() - t0;
 	if (rc == 0 && w != NULL && w->rc != 0) {
 		snprintf(err, errlen, "%s", w->err);
 		rc = w->rc;
@@ -570,7 +560,7 @@ file_run(const struct cap_file_conf *c, const struct flayout *l, struct frange *
 	}
 	if ((rc == 0 || rc == -ENOSPC) && ft_merge_all(ft, c->threads, out) != 0)
 		rc = -ENOSPC;
-	st->seconds = now_s() - t0;
+	st->seconds = cap_now_s() - t0;
 	st->merge_s = st->seconds - st->read_s;
 	st->ranges = rg != NULL && rc != -EAGAIN;
 	ft_free(ft, c->threads);

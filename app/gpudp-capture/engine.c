@@ -121,13 +121,13 @@ cap_batch_arrays_free(struct cap_batch *b, int free_data)
 	b->view = NULL;
 }
 
-static double
-now_ms(void)
+double
+cap_now_s(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void
@@ -210,12 +210,12 @@ cpu_submit(struct cap_engine *e, struct cap_batch *b)
 
 	if (b->n == 0)
 		return 0;
-	t0 = now_ms();
+	t0 = cap_now_s();
 	if (b->inplace)
 		b->n_match = cpu_analyse_refs(e, p->a, b);
 	else
 		b->n_match = gpudp_analysis_batch(p->a, b->desc, b->data, b->n, b->match);
-	e->st.busy_ms += now_ms() - t0;
+	e->st.busy_ms += (cap_now_s() - t0) * 1e3;
 	e->st.pkts += b->n;
 	e->st.bytes += b->cap_bytes;
 	e->st.batches++;

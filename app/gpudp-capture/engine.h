@@ -216,6 +216,9 @@ cap_engine_collect(struct cap_engine *e, struct gpudp_analysis *out)
 /** Free the engine (flushes first). */
 void cap_engine_destroy(struct cap_engine *e);
 
+/** Monotonic time in seconds (the engines', the direct reader's and the bench's clock). */
+double cap_now_s(void);
+
 /** Add @p src's counts and times into @p dst's (device name aside). */
 void cap_engine_stats_add(struct cap_engine_stats *dst, const struct cap_engine_stats *src);
 
