@@ -4,7 +4,10 @@
  * input is an expression. A compiled program is checked (every instruction
  * in range, compiling again gives the same program) and run over a fixed set
  * of frames (IPv4 TCP/UDP/ICMP, IPv6 with extension headers, VLAN and QinQ,
- * fragments, ARP, runts) through the CPU analysis.
+ * fragments, ARP, runts) through the CPU analysis. The same expression is
+ * compiled with the names of a small pattern set too ('match NAME'): what
+ * compiled without them compiles the same, and the program runs with the
+ * frames' payloads scanned for the patterns.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -67,6 +70,57 @@ load_frames(void)
 	}
 }
 
+/* payload inspection: patterns whose names the filter's 'match NAME' looks up */
+static const char patterns_txt[] =
+	"http \"HTTP\" nocase\nab-c.d \"\\x00\\x00\"\nx1 \"\\x45\"\n";
+static struct gpudp_match_pattern *pats;
+static struct gpudp_match_db *db;
+static uint32_t n_pats;
+
+static void
+load_patterns(void)
+{
+	char err[200];
+
+	CHECK(gpudp_match_parse(patterns_txt, sizeof(patterns_txt) - 1, &pats, &n_pats, err,
+				sizeof(err)) == 0);
+	db = gpudp_match_compile(pats, n_pats, err, sizeof(err));
+	CHECK(db != NULL);
+}
+
+/*
+ * The same expression with the pattern names known: what compiled without
+ * them compiles to the same program; a 'match' instruction names a pattern
+ * of the set; the analysis runs it over the frames with their payloads
+ * scanned. @p plain is the program without the names, or NULL.
+ */
+static void
+with_patterns(const char *expr, const struct gpudp_filter *plain)
+{
+	struct gpudp_filter f;
+	struct gpudp_analysis *a;
+	unsigned int i;
+	uint32_t k;
+	int rc = gpudp_filter_compile_match(expr, pats, n_pats, &f, NULL, 0);
+
+	CHECK(rc == 0 || rc == -EINVAL || rc == -E2BIG);
+	if (plain != NULL)
+		CHECK(rc == 0 && memcmp(plain, &f, sizeof(f)) == 0);
+	if (rc != 0)
+		return;
+	for (k = 0; k < f.n_insn; k++)
+		if (f.insn[k].op == GPUDP_FOP_MATCH)
+			CHECK(f.insn[k].af == 1 ||
+			      ((uint32_t)f.insn[k].lo | (uint32_t)f.insn[k].hi << 16) < n_pats);
+	a = gpudp_analysis_create(16, &f);
+	CHECK(a != NULL && gpudp_analysis_set_match(a, db, 0) == 0);
+	for (i = 0; i < sizeof(frames_hex) / sizeof(frames_hex[0]); i++)
+		for (k = 0; k <= frame_len[i]; k += 7)
+			(void)gpudp_analysis_packet(a, frames[i], k, frame_len[i], i);
+	CHECK(a->ctr.filter_pkts <= a->ctr.pkts && a->ctr.match_pkts <= a->ctr.pkts);
+	gpudp_analysis_free(a);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -80,6 +134,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!loaded) {
 		load_frames();
+		load_patterns();
 		loaded = 1;
 	}
 	expr = malloc(size + 1);
@@ -102,6 +157,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		CHECK(rc == -EINVAL || rc == -E2BIG);
 	}
+	with_patterns(expr, rc == 0 ? &f : NULL);
 	free(expr);
 	return 0;
 }
