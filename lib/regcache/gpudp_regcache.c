@@ -204,6 +204,25 @@ gpudp_regcache_destroy(struct gpudp_regcache *c)
 	free(c);
 }
 
+/*
+ * With validate_hits: an idle region whose buffer ID tag changed, or whose
+ * memory is gone, since it was pinned (its memory freed, and maybe part of
+ * it allocated again, possibly on another GPU). A miss must not merge it:
+ * the merged pin would cover freed memory, or two allocations. The tag op
+ * runs under the lock here, on the miss path only, which pins under the
+ * lock anyway.
+ */
+static bool
+idle_and_stale(const struct gpudp_regcache *c, const struct region *r)
+{
+	uint64_t tag = 0;
+
+	if (!c->conf.validate_hits || c->conf.ops->tag == NULL || r->refcnt != 0 ||
+	    r->pub.tag == 0)
+		return false;
+	return c->conf.ops->tag(c->conf.ctx, r->pub.va, &tag) != 0 || tag != r->pub.tag;
+}
+
 static int
 acquire_locked(struct gpudp_regcache *c, uint64_t lo, uint64_t hi,
 	       const struct gpudp_reg **reg, bool *hit)
@@ -224,11 +243,20 @@ acquire_locked(struct gpudp_regcache *c, uint64_t lo, uint64_t hi,
 		return 0;
 	}
 
-	/* miss: merge every live region overlapping [lo, hi) into the new one */
+	/* miss: merge every live region overlapping [lo, hi) into the new
+	 * one, but for stale idle ones, which are dropped */
 	*hit = false;
 	c->st.misses++;
 	i = (i > 0 && reg_end(c->v[i - 1]) > lo) ? i - 1 : i;
 	while (i < c->n && c->v[i]->pub.va < hi) {
+		if (idle_and_stale(c, c->v[i])) {
+			if (c->conf.ops->stale != NULL)
+				c->conf.ops->stale(c->conf.ctx, c->v[i]->pub.va,
+						   c->v[i]->pub.len);
+			c->st.invalidations++;
+			region_drop(c, i);
+			continue;
+		}
 		if (c->v[i]->pub.va < lo)
 			lo = c->v[i]->pub.va;
 		if (reg_end(c->v[i]) > hi)

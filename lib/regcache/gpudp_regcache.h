@@ -23,7 +23,9 @@
  *
  * Overlapping requests are merged into one region covering both; adjacent
  * ones are not (they may belong to different allocations, which cannot be
- * pinned as one). The cache is thread-safe. Pinning itself is done by a
+ * pinned as one), and with gpudp_regcache_conf.validate_hits neither is an
+ * idle region whose buffer ID tag changed (its memory was freed: it is
+ * dropped instead). The cache is thread-safe. Pinning itself is done by a
  * backend (struct gpudp_regcache_ops), so this library has no CUDA, kernel
  * or DPDK dependency.
  */
@@ -62,8 +64,9 @@ struct gpudp_regcache_ops {
 	 */
 	int (*tag)(void *ctx, uint64_t va, uint64_t *tag);
 	/**
-	 * A hit failed the tag check of validate_hits (optional, may be NULL;
-	 * for logging): [va, va + len) is dropped and pinned afresh.
+	 * A region failed the tag check of validate_hits (optional, may be
+	 * NULL; for logging): [va, va + len) is dropped; a hit is then pinned
+	 * afresh, an idle region a miss overlaps is not merged into it.
 	 */
 	void (*stale)(void *ctx, uint64_t va, uint64_t len);
 };
@@ -79,6 +82,8 @@ struct gpudp_regcache_conf {
 	 * again at the same address) or the memory is gone, invalidates the
 	 * region and pins afresh. Regions pinned with tag 0 (tag unknown) are
 	 * not checked. Costs a driver query per hit: not for the data path.
+	 * A miss checks the idle regions it would merge the same way (under
+	 * the cache's lock): a stale one is dropped, not merged.
 	 */
 	int validate_hits;
 };

@@ -389,6 +389,83 @@ hit_with_changed_tag_is_repinned(void)
 	return GPUDP_TEST_PASS;
 }
 
+/* per-address tags: memory below bar_gone is gone (the tag op fails),
+ * memory from bar_retag on has tag 0x2000, the rest bar.tag_of_va */
+static uint64_t bar_gone, bar_retag = UINT64_MAX;
+
+static int
+fake_tag_va(void *ctx, uint64_t va, uint64_t *tag)
+{
+	(void)ctx;
+	if (va < bar_gone)
+		return -ENOENT;
+	*tag = va >= bar_retag ? 0x2000 : bar.tag_of_va;
+	return 0;
+}
+
+static const struct gpudp_regcache_ops fake_ops_va = {
+	.pin = fake_pin, .unpin = fake_unpin, .tag = fake_tag_va, .stale = fake_stale,
+};
+
+/*
+ * validate_hits: a miss does not merge an idle region whose memory was
+ * freed (tag op fails) or freed and allocated again (new tag), as when a
+ * pool's memory is freed and the next one (on this GPU or another) is
+ * allocated over part of it: the stale region is dropped, and the new pin
+ * covers the request alone, not freed memory. A busy overlapping region
+ * is still merged.
+ */
+static int
+stale_idle_region_is_not_merged(void)
+{
+	struct gpudp_regcache_conf conf = { .ops = &fake_ops_va, .validate_hits = 1 };
+	const struct gpudp_reg *a, *b, *busy, *m;
+	struct gpudp_regcache_stats st;
+	struct gpudp_regcache *c;
+
+	memset(&bar, 0, sizeof(bar));
+	bar.tag_of_va = 0x1000;
+	bar_gone = 0;
+	bar_retag = UINT64_MAX;
+	stale_calls = 0;
+	c = gpudp_regcache_create(&conf);
+	GPUDP_TEST_ASSERT(c != NULL, "create");
+	/* [0, 2) pinned and idle; then its first page is freed */
+	GPUDP_TEST_ASSERT(gpudp_regcache_acquire(c, BASE, 2 * K64, &a) == 0, "a");
+	gpudp_regcache_release(c, a);
+	bar_gone = BASE + K64;
+	GPUDP_TEST_ASSERT(gpudp_regcache_acquire(c, BASE + K64, 2 * K64, &b) == 0, "b");
+	GPUDP_TEST_ASSERT(b->va == BASE + K64 && b->len == 2 * K64,
+			  "merged with freed memory: [%#lx, +%#lx)", (unsigned long)b->va,
+			  (unsigned long)b->len);
+	GPUDP_TEST_ASSERT(!bar.pin[0].live && bar.live == 1 && stale_calls == 1,
+			  "stale region kept: live %u stale %u", bar.live, stale_calls);
+	gpudp_regcache_release(c, b);
+	/* [4, 6) idle, [6, 7) busy; [4, 6) reallocated (new tag): a request
+	 * over [5, 7) drops the first and merges the busy one */
+	bar_gone = 0;
+	GPUDP_TEST_ASSERT(gpudp_regcache_acquire(c, BASE + 4 * K64, 2 * K64, &a) == 0, "a2");
+	gpudp_regcache_release(c, a);
+	GPUDP_TEST_ASSERT(gpudp_regcache_acquire(c, BASE + 6 * K64, K64, &busy) == 0, "busy");
+	bar_retag = BASE + 4 * K64;
+	bar.tag_of_va = 0x2000;   /* the busy one too: busy regions are not checked */
+	GPUDP_TEST_ASSERT(gpudp_regcache_acquire(c, BASE + 5 * K64, 2 * K64, &m) == 0, "m");
+	GPUDP_TEST_ASSERT(m->va == BASE + 5 * K64 && m->len == 2 * K64,
+			  "got [%#lx, +%#lx)", (unsigned long)(m->va - BASE),
+			  (unsigned long)m->len);
+	GPUDP_TEST_ASSERT(stale_calls == 2, "stale calls %u", stale_calls);
+	gpudp_regcache_stats(c, &st);
+	GPUDP_TEST_ASSERT(st.invalidations == 2, "invalidations %lu",
+			  (unsigned long)st.invalidations);
+	gpudp_regcache_release(c, m);
+	gpudp_regcache_release(c, busy);
+	gpudp_regcache_destroy(c);
+	GPUDP_TEST_ASSERT(bar.live == 0, "%u left", bar.live);
+	bar_gone = 0;
+	bar_retag = UINT64_MAX;
+	return GPUDP_TEST_PASS;
+}
+
 static int
 create_rejects_bad_config(void)
 {
@@ -415,6 +492,7 @@ static const struct gpudp_test_case cases[] = {
 	{ "invalidate_drops_idle_and_busy_regions", invalidate_drops_idle_and_busy_regions },
 	{ "tag_mismatch_invalidates", tag_mismatch_invalidates },
 	{ "hit_with_changed_tag_is_repinned", hit_with_changed_tag_is_repinned },
+	{ "stale_idle_region_is_not_merged", stale_idle_region_is_not_merged },
 	{ "create_rejects_bad_config", create_rejects_bad_config },
 	{ NULL, NULL },
 };
