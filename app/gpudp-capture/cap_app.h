@@ -108,6 +108,8 @@ struct cap_app {
 	cpu_set_t cpus;                 /* the CPUs before EAL pinned the main lcore
 					 * (--reader direct's threads run on them) */
 	int have_cpus;
+	char eal_ports[96];             /* the first port the EAL arguments add (--vdev,
+					 * -a), or empty */
 };
 
 /* Set by SIGINT and SIGTERM (main.c): stop capturing. */

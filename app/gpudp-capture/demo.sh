@@ -3,8 +3,10 @@
 # The capture-to-GPU demo (config/setup.sh demo): analyse the bundled
 # capture test/data/sample.pcap with gpudp-capture, on the GPU when one is
 # usable, else on the CPU with a notice, with payload inspection (the
-# patterns of test/data/patterns.txt). Writes the JSON report and the
-# packets of an example filter next to the build.
+# patterns of test/data/patterns.txt). The capture is read by the direct
+# reader (the default for --pcap: no PMD; the log's "reader:" line and the
+# report's input say so). Writes the JSON report and the packets of an
+# example filter next to the build.
 #
 #   app/gpudp-capture/demo.sh [BUILD_DIR]      (default: build)
 set -eu

@@ -60,8 +60,87 @@ parse_app_args(struct cap_app *app, int argc, char **argv, int *n_eal)
 }
 
 /*
+ * Whether the EAL arguments (argv[1..n_eal)) add ports of their own: a
+ * --vdev, or a device allowed with -a/--allow. @p what gets the first one.
+ * @return 1 if they do, else 0
+ */
+static int
+eal_adds_ports(int n_eal, char **argv, char *what, size_t what_len)
+{
+	static const char *const opts[] = { "--vdev", "-a", "--allow" };
+	unsigned int j;
+	int k;
+
+	for (k = 1; k < n_eal; k++)
+		for (j = 0; j < RTE_DIM(opts); j++) {
+			size_t n = strlen(opts[j]);
+			const char *v;
+
+			if (strncmp(argv[k], opts[j], n) != 0)
+				continue;
+			if (argv[k][n] == '\0')
+				v = k + 1 < n_eal ? argv[k + 1] : "";
+			else if (argv[k][n] == '=' || j == 1) /* --vdev=X, -aX */
+				v = argv[k] + n + (argv[k][n] == '=');
+			else
+				continue;
+			snprintf(what, what_len, "%s %s", opts[j], v);
+			return 1;
+		}
+	return 0;
+}
+
+/*
+ * The default reader for --pcap files (no --reader): direct unless an
+ * option needs ports (options.c) or the EAL arguments add ports, which the
+ * direct reader would not read.
+ */
+static void
+choose_reader(struct cap_app *app, char **argv, int n_eal)
+{
+	struct cap_conf *c = &app->conf;
+	char dev[96];
+
+	if (c->reader != CAP_CONF_READER_DIRECT ||
+	    !eal_adds_ports(n_eal, argv, dev, sizeof(dev)))
+		return;
+	snprintf(app->eal_ports, sizeof(app->eal_ports), "%s", dev);
+	/* --reader direct, or --threads (which asks for it): kept, with a warning */
+	if (c->reader_opt || c->threads > 1)
+		return;
+	c->reader = CAP_CONF_READER_PMD;
+	snprintf(c->reader_why, sizeof(c->reader_why), "the EAL arguments add ports (%s), "
+		 "which only the PMD path reads", dev);
+}
+
+/* Say which reader reads the --pcap files, and why. */
+static void
+log_reader(const struct cap_app *app)
+{
+	const struct cap_conf *c = &app->conf;
+
+	if (c->n_pcap == 0)
+		return;
+	if (c->reader_opt)
+		CAP_LOG(INFO, "reader: %s (--reader %s)", cap_conf_reader_name(c->reader),
+			cap_conf_reader_name(c->reader));
+	else if (c->reader == CAP_CONF_READER_DIRECT)
+		CAP_LOG(INFO, "reader: direct, the default for --pcap (the files mapped and "
+			"staged into batches without a PMD; --reader pmd replays them through "
+			"net_pcap)");
+	else
+		CAP_LOG(NOTICE, "reader: pmd (net_pcap), not the default direct reader, because "
+			"%s", c->reader_why);
+	if (c->reader == CAP_CONF_READER_DIRECT && app->eal_ports[0] != '\0')
+		CAP_LOG(WARNING, "the direct reader reads only the --pcap files: the ports of "
+			"the EAL arguments (%s) are not read (--reader pmd reads them)",
+			app->eal_ports);
+}
+
+/*
  * --pcap FILE: add "--vdev net_pcap_gpudpN,rx_pcap=FILE" to the EAL
- * arguments; check the capture files, then start EAL.
+ * arguments (unless the direct reader reads them); check the capture
+ * files, then start EAL.
  * @return 0, or the exit code
  */
 static int
@@ -85,6 +164,7 @@ init_eal(struct cap_app *app, char **argv, int n_eal)
 		eal_argv[k++] = vdev_args[i];
 	}
 	eal_argv[k] = NULL;
+	choose_reader(app, argv, n_eal);
 	if (app_scan_vdevs(app, k, eal_argv) != 0)
 		return GPUDP_EXIT_USAGE;
 	if (app_check_files(app) != 0)
@@ -186,6 +266,7 @@ capture(struct cap_app *app)
 {
 	int ret;
 
+	log_reader(app);
 	if (app->conf.reader == CAP_CONF_READER_DIRECT)
 		return capture_direct(app);
 

@@ -89,11 +89,15 @@ cap_conf_usage(FILE *f, const char *prog)
 "  --pin B             --mem device: auto, peermem, kmod or dmabuf: how the NIC gets\n"
 "                      bus addresses of GPU memory (default: auto)\n"
 "Input:\n"
-"  --pcap FILE         read FILE (pcap or pcapng) through a net_pcap vdev added to the\n"
-"                      EAL arguments; repeatable, up to 16 (default: none)\n"
-"  --reader R          pmd: --pcap files through net_pcap, packet by packet; direct:\n"
-"                      mapped and staged into batches without a PMD (no ports; staged\n"
-"                      memory; the same results) (default: pmd)\n"
+"  --pcap FILE         read FILE (pcap or pcapng), with the direct reader or through a\n"
+"                      net_pcap vdev added to the EAL arguments (--reader); repeatable,\n"
+"                      up to 16 (default: none)\n"
+"  --reader R          direct: --pcap files mapped and staged into batches without a\n"
+"                      PMD (no ports; staged memory; the same results); pmd: through\n"
+"                      net_pcap, packet by packet, as a live port (default: direct for\n"
+"                      --pcap, pmd when an option needs ports or mbufs: --mem\n"
+"                      pinned/device, --pin, --verify, --ports, --burst, --mbufs,\n"
+"                      --data-room, --rxd, --idle-ms, --duration, or EAL devices)\n"
 "  --threads N         --reader direct: host threads staging batches, each with its\n"
 "                      own engine, 1..64 (default: 1)\n"
 "  --ports LIST        port ids to read, comma-separated (default: all ports)\n"
@@ -123,6 +127,12 @@ cap_conf_mem_name(enum cap_conf_mem m)
 	static const char *const names[] = { "auto", "staged", "pinned", "device" };
 
 	return (unsigned int)m < 4 ? names[m] : "?";
+}
+
+const char *
+cap_conf_reader_name(enum cap_conf_reader r)
+{
+	return r == CAP_CONF_READER_DIRECT ? "direct" : "pmd";
 }
 
 static int
@@ -216,6 +226,7 @@ word_option(struct cap_conf *c, int o, const char *v)
 		return 0;
 	case OPT_READER:
 		if (strcmp(v, "pmd") == 0 || strcmp(v, "direct") == 0) {
+			c->reader_opt = 1;
 			c->reader = strcmp(v, "pmd") == 0 ? CAP_CONF_READER_PMD :
 				    CAP_CONF_READER_DIRECT;
 			return 0;
@@ -235,12 +246,31 @@ word_option(struct cap_conf *c, int o, const char *v)
 	}
 }
 
+/* An option of ports and mbufs (cap_conf.pmd_opt): remember the first given. */
+static void
+note_pmd_opt(struct cap_conf *c, int o, const char *v)
+{
+	static const struct { int o; const char *name; } pmd_opts[] = {
+		{ OPT_BURST, "--burst" }, { OPT_MBUFS, "--mbufs" },
+		{ OPT_DATA_ROOM, "--data-room" }, { OPT_RXD, "--rxd" },
+		{ OPT_IDLE_MS, "--idle-ms" }, { OPT_DURATION, "--duration" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(pmd_opts) && c->pmd_opt == NULL; i++)
+		if (pmd_opts[i].o == o) {
+			c->pmd_opt = pmd_opts[i].name;
+			c->pmd_opt_val = v;
+		}
+}
+
 /* the options with a number (or a file) for a value. @return 0, -1, or 1 if not one */
 static int
 value_option(struct cap_conf *c, int o, const char *v)
 {
 	int rc;
 
+	note_pmd_opt(c, o, v);
 	switch (o) {
 	case OPT_GPU: return u32_arg("gpu", v, 0, 1023, &c->gpu);
 	case OPT_JSON:
@@ -283,14 +313,53 @@ value_option(struct cap_conf *c, int o, const char *v)
 	}
 }
 
-/* --reader direct and --threads. @return 0 or -1 (printed) */
-static int
-direct_check(const struct cap_conf *c)
+int
+cap_conf_reader_pmd(const struct cap_conf *c, char *why, size_t why_len)
 {
+	char buf[CAP_READER_WHY_LEN];
+
+	if (c->mem == CAP_CONF_MEM_PINNED || c->mem == CAP_CONF_MEM_DEVICE)
+		snprintf(buf, sizeof(buf), "--mem %s analyses the mbufs of ports in place",
+			 cap_conf_mem_name(c->mem));
+	else if (c->pin != GPUDP_PIN_AUTO)
+		snprintf(buf, sizeof(buf), "--pin %s is for mbufs in GPU memory (--mem device)",
+			 gpudp_pin_backend_name((enum gpudp_pin_backend)c->pin));
+	else if (c->verify)
+		snprintf(buf, sizeof(buf), "--verify analyses the batches of ports twice");
+	else if (c->n_ports != 0)
+		snprintf(buf, sizeof(buf), "--ports selects ports");
+	else if (c->pmd_opt != NULL)
+		snprintf(buf, sizeof(buf), "%s %s is an option of ports and their mbufs",
+			 c->pmd_opt, c->pmd_opt_val);
+	else
+		return 0;
+	if (why != NULL && why_len > 0)
+		snprintf(why, why_len, "%s", buf);
+	return 1;
+}
+
+/*
+ * --reader: the default (direct for --pcap files, unless an option needs
+ * ports; main.c also takes pmd when the EAL arguments add ports); with
+ * --reader direct, the options it cannot serve; --threads.
+ * @return 0 or -1 (printed)
+ */
+static int
+reader_check(struct cap_conf *c)
+{
+	char why[CAP_READER_WHY_LEN];
+
+	if (!c->reader_opt) {
+		c->reader = CAP_CONF_READER_PMD;
+		if (c->n_pcap > 0 && !cap_conf_reader_pmd(c, c->reader_why,
+							  sizeof(c->reader_why)))
+			c->reader = CAP_CONF_READER_DIRECT;
+	}
 	if (c->reader != CAP_CONF_READER_DIRECT) {
 		if (c->threads > 1) {
 			fprintf(stderr, "gpudp-capture: --threads: bad value '%u' (only with "
-				"--reader direct)\n", c->threads);
+				"--reader direct%s%s)\n", c->threads,
+				c->reader_why[0] ? "; the default is pmd here: " : "", c->reader_why);
 			return -1;
 		}
 		return 0;
@@ -304,12 +373,17 @@ direct_check(const struct cap_conf *c)
 		return bad("reader", "direct", "--verify works on ports: use --reader pmd");
 	if (c->n_ports != 0)
 		return bad("reader", "direct", "no ports are read: drop --ports");
+	if (cap_conf_reader_pmd(c, why, sizeof(why))) {
+		fprintf(stderr, "gpudp-capture: --reader: bad value 'direct' (%s: use --reader "
+			"pmd)\n", why);
+		return -1;
+	}
 	return 0;
 }
 
-/* Options that only make sense together. @return 0 or -1 (printed) */
+/* Options that only make sense together; the reader. @return 0 or -1 (printed) */
 static int
-conf_check(const struct cap_conf *c)
+conf_check(struct cap_conf *c)
 {
 	if (c->verify && c->force_cpu) {
 		fprintf(stderr, "gpudp-capture: --verify: bad value 'on' (needs the GPU: drop --cpu)\n");
@@ -327,7 +401,7 @@ conf_check(const struct cap_conf *c)
 			"auto)\n", gpudp_pin_backend_name((enum gpudp_pin_backend)c->pin));
 		return -1;
 	}
-	if (direct_check(c) != 0)
+	if (reader_check(c) != 0)
 		return -1;
 	if (c->filter_expr != NULL && c->filter.n_insn == 0)
 		return bad("filter", c->filter_expr, "empty expression");

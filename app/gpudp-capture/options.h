@@ -40,6 +40,9 @@ enum cap_conf_reader {
 	CAP_CONF_READER_DIRECT,   /**< mapped and staged into batches by --threads threads */
 };
 
+/** The longest reason cap_conf_reader_pmd() gives, with its terminating NUL. */
+#define CAP_READER_WHY_LEN 160
+
 /** The app's configuration. */
 struct cap_conf {
 	int force_cpu;            /**< --cpu, --engine cpu */
@@ -73,7 +76,14 @@ struct cap_conf {
 	int verify;               /**< --verify */
 	const char *pcap[CAP_MAX_PCAP]; /**< --pcap: files opened as net_pcap vdevs */
 	uint32_t n_pcap;
-	enum cap_conf_reader reader; /**< --reader */
+	enum cap_conf_reader reader; /**< --reader, or the default chosen for the input */
+	int reader_opt;           /**< --reader was given (else the default: direct for --pcap) */
+	/** why the default is pmd although --pcap was given (an option that needs
+	 *  ports or mbufs, see cap_conf_reader_pmd()); empty: it is not */
+	char reader_why[CAP_READER_WHY_LEN];
+	const char *pmd_opt;      /**< the first of --burst, --mbufs, --data-room, --rxd,
+				   *   --idle-ms, --duration given (options of ports), or NULL */
+	const char *pmd_opt_val;  /**< its value */
 	uint32_t threads;         /**< --threads (direct reader) */
 };
 
@@ -83,6 +93,21 @@ struct cap_conf {
  *         printed to stderr naming the option and value (exit 2)
  */
 int cap_conf_parse(struct cap_conf *c, int argc, char **argv);
+
+/**
+ * Whether an option given needs the PMD path (net_pcap ports, mbufs), so
+ * that --pcap files cannot go through the direct reader: --mem pinned or
+ * device, --pin other than auto, --verify, --ports, or one of the port and
+ * mbuf options (--burst, --mbufs, --data-room, --rxd, --idle-ms, --duration).
+ * @param why     the option and why it needs ports, e.g. "--verify analyses
+ *                the batches of ports twice" (may be NULL)
+ * @param why_len size of @p why (CAP_READER_WHY_LEN is enough)
+ * @return 1 if one does (the first found is named in @p why), else 0
+ */
+int cap_conf_reader_pmd(const struct cap_conf *c, char *why, size_t why_len);
+
+/** "pmd" or "direct". */
+const char *cap_conf_reader_name(enum cap_conf_reader r);
 
 /** Free what cap_conf_parse() allocated (the --match patterns). */
 void cap_conf_free(struct cap_conf *c);

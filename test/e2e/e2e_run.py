@@ -353,8 +353,9 @@ def capture_finish(a, boot, sock, qemu_addr, serial, frames, work, t0, t_start, 
     ref_json = os.path.join(work, "reference.json")
     write_pcap(ref_pcap, frames)
     r = subprocess.run([a.ref_app, "-l", "0", "--no-huge", "-m", "256", "--no-pci",
-                        "--no-shconf", "--log-level=lib.*:error", "--", "--pcap", ref_pcap,
-                        "--cpu", "--quiet", "--json", ref_json, "--filter", CAP_FILTER],
+                        "--no-shconf", "--log-level=lib.*:error", "--", "--reader", "pmd",
+                        "--pcap", ref_pcap, "--cpu", "--quiet", "--json", ref_json,
+                        "--filter", CAP_FILTER],
                        capture_output=True, text=True, timeout=120)
     ref = json.load(open(ref_json)) if r.returncode == 0 and os.path.exists(ref_json) else {}
     if not ref:

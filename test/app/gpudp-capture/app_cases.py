@@ -357,7 +357,7 @@ def engine(c):
             rep.get("rx", {}).get("packets") == n_sample, rep.get("packets"))
     j = c.out("two.json")
     r = c.run(None, "--cpu", "--quiet", "--json", j, "--pcap", c.path("sample.pcap"),
-              "--pcap", c.path("jumbo.pcap"))
+              "--pcap", c.path("jumbo.pcap"), "--reader", "pmd")
     rep = json.load(open(j)) if r.returncode == 0 and os.path.exists(j) else {}
     c.check("pcap_option_reads_each_file_on_its_own_port",
             rep.get("packets") == n_sample + len(pcap_records(c.path("jumbo.pcap"))[0]) and
@@ -531,6 +531,41 @@ def mem(c):
     return None
 
 
+def default_reader(c):
+    """--pcap without --reader: the direct reader, said in the log and the
+    report; pmd, with the reason, when an option or the EAL arguments need
+    ports."""
+    j = c.out("default.json")
+    r = c.run(None, "--pcap", c.path("sample.pcap"), "--cpu", "--quiet", "--json", j)
+    rep = json.load(open(j)) if r.returncode == 0 and os.path.exists(j) else {}
+    c.check("default_reader_for_pcap_is_direct", rep.get("packets") == 222 and
+            rep.get("input", "").startswith("direct reader: ") and
+            "reader: direct, the default for --pcap" in r.stderr and
+            "direct reader (no PMD)" in r.stderr, (r.returncode, rep.get("input"),
+                                                   r.stderr[-400:]))
+    for args, eal, why in [
+        (["--verify"], [], "--verify analyses the batches of ports twice"),
+        (["--mbufs", "1024"], [], "--mbufs 1024 is an option of ports and their mbufs"),
+        (["--data-room", "9216"], [], "--data-room 9216 is an option of ports"),
+        (["--idle-ms", "300"], [], "--idle-ms 300 is an option of ports"),
+        (["--ports", "0"], [], "--ports selects ports"),
+        (["--mem", "pinned"], [], "--mem pinned analyses the mbufs of ports in place"),
+        ([], ["--vdev", "net_null0"], "the EAL arguments add ports (--vdev net_null0)"),
+    ]:
+        eng = [] if "--verify" in args else ["--cpu"]
+        r = c.run(None, "--pcap", c.path("sample.pcap"), "--quiet", "--max-packets", "222",
+                  *(eng + args), eal_extra=eal)
+        c.check("default_reader_is_pmd_when_ports_are_needed %s" % " ".join(args + eal),
+                r.returncode in (0, 77) and "reader: pmd (net_pcap), not the default direct "
+                "reader, because " + why in r.stderr and "direct reader (no PMD)" not in
+                r.stderr, (r.returncode, r.stderr[-400:]))
+    r = c.run(None, "--pcap", c.path("sample.pcap"), "--cpu", "--quiet", "--threads", "2",
+              eal_extra=["--vdev", "net_null0"])
+    c.check("direct_reader_says_eal_ports_are_not_read", r.returncode == 0 and
+            "the ports of the EAL arguments (--vdev net_null0) are not read" in r.stderr,
+            (r.returncode, r.stderr[-400:]))
+
+
 def direct(c):
     """--reader direct (1 and 3 threads) gives the report and the --filter-out
     packets of --reader pmd (net_pcap) on every capture both read."""
@@ -568,9 +603,18 @@ def direct(c):
               "--threads", "3", "--max-packets", "100", "--json", j)
     c.check("direct_reader_max_packets", r.returncode == 0 and
             json.load(open(j))["packets"] == 100, r.stderr[-300:])
+    default_reader(c)
     for args, needle in [
         (["--reader", "direct", "--mem", "pinned"], "--reader: bad value 'direct'"),
-        (["--threads", "2"], "--threads: bad value '2' (only with --reader direct)"),
+        (["--reader", "pmd", "--threads", "2"],
+         "--threads: bad value '2' (only with --reader direct)"),
+        (["--verify", "--threads", "2"], "--threads: bad value '2' (only with --reader "
+         "direct; the default is pmd here: --verify analyses the batches of ports twice)"),
+        # options of ports and mbufs: the direct reader refuses them, naming the option
+        (["--reader", "direct", "--mbufs", "1024"], "--reader: bad value 'direct' (--mbufs "
+         "1024 is an option of ports and their mbufs: use --reader pmd)"),
+        (["--reader", "direct", "--pin", "kmod"], "--reader: bad value 'direct' (--pin kmod "
+         "is for mbufs in GPU memory"),
         (["--reader", "direct", "--threads", "65"], "--threads: bad value '65'"),
         (["--reader", "mmap"], "--reader: bad value 'mmap' (expected pmd or direct)"),
     ]:

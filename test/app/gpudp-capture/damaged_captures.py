@@ -399,8 +399,10 @@ SANITIZER = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer"
 
 def run_capture(app, path, tmp):
     j = os.path.join(tmp, "report.json")
+    # --reader pmd: net_pcap (libpcap) is what these files are checked against
     r = subprocess.run([app] + EAL + ["--", "--cpu", "--quiet", "--idle-ms", "300",
-                                      "--progress", "0", "--pcap", path, "--json", j],
+                                      "--progress", "0", "--reader", "pmd", "--pcap", path,
+                                      "--json", j],
                        capture_output=True, text=True, timeout=120)
     rep = json.load(open(j)) if r.returncode == 0 and os.path.exists(j) else None
     return r, rep

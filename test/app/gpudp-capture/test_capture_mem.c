@@ -232,6 +232,9 @@ pinned_in_place_equals_staged_and_cpu(void)
 			size_t plen = 0;
 			int st;
 
+			/* net_pcap ports: the in-place memory types need mbufs */
+			opts[n++] = "--reader";
+			opts[n++] = "pmd";
 			opts[n++] = "--pcap";
 			opts[n++] = files[f];
 			for (i = 0; runs[r].opts[i] != NULL; i++)
@@ -306,8 +309,9 @@ static int
 pinned_in_place_verify_agrees_batch_by_batch(void)
 {
 	const char *opts[] = {
-		"--pcap", files[0], "--pcap", n_files > 1 ? files[n_files - 1] : files[0],
-		"--engine", "gpu", "--mem", "pinned", "--mbufs", "1024", "--data-room", "9216",
+		"--reader", "pmd", "--pcap", files[0],
+		"--pcap", n_files > 1 ? files[n_files - 1] : files[0], "--engine", "gpu",
+		"--mem", "pinned", "--mbufs", "1024", "--data-room", "9216",
 		"--batch", "7", "--verify", "--quiet", "--filter", FILTER, NULL,
 	};
 	char *out;
