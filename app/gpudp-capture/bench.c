@@ -38,6 +38,7 @@ struct bench_conf {
 	uint32_t threads;         /* --threads: 0, the file in memory; else the direct reader */
 	uint64_t generate;        /* --generate N: write N frames to the file, then exit */
 	uint32_t frame_size;      /* --frame-size: generated frames of this size (0: 80..128) */
+	enum cap_file_stage stage; /* --stage: how the direct reader's records reach the engine */
 };
 
 /* Where each packet's IP addresses are, for --vary (0: not IP). */
@@ -52,6 +53,9 @@ struct bench_result {
 	double seconds;
 	struct cap_engine_stats st;
 	double read_s, collect_s, merge_s;  /* --threads: the best pass's parts (cap_file.h) */
+	double register_s;
+	enum cap_file_stage stage;
+	char stage_note[256];
 };
 
 static void
@@ -75,6 +79,9 @@ usage(FILE *f)
 		"                    N host threads with an engine each); each pass is a whole\n"
 		"                    run, the best of --repeat is reported (default: 0, the file\n"
 		"                    in memory fed by one thread)\n"
+		"  --stage S         --threads: how records reach the engine: auto, copy,\n"
+		"                    gather or read (doc/capture.md, \"Direct reading\";\n"
+		"                    default: auto)\n"
 		"  --generate N      write N synthetic frames (80..128 bytes, IPv4 and IPv6, TCP\n"
 		"                    and UDP, 65536 flows) to FILE as pcap, then exit\n"
 		"  --frame-size S    --generate: frames of S bytes (80..9000) with random\n"
@@ -172,6 +179,7 @@ run_direct(const struct bench_conf *bc, const char *name, const struct gpudp_fil
 			.flow_capacity = bc->flows, .filter = *filter, .gpu_device = bc->gpu,
 			.inflight = bc->inflight, .match = bc->match.db,
 			.match_flags = bc->match.flags },
+		.stage = bc->stage,
 	};
 	struct cap_file_stats st;
 	uint32_t r;
@@ -196,7 +204,10 @@ run_direct(const struct bench_conf *bc, const char *name, const struct gpudp_fil
 			res->read_s = st.read_s;
 			res->collect_s = st.collect_s;
 			res->merge_s = st.merge_s;
+			res->register_s = st.register_s;
 		}
+		res->stage = st.stage;
+		snprintf(res->stage_note, sizeof(res->stage_note), "%s", st.stage_note);
 		res->pkts = st.records;
 		pk->n = st.records;
 		pk->data_bytes = st.bytes;
@@ -299,6 +310,10 @@ print_result(struct gpudp_json *j, const char *name, const struct bench_result *
 		gpudp_json_dbl(j, "read_s", r->read_s, 6);
 		gpudp_json_dbl(j, "collect_s", r->collect_s, 6);
 		gpudp_json_dbl(j, "merge_s", r->merge_s, 6);
+		gpudp_json_dbl(j, "register_s", r->register_s, 6);
+		gpudp_json_str(j, "stage", cap_file_stage_name(r->stage));
+		if (r->stage_note[0] != '\0')
+			gpudp_json_str(j, "stage_note", r->stage_note);
 	}
 	gpudp_json_end(j);
 }
@@ -449,6 +464,7 @@ parse_args(struct bench_conf *out, int argc, char **argv)
 		{ "threads", required_argument, NULL, 't' },
 		{ "generate", required_argument, NULL, 'G' },
 		{ "frame-size", required_argument, NULL, 'z' },
+		{ "stage", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -487,6 +503,12 @@ parse_args(struct bench_conf *out, int argc, char **argv)
 		case 'z': if (parse_u32("frame-size", optarg, 80, 9000, &bc.frame_size)) return 2;
 			break;
 		case 'S': if (cap_match_scope("gpudp-capture-bench", optarg, &bc.match)) return 2;
+			break;
+		case 'T': if (cap_file_stage_parse(optarg, &bc.stage) != 0) {
+				fprintf(stderr, "gpudp-capture-bench: --stage: bad value '%s' "
+					"(auto, copy, gather or read)\n", optarg);
+				return 2;
+			}
 			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

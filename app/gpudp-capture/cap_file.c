@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The direct reader: capture files analysed by several host threads (cap_file.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cap_file.h"
 #include "capfile.h"
+
+#define RTE_DIM_(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Batches an engine may have out at once (the GPU engine's slots). */
 #define FT_SLOTS 64u
@@ -56,8 +61,41 @@ struct fthread {
 	int rc;
 	int crc;                      /* cap_engine_collect()'s */
 	double collect_s;             /* how long it took */
+	const uint8_t *shared;        /* in place: the run's mapping of the file, or NULL */
+	const uint8_t *tmap;          /* in place: this thread's (its capfile's) */
 	char err[256];
 };
+
+/* In place: the file mapped once for every thread, registered with the GPU. */
+struct fshared {
+	const uint8_t *base;
+	size_t size;
+	int registered;               /* with ft[0]'s engine */
+};
+
+static const char *const stage_names[] = {
+	[CAP_FILE_STAGE_AUTO] = "auto", [CAP_FILE_STAGE_COPY] = "copy",
+	[CAP_FILE_STAGE_GATHER] = "gather", [CAP_FILE_STAGE_READ] = "read",
+};
+
+const char *
+cap_file_stage_name(enum cap_file_stage s)
+{
+	return (unsigned int)s < RTE_DIM_(stage_names) ? stage_names[s] : "?";
+}
+
+int
+cap_file_stage_parse(const char *name, enum cap_file_stage *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < RTE_DIM_(stage_names); i++)
+		if (strcmp(name, stage_names[i]) == 0) {
+			*s = (enum cap_file_stage)i;
+			return 0;
+		}
+	return -EINVAL;
+}
 
 /* A batch is done: its filter verdicts into the run's bitmap, by record. */
 static void
@@ -98,16 +136,22 @@ ft_note(struct fthread *f, const struct cap_batch *b, uint64_t index)
 static int
 ft_stage(struct fthread *f, struct cap_batch **b, const struct capfile_rec *r)
 {
-	uint8_t *dst;
-	int rc = cap_engine_room(&f->e, b, r->caplen, r->wirelen,
-				 r->ts_sec * 1000000000ull + r->ts_nsec, &dst);
+	uint64_t ts = r->ts_sec * 1000000000ull + r->ts_nsec;
+	uint8_t *dst = NULL;
+	int rc;
 
+	if (f->shared != NULL)   /* in place: where it is in the run's mapping */
+		rc = cap_engine_room_ref(&f->e, b, (uint64_t)(uintptr_t)(f->shared +
+					 (r->data - f->tmap)), r->caplen, r->wirelen, ts);
+	else
+		rc = cap_engine_room(&f->e, b, r->caplen, r->wirelen, ts, &dst);
 	if (rc == -E2BIG)
 		snprintf(f->err, sizeof(f->err), "record %llu: %u bytes do not fit a batch "
 			 "(--batch-bytes)", (unsigned long long)r->index + 1, r->caplen);
 	if (rc != 0)
 		return rc;
-	memcpy(dst, r->data, r->caplen);
+	if (dst != NULL)
+		memcpy(dst, r->data, r->caplen);
 	f->records++;
 	f->bytes += r->caplen;
 	return ft_note(f, *b, r->index);
@@ -239,6 +283,14 @@ ft_main(void *arg)
 	f->rc = capfile_open(f->c->path, CAPFILE_MMAP, &cf, f->err, sizeof(f->err));
 	if (f->rc != 0)
 		return NULL;
+	f->tmap = capfile_map(cf);
+	if (f->shared != NULL && (f->tmap == NULL || capfile_format_of(cf) != CAPFILE_PCAP)) {
+		/* the file changed since the run looked at it */
+		snprintf(f->err, sizeof(f->err), "%s: no longer a mapped pcap file", f->c->path);
+		f->rc = -EIO;
+		capfile_close(cf);
+		return NULL;
+	}
 	f->rc = f->rg != NULL ? ft_range(f, cf) : f->w != NULL ? ft_chunks(f, cf) :
 		ft_walk(f, cf);
 	if (f->rc != 0 && f->err[0] == '\0')
@@ -254,15 +306,27 @@ ft_main(void *arg)
 	return NULL;
 }
 
+/* In place: nothing to give back (the mapping outlives the engines). */
+static void
+ft_release(void *arg, void **owner, uint32_t n)
+{
+	(void)arg;
+	(void)owner;
+	(void)n;
+}
+
 /* The threads' engines, made one after the other (errors said once). */
 static int
-ft_create(struct fthread *ft, const struct cap_file_conf *c, char *err, size_t errlen)
+ft_create(struct fthread *ft, const struct cap_file_conf *c, enum cap_file_stage stage,
+	  char *err, size_t errlen)
 {
 	struct cap_engine_conf ec = c->ec;
 	uint32_t t;
 	int rc;
 
-	ec.mem = CAP_MEM_STAGED;
+	ec.mem = stage == CAP_FILE_STAGE_COPY ? CAP_MEM_STAGED : CAP_MEM_HOST;
+	ec.gather = stage == CAP_FILE_STAGE_GATHER;
+	ec.release = ft_release;
 	ec.done = ft_done;
 	for (t = 0; t < c->threads; t++) {
 		ft[t].c = c;
@@ -363,17 +427,12 @@ ft_start(const struct cap_file_conf *c, pthread_t *tid, struct fthread *f)
 	return rc;
 }
 
+static void ft_free_engines(struct fthread *ft, uint32_t n);
+
 static void
 ft_free(struct fthread *ft, uint32_t n)
 {
-	uint32_t t, s;
-
-	for (t = 0; t < n; t++) {
-		cap_engine_destroy(&ft[t].e);
-		gpudp_analysis_free(ft[t].a);
-		for (s = 0; s < FT_SLOTS; s++)
-			free(ft[t].slot_idx[s]);
-	}
+	ft_free_engines(ft, n);
 	free(ft);
 }
 
@@ -497,6 +556,105 @@ ranges_joined(const struct frange *g, uint32_t n)
 	return 1;
 }
 
+/* In place: map the file once for every thread. @return 0 or a negative errno */
+static int
+shared_map(const char *path, struct fshared *m, char *err, size_t errlen)
+{
+	struct stat sb;
+	void *p = MAP_FAILED;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0 || fstat(fd, &sb) != 0 || sb.st_size <= 0 ||
+	    (uint64_t)sb.st_size > SIZE_MAX)
+		rc = fd < 0 || errno != 0 ? -errno : -EINVAL;
+	else
+		p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (rc == 0 && p == MAP_FAILED)
+		rc = -errno;
+	if (fd >= 0)
+		close(fd);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s: cannot map: %s", path, strerror(-rc));
+		return rc;
+	}
+	m->base = p;
+	m->size = (size_t)sb.st_size;
+	return 0;
+}
+
+static void
+shared_unmap(struct fshared *m, struct fthread *ft0)
+{
+	if (m->registered)
+		cap_engine_host_unregister(&ft0->e, m->base);
+	if (m->base != NULL)
+		munmap((void *)(uintptr_t)m->base, m->size);
+	memset(m, 0, sizeof(*m));
+}
+
+static void
+ft_free_engines(struct fthread *ft, uint32_t n)
+{
+	uint32_t t, s;
+
+	for (t = 0; t < n; t++) {
+		cap_engine_destroy(&ft[t].e);
+		gpudp_analysis_free(ft[t].a);
+		ft[t].a = NULL;
+		for (s = 0; s < FT_SLOTS; s++) {
+			free(ft[t].slot_idx[s]);
+			ft[t].slot_idx[s] = NULL;
+		}
+	}
+}
+
+/*
+ * The engines, for records in place when the file and the GPU allow it
+ * (conf.stage): the file mapped and registered through thread 0's engine.
+ * AUTO falls back to copies, saying why in st->stage_note.
+ */
+static int
+ft_prepare(struct fthread *ft, const struct cap_file_conf *c, const struct flayout *l,
+	   struct fshared *m, struct cap_file_stats *st, char *err, size_t errlen)
+{
+	enum cap_file_stage stage = c->stage == CAP_FILE_STAGE_AUTO ?
+		(l->pcap ? CAP_FILE_STAGE_GATHER : CAP_FILE_STAGE_COPY) : c->stage;
+	double t0 = cap_now_s();
+	uint32_t t;
+	int rc;
+
+	if (stage != CAP_FILE_STAGE_COPY && !l->pcap) {
+		snprintf(err, errlen, "--stage %s: records are read in place from pcap files "
+			 "only (%s)", cap_file_stage_name(stage), c->path);
+		return -ENOTSUP;
+	}
+	rc = ft_create(ft, c, stage, err, errlen);
+	if (rc != 0 || stage == CAP_FILE_STAGE_COPY)
+		goto out;
+	rc = shared_map(c->path, m, err, errlen);
+	if (rc == 0) {
+		rc = cap_engine_host_register(&ft[0].e, m->base, m->size);
+		m->registered = rc == 0;
+		if (rc != 0)
+			snprintf(err, errlen, "cannot register %s with the GPU for reading in "
+				 "place: %s", c->path, ft[0].e.err);
+	}
+	if (rc != 0 && c->stage == CAP_FILE_STAGE_AUTO) {
+		/* copies instead, with engines made for them */
+		snprintf(st->stage_note, sizeof(st->stage_note), "%s", err);
+		shared_unmap(m, &ft[0]);
+		ft_free_engines(ft, c->threads);
+		stage = CAP_FILE_STAGE_COPY;
+		rc = ft_create(ft, c, stage, err, errlen);
+	}
+	for (t = 0; rc == 0 && stage != CAP_FILE_STAGE_COPY && t < c->threads; t++)
+		ft[t].shared = m->base;
+out:
+	st->stage = stage;
+	st->register_s = stage != CAP_FILE_STAGE_COPY ? cap_now_s() - t0 : 0;
+	return rc;
+}
+
 /*
  * One run: the threads' engines, the walk (shared, byte ranges, or each
  * thread's own), the merge. With byte ranges that did not join (or a
@@ -507,6 +665,7 @@ file_run(const struct cap_file_conf *c, const struct flayout *l, struct frange *
 	 struct gpudp_analysis *out, struct cap_file_stats *st, char *err, size_t errlen)
 {
 	uint32_t chunk = c->chunk != 0 ? c->chunk : CAP_FILE_CHUNK;
+	struct fshared m = { 0 };
 	struct fthread *ft;
 	struct fwalk *w;
 	pthread_t tid[CAP_FILE_THREADS_MAX];
@@ -520,13 +679,14 @@ file_run(const struct cap_file_conf *c, const struct flayout *l, struct frange *
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	rc = ft_create(ft, c, err, errlen);
+	rc = ft_prepare(ft, c, l, &m, st, err, errlen);
 	w = rc == 0 && rg == NULL ? walk_new(l, chunk) : NULL;
 	for (t = 0; t < c->threads; t++) {
 		ft[t].w = w;
 		ft[t].rg = rg != NULL ? &rg[t] : NULL;
 	}
-	t0 = cap_now_s();
+	/* registering the file is part of the run (it is proportional to it) */
+	t0 = cap_now_s() - st->register_s;
 	for (t = 0; rc == 0 && t < c->threads; t++, started++)
 		if (ft_start(c, &tid[t], &ft[t]) != 0) {
 			snprintf(err, errlen, "cannot start thread %u", t);
@@ -563,6 +723,8 @@ file_run(const struct cap_file_conf *c, const struct flayout *l, struct frange *
 	st->seconds = cap_now_s() - t0;
 	st->merge_s = st->seconds - st->read_s;
 	st->ranges = rg != NULL && rc != -EAGAIN;
+	/* every batch is done (the threads flushed): the GPU reads it no more */
+	shared_unmap(&m, &ft[0]);
 	ft_free(ft, c->threads);
 	if (w != NULL)
 		free(w->starts);

@@ -33,6 +33,31 @@
 /** Most threads. */
 #define CAP_FILE_THREADS_MAX 64u
 
+/**
+ * How records reach the engines (cap_file_conf.stage). In place, a pcap
+ * file is mapped once for every thread and, for the GPU engine, registered
+ * with the GPU (cap_engine_host_register(): pinned read-only, no copy on
+ * the host); batches describe each record where it is in the mapping
+ * (CAP_MEM_HOST). pcapng files, and in place when the GPU cannot register
+ * the mapping, are copied into staged batches.
+ */
+enum cap_file_stage {
+	/** in place with the GPU's gather copy when the file allows it, else copy */
+	CAP_FILE_STAGE_AUTO = 0,
+	/** each record copied into a staged batch by its thread */
+	CAP_FILE_STAGE_COPY,
+	/** in place; the GPU gathers each record into GPU memory, then analyses it */
+	CAP_FILE_STAGE_GATHER,
+	/** in place; the GPU's analysis kernel reads each record where it is */
+	CAP_FILE_STAGE_READ,
+};
+
+/** Names of enum cap_file_stage ("auto", "copy", "gather", "read"). */
+const char *cap_file_stage_name(enum cap_file_stage s);
+
+/** Parse a name of enum cap_file_stage. @return 0, or -EINVAL for an unknown name */
+int cap_file_stage_parse(const char *name, enum cap_file_stage *s);
+
 /** What to run. */
 struct cap_file_conf {
 	const char *path;            /**< a capture file checked by capfile_inspect() */
@@ -53,6 +78,8 @@ struct cap_file_conf {
 	 *  byte range of at least this many bytes (0: 4 MiB); smaller files, or
 	 *  ranges that do not join, go through the shared walk */
 	uint64_t range_min;
+	/** how records reach the engines; AUTO (0) by default */
+	enum cap_file_stage stage;
 };
 
 /** What a run did. */
@@ -66,6 +93,9 @@ struct cap_file_stats {
 				      *   engine's tables back (in read_s) */
 	double merge_s;              /**< of which merging the threads' results */
 	int ranges;                  /**< the threads read byte ranges (else the shared walk) */
+	enum cap_file_stage stage;   /**< how the records reached the engines (never AUTO) */
+	double register_s;           /**< in place: mapping and registering the file (in seconds) */
+	char stage_note[256];        /**< AUTO that fell back to copies: why */
 };
 
 /**
@@ -73,7 +103,9 @@ struct cap_file_stats {
  * @p out (counters, flows, fragments and, when @p out has the engines'
  * database, per-pattern counts).
  * @param err  why it failed (a thread's engine, a read error)
- * @return 0, or a negative errno value: -EINVAL (bad conf), the engine's
+ * @return 0, or a negative errno value: -EINVAL (bad conf), -ENOTSUP (a
+ *   stage in place asked for that cannot be: a pcapng file, a GPU that
+ *   cannot register the file), the engine's
  *   error (-ENODEV: no GPU, ...), -EIO (a read error: capfile_error()'s
  *   text in err), -ENOSPC (some flows did not fit @p out: counted as drops)
  */

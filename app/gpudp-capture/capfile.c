@@ -340,6 +340,12 @@ capfile_format_of(const struct capfile *cf)
 	return cf->format;
 }
 
+const uint8_t *
+capfile_map(const struct capfile *cf)
+{
+	return cf->map;
+}
+
 const char *
 capfile_error(const struct capfile *cf)
 {

@@ -139,6 +139,12 @@ uint64_t capfile_tell(const struct capfile *cf);
 /** The file's format (CAPFILE_PCAP or CAPFILE_PCAPNG). */
 enum capfile_format capfile_format_of(const struct capfile *cf);
 
+/**
+ * CAPFILE_MMAP: the file's mapping (a pcap record's data points into it),
+ * else NULL.
+ */
+const uint8_t *capfile_map(const struct capfile *cf);
+
 /** The message of the last error ("PATH: what, where"), or "". */
 const char *capfile_error(const struct capfile *cf);
 

@@ -111,6 +111,14 @@ struct cap_engine_conf {
 	void *done_arg;
 	enum cap_mem mem;               /**< staged (default) or in place */
 	cap_batch_release_t release;    /**< in place: required; called with done_arg */
+	/**
+	 * CAP_MEM_HOST on the GPU engine: 1 to copy each packet into GPU
+	 * memory first (the handoff's staged mode: a gather kernel reads
+	 * each packet from host memory in one piece, then the analysis runs
+	 * on the copy); 0 to let the analysis kernel read the packets where
+	 * they are (launch mode). Ignored elsewhere.
+	 */
+	int gather;
 	cap_cpu_view_t cpu_view;        /**< CAP_MEM_DEVICE on the CPU engine: required */
 	void *view_arg;
 };
@@ -139,6 +147,10 @@ struct cap_engine_ops {
 	int (*reap)(struct cap_engine *e);
 	int (*collect)(struct cap_engine *e, struct gpudp_analysis *out);
 	void (*fini)(struct cap_engine *e);
+	/** optional (NULL: nothing to do): cap_engine_host_register() */
+	int (*host_register)(struct cap_engine *e, const void *addr, size_t len);
+	/** optional: cap_engine_host_unregister() */
+	void (*host_unregister)(struct cap_engine *e, const void *addr);
 };
 
 /** An engine instance. */
@@ -211,6 +223,31 @@ static inline int
 cap_engine_collect(struct cap_engine *e, struct gpudp_analysis *out)
 {
 	return e->ops->collect(e, out);
+}
+
+/**
+ * Make @p len bytes of host memory at @p addr, which the caller keeps
+ * mapped and unchanged while they are registered (a mapped capture file),
+ * readable by the engine for CAP_MEM_HOST batches. The GPU engine pins
+ * them read-only for every context (cuMemHostRegister with
+ * CU_MEMHOSTREGISTER_READ_ONLY and _PORTABLE): one registration serves
+ * every GPU engine of the process on that GPU. The CPU engine needs none.
+ * @return 0; -ENOTSUP (the GPU cannot read registered read-only memory),
+ *   -EIO (the driver refused: e->err says why). The caller then stages
+ *   copies instead.
+ */
+static inline int
+cap_engine_host_register(struct cap_engine *e, const void *addr, size_t len)
+{
+	return e->ops->host_register != NULL ? e->ops->host_register(e, addr, len) : 0;
+}
+
+/** Undo cap_engine_host_register() (after every batch that reads it is done). */
+static inline void
+cap_engine_host_unregister(struct cap_engine *e, const void *addr)
+{
+	if (e->ops->host_unregister != NULL)
+		e->ops->host_unregister(e, addr);
 }
 
 /** Free the engine (flushes first). */
@@ -305,6 +342,27 @@ cap_batch_add_ref(struct cap_batch *b, uint64_t addr, uint32_t caplen, uint32_t 
 	b->owner[b->n++] = owner;
 	b->cap_bytes += caplen;
 	return 0;
+}
+
+/**
+ * In place: add one packet by reference to the batch @p *b: when it is
+ * full, it is submitted and *b becomes the next free batch (the owner is
+ * NULL: for callers whose memory outlives the engine).
+ * @return 0; -EIO (the engine failed: e->err says why; *b may be NULL);
+ *   -E2BIG (the packet alone is larger than a batch)
+ */
+static inline int
+cap_engine_room_ref(struct cap_engine *e, struct cap_batch **b, uint64_t addr, uint32_t caplen,
+		    uint32_t wirelen, uint64_t ts_ns)
+{
+	if (cap_batch_add_ref(*b, addr, caplen, wirelen, ts_ns, NULL) == 0)
+		return 0;
+	if (cap_engine_submit(e, *b) != 0)
+		return -EIO;
+	*b = cap_engine_get_batch(e);
+	if (*b == NULL)
+		return -EIO;
+	return cap_batch_add_ref(*b, addr, caplen, wirelen, ts_ns, NULL) == 0 ? 0 : -E2BIG;
 }
 
 /**

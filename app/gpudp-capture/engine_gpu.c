@@ -252,7 +252,9 @@ gpu_handoff(struct cap_engine *e, const struct gpudp_an_work_params *prm, uint32
 	const struct gpudp_work *w = gpudp_analysis_work();
 	struct gpudp_handoff_conf hc = {
 		.name = "capture",
-		.mode = e->conf.mem == CAP_MEM_STAGED ? GPUDP_HO_STAGED : GPUDP_HO_LAUNCH,
+		.mode = e->conf.mem == CAP_MEM_STAGED ||
+			(e->conf.mem == CAP_MEM_HOST && e->conf.gather) ?
+			GPUDP_HO_STAGED : GPUDP_HO_LAUNCH,
 		.work = w, .params = prm, .meta = 1,
 		.ring_size = (uint32_t)rte_align32pow2(RTE_MAX(e->conf.inflight, 2u)),
 		.burst_max = e->conf.batch_pkts,
@@ -619,6 +621,35 @@ gpu_collect(struct cap_engine *e, struct gpudp_analysis *out)
 	return rc;
 }
 
+static int
+gpu_host_register(struct cap_engine *e, const void *addr, size_t len)
+{
+	struct gpu_priv *p = e->priv;
+	int ro = 0;
+
+	CU(e, gpudp_cu->cuCtxSetCurrent(p->ctx));
+	CU(e, gpudp_cu->cuDeviceGetAttribute(&ro,
+		CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED, p->dev));
+	if (!ro) {
+		snprintf(e->err, sizeof(e->err), "GPU %d cannot register read-only host memory",
+			 (int)p->dev);
+		return -ENOTSUP;
+	}
+	CU(e, gpudp_cu->cuMemHostRegister((void *)(uintptr_t)addr, len,
+					  CU_MEMHOSTREGISTER_PORTABLE |
+					  CU_MEMHOSTREGISTER_READ_ONLY));
+	return 0;
+}
+
+static void
+gpu_host_unregister(struct cap_engine *e, const void *addr)
+{
+	struct gpu_priv *p = e->priv;
+
+	gpudp_cu->cuCtxSetCurrent(p->ctx);
+	gpudp_cu->cuMemHostUnregister((void *)(uintptr_t)addr);
+}
+
 const struct cap_engine_ops cap_engine_gpu_ops = {
 	.name = "gpu",
 	.init = gpu_init,
@@ -628,4 +659,6 @@ const struct cap_engine_ops cap_engine_gpu_ops = {
 	.reap = gpu_reap,
 	.collect = gpu_collect,
 	.fini = gpu_fini,
+	.host_register = gpu_host_register,
+	.host_unregister = gpu_host_unregister,
 };

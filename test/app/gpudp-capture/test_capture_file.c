@@ -5,6 +5,9 @@
  * exactly what one gpudp_analysis_packet() call per record gives: counters,
  * flows, fragments, per-pattern payload matches, and the filter's verdict
  * of every record, in file order. --max-records stops where it says.
+ * Each for every way records reach the engine (cap_file_conf.stage: auto,
+ * copies, in place with the GPU's gather or its kernel reading the mapped
+ * file); in place on a pcapng file is refused with a message.
  * Without verdicts by record, pcap files are split by byte ranges: the same
  * results, and a split whose guess falls on record headers faked inside a
  * packet's bytes is caught and read again through the shared walk.
@@ -25,6 +28,7 @@
 static const char *engine;
 static struct cap_match pats = { .file = NULL };
 static struct gpudp_filter filter;
+static enum cap_file_stage stage;    /* how the runs below stage records */
 
 /* The reference: every record through gpudp_analysis_packet(), bits by record. */
 static struct gpudp_analysis *
@@ -58,9 +62,48 @@ test_conf(const char *path, uint32_t threads)
 		.path = path, .engine = engine, .threads = threads,
 		.ec = { .batch_pkts = 16, .batch_bytes = 1u << 20, .flow_capacity = 4096,
 			.filter = filter, .inflight = 2, .match = pats.db },
+		.stage = stage,
 	};
 
 	return fc;
+}
+
+static int
+is_pcapng(const char *path)
+{
+	return strstr(path, ".pcapng") != NULL;
+}
+
+/* The stage a run of `stage` must report: auto is in place (gather) for
+ * pcap files, copies for pcapng */
+static enum cap_file_stage
+expected_stage(const char *path)
+{
+	if (stage != CAP_FILE_STAGE_AUTO)
+		return stage;
+	return is_pcapng(path) ? CAP_FILE_STAGE_COPY : CAP_FILE_STAGE_GATHER;
+}
+
+/* In place asked for on a pcapng file: refused, saying why. @return 0, 1 or 77 */
+static int
+inplace_pcapng_is_refused(const char *path)
+{
+	struct cap_file_conf fc = test_conf(path, 2);
+	struct gpudp_analysis *a = gpudp_analysis_create(4096, &filter);
+	struct cap_file_stats st;
+	char err[320] = "";
+	int rc;
+
+	GPUDP_TEST_ASSERT(a != NULL, "analysis");
+	fc.stage = CAP_FILE_STAGE_GATHER;
+	rc = cap_file_run(&fc, a, &st, err, sizeof(err));
+	gpudp_analysis_free(a);
+	if (rc == -ENODEV)
+		return 77;
+	GPUDP_TEST_ASSERT(rc == -ENOTSUP && strstr(err, "pcap files only") != NULL,
+			  "%s with --stage gather: %d, '%s'", path, rc, err);
+	printf("ok   %s: --stage gather refused (%s)\n", path, err);
+	return 0;
 }
 
 /* @return 0 equal, 1 different, 77 no GPU */
@@ -91,15 +134,17 @@ direct_equals_reference(const char *path, uint32_t threads, uint64_t max)
 		rc = 1;
 	} else if (gpudp_analysis_compare(ref, got, why, sizeof(why)) != 0 ||
 		   memcmp(want, fc.match_bits, words * sizeof(uint32_t)) != 0 ||
-		   st.records != ref->ctr.pkts) {
-		printf("FAIL %s, %u threads: %s; %llu records, %s filter bits\n", path, threads,
+		   st.records != ref->ctr.pkts || st.stage != expected_stage(path)) {
+		printf("FAIL %s, %u threads, --stage %s (ran %s%s%s): %s; %llu records, %s filter "
+		       "bits\n", path, threads, cap_file_stage_name(stage),
+		       cap_file_stage_name(st.stage), st.stage_note[0] ? ": " : "", st.stage_note,
 		       why, (unsigned long long)st.records,
 		       memcmp(want, fc.match_bits, words * 4) ? "different" : "same");
 		rc = 1;
 	} else {
-		printf("ok   %s, %s engine, %u threads, %llu records (%llu matches)\n", path,
-		       engine, threads, (unsigned long long)st.records,
-		       (unsigned long long)ref->ctr.match_pkts);
+		printf("ok   %s, %s engine, %u threads, records by %s, %llu records (%llu "
+		       "matches)\n", path, engine, threads, cap_file_stage_name(st.stage),
+		       (unsigned long long)st.records, (unsigned long long)ref->ctr.match_pkts);
 	}
 	free(fc.match_bits);
 	free(want);
@@ -211,20 +256,36 @@ main(int argc, char **argv)
 		return 1;
 	fails += bad_conf_is_refused();
 	for (i = 3; i < argc; i++) {
-		uint32_t t;
+		static const enum cap_file_stage stages[] = {
+			CAP_FILE_STAGE_AUTO, CAP_FILE_STAGE_COPY, CAP_FILE_STAGE_GATHER,
+			CAP_FILE_STAGE_READ,
+		};
+		uint32_t t, k;
 
-		for (t = 1; t <= 3; t += 2) {
-			rc = direct_equals_reference(argv[i], t, 0);
+		for (k = 0; k < sizeof(stages) / sizeof(stages[0]); k++) {
+			stage = stages[k];
+			if (is_pcapng(argv[i]) && stage > CAP_FILE_STAGE_COPY)
+				continue;   /* refused: below */
+			for (t = 1; t <= 3; t += 2) {
+				rc = direct_equals_reference(argv[i], t, 0);
+				fails += rc == 1;
+				skips += rc == 77;
+			}
+			rc = direct_equals_reference(argv[i], 3, 100);
 			fails += rc == 1;
 			skips += rc == 77;
+			/* pcap files of records: the split joins (sample.pcapng and
+			 * the header-only file take the shared walk, not counted
+			 * as ranges) */
+			if (!is_pcapng(argv[i]) && strstr(argv[i], "header-only") == NULL) {
+				rc = ranges_equal_reference(argv[i], 1);
+				fails += rc == 1;
+				skips += rc == 77;
+			}
 		}
-		rc = direct_equals_reference(argv[i], 3, 100);
-		fails += rc == 1;
-		skips += rc == 77;
-		/* pcap files of records: the split joins (sample.pcapng and the
-		 * header-only file take the shared walk, not counted as ranges) */
-		if (strstr(argv[i], ".pcapng") == NULL && strstr(argv[i], "header-only") == NULL) {
-			rc = ranges_equal_reference(argv[i], 1);
+		stage = CAP_FILE_STAGE_AUTO;
+		if (is_pcapng(argv[i])) {
+			rc = inplace_pcapng_is_refused(argv[i]);
 			fails += rc == 1;
 			skips += rc == 77;
 		}
