@@ -142,7 +142,8 @@ int fwd_gpus_choose(void);
 /** --check: the deployment checks per GPU and each port's placement,
  *  printed. @return the exit code */
 int fwd_run_check(void);
-/** After teardown: log what each GPU still holds; forget the GPUs. */
+/** After teardown: drop each GPU's cached pins (gpudp_mem_pin_gpu_release()),
+ *  log what each GPU still holds; forget the GPUs. */
 void fwd_gpus_release(void);
 
 /* fwd_setup.c */

@@ -368,7 +368,12 @@ fwd_gpus_release(void)
 
 	for (g = 0; g < fwd_run.nb_gpus; g++) {
 		const struct fwd_gpu *gp = &fwd_run.gpus[g];
+		/* its pins the registration caches kept (lazy unpin), its only */
+		unsigned int cached = gpudp_mem_pin_gpu_release(gp->id);
 
+		if (cached > 0)
+			FWD_LOG(INFO, "GPU %d (%s): %u cached pins of its pools unpinned",
+				gp->ordinal, gp->pci, cached);
 		if (gpudp_gpu_props_get(gp->id, &pr) != 0)
 			continue;
 		if (pr.n_allocs == 0 && pr.n_registered == 0)

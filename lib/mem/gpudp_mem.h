@@ -188,6 +188,26 @@ int gpudp_pool_check(struct gpudp_pool *p);
  */
 void gpudp_mem_pin_stats(struct gpudp_regcache_stats *st);
 
+/**
+ * The same counters for one GPU: the kmod and dmabuf registration caches
+ * of the pools on gpudev device @p gpu_id (gpudp_pool_conf.gpu_id; a child
+ * device counts as its parent, one GPU). The caches are per GPU: a pool's
+ * pin is never served from another GPU's region.
+ */
+void gpudp_mem_pin_gpu_stats(int16_t gpu_id, struct gpudp_regcache_stats *st);
+
+/**
+ * Drop every region the kmod and dmabuf registration caches keep for GPU
+ * @p gpu_id (as gpudp_mem_pin_gpu_stats() counts them), the other GPUs'
+ * left as they are: idle regions (kept pinned by lazy unpinning after
+ * their pools were destroyed) are unpinned at once, regions still in use
+ * at their pool's destruction, and none is handed out again. Call it when
+ * done with a GPU, after destroying its pools, so that no pin or dma-buf
+ * attachment of its freed memory outlives them.
+ * @return the number of regions dropped.
+ */
+unsigned int gpudp_mem_pin_gpu_release(int16_t gpu_id);
+
 /** Result of one deployment check. */
 enum gpudp_check_level {
 	GPUDP_CHECK_OK,

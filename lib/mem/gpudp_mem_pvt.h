@@ -28,6 +28,9 @@ struct gpudp_pin_region {
 /** What a backend may need besides the range: who exports it, who DMAs. */
 struct gpudp_pin_target {
 	const char *pool;                        /**< for logs */
+	int16_t gpu_id;                          /**< the pool's gpudev device
+						  *   (gpudp_pool_conf.gpu_id): the GPU
+						  *   whose caches keep the pins */
 	const struct gpudp_mem_allocator *alloc; /**< the chunk's allocator */
 	const uint16_t *ports;                   /**< ports that DMA into it */
 	uint16_t nb_ports;

@@ -17,8 +17,14 @@
  * kmod and dmabuf pins go through registration caches (lib/regcache): a
  * pool re-created over the same memory costs no pin ("Lazy Unpinning
  * Optimization" in NVIDIA's GPUDirect RDMA guide), and a revoked pin
- * ("Unpinning GPU memory") is dropped from the cache. The dmabuf backend
- * keeps one cache per (exporter, PCI device) pair.
+ * ("Unpinning GPU memory") is dropped from the cache.
+ *
+ * The caches are per GPU (the pool's gpudev device; a child's parent), so a
+ * lookup for one GPU's pool never returns another GPU's region, even where
+ * one GPU's freed memory lingers in a cache (lazy unpin) at an address
+ * another GPU's allocation now has, and gpudp_mem_pin_gpu_release() drops
+ * one GPU's regions only: kmod keeps one cache per GPU, dmabuf one per
+ * (GPU, exporter, PCI device).
  *
  * Every cache hit (pool creation only, never the data path) is checked
  * with the buffer ID tag (CU_POINTER_ATTRIBUTE_BUFFER_ID, "Buffer ID Tag
@@ -54,11 +60,20 @@
 
 #include "gpudp_mem_pvt.h"
 
-/* Most (exporter, device) pairs the dmabuf backend serves at once. */
-#define DMABUF_DOMAINS 8
+/* Most (GPU, exporter, device) triples the dmabuf backend serves at once. */
+#define DMABUF_DOMAINS 32
+/* Most GPUs the kmod backend serves at once. */
+#define KMOD_GPUS 32
+
+/* One GPU's registration cache of kmod pins. */
+struct kmod_gpu {
+	int16_t gpu;               /* pin_gpu_key() */
+	struct gpudp_regcache *cache;
+};
 
 /* One registration cache of dma-buf attachments. */
 struct dmabuf_domain {
+	int16_t gpu;               /* pin_gpu_key() */
 	gpudp_dmabuf_export_t *export_dmabuf;
 	void *ctx;                 /* the allocator's */
 	int32_t pci_domain;        /* -1: no device (physical addresses) */
@@ -71,11 +86,25 @@ struct dmabuf_domain {
 static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
 static int pin_fd = -1;
 static struct gpudp_pin_version pin_version;
-static struct gpudp_regcache *kmod_cache;
+static struct kmod_gpu kmod_gpus[KMOD_GPUS];
+static unsigned int nb_kmod_gpus;
 static struct dmabuf_domain dmabuf_domains[DMABUF_DOMAINS];
 static unsigned int nb_dmabuf_domains;
 
-/* ---- both: buffer ID tags, the module ---- */
+/* ---- both: the GPU of a pool, buffer ID tags, the module ---- */
+
+/* The key of the caches for gpudev device @p gpu_id: the device, or its
+ * parent for a child (one GPU); RTE_GPU_ID_NONE for none (an allocator on
+ * no gpudev device). */
+static int16_t
+pin_gpu_key(int16_t gpu_id)
+{
+	struct rte_gpu_info info;
+
+	if (!rte_gpu_is_valid(gpu_id) || rte_gpu_info_get(gpu_id, &info) != 0)
+		return RTE_GPU_ID_NONE;
+	return info.parent != RTE_GPU_ID_NONE ? info.parent : gpu_id;
+}
 
 /* CU_POINTER_ATTRIBUTE_BUFFER_ID of va (0 without CUDA). */
 static int
@@ -117,8 +146,8 @@ cache_stale(void *ctx, uint64_t va, uint64_t len)
 {
 	(void)ctx;
 	GPUDP_MEM_LOG(NOTICE, "registration cache: [0x%" PRIx64 ", +%" PRIu64 ") was freed "
-		      "and reallocated since it was pinned (buffer ID tag changed): re-pinning",
-		      va, len);
+		      "(and maybe reallocated) since it was pinned (buffer ID tag changed): "
+		      "dropped", va, len);
 }
 
 /* The process's /dev/gpudp_pin descriptor (lib/pin's). Caller holds pin_lock. */
@@ -161,19 +190,48 @@ static const struct gpudp_regcache_ops kmod_cache_ops = {
 	.stale = cache_stale,
 };
 
-/* Open the module and create the kmod cache once. */
+/* Open the module once. */
 static int
 kmod_open(void)
 {
-	struct gpudp_regcache_conf conf = { .ops = &kmod_cache_ops, .validate_hits = 1 };
 	int rc;
 
 	pthread_mutex_lock(&pin_lock);
 	rc = module_open_locked();
-	if (rc == 0 && kmod_cache == NULL) {
-		kmod_cache = gpudp_regcache_create(&conf);
-		if (kmod_cache == NULL)
-			rc = -errno;
+	pthread_mutex_unlock(&pin_lock);
+	return rc;
+}
+
+/*
+ * The kmod cache of the pool's GPU, created on first use.
+ * @return 0 with *out set; -ENOSPC when KMOD_GPUS GPUs have one already
+ * (logged); -ENOMEM.
+ */
+static int
+kmod_cache_get(const struct gpudp_pin_target *t, struct gpudp_regcache **out)
+{
+	struct gpudp_regcache_conf conf = { .ops = &kmod_cache_ops, .validate_hits = 1 };
+	int16_t gpu = pin_gpu_key(t->gpu_id);
+	unsigned int i;
+	int rc = 0;
+
+	*out = NULL;
+	pthread_mutex_lock(&pin_lock);
+	for (i = 0; i < nb_kmod_gpus && kmod_gpus[i].gpu != gpu; i++)
+		;
+	if (i < nb_kmod_gpus) {
+		*out = kmod_gpus[i].cache;
+	} else if (nb_kmod_gpus == KMOD_GPUS) {
+		GPUDP_MEM_LOG(ERR, "pool %s: kmod: pins of more than %d GPUs", t->pool, KMOD_GPUS);
+		rc = -ENOSPC;
+	} else {
+		*out = gpudp_regcache_create(&conf);
+		if (*out == NULL) {
+			rc = -ENOMEM;
+		} else {
+			kmod_gpus[nb_kmod_gpus].gpu = gpu;
+			kmod_gpus[nb_kmod_gpus++].cache = *out;
+		}
 	}
 	pthread_mutex_unlock(&pin_lock);
 	return rc;
@@ -252,8 +310,12 @@ static int
 kmod_pin(const struct gpudp_pin_target *t, void *va, size_t len, struct gpudp_pin_region *r,
 	 rte_iova_t **iova, size_t *n, size_t *pgsz)
 {
-	(void)t;
-	return cache_pin_table(kmod_cache, "kmod", va, len, r, iova, n, pgsz);
+	struct gpudp_regcache *cache;
+	int rc = kmod_cache_get(t, &cache);
+
+	if (rc != 0)
+		return rc;
+	return cache_pin_table(cache, "kmod", va, len, r, iova, n, pgsz);
 }
 
 static void
@@ -356,7 +418,7 @@ dmabuf_device(const struct gpudp_pin_target *t, int32_t *domain, uint8_t *bus,
 }
 
 /*
- * The cache for this exporter and device, created on first use.
+ * The cache for this GPU, exporter and device, created on first use.
  * @return 0 with *out set, -ENOSPC when DMABUF_DOMAINS pairs exist already
  * (logged), -ENOMEM when the cache cannot be created.
  */
@@ -365,6 +427,7 @@ dmabuf_domain_get(const struct gpudp_pin_target *t, struct dmabuf_domain **out)
 {
 	struct gpudp_regcache_conf conf = { .ops = &dmabuf_cache_ops, .validate_hits = 1 };
 	struct dmabuf_domain *d = NULL;
+	int16_t gpu = pin_gpu_key(t->gpu_id);
 	int32_t dom;
 	uint8_t bus, devfn;
 	unsigned int i;
@@ -374,19 +437,21 @@ dmabuf_domain_get(const struct gpudp_pin_target *t, struct dmabuf_domain **out)
 	pthread_mutex_lock(&pin_lock);
 	for (i = 0; i < nb_dmabuf_domains; i++) {
 		d = &dmabuf_domains[i];
-		if (d->export_dmabuf == t->alloc->export_dmabuf && d->ctx == t->alloc->ctx &&
-		    d->pci_domain == dom && d->bus == bus && d->devfn == devfn)
+		if (d->gpu == gpu && d->export_dmabuf == t->alloc->export_dmabuf &&
+		    d->ctx == t->alloc->ctx && d->pci_domain == dom && d->bus == bus &&
+		    d->devfn == devfn)
 			goto out;
 	}
 	d = NULL;
 	if (nb_dmabuf_domains == DMABUF_DOMAINS) {
-		GPUDP_MEM_LOG(ERR, "pool %s: dmabuf: more than %d (allocator, device) pairs",
-			      t->pool, DMABUF_DOMAINS);
+		GPUDP_MEM_LOG(ERR, "pool %s: dmabuf: more than %d (GPU, allocator, device) "
+			      "triples", t->pool, DMABUF_DOMAINS);
 		rc = -ENOSPC;
 		goto out;
 	}
 	d = &dmabuf_domains[nb_dmabuf_domains];
 	memset(d, 0, sizeof(*d));
+	d->gpu = gpu;
 	d->export_dmabuf = t->alloc->export_dmabuf;
 	d->ctx = t->alloc->ctx;
 	d->pci_domain = dom;
@@ -573,15 +638,50 @@ stats_add(struct gpudp_regcache_stats *sum, struct gpudp_regcache *c)
 	sum->regions += st.regions;
 }
 
-void
-gpudp_mem_pin_stats(struct gpudp_regcache_stats *st)
+/* the counters of GPU @p gpu's caches (pin_gpu_key()), or of all with @p all */
+static void
+pin_stats(bool all, int16_t gpu, struct gpudp_regcache_stats *st)
 {
 	unsigned int i;
 
 	memset(st, 0, sizeof(*st));
 	pthread_mutex_lock(&pin_lock);
-	stats_add(st, kmod_cache);
+	for (i = 0; i < nb_kmod_gpus; i++)
+		if (all || kmod_gpus[i].gpu == gpu)
+			stats_add(st, kmod_gpus[i].cache);
 	for (i = 0; i < nb_dmabuf_domains; i++)
-		stats_add(st, dmabuf_domains[i].cache);
+		if (all || dmabuf_domains[i].gpu == gpu)
+			stats_add(st, dmabuf_domains[i].cache);
 	pthread_mutex_unlock(&pin_lock);
+}
+
+void
+gpudp_mem_pin_stats(struct gpudp_regcache_stats *st)
+{
+	pin_stats(true, RTE_GPU_ID_NONE, st);
+}
+
+void
+gpudp_mem_pin_gpu_stats(int16_t gpu_id, struct gpudp_regcache_stats *st)
+{
+	pin_stats(false, pin_gpu_key(gpu_id), st);
+}
+
+unsigned int
+gpudp_mem_pin_gpu_release(int16_t gpu_id)
+{
+	int16_t gpu = pin_gpu_key(gpu_id);
+	unsigned int i, n = 0;
+
+	/* the caches are never freed (pools may hold their regions): read
+	 * under pin_lock, dropped under each cache's own lock */
+	pthread_mutex_lock(&pin_lock);
+	for (i = 0; i < nb_kmod_gpus; i++)
+		if (kmod_gpus[i].gpu == gpu)
+			n += gpudp_regcache_invalidate(kmod_gpus[i].cache, 0, UINT64_MAX);
+	for (i = 0; i < nb_dmabuf_domains; i++)
+		if (dmabuf_domains[i].gpu == gpu)
+			n += gpudp_regcache_invalidate(dmabuf_domains[i].cache, 0, UINT64_MAX);
+	pthread_mutex_unlock(&pin_lock);
+	return n;
 }

@@ -262,7 +262,7 @@ device_chunk(struct gpudp_pool *p, struct chunk *c, size_t len)
 	c->iova0 = RTE_BAD_IOVA;
 	if (p->pin_ops->pin != NULL) {
 		const struct gpudp_pin_target t = {
-			.pool = p->name, .alloc = &p->alloc,
+			.pool = p->name, .alloc = &p->alloc, .gpu_id = p->conf.gpu_id,
 			.ports = p->ports, .nb_ports = p->conf.nb_ports,
 		};
 
