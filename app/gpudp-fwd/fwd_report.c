@@ -119,7 +119,8 @@ tel_latency(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-/* /gpudp/fwd/gpus: per GPU in use, its pipelines' counters */
+/* /gpudp/fwd/gpus: per GPU in use, its pipelines' counters and latency
+ * percentiles (their histograms merged, as /gpudp/fwd/latency merges all) */
 static int
 tel_gpus(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -147,6 +148,9 @@ tel_gpus(const char *cmd, const char *params, struct rte_tel_data *d)
 		gpudp_tel_dict_u64(c, "drops", drops_sum(&t));
 		gpudp_tel_dict_u64(c, "ring_in_flight", t.in_flight);
 		gpudp_tel_dict_u64(c, "ring_slots", t.ring_slots);
+		tel_hist(c, "rx_to_kernel_start", &t.lat_kstart);
+		tel_hist(c, "rx_to_kernel_end", &t.lat_kend);
+		tel_hist(c, "rx_to_tx", &t.lat_done);
 		snprintf(k, sizeof(k), "gpu%d", fwd_run.gpus[g].ordinal);
 		if (rte_tel_data_add_dict_container(d, k, c, 0) != 0)
 			rte_tel_data_free(c);
@@ -256,7 +260,8 @@ json_hist(struct gpudp_json *j, const char *name, const struct gpudp_ho_hist *h)
 	gpudp_json_end(j);
 }
 
-/* --json: "gpus", one object per GPU in use with its pipelines' counters */
+/* --json: "gpus", one object per GPU in use with its pipelines' counters
+ * and latency percentiles (their histograms merged, as the totals' are) */
 static void
 json_gpus(struct gpudp_json *j)
 {
@@ -290,6 +295,9 @@ json_gpus(struct gpudp_json *j)
 		gpudp_json_u64(j, "drops", drops_sum(&t));
 		gpudp_json_u64(j, "ring_full_events", t.ring_full);
 		gpudp_json_u64(j, "lat_rx_to_kernel_start_count", t.lat_kstart.count);
+		json_hist(j, "lat_rx_to_kernel_start", &t.lat_kstart);
+		json_hist(j, "lat_rx_to_kernel_end", &t.lat_kend);
+		json_hist(j, "lat_rx_to_tx", &t.lat_done);
 		gpudp_json_end(j);
 	}
 	gpudp_json_end(j);
@@ -370,7 +378,7 @@ io_bytes_note(void)
 	}
 }
 
-/* with several GPUs: the final counters of each */
+/* with several GPUs: the final counters and latency percentiles of each */
 static void
 final_gpus(double secs)
 {
@@ -385,6 +393,10 @@ final_gpus(double secs)
 		       gpu_pipes(g, fwd_run.nb_pipes), t.rx_pkts, t.rx_bytes, t.tx_pkts,
 		       t.tx_bytes, secs > 0 ? t.tx_pkts / secs / 1e6 : 0.0);
 		print_drops(stdout, &t);
+		printf("\nfinal gpu %d latency:", fwd_run.gpus[g].ordinal);
+		print_hist(stdout, "rx->kernel-start", &t.lat_kstart);
+		print_hist(stdout, "rx->kernel-end", &t.lat_kend);
+		print_hist(stdout, "rx->tx", &t.lat_done);
 		printf("\n");
 	}
 }
@@ -421,5 +433,6 @@ fwd_report_telemetry(void)
 				   "gpudp-fwd latency percentiles (ns): rx to kernel start, rx to tx");
 	rte_telemetry_register_cmd("/gpudp/fwd/config", tel_config, "gpudp-fwd configuration");
 	rte_telemetry_register_cmd("/gpudp/fwd/gpus", tel_gpus,
-				   "gpudp-fwd counters per GPU in use (its ports' pipelines)");
+				   "gpudp-fwd counters and latency percentiles (ns) per GPU "
+				   "in use (its ports' pipelines)");
 }

@@ -7,13 +7,16 @@ usage:
       dpdk suite: two net_null ports on test/common's fake libcuda with two
       devices (GPUDP_FAKE_CUDA_DEVICES=2): --gpu-map 0:0,1:1 and 0:1,1:0,
       --gpu auto, the default, --gpu 1, two queues per port, pinned pools in
-      cpu mode; --json's per-GPU counters, the log of each port's choice,
-      the fake's per-device allocations (made on both, none left at exit);
+      cpu mode; --json's per-GPU counters and latency percentiles (their
+      shape), the telemetry's per GPU, the log of each port's choice, the
+      fake's per-device allocations (made on both, none left at exit);
       bad --gpu-map values exit 2 naming the value; a missing GPU exits 77.
   multi_gpu.py gpu FWD MODE OUTDIR
       gpu suite: two net_null ports on two real GPUs (--gpu-map 0:0,1:1) in
       MODE (persistent, launch) on device pools: each GPU's pipeline
-      forwarded and timed kernels, the totals add up, teardown left nothing.
+      forwarded and timed kernels (its rx->kernel-start, rx->kernel-end and
+      rx->tx percentiles non-zero, p50 <= p99 <= max), the totals add up,
+      teardown left nothing.
       Exit 77 with fewer than two GPUs.
 """
 import json
@@ -69,6 +72,34 @@ def totals_add_up(js, what):
           "%s: per-GPU pipelines add up to %d" % (what, js["pipelines"]))
 
 
+LAT = ("lat_rx_to_kernel_start", "lat_rx_to_kernel_end", "lat_rx_to_tx")
+PCTS = ("p50_ns", "p99_ns", "p999_ns", "max_ns")
+
+
+def latency_shape(js, what):
+    """each gpus[i] has the three latency objects of the totals (count,
+    p50, p99, p999, max in ns, ordered), the counts add up to the totals'"""
+    gs = js.get("gpus", [])
+    for k in LAT:
+        for g in gs:
+            h = g.get(k)
+            ok = isinstance(h, dict) and sorted(h) == sorted(("count",) + PCTS) and \
+                all(isinstance(v, int) and v >= 0 for v in h.values())
+            if not check(ok, "%s: GPU %d: %s has count and %s (%s)"
+                         % (what, g["gpu"], k, ", ".join(PCTS), h)):
+                continue
+            check([h[p] for p in PCTS] == sorted(h[p] for p in PCTS) and
+                  (h["count"] > 0 or h["max_ns"] == 0),
+                  "%s: GPU %d: %s percentiles ordered (%s)" % (what, g["gpu"], k, h))
+        check(sum(g.get(k, {}).get("count", 0) for g in gs) == js[k]["count"],
+              "%s: per-GPU %s counts add up to the total %d" % (what, k, js[k]["count"]))
+    for g in gs:
+        check(g.get("lat_rx_to_kernel_start", {}).get("count") ==
+              g.get("lat_rx_to_kernel_start_count"),
+              "%s: GPU %d: lat_rx_to_kernel_start_count is its histogram's count"
+              % (what, g["gpu"]))
+
+
 def fake_run(fwd, fake, out, tag, app_args, devices=2, lcores="(0-4)@(0-1)"):
     rep = os.path.join(out, tag + ".fake")
     js = os.path.join(out, tag + ".json")
@@ -119,6 +150,7 @@ def two_gpus(fwd, fake, out, tag, app_args, port_gpu, how, kind="allocs"):
               % (tag, gpu, e["rx_pkts"], e["tx_pkts"]))
         check(e["drops"] == 0, "%s: GPU %d: no drops (%d)" % (tag, gpu, e["drops"]))
     totals_add_up(js, tag)
+    latency_shape(js, tag)
     for d in (0, 1):
         made = int(dev.get(d, {}).get(kind, "-1"))
         want = d in port_gpu
@@ -237,6 +269,12 @@ def telemetry_gpus(fwd, fake_lib):
         e = ans.get(g, {})
         check(e.get("pci") == pci and e.get("pipelines") == 1 and e.get("tx_pkts", 0) > 0,
               "telemetry %s: %s, 1 pipeline, forwarding (%s)" % (g, pci, e))
+        for h in ("rx_to_kernel_start", "rx_to_kernel_end", "rx_to_tx"):
+            keys = ["%s_%s" % (h, k) for k in ("count", "p50_ns", "p99_ns", "p999_ns",
+                                               "max_ns")]
+            check(all(isinstance(e.get(k), int) for k in keys),
+                  "telemetry %s: %s count and percentiles (%s)"
+                  % (g, h, {k: e.get(k) for k in keys}))
 
 
 def fake(fwd, fake_lib, out):
@@ -310,8 +348,16 @@ def gpu(fwd, mode, out):
               "%s: GPU %d's kernels ran (%d timed bursts)"
               % (mode, gpu_, e.get("lat_rx_to_kernel_start_count", 0)))
         check(e.get("drops", 1) == 0, "%s: GPU %d: no drops" % (mode, gpu_))
+        # its own latency percentiles: timed, non-zero, ordered
+        for k in LAT:
+            h = e.get(k, {})
+            v = [h.get(p, 0) for p in ("p50_ns", "p99_ns", "max_ns")]
+            check(h.get("count", 0) > 0 and 0 < v[0] <= v[1] <= v[2],
+                  "%s: GPU %d: %s count %d, 0 < p50 %d <= p99 %d <= max %d ns"
+                  % (mode, gpu_, k, h.get("count", 0), v[0], v[1], v[2]))
     check(len(pcis) == 2, "%s: two different GPUs (%s)" % (mode, sorted(map(str, pcis))))
     totals_add_up(js, mode)
+    latency_shape(js, mode)
     check(len(re.findall(r"GPU [01] \([0-9a-f:.]+\): released: 0 allocations, 0 "
                          r"registrations left", log)) == 2,
           "%s: teardown: both GPUs released, nothing left" % mode)
