@@ -99,6 +99,9 @@ app_resolve_mem(struct cap_app *app, int gpu_engine)
 		snprintf(why, sizeof(why), "the analysis runs on the CPU");
 	else if (app->gpu_id < 0)
 		snprintf(why, sizeof(why), "no gpudev device for GPU %u: %s", c->gpu, app->gpu_why);
+	else if (app->n_gpus > 1)
+		snprintf(why, sizeof(why), "the ports are on %u GPUs (in place, the mbufs are in "
+			 "one pool, on one GPU)", app->n_gpus);
 	for (i = 0; why[0] == '\0' && i < app->n_ports; i++) {
 		const struct cap_port *p = &app->ports[i];
 

@@ -32,6 +32,40 @@ port_stats(const struct cap_app *app, struct cap_report *r)
 	}
 }
 
+/* The GPUs the ports were analysed on (engine.gpus), with the GPU engine. */
+static void
+report_gpus(struct cap_app *app, struct cap_report_gpu *gpus, struct cap_report *r)
+{
+	unsigned int g, i, n = app->n_gpus;
+
+	if (strcmp(app->engine_name, "gpu") != 0 || app->conf.reader == CAP_CONF_READER_DIRECT)
+		return;
+	if (n == 0) { /* one GPU, --gpu N: every port on it */
+		memset(&gpus[0], 0, sizeof(gpus[0]));
+		gpus[0].ordinal = (int)app->conf.gpu;
+		gpus[0].packets = app->eng.st.pkts;
+		gpus[0].batches = app->eng.st.batches;
+		for (i = 0; i < app->n_ports && i < CAP_REPORT_GPU_PORTS; i++)
+			gpus[0].ports[gpus[0].n_ports++] = app->ports[i].id;
+		n = 1;
+	}
+	for (g = 0; g < app->n_gpus; g++) {
+		const struct cap_gpu *gp = &app->gpus[g];
+
+		memset(&gpus[g], 0, sizeof(gpus[g]));
+		gpus[g].ordinal = gp->info.ordinal;
+		snprintf(gpus[g].pci, sizeof(gpus[g].pci), "%s", gp->info.pci);
+		gpus[g].packets = app_n_engines(app) > 1 ? gp->eng->st.pkts : app->eng.st.pkts;
+		gpus[g].batches = app_n_engines(app) > 1 ? gp->eng->st.batches :
+				  app->eng.st.batches;
+		for (i = 0; i < app->n_ports; i++)
+			if (app->ports[i].gpu == g && gpus[g].n_ports < CAP_REPORT_GPU_PORTS)
+				gpus[g].ports[gpus[g].n_ports++] = app->ports[i].id;
+	}
+	r->gpus = gpus;
+	r->n_gpus = n;
+}
+
 /*
  * Read the engine's results and report them (the table unless --quiet,
  * --json); @p final: the last report, else a --period one.
@@ -57,9 +91,16 @@ app_report(struct cap_app *app, double elapsed, int final)
 		.pool_gpu_bytes = app->pinfo.gpu_bytes, .pool_host_bytes = app->pinfo.host_bytes,
 		.pins_created = -1, .pins_running = -1, .cpu_mapped = app->cpu_mapped,
 	};
-	/* the direct reader merged its threads' results already */
+	struct cap_report_gpu gpus[CAP_MAX_GPUS];
+	/* the direct reader merged its threads' results already; several
+	 * GPUs: each engine's results added up */
 	int rc = app->conf.reader == CAP_CONF_READER_DIRECT ? 0 :
+		 app_n_engines(app) > 1 ? app_collect_engines(app) :
 		 cap_engine_collect(&app->eng, app->result);
+
+	if (app_n_engines(app) > 1)
+		r.eng = &app->eng_sum;
+	report_gpus(app, gpus, &r);
 
 	r.staging_drops += app->eng.st.unreadable;
 	if (app->mem == CAP_MEM_DEVICE) {

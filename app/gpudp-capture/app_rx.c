@@ -4,7 +4,9 @@
  * Staged, each packet is copied into the current batch (chained mbufs
  * linearised) and its mbuf freed; in place, a reference is written and the
  * mbuf kept until the engine is done with its batch. Full batches go to
- * the engine; at the end the results are reported.
+ * the engine; at the end the results are reported. With ports on several
+ * GPUs (app_gpus.c) each engine has its own batch being filled (a lane),
+ * and a port's packets go into its GPU's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -138,18 +140,18 @@ drop_batch(struct cap_app *app, struct cap_batch *b)
 }
 
 /*
- * Submit the batch and take the next; on a failure the batch's mbufs are
- * dropped before the pointer is lost.
+ * Submit the batch to engine @p eng and take the next; on a failure the
+ * batch's mbufs are dropped before the pointer is lost.
  * @return the next batch, or NULL if the engine failed
  */
 static struct cap_batch *
-submit_and_next(struct cap_app *app, struct cap_batch *b)
+submit_and_next(struct cap_app *app, struct cap_engine *eng, struct cap_batch *b)
 {
-	if (cap_engine_submit(&app->eng, b) != 0) {
+	if (cap_engine_submit(eng, b) != 0) {
 		drop_batch(app, b);
 		return NULL;
 	}
-	return cap_engine_get_batch(&app->eng);
+	return cap_engine_get_batch(eng);
 }
 
 /*
@@ -159,43 +161,53 @@ submit_and_next(struct cap_app *app, struct cap_batch *b)
  * @return 0, or -EIO (engine failure) with *bp possibly replaced
  */
 static int
-ensure_mbufs(struct cap_app *app, struct cap_batch **bp)
+ensure_mbufs(struct cap_app *app, struct cap_engine *eng, struct cap_batch **bp)
 {
 	unsigned int need = app->conf.burst;
 	int rc;
 
 	while (rte_mempool_avail_count(app->pool) < need) {
-		rc = cap_engine_reap(&app->eng);
+		rc = cap_engine_reap(eng);
 		if (rc < 0)
 			return -EIO;
 		if (rc > 0)
 			continue;
 		if ((*bp)->n == 0)
 			break; /* all in rx rings: a smaller burst */
-		*bp = submit_and_next(app, *bp);
+		*bp = submit_and_next(app, eng, *bp);
 		if (*bp == NULL)
 			return -EIO;
 	}
 	return 0;
 }
 
-/* The receive loop's batch being filled, its clock and its deadlines. */
+/* The receive loop's batches being filled (one per engine), its clock and
+ * its deadlines. */
 struct rx_loop {
-	struct cap_batch *b;
+	struct cap_batch *b[CAP_MAX_GPUS];
+	uint64_t batch_start[CAP_MAX_GPUS];
+	unsigned int n_lanes;
 	int inplace;
-	uint64_t hz, start, now, last_rx, batch_start;
+	uint64_t hz, start, now, last_rx;
 	uint64_t next_progress, next_period;
 };
+
+/* The lane (engine index) of port @p p's packets. */
+static unsigned int
+lane_of(const struct rx_loop *l, const struct cap_port *p)
+{
+	return l->n_lanes > 1 ? p->gpu : 0;
+}
 
 /*
  * A packet the batch cannot take (larger than the batch's data, or chained
  * in place): counted in drops.staging and freed. 1 if so.
  */
 static int
-refuse_pkt(struct cap_app *app, const struct rx_loop *l, const struct cap_port *p,
-	   struct rte_mbuf *m, uint32_t len)
+refuse_pkt(struct cap_app *app, const struct rx_loop *l, const struct cap_batch *b,
+	   const struct cap_port *p, struct rte_mbuf *m, uint32_t len)
 {
-	if (len <= l->b->data_cap && !(l->inplace && m->nb_segs > 1))
+	if (len <= b->data_cap && !(l->inplace && m->nb_segs > 1))
 		return 0;
 	if (l->inplace && m->nb_segs > 1 && !app->chain_warned++)
 		CAP_LOG(WARNING, "port %u: a %u-byte packet arrived in %u chained mbufs: it "
@@ -218,6 +230,8 @@ rx_pkt(struct cap_app *app, struct rx_loop *l, struct cap_port *p, uint16_t q,
 	struct rte_mbuf *m = pkts[k];
 	uint32_t len = rte_pktmbuf_pkt_len(m);
 	uint32_t wl = wire_len(app, &p->rxq[q], len);
+	unsigned int e = lane_of(l, p);
+	struct cap_engine *eng = app_engine(app, e);
 
 	if (unlikely(m->nb_segs > 1 || m->data_len != len)) {
 		/* what the segments carry of the packet */
@@ -225,23 +239,24 @@ rx_pkt(struct cap_app *app, struct rx_loop *l, struct cap_port *p, uint16_t q,
 		if (len < rte_pktmbuf_pkt_len(m))
 			note_pmd_cut(app, p, m, len, &wl);
 	}
-	if (refuse_pkt(app, l, p, m, len))
+	if (refuse_pkt(app, l, l->b[e], p, m, len))
 		return 0;
-	if (l->inplace ? take_ref(app, l->b, p, m, wl) : stage(app, l->b, p, m, len, wl)) {
-		l->b = submit_and_next(app, l->b);
-		if (l->b == NULL) {
-			CAP_LOG(ERR, "analysis engine failed: %s", app->eng.err);
+	if (l->inplace ? take_ref(app, l->b[e], p, m, wl) :
+	    stage(app, l->b[e], p, m, len, wl)) {
+		l->b[e] = submit_and_next(app, eng, l->b[e]);
+		if (l->b[e] == NULL) {
+			CAP_LOG(ERR, "analysis engine failed: %s", eng->err);
 			rte_pktmbuf_free_bulk(&pkts[k], n - k);
 			return -EIO;
 		}
-		l->batch_start = rte_get_timer_cycles();
+		l->batch_start[e] = rte_get_timer_cycles();
 		if (l->inplace)
-			take_ref(app, l->b, p, m, wl);
+			take_ref(app, l->b[e], p, m, wl);
 		else
-			stage(app, l->b, p, m, len, wl);
+			stage(app, l->b[e], p, m, len, wl);
 	}
-	if (l->b->n == 1)
-		l->batch_start = rte_get_timer_cycles();
+	if (l->b[e]->n == 1)
+		l->batch_start[e] = rte_get_timer_cycles();
 	if (!l->inplace)
 		rte_pktmbuf_free(m);
 	return 0;
@@ -258,9 +273,12 @@ poll_queue(struct cap_app *app, struct rx_loop *l, struct cap_port *p, uint16_t 
 	uint16_t want = (uint16_t)app->conf.burst, n, k;
 
 	if (l->inplace) {
-		if (ensure_mbufs(app, &l->b) != 0) {
-			CAP_LOG(ERR, "analysis engine failed: %s", app->eng.err);
-			drop_batch(app, l->b);
+		unsigned int e = lane_of(l, p);
+		struct cap_engine *eng = app_engine(app, e);
+
+		if (ensure_mbufs(app, eng, &l->b[e]) != 0) {
+			CAP_LOG(ERR, "analysis engine failed: %s", eng->err);
+			drop_batch(app, l->b[e]);
 			return -EIO;
 		}
 		want = (uint16_t)RTE_MIN((unsigned int)want, rte_mempool_avail_count(app->pool));
@@ -341,9 +359,13 @@ rx_periodic(struct cap_app *app, struct rx_loop *l)
 		l->next_progress = l->now + (uint64_t)(c->progress_s * l->hz);
 	}
 	if (c->period_s > 0 && app->any_live && l->now >= l->next_period) {
-		if (l->b->n > 0) {
-			l->b = submit_and_next(app, l->b);
-			if (l->b == NULL)
+		unsigned int e;
+
+		for (e = 0; e < l->n_lanes; e++) {
+			if (l->b[e]->n == 0)
+				continue;
+			l->b[e] = submit_and_next(app, app_engine(app, e), l->b[e]);
+			if (l->b[e] == NULL)
 				return -EIO;
 		}
 		app_report(app, (double)(l->now - l->start) / l->hz, 0);
@@ -360,17 +382,22 @@ rx_periodic(struct cap_app *app, struct rx_loop *l)
 static int
 rx_round_end(struct cap_app *app, struct rx_loop *l, uint32_t got)
 {
-	struct cap_batch *b = l->b;
+	unsigned int e;
 
 	if (got == 0 && !app->any_live && !app->snaps_unreliable)
 		check_nombuf(app);
 	if (got > 0)
 		l->last_rx = l->now;
-	if (b->n > 0 && (b->n == b->max_pkts || (got == 0 && app->any_live &&
-						   l->now - l->batch_start > l->hz / 1000))) {
-		l->b = submit_and_next(app, b);
-		if (l->b == NULL) {
-			CAP_LOG(ERR, "analysis engine failed: %s", app->eng.err);
+	for (e = 0; e < l->n_lanes; e++) {
+		struct cap_batch *b = l->b[e];
+		struct cap_engine *eng = app_engine(app, e);
+
+		if (b->n == 0 || (b->n < b->max_pkts && !(got == 0 && app->any_live &&
+				  l->now - l->batch_start[e] > l->hz / 1000)))
+			continue;
+		l->b[e] = submit_and_next(app, eng, b);
+		if (l->b[e] == NULL) {
+			CAP_LOG(ERR, "analysis engine failed: %s", eng->err);
 			return -EIO;
 		}
 	}
@@ -381,18 +408,23 @@ rx_round_end(struct cap_app *app, struct rx_loop *l, uint32_t got)
 static int
 rx_finish(struct cap_app *app, struct rx_loop *l)
 {
+	unsigned int e;
 	int rc;
 
 	if (app_stop_requested)
 		CAP_LOG(NOTICE, "interrupted: final counters follow");
-	rc = cap_engine_submit(&app->eng, l->b);
-	if (rc != 0)
-		drop_batch(app, l->b);
-	if (rc == 0)
-		rc = cap_engine_flush(&app->eng);
-	if (rc != 0) {
-		CAP_LOG(ERR, "analysis engine failed: %s", app->eng.err);
-		return rc;
+	for (e = 0; e < l->n_lanes; e++) {
+		struct cap_engine *eng = app_engine(app, e);
+
+		rc = cap_engine_submit(eng, l->b[e]);
+		if (rc != 0)
+			drop_batch(app, l->b[e]);
+		if (rc == 0)
+			rc = cap_engine_flush(eng);
+		if (rc != 0) {
+			CAP_LOG(ERR, "analysis engine failed: %s", eng->err);
+			return rc;
+		}
 	}
 	rc = app_report(app, (double)(rte_get_timer_cycles() - l->start) / l->hz, 1);
 	if (rc == 0 && app->verify != NULL)
@@ -406,18 +438,22 @@ app_run(struct cap_app *app)
 {
 	const struct cap_conf *c = &app->conf;
 	struct rx_loop l;
+	unsigned int e;
 	int64_t got;
 
 	memset(&l, 0, sizeof(l));
+	l.n_lanes = app_n_engines(app);
 	l.inplace = app->mem != CAP_MEM_STAGED;
 	l.hz = rte_get_timer_hz();
 	l.start = rte_get_timer_cycles();
 	l.last_rx = l.start;
 	l.next_progress = l.start + (uint64_t)(c->progress_s * l.hz);
 	l.next_period = l.start + (uint64_t)(c->period_s * l.hz);
-	l.b = cap_engine_get_batch(&app->eng);
-	if (l.b == NULL)
-		return -EIO;
+	for (e = 0; e < l.n_lanes; e++) {
+		l.b[e] = cap_engine_get_batch(app_engine(app, e));
+		if (l.b[e] == NULL)
+			return -EIO;
+	}
 	while (!app_stop_requested) {
 		got = poll_ports(app, &l);
 		if (got < 0)

@@ -9,6 +9,7 @@
  *   app_engine.c  the analysis engine: its choice and its batch callbacks
  *   app_rx.c      the receive loop: bursts into batches, batches to the engine
  *   app_report.c  the report of the results, --verify's final check
+ *   app_gpus.c    --gpu auto, --gpu-map: each port's GPU, one engine per GPU
  */
 #ifndef GPUDP_CAPTURE_CAP_APP_H
 #define GPUDP_CAPTURE_CAP_APP_H
@@ -24,6 +25,7 @@
 #include <gpudp_mem.h>
 
 #include "capfile.h"
+#include "gpudp_app_gpu.h"
 #include "engine.h"
 #include "gpudp_analysis.h"
 #include "gpudp_pcapng.h"
@@ -65,6 +67,19 @@ struct cap_port {
 	uint64_t expected;     /* packets in its files; 0 with live */
 	int live;
 	uint64_t rx;
+	unsigned int gpu;      /* index into cap_app.gpus (0 with one GPU or the CPU) */
+	struct gpudp_app_port_gpu place; /* how its GPU was chosen (with several GPUs) */
+};
+
+/*
+ * A GPU the ports are analysed on (--gpu auto, --gpu-map): its engine and,
+ * at each report, what it collected before the results are added up.
+ */
+struct cap_gpu {
+	struct gpudp_app_gpu_info info;
+	struct cap_engine *eng;         /* &cap_app.eng for the first, else own */
+	struct gpudp_analysis *part;    /* the second and later: cap_engine_collect()'s */
+	unsigned int n_ports;
 };
 
 struct cap_app {
@@ -108,6 +123,11 @@ struct cap_app {
 	cpu_set_t cpus;                 /* the CPUs before EAL pinned the main lcore
 					 * (--reader direct's threads run on them) */
 	int have_cpus;
+	/* the GPUs the ports are on: one (n_gpus 1) unless --gpu auto or --gpu-map
+	 * put them on several; with the CPU engine, one engine (app->eng) */
+	struct cap_gpu gpus[CAP_MAX_GPUS];
+	unsigned int n_gpus;            /* 0: no placement (one GPU or the CPU) */
+	struct cap_engine_stats eng_sum; /* the engines' stats added up (several GPUs) */
 	char eal_ports[96];             /* the first port the EAL arguments add (--vdev,
 					 * -a), or empty */
 };
@@ -133,6 +153,26 @@ int app_release_pool(struct cap_app *app);
 /* app_engine.c */
 void app_batch_release(void *arg, void **owner, uint32_t n);
 int app_choose_engine_and_mem(struct cap_app *app);
+
+/* app_gpus.c */
+/** --gpu auto, --gpu-map, or the default with several GPUs: each port's GPU,
+ *  logged. @return 0, or the exit code */
+int app_place_ports(struct cap_app *app);
+/** After the first GPU's engine (app->eng) is made: one engine on each other
+ *  GPU used, with its configuration. @return 0 or -1 (logged) */
+int app_create_gpu_engines(struct cap_app *app);
+/** Port @p p's engine. */
+struct cap_engine *app_port_engine(struct cap_app *app, const struct cap_port *p);
+/** How many engines the ports use (1, or the GPUs of the placement). */
+unsigned int app_n_engines(const struct cap_app *app);
+/** Engine @p i (0: app->eng). */
+struct cap_engine *app_engine(struct cap_app *app, unsigned int i);
+/** With several engines: every engine's results added into app->result (each
+ *  collected into its own analysis object), their stats into app->eng_sum.
+ *  @return 0 or a negative errno (the engine's err says why) */
+int app_collect_engines(struct cap_app *app);
+/** Destroy the engines of the second and later GPUs and their results. */
+void app_destroy_gpu_engines(struct cap_app *app);
 
 /* app_report.c */
 int app_report(struct cap_app *app, double elapsed, int final);

@@ -273,9 +273,14 @@ capture(struct cap_app *app)
 	ret = app_collect_ports(app);
 	if (ret != 0)
 		return ret == -2 ? GPUDP_EXIT_USAGE : GPUDP_EXIT_FAILURE;
+	ret = app_place_ports(app);
+	if (ret != 0)
+		return ret;
 	ret = app_choose_engine_and_mem(app);
 	if (ret != 0)
 		return ret;
+	if (app_create_gpu_engines(app) != 0)
+		return GPUDP_EXIT_FAILURE;
 	if (app_create_pool(app) != 0 || app_setup_ports(app) != 0)
 		return GPUDP_EXIT_FAILURE;
 	app_describe_input(app);
@@ -285,6 +290,9 @@ capture(struct cap_app *app)
 	ret = open_outputs(app);
 	if (ret != 0)
 		return ret;
+	if (app_n_engines(app) > 1)
+		CAP_LOG(INFO, "analysing on %u GPUs, each port's batches on its GPU, the "
+			"results added up", app->n_gpus);
 	CAP_LOG(INFO, "analysing on %s, %s memory%s; %s", app->eng.st.device,
 		cap_mem_name(app->mem), app->mem == CAP_MEM_STAGED ? " (copied into batches)" :
 		" (in place)", app->any_live ? "live input: Ctrl-C stops" : "capture file input");
@@ -302,6 +310,7 @@ teardown(struct cap_app *app, int rc)
 {
 	unsigned int i;
 
+	app_destroy_gpu_engines(app);
 	cap_engine_destroy(&app->eng);
 	if (app->out != NULL && gpudp_pcapng_close(app->out) != 0) {
 		fprintf(stderr, "gpudp-capture: --filter-out %s: write error\n",

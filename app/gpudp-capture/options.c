@@ -15,12 +15,13 @@ enum {
 	OPT_BATCH_BYTES, OPT_INFLIGHT, OPT_FLOWS, OPT_BURST, OPT_MBUFS, OPT_DATA_ROOM,
 	OPT_RXD, OPT_TOP, OPT_PERIOD, OPT_PROGRESS, OPT_IDLE_MS, OPT_MAX_PACKETS,
 	OPT_DURATION, OPT_QUIET, OPT_VERIFY, OPT_PCAP, OPT_MEM, OPT_PIN, OPT_ENGINE, OPT_HELP,
-	OPT_MATCH, OPT_MATCH_SCOPE, OPT_READER, OPT_THREADS,
+	OPT_MATCH, OPT_MATCH_SCOPE, OPT_READER, OPT_THREADS, OPT_GPU_MAP,
 };
 
 static const struct option long_opts[] = {
 	{ "cpu", no_argument, NULL, OPT_CPU },
 	{ "gpu", required_argument, NULL, OPT_GPU },
+	{ "gpu-map", required_argument, NULL, OPT_GPU_MAP },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "filter-out", required_argument, NULL, OPT_FILTER_OUT },
@@ -66,7 +67,12 @@ cap_conf_usage(FILE *f, const char *prog)
 "  --engine E          auto, gpu or cpu: where the analysis runs; gpu exits 77 without\n"
 "                      a usable GPU (default: auto, the GPU if usable)\n"
 "  --cpu               the same as --engine cpu (default: off)\n"
-"  --gpu N             CUDA device ordinal (default: 0)\n"
+"  --gpu N|auto        N: every port analysed on GPU N (CUDA ordinal, 0..1023); auto:\n"
+"                      each port's batches on the GPU closest to the port in the\n"
+"                      PCIe tree, the results merged (default: auto with several\n"
+"                      GPUs and ports in staged memory, else 0)\n"
+"  --gpu-map MAP       PORT:GPU,... (port ids, CUDA ordinals 0..31): those ports on\n"
+"                      those GPUs, the other ports as --gpu auto (default: none)\n"
 "  --flows N           flow table slots, a power of two, 16..16777216 (default: 65536)\n"
 "  --filter EXPR       filter expression, see doc/capture.md (default: none)\n"
 "  --filter-out FILE   write packets matching --filter to FILE as pcapng (default: none)\n"
@@ -246,6 +252,24 @@ word_option(struct cap_conf *c, int o, const char *v)
 	}
 }
 
+/* --gpu-map's syntax, before EAL: port ids within uint16_t, GPUs below
+ * CAP_MAX_GPUS; the ports and GPUs that exist are checked after EAL */
+static int
+gpu_map_arg(struct cap_conf *c, const char *v)
+{
+	const unsigned int n_ports = UINT16_MAX + 1u;
+	int *map = malloc(n_ports * sizeof(*map));
+	char err[256];
+	int rc;
+
+	if (map == NULL)
+		return bad("gpu-map", v, "out of memory");
+	rc = gpudp_mem_gpu_map_parse(v, n_ports, CAP_MAX_GPUS, map, err, sizeof(err));
+	free(map);
+	c->gpu_map = v;
+	return rc == 0 ? 0 : bad("gpu-map", v, err);
+}
+
 /* An option of ports and mbufs (cap_conf.pmd_opt): remember the first given. */
 static void
 note_pmd_opt(struct cap_conf *c, int o, const char *v)
@@ -272,7 +296,15 @@ value_option(struct cap_conf *c, int o, const char *v)
 
 	note_pmd_opt(c, o, v);
 	switch (o) {
-	case OPT_GPU: return u32_arg("gpu", v, 0, 1023, &c->gpu);
+	case OPT_GPU:
+		if (strcmp(v, "auto") == 0) {
+			c->gpu_sel = CAP_CONF_GPU_AUTO;
+			c->gpu = 0;
+			return 0;
+		}
+		c->gpu_sel = CAP_CONF_GPU_ONE;
+		return u32_arg("gpu", v, 0, 1023, &c->gpu);
+	case OPT_GPU_MAP: return gpu_map_arg(c, v);
 	case OPT_JSON:
 		c->json = v;
 		return gpudp_opt_out_file(PROG, "json", v);
@@ -328,6 +360,10 @@ cap_conf_reader_pmd(const struct cap_conf *c, char *why, size_t why_len)
 		snprintf(buf, sizeof(buf), "--verify analyses the batches of ports twice");
 	else if (c->n_ports != 0)
 		snprintf(buf, sizeof(buf), "--ports selects ports");
+	else if (c->gpu_map != NULL)
+		snprintf(buf, sizeof(buf), "--gpu-map places ports on GPUs");
+	else if (c->gpu_sel == CAP_CONF_GPU_AUTO)
+		snprintf(buf, sizeof(buf), "--gpu auto places ports on GPUs");
 	else if (c->pmd_opt != NULL)
 		snprintf(buf, sizeof(buf), "%s %s is an option of ports and their mbufs",
 			 c->pmd_opt, c->pmd_opt_val);
@@ -393,6 +429,11 @@ conf_check(struct cap_conf *c)
 		fprintf(stderr, "gpudp-capture: --verify: bad value 'on' (it analyses every batch "
 			"on the CPU too, which cannot read --mem device packets: use --mem pinned "
 			"or staged)\n");
+		return -1;
+	}
+	if (c->gpu_map != NULL && c->gpu_sel == CAP_CONF_GPU_ONE) {
+		fprintf(stderr, "gpudp-capture: --gpu-map: bad value '%s' (not with --gpu %u: "
+			"that puts every port on one GPU)\n", c->gpu_map, c->gpu);
 		return -1;
 	}
 	if (c->pin != GPUDP_PIN_AUTO && c->mem != CAP_CONF_MEM_DEVICE &&

@@ -16,6 +16,8 @@
 
 #define CAP_MAX_PORTS 32
 #define CAP_MAX_PCAP 16
+/* --gpu auto, --gpu-map: GPUs (CUDA ordinals 0..31) the ports may go to */
+#define CAP_MAX_GPUS 32
 /* --data-room: data room plus RTE_PKTMBUF_HEADROOM must fit the mbuf's uint16_t buf_len */
 #define CAP_MAX_DATA_ROOM (65535u - RTE_PKTMBUF_HEADROOM)
 
@@ -34,6 +36,14 @@ enum cap_conf_engine {
 	CAP_CONF_ENGINE_CPU,      /**< the CPU (--cpu) */
 };
 
+/** --gpu: how the ports' GPUs are chosen (doc/multi-gpu.md) */
+enum cap_conf_gpu_sel {
+	CAP_CONF_GPU_DEFAULT = 0, /**< none given: auto with several GPUs (staged memory,
+				   *   ports), else GPU 0 */
+	CAP_CONF_GPU_ONE,         /**< --gpu N: every port on GPU N */
+	CAP_CONF_GPU_AUTO,        /**< --gpu auto: each port on the GPU closest to it */
+};
+
 /** --reader: how --pcap files are read */
 enum cap_conf_reader {
 	CAP_CONF_READER_PMD = 0,  /**< through net_pcap vdevs, packet by packet (mbufs) */
@@ -50,7 +60,9 @@ struct cap_conf {
 	int engine_opt;           /**< the last of --cpu / --engine was --engine */
 	enum cap_conf_mem mem;    /**< --mem */
 	int pin;                  /**< --pin: enum gpudp_pin_backend */
-	uint32_t gpu;             /**< --gpu */
+	uint32_t gpu;             /**< --gpu N (0 with auto or none) */
+	enum cap_conf_gpu_sel gpu_sel; /**< --gpu: N, auto, or not given */
+	const char *gpu_map;      /**< --gpu-map PORT:GPU,..., or NULL */
 	const char *json;         /**< --json */
 	const char *filter_expr;  /**< --filter */
 	struct gpudp_filter filter; /**< compiled once the options are read (after --match) */
@@ -97,8 +109,8 @@ int cap_conf_parse(struct cap_conf *c, int argc, char **argv);
 /**
  * Whether an option given needs the PMD path (net_pcap ports, mbufs), so
  * that --pcap files cannot go through the direct reader: --mem pinned or
- * device, --pin other than auto, --verify, --ports, or one of the port and
- * mbuf options (--burst, --mbufs, --data-room, --rxd, --idle-ms, --duration).
+ * device, --pin other than auto, --verify, --ports, --gpu auto, --gpu-map,
+ * or one of the port and mbuf options (--burst, --mbufs, --data-room, --rxd, --idle-ms, --duration).
  * @param why     the option and why it needs ports, e.g. "--verify analyses
  *                the batches of ports twice" (may be NULL)
  * @param why_len size of @p why (CAP_READER_WHY_LEN is enough)

@@ -252,6 +252,30 @@ cap_report_table(FILE *f, const struct cap_report *r)
 	return ferror(f) ? -EIO : 0;
 }
 
+/* engine.gpus: the GPUs the ports were analysed on (none: nothing written) */
+static void
+json_gpus(struct gpudp_json *j, const struct cap_report *r)
+{
+	unsigned int g, i;
+
+	if (r->gpus == NULL || r->n_gpus == 0)
+		return;
+	gpudp_json_arr(j, "gpus");
+	for (g = 0; g < r->n_gpus; g++) {
+		gpudp_json_obj(j, NULL);
+		gpudp_json_i64(j, "gpu", r->gpus[g].ordinal);
+		gpudp_json_str(j, "pci", r->gpus[g].pci);
+		gpudp_json_arr(j, "ports");
+		for (i = 0; i < r->gpus[g].n_ports; i++)
+			gpudp_json_u64(j, NULL, r->gpus[g].ports[i]);
+		gpudp_json_end(j);
+		gpudp_json_u64(j, "packets", r->gpus[g].packets);
+		gpudp_json_u64(j, "batches", r->gpus[g].batches);
+		gpudp_json_end(j);
+	}
+	gpudp_json_end(j);
+}
+
 /* "engine" and "mem": what analysed the packets and where they were */
 static void
 json_engine_mem(struct gpudp_json *j, const struct cap_report *r,
@@ -270,6 +294,7 @@ json_engine_mem(struct gpudp_json *j, const struct cap_report *r,
 	gpudp_json_u64(j, "copy_out_bytes", r->eng->copy_out_bytes);
 	gpudp_json_dbl(j, "gpu_share", strcmp(r->engine, "gpu") == 0 && c->pkts ?
 		       (double)r->eng->pkts / c->pkts : 0.0, 6);
+	json_gpus(j, r);
 	gpudp_json_end(j);
 	if (r->mem == NULL)
 		return;

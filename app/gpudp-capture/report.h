@@ -18,6 +18,19 @@
 /** JSON schema version written as "schema". */
 #define CAP_REPORT_SCHEMA 1
 
+/** Most ports listed per GPU in a report. */
+#define CAP_REPORT_GPU_PORTS 32
+
+/** A GPU the ports were analysed on (the JSON's engine.gpus). */
+struct cap_report_gpu {
+	int ordinal;                /**< CUDA device ordinal */
+	char pci[32];               /**< PCI address, empty if unknown */
+	uint16_t ports[CAP_REPORT_GPU_PORTS]; /**< the ports analysed on it */
+	unsigned int n_ports;
+	uint64_t packets;           /**< packets its engine analysed */
+	uint64_t batches;           /**< batches its engine analysed */
+};
+
 /** Everything a report shows. */
 struct cap_report {
 	const char *input;          /**< what was read, e.g. "port 0 (net_pcap0)" */
@@ -58,6 +71,8 @@ struct cap_report {
 	int64_t pins_created;       /**< lib/mem pins once the pool existed; -1: not a device pool */
 	int64_t pins_running;       /**< lib/mem pins since then; -1: not a device pool */
 	int cpu_mapped;             /**< device memory read by the CPU through rte_gpu_mem_cpu_map */
+	const struct cap_report_gpu *gpus; /**< the GPUs of ports (engine.gpus), or NULL */
+	unsigned int n_gpus;
 };
 
 /** Print the table. @return 0 or -EIO */

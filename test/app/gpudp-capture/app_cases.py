@@ -271,7 +271,7 @@ def options(c):
             "--ports: bad value '5'" in r.stderr, r.stderr[-300:])
     r = subprocess.run([c.app, "--help"], capture_output=True, text=True)
     helptext = r.stdout
-    missing = [o for o in ("--cpu", "--gpu", "--json", "--filter", "--filter-out", "--ports",
+    missing = [o for o in ("--cpu", "--gpu", "--gpu-map", "--json", "--filter", "--filter-out", "--ports",
                            "--batch", "--batch-bytes", "--inflight", "--flows", "--burst",
                            "--mbufs", "--data-room", "--rxd", "--top", "--period",
                            "--progress", "--idle-ms", "--max-packets", "--duration",
@@ -286,7 +286,7 @@ def options(c):
     undocumented = [b.split()[0] for b in blocks
                     if b.split()[0] != "--help" and "(default:" not in b]
     c.check("help_lists_every_option_with_its_default", r.returncode == 0 and not missing and
-            not undocumented and len(blocks) == 31, (missing, undocumented, len(blocks)))
+            not undocumented and len(blocks) == 32, (missing, undocumented, len(blocks)))
 
 
 def write_pcap(path, frames, snap=262144):
