@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_gpu_fwd: GPU helpers and the GPU cases (kernels, modes, ordering, segments). */
+#include <pthread.h>
+
 #include "fwd_test_pvt.h"
 
 #ifdef GPUDP_HAS_CUDA
 
 CUcontext ctx;      /* the GPU's primary context (gpu_up()) */
+
+/* the ordering cases' lines of this thread begin with it ("GPU 1: " when
+ * two GPUs run them at once) */
+static _Thread_local const char *order_tag = "";
 
 
 int
@@ -192,6 +198,9 @@ gpu_modes_pinned_memory_every_burst_size(void)
  * variant hands the burst off before the write completes. With @p w, a
  * user work loaded from its file (works/probe_work.c), the same holds,
  * and its result (the first 4 bytes it read) must be this burst's too.
+ * Everything runs in the CUDA context current on the calling thread (the
+ * GPU gpu_up() made current, or the one a thread of
+ * ordering_two_gpus_at_once() made current).
  */
 int
 ordering_run(enum gpudp_ho_mode mode, int wrong, uint32_t bursts, uint64_t *stale,
@@ -200,10 +209,10 @@ ordering_run(enum gpudp_ho_mode mode, int wrong, uint32_t bursts, uint64_t *stal
 	enum { NP = 32, PS = 64 };
 	struct gpudp_handoff_conf c = { .name = "order", .mode = mode, .work = w,
 		.ring_size = 2, .burst_max = NP,
-		.graph_batch = 1, .persistent_blocks = 1, .cu_ctx = (uint64_t)(uintptr_t)ctx,
-		.force_flush = force_flush };
+		.graph_batch = 1, .persistent_blocks = 1, .force_flush = force_flush };
 	int on_host = mode == GPUDP_HO_STAGED;
 	struct gpudp_handoff *h;
+	CUcontext cur = NULL;
 	CUstream ws;
 	CUmodule mod;
 	CUfunction delay;
@@ -212,6 +221,9 @@ ordering_run(enum gpudp_ho_mode mode, int wrong, uint32_t bursts, uint64_t *stal
 	uint32_t k, i;
 
 	*stale = 0;
+	CU_OK(gpudp_cu->cuCtxGetCurrent(&cur));
+	GPUDP_TEST_ASSERT(cur != NULL, "no CUDA context current");
+	c.cu_ctx = (uint64_t)(uintptr_t)cur;
 	CU_OK(gpudp_cu->cuStreamCreate(&ws, CU_STREAM_NON_BLOCKING));
 	GPUDP_TEST_ASSERT(gpudp_cuda_module_load("fwd_test", &mod) == 0, "fwd_test module: %s",
 			  gpudp_cuda_last_error());
@@ -311,11 +323,11 @@ ordering_every_mode(const struct gpudp_work *w, uint32_t n)
 
 		GPUDP_TEST_ASSERT(ordering_run(mode, 0, n, &stale, flush, w) == GPUDP_TEST_PASS,
 				  "run");
-		printf("    %-10s%s %s%s%u bursts x 32 packets, %" PRIu64 " stale\n",
+		printf("    %s%-10s%s %s%s%u bursts x 32 packets, %" PRIu64 " stale\n", order_tag,
 		       gpudp_ho_mode_name(mode), flush ? "+flush" : "", w != NULL ? "work " : "",
 		       w != NULL ? w->name : "", n, stale);
-		GPUDP_TEST_ASSERT(stale == 0, "%s: %" PRIu64 " packets or results read stale",
-				  gpudp_ho_mode_name(mode), stale);
+		GPUDP_TEST_ASSERT(stale == 0, "%s%s: %" PRIu64 " packets or results read stale",
+				  order_tag, gpudp_ho_mode_name(mode), stale);
 	}
 	return GPUDP_TEST_PASS;
 }
@@ -330,11 +342,11 @@ ordering_wrong_every_mode(const struct gpudp_work *w, uint32_t n)
 	for (m = 0; m < RTE_DIM(gpu_modes); m++) {
 		GPUDP_TEST_ASSERT(ordering_run(gpu_modes[m], 1, n, &stale, 0, w) ==
 				  GPUDP_TEST_PASS, "run");
-		printf("    %-10s %s%shanded off before the write completed: %" PRIu64
-		       " of %u packets stale\n", gpudp_ho_mode_name(gpu_modes[m]),
+		printf("    %s%-10s %s%shanded off before the write completed: %" PRIu64
+		       " of %u packets stale\n", order_tag, gpudp_ho_mode_name(gpu_modes[m]),
 		       w != NULL ? w->name : "", w != NULL ? " " : "", stale, n * 32);
-		GPUDP_TEST_ASSERT(stale > 0, "%s: the wrong variant went unnoticed",
-				  gpudp_ho_mode_name(gpu_modes[m]));
+		GPUDP_TEST_ASSERT(stale > 0, "%s%s: the wrong variant went unnoticed",
+				  order_tag, gpudp_ho_mode_name(gpu_modes[m]));
 	}
 	return GPUDP_TEST_PASS;
 }
@@ -354,6 +366,80 @@ ordering_wrong_variant_is_caught(void)
 {
 	GPUDP_TEST_SKIP_IF(gpu_up() != 0, "no GPU");
 	return ordering_wrong_every_mode(NULL, 200);
+}
+
+/* one GPU of ordering_two_gpus_at_once(): its thread's context and result */
+struct order_gpu {
+	int ordinal;
+	CUcontext cx;
+	uint32_t bursts;
+	char tag[16];
+	pthread_t thread;
+	int rc;
+};
+
+static void *
+order_gpu_main(void *arg)
+{
+	struct order_gpu *g = arg;
+
+	order_tag = g->tag;
+	g->rc = GPUDP_TEST_FAIL;
+	if (gpudp_cu->cuCtxSetCurrent(g->cx) != CUDA_SUCCESS) {
+		fprintf(stderr, "    %scuCtxSetCurrent failed\n", g->tag);
+		return NULL;
+	}
+	g->rc = ordering_every_mode(NULL, g->bursts);
+	if (g->rc == GPUDP_TEST_PASS)
+		g->rc = ordering_wrong_every_mode(NULL, 200);
+	return NULL;
+}
+
+/*
+ * The ordering test on GPU 0 and GPU 1 at once (issue: several GPUs in one
+ * host): two threads, each with its GPU's primary context current, run
+ * ordering_dependent_kernel_never_reads_stale's rounds (every GPU mode, and
+ * persistent with the flush forced on) and then the wrong variant's, both
+ * GPUs' writers, kernels and handoffs running concurrently in one process
+ * as gpudp-fwd's pipelines on two GPUs do. Both must pass: nothing read
+ * stale, and the early hand-off caught, on each GPU. SKIP with fewer than
+ * two GPUs.
+ */
+int
+ordering_two_gpus_at_once(void)
+{
+	const char *env = getenv("GPUDP_FWD_ORDER_BURSTS");
+	struct order_gpu g[2];
+	int count = 0, i, started = 0;
+	CUdevice dev;
+
+	GPUDP_TEST_SKIP_IF(!have_gpu, "no GPU");
+	CU_OK(gpudp_cu->cuDeviceGetCount(&count));
+	GPUDP_TEST_SKIP_IF(count < 2, "fewer than two GPUs (%d)", count);
+	memset(g, 0, sizeof(g));
+	for (i = 0; i < 2; i++) {
+		g[i].ordinal = i;
+		g[i].bursts = env != NULL && atoi(env) > 0 ? (uint32_t)atoi(env) : 4000;
+		snprintf(g[i].tag, sizeof(g[i].tag), "GPU %d: ", i);
+		CU_OK(gpudp_cu->cuDeviceGet(&dev, i));
+		CU_OK(gpudp_cu->cuDevicePrimaryCtxRetain(&g[i].cx, dev));
+	}
+	for (i = 0; i < 2; i++) {
+		if (pthread_create(&g[i].thread, NULL, order_gpu_main, &g[i]) != 0)
+			break;
+		started++;
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(g[i].thread, NULL);
+	for (i = 0; i < 2; i++) {
+		CU_OK(gpudp_cu->cuDeviceGet(&dev, i));
+		gpudp_cu->cuDevicePrimaryCtxRelease(dev);
+	}
+	GPUDP_TEST_ASSERT(started == 2, "pthread_create failed");
+	for (i = 0; i < 2; i++)
+		GPUDP_TEST_ASSERT(g[i].rc == GPUDP_TEST_PASS, "GPU %d: the ordering test failed "
+				  "while GPU %d ran it too", i, 1 - i);
+	return GPUDP_TEST_PASS;
 }
 
 /* the ordering guarantee holds for a work loaded from its file, in every
