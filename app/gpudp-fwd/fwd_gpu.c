@@ -31,63 +31,9 @@
 /* the configuration, filled by fwd_conf_parse() before EAL */
 static struct fwd_conf *const cf = &fwd_run.conf;
 
-/* A GPU of gpudp's driver this host has (fwd_gpus_avail()). */
-struct fwd_gpu_avail {
-	int ordinal;
-	int16_t id;
-	uint64_t ctx;
-	char pci[32];
-	char product[96];
-	int gdr_ordering;
-};
-
-/* Every GPU of gpudp's gpudev driver (children left out), by CUDA
- * ordinal. @return how many (0 in a build without CUDA) */
-static unsigned int
-fwd_gpus_avail(struct fwd_gpu_avail *a, unsigned int max)
-{
-	unsigned int n = 0;
-#ifdef GPUDP_HAS_CUDA
-	struct gpudp_gpu_props pr;
-	unsigned int i;
-	int16_t id;
-
-	gpudp_gpu_probe_all();
-	RTE_GPU_FOREACH(id) {
-		if (n == max || gpudp_gpu_props_get(id, &pr) != 0 || pr.is_child)
-			continue;
-		for (i = n; i > 0 && a[i - 1].ordinal > pr.cuda_ordinal; i--)
-			a[i] = a[i - 1];
-		memset(&a[i], 0, sizeof(a[i]));
-		a[i].ordinal = pr.cuda_ordinal;
-		a[i].id = id;
-		a[i].ctx = pr.context;
-		a[i].gdr_ordering = pr.gdr_writes_ordering;
-		snprintf(a[i].pci, sizeof(a[i].pci), "%s", pr.pci_addr);
-		snprintf(a[i].product, sizeof(a[i].product), "%s", pr.product);
-		n++;
-	}
-#else
-	RTE_SET_USED(a);
-	RTE_SET_USED(max);
-#endif
-	return n;
-}
-
-/* a port's device name: its PCI address for a PCI device ("net_null0" for a vdev) */
-static const char *
-port_dev_name(uint16_t port)
-{
-	struct rte_eth_dev_info di;
-
-	if (rte_eth_dev_info_get(port, &di) != 0 || di.device == NULL)
-		return "?";
-	return rte_dev_name(di.device);
-}
-
 /* the index of @p a in fwd_run.gpus, added if new */
 static unsigned int
-gpu_use(const struct fwd_gpu_avail *a)
+gpu_use(const struct gpudp_app_gpu_info *a)
 {
 	unsigned int g;
 
@@ -106,15 +52,9 @@ gpu_use(const struct fwd_gpu_avail *a)
 
 /* port i's level and PCIe path to GPU @p a (a pair placed by hand) */
 static void
-place_pair(unsigned int i, const struct fwd_gpu_avail *a, struct gpudp_gpu_place *o)
+place_pair(unsigned int i, const struct gpudp_app_gpu_info *a, struct gpudp_gpu_place *o)
 {
-	const char *port = port_dev_name(cf->ports[i]), *gpu = a->pci;
-
-	if (gpudp_mem_gpu_place(&port, 1, &gpu, 1, o) != 0 && o->reason[0] == '\0') {
-		memset(o, 0, sizeof(*o));
-		o->level = GPUDP_GPU_PLACE_UNKNOWN;
-		snprintf(o->reason, sizeof(o->reason), "no PCIe path known");
-	}
+	gpudp_app_gpu_place_pair(cf->ports[i], a->pci, o);
 }
 
 /* --gpu N (or one GPU, no --gpu): every port on it. @return 0 or an exit code */
@@ -128,7 +68,7 @@ choose_one(void)
 #else
 	static char how[24];
 	struct gpudp_gpu_props pr;
-	struct fwd_gpu_avail a;
+	struct gpudp_app_gpu_info a;
 	char why[256];
 	int16_t id = gpudp_app_gpu_find((unsigned int)cf->gpu, why, sizeof(why));
 	unsigned int i, g;
@@ -157,103 +97,46 @@ choose_one(void)
 #endif
 }
 
-/* --gpu-map: the ports it names, over the automatic choice. @return 0 or an exit code */
+/* --gpu auto and --gpu-map over the GPUs @p a (app/common's placement: the
+ * ports the map names first, then the others placed among themselves).
+ * @return 0 or an exit code */
 static int
-apply_map(const struct fwd_gpu_avail *a, unsigned int n, unsigned int *pick)
+choose_placed(const struct gpudp_app_gpu_info *a, unsigned int n, const char *how)
 {
-	int *map = malloc(RTE_MAX_ETHPORTS * sizeof(*map));
-	unsigned int i, j, p, found;
-	char err[256];
-	int rc = 0;
+	struct gpudp_app_gpu_placing pl = {
+		.prog = "gpudp-fwd", .gpu_map = cf->gpu_map, .how = how, .role = "forwarded",
+		.max_gpus = FWD_MAX_GPUS,
+	};
+	struct gpudp_app_port_gpu out[FWD_MAX_PORTS];
+	unsigned int i, k;
+	int rc = gpudp_app_gpu_place_ports(&pl, cf->ports, cf->nb_ports, a, n, out);
 
-	if (map == NULL)
-		return GPUDP_EXIT_FAILURE;
-	if (gpudp_mem_gpu_map_parse(cf->gpu_map, RTE_MAX_ETHPORTS, FWD_MAX_GPUS, map, err,
-				    sizeof(err)) != 0) {
-		fprintf(stderr, "gpudp-fwd: --gpu-map: bad value '%s' (%s)\n", cf->gpu_map, err);
-		free(map);
-		return GPUDP_EXIT_USAGE;
-	}
-	for (p = 0; p < RTE_MAX_ETHPORTS && rc == 0; p++) {
-		if (map[p] < 0)
-			continue;
-		for (i = 0; i < cf->nb_ports && cf->ports[i] != p; i++)
-			;
-		for (j = 0, found = 0; j < n && !found; j++)
-			found = a[j].ordinal == map[p] ? j + 1 : 0;
-		if (i == cf->nb_ports) {
-			fprintf(stderr, "gpudp-fwd: --gpu-map: bad value '%s' (port %u is not "
-				"forwarded: --ports or the ports EAL made)\n", cf->gpu_map, p);
-			rc = GPUDP_EXIT_USAGE;
-		} else if (!found) {
-			fprintf(stderr, "gpudp-fwd: --gpu-map: GPU %d of port %u: no such GPU "
-				"(%u found)\n", map[p], p, n);
-			rc = GPUDP_EXIT_NO_GPU;
-		} else {
-			pick[i] = found - 1;
-			fwd_run.port_gpu[i].how = "--gpu-map";
-			place_pair(i, &a[found - 1], &fwd_run.port_gpu[i].place);
-		}
-	}
-	free(map);
-	return rc;
-}
-
-/* --gpu auto and --gpu-map over the GPUs @p a: the ports the map names
- * first, then the others placed among themselves. @return 0 or an exit code */
-static int
-choose_placed(const struct fwd_gpu_avail *a, unsigned int n, const char *how)
-{
-	const char *ports[FWD_MAX_PORTS], *gpus[FWD_MAX_GPUS];
-	struct gpudp_gpu_place out[FWD_MAX_PORTS];
-	unsigned int i, k, np = 0, pick[FWD_MAX_PORTS], idx[FWD_MAX_PORTS];
-	int rc;
-
-	for (i = 0; i < cf->nb_ports; i++)
-		pick[i] = UINT32_MAX;
-	if (cf->gpu_map != NULL) {
-		rc = apply_map(a, n, pick);
-		if (rc != 0)
-			return rc;
-	}
-	for (i = 0; i < cf->nb_ports; i++)
-		if (pick[i] == UINT32_MAX) {
-			idx[np] = i;
-			ports[np++] = port_dev_name(cf->ports[i]);
-		}
-	for (i = 0; i < n; i++)
-		gpus[i] = a[i].pci;
-	rc = np > 0 ? gpudp_mem_gpu_place(ports, np, gpus, n, out) : 0;
-	if (rc != 0 && rc != -ENOENT) {
-		fprintf(stderr, "gpudp-fwd: --gpu auto: placement failed: %s\n", strerror(-rc));
-		return GPUDP_EXIT_FAILURE;
-	}
-	for (k = 0; k < np; k++) {
-		pick[idx[k]] = out[k].gpu;
-		fwd_run.port_gpu[idx[k]].how = how;
-		fwd_run.port_gpu[idx[k]].place = out[k];
-	}
+	if (rc != 0)
+		return rc;
 	/* GPUs in ordinal order: the lowest first */
 	for (i = 0; i < n; i++) {
-		for (k = 0; k < cf->nb_ports && pick[k] != i; k++)
+		for (k = 0; k < cf->nb_ports && out[k].gpu != i; k++)
 			;
 		if (k < cf->nb_ports)
 			gpu_use(&a[i]);
 	}
-	for (i = 0; i < cf->nb_ports; i++)
-		fwd_run.port_gpu[i].gpu = gpu_use(&a[pick[i]]);
+	for (i = 0; i < cf->nb_ports; i++) {
+		fwd_run.port_gpu[i].how = out[i].how;
+		fwd_run.port_gpu[i].place = out[i].place;
+		fwd_run.port_gpu[i].gpu = gpu_use(&a[out[i].gpu]);
+	}
 	return 0;
 }
 
 int
 fwd_gpus_choose(void)
 {
-	struct fwd_gpu_avail a[FWD_MAX_GPUS];
+	struct gpudp_app_gpu_info a[FWD_MAX_GPUS];
 	unsigned int n, i;
 	int rc;
 
 	fwd_run.nb_gpus = 0;
-	n = fwd_gpus_avail(a, RTE_DIM(a));
+	n = gpudp_app_gpus_avail(a, RTE_DIM(a));
 	if (cf->gpu_sel == FWD_GPU_ONE || (cf->gpu_sel == FWD_GPU_DEFAULT && n <= 1))
 		rc = choose_one();
 	else if (n == 0) {
@@ -274,7 +157,7 @@ fwd_gpus_choose(void)
 
 		g->nb_ports++;
 		FWD_LOG(INFO, "port %u (%s) on GPU %d (%s) by %s: %s: %s", cf->ports[i],
-			port_dev_name(cf->ports[i]), g->ordinal, g->pci, pg->how,
+			gpudp_app_port_dev_name(cf->ports[i]), g->ordinal, g->pci, pg->how,
 			gpudp_gpu_place_level_name(pg->place.level), pg->place.reason);
 	}
 	return 0;
@@ -316,8 +199,8 @@ check_place(unsigned int i)
 		what = "";
 	}
 	printf("%-5s %-6s port %u (%s) -> GPU %d (%s) by %s, level %s: %s%s\n",
-	       gpudp_check_level_name(lvl), "place", cf->ports[i], port_dev_name(cf->ports[i]),
-	       g->ordinal, g->pci, pg->how, gpudp_gpu_place_level_name(pg->place.level),
+	       gpudp_check_level_name(lvl), "place", cf->ports[i],
+	       gpudp_app_port_dev_name(cf->ports[i]), g->ordinal, g->pci, pg->how, gpudp_gpu_place_level_name(pg->place.level),
 	       pg->place.reason, what);
 }
 
