@@ -81,15 +81,6 @@ run_file(struct cap_app *app, const struct vdev_file *f, uint64_t limit,
 			return -ENOMEM;
 	}
 	rc = cap_file_run(&fc, app->result, st, err, sizeof(err));
-	if (st->stage_note[0] != '\0')
-		CAP_LOG(NOTICE, "%s: records copied, not read in place: %s", f->path,
-			st->stage_note);
-	else if (rc == 0 || rc == -ENOSPC)
-		CAP_LOG(INFO, "%s: records %s (%.3f s to map%s)", f->path,
-			st->stage == CAP_FILE_STAGE_COPY ? "copied into batches" :
-			st->stage == CAP_FILE_STAGE_GATHER ? "read in place, gathered by the GPU" :
-			"read in place", st->register_s,
-			strcmp(app->engine_name, "gpu") == 0 ? " and register" : "");
 	if (rc != 0 && rc != -ENOSPC)
 		CAP_LOG(ERR, "%s: %s", f->path, err);
 	else if (fc.match_bits != NULL && write_matches(app, f->path, fc.match_bits, n) != 0)

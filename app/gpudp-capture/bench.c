@@ -55,7 +55,6 @@ struct bench_result {
 	double read_s, collect_s, merge_s;  /* --threads: the best pass's parts (cap_file.h) */
 	double register_s;
 	enum cap_file_stage stage;
-	char stage_note[256];
 };
 
 static void
@@ -207,7 +206,6 @@ run_direct(const struct bench_conf *bc, const char *name, const struct gpudp_fil
 			res->register_s = st.register_s;
 		}
 		res->stage = st.stage;
-		snprintf(res->stage_note, sizeof(res->stage_note), "%s", st.stage_note);
 		res->pkts = st.records;
 		pk->n = st.records;
 		pk->data_bytes = st.bytes;
@@ -312,8 +310,6 @@ print_result(struct gpudp_json *j, const char *name, const struct bench_result *
 		gpudp_json_dbl(j, "merge_s", r->merge_s, 6);
 		gpudp_json_dbl(j, "register_s", r->register_s, 6);
 		gpudp_json_str(j, "stage", cap_file_stage_name(r->stage));
-		if (r->stage_note[0] != '\0')
-			gpudp_json_str(j, "stage_note", r->stage_note);
 	}
 	gpudp_json_end(j);
 }

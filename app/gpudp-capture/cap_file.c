@@ -14,7 +14,7 @@
 #include "cap_file.h"
 #include "capfile.h"
 
-#define RTE_DIM_(a) (sizeof(a) / sizeof((a)[0]))
+#define CF_DIM(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Batches an engine may have out at once (the GPU engine's slots). */
 #define FT_SLOTS 64u
@@ -81,7 +81,7 @@ static const char *const stage_names[] = {
 const char *
 cap_file_stage_name(enum cap_file_stage s)
 {
-	return (unsigned int)s < RTE_DIM_(stage_names) ? stage_names[s] : "?";
+	return (unsigned int)s < CF_DIM(stage_names) ? stage_names[s] : "?";
 }
 
 int
@@ -89,7 +89,7 @@ cap_file_stage_parse(const char *name, enum cap_file_stage *s)
 {
 	uint32_t i;
 
-	for (i = 0; i < RTE_DIM_(stage_names); i++)
+	for (i = 0; i < CF_DIM(stage_names); i++)
 		if (strcmp(name, stage_names[i]) == 0) {
 			*s = (enum cap_file_stage)i;
 			return 0;
@@ -206,6 +206,26 @@ ft_walk(struct fthread *f, struct capfile *cf)
 	return ft_end(f, cf, b, rc > 0 ? 0 : rc);
 }
 
+/*
+ * The pages of [from, to) mapped at once (MADV_POPULATE_READ, Linux 5.14)
+ * rather than fault by fault; where the kernel refuses, they fault as usual.
+ */
+static void
+ft_populate(const struct fthread *f, uint64_t from, uint64_t to)
+{
+#ifdef MADV_POPULATE_READ
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)(f->tmap + from) & ~(pg - 1), e = (uintptr_t)(f->tmap + to);
+
+	if (f->tmap != NULL && e > a)
+		madvise((void *)a, e - a, MADV_POPULATE_READ);
+#else
+	(void)f;
+	(void)from;
+	(void)to;
+#endif
+}
+
 /* The records of this thread's byte range. */
 static int
 ft_range(struct fthread *f, struct capfile *cf)
@@ -222,8 +242,10 @@ ft_range(struct fthread *f, struct capfile *cf)
 		g->guess = capfile_tell(cf);   /* right after the file header */
 	else if (capfile_find_record(cf, g->from, g->to, &g->guess) != 0)
 		g->guess = UINT64_MAX;         /* the split cannot hold */
-	if (g->guess != UINT64_MAX)
+	if (g->guess != UINT64_MAX) {
+		ft_populate(f, g->guess, g->to);
 		rc = capfile_seek(cf, g->guess, 0);
+	}
 	while (g->guess != UINT64_MAX && rc == 0 && (rc = capfile_next(cf, &r)) == 1) {
 		if (r.offset >= g->to) {
 			g->end = r.offset;
@@ -609,20 +631,20 @@ ft_free_engines(struct fthread *ft, uint32_t n)
 }
 
 /*
- * The engines, for records in place when the file and the GPU allow it
- * (conf.stage): the file mapped and registered through thread 0's engine.
- * AUTO falls back to copies, saying why in st->stage_note.
+ * The engines, for records in place when conf.stage asks for it: the file
+ * mapped and registered through thread 0's engine.
  */
 static int
 ft_prepare(struct fthread *ft, const struct cap_file_conf *c, const struct flayout *l,
 	   struct fshared *m, struct cap_file_stats *st, char *err, size_t errlen)
 {
-	enum cap_file_stage stage = c->stage == CAP_FILE_STAGE_AUTO ?
-		(l->pcap ? CAP_FILE_STAGE_GATHER : CAP_FILE_STAGE_COPY) : c->stage;
+	enum cap_file_stage stage = c->stage == CAP_FILE_STAGE_AUTO ? CAP_FILE_STAGE_COPY :
+		c->stage;
 	double t0 = cap_now_s();
 	uint32_t t;
 	int rc;
 
+	st->stage = stage;
 	if (stage != CAP_FILE_STAGE_COPY && !l->pcap) {
 		snprintf(err, errlen, "--stage %s: records are read in place from pcap files "
 			 "only (%s)", cap_file_stage_name(stage), c->path);
@@ -630,7 +652,7 @@ ft_prepare(struct fthread *ft, const struct cap_file_conf *c, const struct flayo
 	}
 	rc = ft_create(ft, c, stage, err, errlen);
 	if (rc != 0 || stage == CAP_FILE_STAGE_COPY)
-		goto out;
+		return rc;
 	rc = shared_map(c->path, m, err, errlen);
 	if (rc == 0) {
 		rc = cap_engine_host_register(&ft[0].e, m->base, m->size);
@@ -639,19 +661,9 @@ ft_prepare(struct fthread *ft, const struct cap_file_conf *c, const struct flayo
 			snprintf(err, errlen, "cannot register %s with the GPU for reading in "
 				 "place: %s", c->path, ft[0].e.err);
 	}
-	if (rc != 0 && c->stage == CAP_FILE_STAGE_AUTO) {
-		/* copies instead, with engines made for them */
-		snprintf(st->stage_note, sizeof(st->stage_note), "%s", err);
-		shared_unmap(m, &ft[0]);
-		ft_free_engines(ft, c->threads);
-		stage = CAP_FILE_STAGE_COPY;
-		rc = ft_create(ft, c, stage, err, errlen);
-	}
-	for (t = 0; rc == 0 && stage != CAP_FILE_STAGE_COPY && t < c->threads; t++)
+	for (t = 0; rc == 0 && t < c->threads; t++)
 		ft[t].shared = m->base;
-out:
-	st->stage = stage;
-	st->register_s = stage != CAP_FILE_STAGE_COPY ? cap_now_s() - t0 : 0;
+	st->register_s = cap_now_s() - t0;
 	return rc;
 }
 

@@ -11,23 +11,28 @@ All in one run, GPU and CPU engines on the same files (doc/capture.md,
   analysis   the analysis without payload inspection, end to end from memory
              (a generated capture of --packets 80..128-byte frames, mapped and
              in the page cache; 65,536 flows, --flows 262144 on both engines),
-             gpudp-capture-bench --threads 1, 4 and 8, CPU
+             gpudp-capture-bench --threads 1, 4, 8 and 16, CPU
              and GPU engine: Mpps; targets GPU >= 10x the CPU engine at the
              same thread count, and >= 100 Mpps
   app        the whole app on that capture: gpudp-capture --reader direct
-             --threads 4, --engine gpu and --cpu (the report's packets_per_s);
+             --threads 8, --engine gpu and --cpu (the report's packets_per_s);
              targets >= 50 Mpps on the GPU and >= 5x the CPU engine
   payload    payload inspection of 1500-byte frames of random bytes with 1,000
              and 10,000 random patterns of 4..12 bytes, a quarter of them
              case-insensitive (as test_gpu_match's): bytes scanned per second
-             by the GPU engine, staged (gpudp-capture-bench, one thread,
-             analysis included), against Hyperscan on one core over the same
+             by the GPU engine, staged (gpudp-capture-bench --threads 8: each
+             thread copies the frames into pinned batches that the GPU
+             gathers into its memory, analysis included; and one thread
+             feeding from memory), against Hyperscan on one core over the same
              frames (hs-capture-ref); in place on device memory from
              test_gpu_match --bench (its own frames of the same size, with
              Hyperscan on them); targets >= 10x staged, >= 30x in place
-  cpu        the CPU engine without payload inspection next to the same engine
-             with --match given no pattern file: the engine is the same code
-             (the inspection is one untaken branch per packet)
+  stages     the GPU engine at 1 and 8 threads with each --stage (copy: each
+             record copied into a pinned batch by its thread; gather: read in
+             place from the mapped file, gathered into GPU memory by the GPU;
+             read: the analysis kernel reads the mapped file): Mpps and parts
+  cpu        the CPU engine, payload inspection off, 1 thread: records copied
+             into batches (the default) and read in place from the mapping
 A path that does not exist is looked for in bin/ (the GPU machine's carried
 programs). Exit 0 when it ran (targets met or not: see "targets" in the
 JSON), 77 without a GPU, 1 on errors.
@@ -64,9 +69,8 @@ def bench(prog, path, engines, extra, out):
 
 def analysis(prog, cap, tmp, res):
     rows = []
-    for t in (1, 4, 8):
-        d = bench(prog, cap, "cpu,gpu", ["--threads", str(t), "--repeat", "3", "--flows", FLOWS,
-                                         "--batch", "262144", "--batch-bytes", "67108864"],
+    for t in THREADS:
+        d = bench(prog, cap, "cpu,gpu", ["--threads", str(t)] + ANALYSIS_ARGS,
                   os.path.join(tmp, "a%d.json" % t))
         if not d["gpu"]["ran"]:
             return 77
@@ -75,7 +79,8 @@ def analysis(prog, cap, tmp, res):
                      "gpu_over_cpu": d["gpu_speedup"], "packets": d["packets_per_pass"],
                      "parts_s": {e: {k: d[e].get(k) for k in ("seconds", "read_s", "collect_s",
                                                               "merge_s", "busy_ms",
-                                                              "kernel_ms")}
+                                                              "kernel_ms", "register_s",
+                                                              "stage")}
                                  for e in ("cpu", "gpu")}})
     res["analysis"] = rows
     best = max(r["gpu_mpps"] for r in rows)
@@ -92,14 +97,12 @@ def app(prog, cap, tmp, res):
     for eng in ("gpu", "cpu"):
         j = os.path.join(tmp, "app-%s.json" % eng)
         rc, so, se = run([prog] + eal + ["--pcap", cap, "--reader", "direct", "--threads",
-                                         "4", "--engine", eng, "--quiet", "--flows", FLOWS,
-                                         "--batch",
-                                         "262144", "--batch-bytes", "67108864",
-                                         "--json", j])
+                                         str(APP_THREADS), "--engine", eng, "--quiet",
+                                         "--flows", FLOWS] + BATCH_ARGS + ["--json", j])
         if rc != 0:
             raise RuntimeError("gpudp-capture --engine %s: exit %d: %s" % (eng, rc, se[-400:]))
         d = json.load(open(j))
-        got[eng] = {"packets": d["packets"], "elapsed_s": d["elapsed_s"],
+        got[eng] = {"threads": APP_THREADS, "packets": d["packets"], "elapsed_s": d["elapsed_s"],
                     "mpps": d["packets_per_s"] / 1e6, "device": d["engine"]["device"]}
     got["gpu_over_cpu"] = got["gpu"]["mpps"] / got["cpu"]["mpps"] if got["cpu"]["mpps"] else 0
     res["app"] = got
@@ -126,15 +129,23 @@ def payload(prog, hs_ref, match_bench, tmp, res):
         pats = os.path.join(tmp, "pat%d.txt" % n)
         write_patterns(pats, n, n)
         rep = os.path.join(tmp, "rep%d.json" % n)
-        d = bench(prog, cap, "gpu", ["--match", pats, "--repeat", "3", "--report", rep,
+        # the report (one pass, in memory) gives the bytes a pass scans
+        d = bench(prog, cap, "gpu", ["--match", pats, "--repeat", "1", "--report", rep,
                                      "--batch", "65536", "--batch-bytes", "134217728"],
                   os.path.join(tmp, "m%d.json" % n))
         if not d["gpu"]["ran"]:
             return 77
         per_pass = json.load(open(rep))["match"]["scanned_bytes"]
+        one = per_pass * d["gpu"]["packets_per_s"] / d["packets_per_pass"]
+        # staged: the direct reader, 8 threads copying the frames into
+        # pinned batches that the GPU gathers into its memory
+        d = bench(prog, cap, "gpu", ["--match", pats, "--repeat", "3", "--threads", "8",
+                                     "--batch", "8192", "--batch-bytes", "16777216"],
+                  os.path.join(tmp, "md%d.json" % n))
         staged = per_pass * d["gpu"]["packets_per_s"] / d["packets_per_pass"]
         row = {"patterns": n, "scanned_bytes_per_pass": per_pass,
-               "gpu_staged_bytes_s": staged}
+               "gpu_staged_bytes_s": staged, "gpu_staged_stage": d["gpu"].get("stage"),
+               "gpu_copied_one_thread_bytes_s": one}
         if hs_ref and os.path.exists(hs_ref):
             hj = os.path.join(tmp, "hs%d.json" % n)
             rc, so, se = run([hs_ref, "--match", pats, "--json", hj, cap])
@@ -162,11 +173,39 @@ def payload(prog, hs_ref, match_bench, tmp, res):
     return 0
 
 
-def cpu_unslowed(prog, cap, tmp, res):
-    a = bench(prog, cap, "cpu", ["--threads", "1", "--repeat", "3", "--flows", FLOWS],
-              os.path.join(tmp, "c0.json"))
-    res["cpu_engine"] = {"mpps": a["cpu"]["packets_per_s"] / 1e6,
-                         "note": "payload inspection off: one untaken branch per packet"}
+# batches of 32768 packets (8 MiB): measured faster than 262144 at every
+# thread count (their descriptors stay in the feeding core's cache)
+BATCH_ARGS = ["--batch", "32768", "--batch-bytes", "8388608"]
+ANALYSIS_ARGS = ["--repeat", "3", "--flows", FLOWS] + BATCH_ARGS
+THREADS = (1, 4, 8, 16)
+APP_THREADS = 8
+
+
+def stages(prog, cap, tmp, res):
+    """The GPU engine with each way of reaching it (the analysis rows ran auto)."""
+    rows = []
+    for t in (1, 8):
+        row = {"threads": t}
+        for st in ("copy", "gather", "read"):
+            d = bench(prog, cap, "gpu", ["--threads", str(t), "--stage", st] + ANALYSIS_ARGS,
+                      os.path.join(tmp, "s%d%s.json" % (t, st)))
+            row[st + "_mpps"] = d["gpu"]["packets_per_s"] / 1e6
+            row[st + "_parts_s"] = {k: d["gpu"].get(k) for k in
+                                    ("seconds", "register_s", "read_s", "collect_s",
+                                     "merge_s", "kernel_ms")}
+        rows.append(row)
+    res["gpu_stages"] = rows
+
+
+def cpu_inputs(prog, cap, tmp, res):
+    """The CPU engine (payload inspection off: one untaken branch a packet)
+    with records copied into batches and read in place from the mapping."""
+    got = {}
+    for st in ("copy", "gather"):
+        a = bench(prog, cap, "cpu", ["--threads", "1", "--stage", st] + ANALYSIS_ARGS,
+                  os.path.join(tmp, "c%s.json" % st))
+        got[st] = a["cpu"]["packets_per_s"] / 1e6
+    res["cpu_engine"] = {"copied_mpps": got["copy"], "in_place_mpps": got["gather"]}
 
 
 def main():
@@ -189,7 +228,8 @@ def main():
             print("no GPU: SKIP")
             return 77
         app(capp, cap, tmp, res)
-        cpu_unslowed(prog, cap, tmp, res)
+        stages(prog, cap, tmp, res)
+        cpu_inputs(prog, cap, tmp, res)
         if payload(prog, hs_ref, mb, tmp, res) == 77:
             return 77
     except (RuntimeError, subprocess.TimeoutExpired, KeyError, ValueError) as e:
