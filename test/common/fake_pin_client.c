@@ -35,18 +35,28 @@ static unsigned int nb_pins, revoked_reads;
 static struct { int fd; uint64_t va, len; } exports[FAKE_EXPORTS];
 static int module_fd = -1;
 
-/* the allocation and context of device memory at va; -EINVAL if none */
+/*
+ * the allocation and context of device memory at va; -EINVAL if none. The
+ * range is asked in the memory's own context (the real driver answers
+ * cuMemGetAddressRange() only in a current context, which the thread that
+ * pins may not have)
+ */
 static int
 mem_of(uint64_t va, uint64_t *base, uint64_t *size, uint64_t *ctx)
 {
 	CUdeviceptr b = 0;
-	CUcontext c = NULL;
+	CUcontext c = NULL, prev = NULL;
 	size_t n = 0;
+	int ok;
 
 	if (gpudp_cu == NULL ||
-	    gpudp_cu->cuMemGetAddressRange(&b, &n, (CUdeviceptr)va) != CUDA_SUCCESS ||
 	    gpudp_cu->cuPointerGetAttribute(&c, CU_POINTER_ATTRIBUTE_CONTEXT,
-					    (CUdeviceptr)va) != CUDA_SUCCESS)
+					    (CUdeviceptr)va) != CUDA_SUCCESS || c == NULL ||
+	    gpudp_cu->cuCtxPushCurrent(c) != CUDA_SUCCESS)
+		return -EINVAL;
+	ok = gpudp_cu->cuMemGetAddressRange(&b, &n, (CUdeviceptr)va) == CUDA_SUCCESS;
+	gpudp_cu->cuCtxPopCurrent(&prev);
+	if (!ok)
 		return -EINVAL;
 	*base = b;
 	*size = n;

@@ -136,7 +136,7 @@ run_file(const char *tag, const char *name, size_t *len)
 	return slurp(p, len);
 }
 
-/* The report without the lines that depend on engine, memory type or time. */
+/* The report without the members that depend on engine, memory type or time. */
 static char *
 report_view(const char *json)
 {
@@ -146,16 +146,21 @@ report_view(const char *json)
 	char *out = malloc(strlen(json) + 1), *o = out;
 	const char *l = json;
 	unsigned int k;
+	int keep = 1;
 
 	if (out == NULL)
 		return NULL;
 	while (*l != '\0') {
 		const char *e = strchr(l, '\n');
 		size_t n = e != NULL ? (size_t)(e - l) + 1 : strlen(l);
-		int keep = 1;
 
-		for (k = 0; k < sizeof(drop) / sizeof(drop[0]); k++)
-			keep &= strncmp(l, drop[k], strlen(drop[k])) != 0;
+		/* a top-level member starts a line with two spaces and its key;
+		 * the lines of a dropped member's arrays go with it */
+		if (strncmp(l, "  \"", 3) == 0 || l[0] == '}') {
+			keep = 1;
+			for (k = 0; k < sizeof(drop) / sizeof(drop[0]); k++)
+				keep &= strncmp(l, drop[k], strlen(drop[k])) != 0;
+		}
 		if (keep) {
 			memcpy(o, l, n);
 			o += n;
