@@ -564,6 +564,9 @@ main(int argc, char **argv)
 	char err[256];
 	int rc, want_cpu, want_gpu;
 
+	/* kernels loaded with their modules, as in the apps (gpudp_app_eal_init()) */
+	setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+
 	rc = parse_args(&bc, argc, argv);
 	if (rc >= 0)
 		return rc;
