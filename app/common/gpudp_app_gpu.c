@@ -214,3 +214,19 @@ out:
 	free(pick);
 	return rc;
 }
+
+int
+gpudp_app_gpu_map_check(const char *v, unsigned int max_gpus, char *err, size_t errlen)
+{
+	const unsigned int n_ports = UINT16_MAX + 1u;
+	int *map = malloc(n_ports * sizeof(*map));
+	int rc;
+
+	if (map == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	rc = gpudp_mem_gpu_map_parse(v, n_ports, max_gpus, map, err, errlen);
+	free(map);
+	return rc == 0 ? 0 : -1;
+}

@@ -110,4 +110,13 @@ int gpudp_app_gpu_place_ports(const struct gpudp_app_gpu_placing *placing,
 			      const struct gpudp_app_gpu_info *a, unsigned int n_gpus,
 			      struct gpudp_app_port_gpu *out);
 
+/**
+ * --gpu-map's syntax, checked before EAL (the ports and GPUs that exist are
+ * checked after it, by gpudp_app_gpu_place_ports()): port ids within
+ * uint16_t, GPUs below @p max_gpus.
+ * @param err  why not, on failure
+ * @return 0, or -1 (@p err says why)
+ */
+int gpudp_app_gpu_map_check(const char *v, unsigned int max_gpus, char *err, size_t errlen);
+
 #endif /* GPUDP_APP_GPU_H */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gpudp_mem.h>
+#include <gpudp_app_gpu.h>
 #include <gpudp_opt.h>
 
 #include "options.h"
@@ -252,22 +252,15 @@ word_option(struct cap_conf *c, int o, const char *v)
 	}
 }
 
-/* --gpu-map's syntax, before EAL: port ids within uint16_t, GPUs below
- * CAP_MAX_GPUS; the ports and GPUs that exist are checked after EAL */
+/* --gpu-map's syntax, before EAL (gpudp_app_gpu_map_check()) */
 static int
 gpu_map_arg(struct cap_conf *c, const char *v)
 {
-	const unsigned int n_ports = UINT16_MAX + 1u;
-	int *map = malloc(n_ports * sizeof(*map));
 	char err[256];
-	int rc;
 
-	if (map == NULL)
-		return bad("gpu-map", v, "out of memory");
-	rc = gpudp_mem_gpu_map_parse(v, n_ports, CAP_MAX_GPUS, map, err, sizeof(err));
-	free(map);
 	c->gpu_map = v;
-	return rc == 0 ? 0 : bad("gpu-map", v, err);
+	return gpudp_app_gpu_map_check(v, CAP_MAX_GPUS, err, sizeof(err)) == 0 ? 0 :
+		bad("gpu-map", v, err);
 }
 
 /* An option of ports and mbufs (cap_conf.pmd_opt): remember the first given. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gpudp_app_gpu.h>
 #include <gpudp_app_work.h>
 #include <gpudp_opt.h>
 
@@ -166,21 +167,14 @@ ports_arg(struct fwd_conf *c, const char *v)
 	return rc;
 }
 
-/* --gpu-map's syntax, before EAL: port ids within uint16_t, GPUs within
- * FWD_MAX_GPUS; the ports and GPUs that exist are checked after EAL */
+/* --gpu-map's syntax, before EAL (gpudp_app_gpu_map_check()) */
 static int
 gpu_map_arg(const char *v)
 {
-	const unsigned int n_ports = UINT16_MAX + 1u;
-	int *map = malloc(n_ports * sizeof(*map));
 	char err[256];
-	int rc;
 
-	if (map == NULL)
-		return bad("gpu-map", v, "out of memory");
-	rc = gpudp_mem_gpu_map_parse(v, n_ports, FWD_MAX_GPUS, map, err, sizeof(err));
-	free(map);
-	return rc == 0 ? 0 : bad("gpu-map", v, err);
+	return gpudp_app_gpu_map_check(v, FWD_MAX_GPUS, err, sizeof(err)) == 0 ? 0 :
+		bad("gpu-map", v, err);
 }
 
 enum gpudp_mem_type

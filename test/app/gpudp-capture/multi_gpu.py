@@ -27,6 +27,8 @@ import struct
 import subprocess
 import sys
 
+from app_cases import report_view as view
+
 EAL = ["-l", "0", "--no-huge", "-m", "512", "--no-pci", "--no-shconf",
        "--log-level=lib.*:error"]
 PLACED = re.compile(r"port \d+ \(\S+\) on GPU \d+ \(")
@@ -48,16 +50,6 @@ def run(app, opts, env=None, timeout=120):
     e.update(env or {})
     return subprocess.run([app] + EAL + ["--"] + opts, capture_output=True, text=True,
                           timeout=timeout, env=e)
-
-
-def view(path):
-    """The report without what depends on the engine, memory and time."""
-    rep = json.load(open(path))
-    for k in ("engine", "mem", "elapsed_s", "packets_per_s"):
-        rep.pop(k, None)
-    if rep.get("filter"):
-        rep["filter"].pop("file", None)
-    return rep
 
 
 def pcapng_packets(path):
