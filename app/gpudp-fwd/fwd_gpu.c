@@ -50,13 +50,6 @@ gpu_use(const struct gpudp_app_gpu_info *a)
 	return fwd_run.nb_gpus++;
 }
 
-/* port i's level and PCIe path to GPU @p a (a pair placed by hand) */
-static void
-place_pair(unsigned int i, const struct gpudp_app_gpu_info *a, struct gpudp_gpu_place *o)
-{
-	gpudp_app_gpu_place_pair(cf->ports[i], a->pci, o);
-}
-
 /* --gpu N (or one GPU, no --gpu): every port on it. @return 0 or an exit code */
 static int
 choose_one(void)
@@ -91,7 +84,7 @@ choose_one(void)
 		fwd_run.port_gpu[i].gpu = g;
 		fwd_run.port_gpu[i].how = cf->gpu_sel == FWD_GPU_ONE ? how :
 			"default (one GPU)";
-		place_pair(i, &a, &fwd_run.port_gpu[i].place);
+		gpudp_app_gpu_place_pair(cf->ports[i], a.pci, &fwd_run.port_gpu[i].place);
 	}
 	return 0;
 #endif
