@@ -87,7 +87,10 @@ app_report(struct cap_app *app, double elapsed, int final)
 		.mem = cap_mem_name(app->mem),
 		.mem_note = app->mem_note[0] ? app->mem_note : NULL,
 		.pin = app->mem == CAP_MEM_DEVICE ? gpudp_pin_backend_name(app->pinfo.pin) : NULL,
-		.pool_mbufs = app->conf.mbufs, .pool_data_room = app->conf.data_room,
+		/* the direct reader's records are never in mbufs */
+		.pool_mbufs = app->conf.reader == CAP_CONF_READER_DIRECT ? 0 : app->conf.mbufs,
+		.pool_data_room = app->conf.reader == CAP_CONF_READER_DIRECT ? 0 :
+			app->conf.data_room,
 		.pool_gpu_bytes = app->pinfo.gpu_bytes, .pool_host_bytes = app->pinfo.host_bytes,
 		.pins_created = -1, .pins_running = -1, .cpu_mapped = app->cpu_mapped,
 	};

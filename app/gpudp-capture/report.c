@@ -114,7 +114,10 @@ table_head(FILE *f, const struct cap_report *r, const struct gpudp_an_counters *
 		"%.3f ms, %" PRIu64 " bytes copied)\n",
 		strcmp(r->engine, "gpu") == 0 && c->pkts ? 100.0 * r->eng->pkts / c->pkts : 0.0,
 		r->eng->batches, r->eng->busy_ms, r->eng->kernel_ms, r->eng->copy_bytes);
-	if (r->mem != NULL)
+	if (r->mem != NULL && r->pool_mbufs == 0)
+		fprintf(f, "memory     %s (copied into batches), no mbufs (records read from the "
+			"file)\n", r->mem);
+	else if (r->mem != NULL)
 		fprintf(f, "memory     %s%s%s%s, %u mbufs of %u B%s%s\n", r->mem,
 			strcmp(r->mem, "staged") == 0 ? " (copied into batches)" : " (analysed in place)",
 			r->pin ? ", pin backend " : "", r->pin ? r->pin : "", r->pool_mbufs,
