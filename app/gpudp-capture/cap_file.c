@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The direct reader: capture files analysed by several host threads (cap_file.h). */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -66,10 +65,11 @@ struct fthread {
 	char err[256];
 };
 
-/* In place: the file mapped once for every thread, registered with the GPU. */
+/* In place: the file mapped once for every thread (a reader of its own,
+ * CAPFILE_MMAP), registered with the GPU. */
 struct fshared {
-	const uint8_t *base;
-	size_t size;
+	struct capfile *cf;           /* NULL: not mapped */
+	const uint8_t *base;          /* capfile_map(cf) */
 	int registered;               /* with ft[0]'s engine */
 };
 
@@ -449,12 +449,17 @@ ft_start(const struct cap_file_conf *c, pthread_t *tid, struct fthread *f)
 	return rc;
 }
 
-static void ft_free_engines(struct fthread *ft, uint32_t n);
-
 static void
 ft_free(struct fthread *ft, uint32_t n)
 {
-	ft_free_engines(ft, n);
+	uint32_t t, s;
+
+	for (t = 0; t < n; t++) {
+		cap_engine_destroy(&ft[t].e);
+		gpudp_analysis_free(ft[t].a);
+		for (s = 0; s < FT_SLOTS; s++)
+			free(ft[t].slot_idx[s]);
+	}
 	free(ft);
 }
 
@@ -578,56 +583,13 @@ ranges_joined(const struct frange *g, uint32_t n)
 	return 1;
 }
 
-/* In place: map the file once for every thread. @return 0 or a negative errno */
-static int
-shared_map(const char *path, struct fshared *m, char *err, size_t errlen)
-{
-	struct stat sb;
-	void *p = MAP_FAILED;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
-
-	if (fd < 0 || fstat(fd, &sb) != 0 || sb.st_size <= 0 ||
-	    (uint64_t)sb.st_size > SIZE_MAX)
-		rc = fd < 0 || errno != 0 ? -errno : -EINVAL;
-	else
-		p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (rc == 0 && p == MAP_FAILED)
-		rc = -errno;
-	if (fd >= 0)
-		close(fd);
-	if (rc != 0) {
-		snprintf(err, errlen, "%s: cannot map: %s", path, strerror(-rc));
-		return rc;
-	}
-	m->base = p;
-	m->size = (size_t)sb.st_size;
-	return 0;
-}
-
 static void
 shared_unmap(struct fshared *m, struct fthread *ft0)
 {
 	if (m->registered)
 		cap_engine_host_unregister(&ft0->e, m->base);
-	if (m->base != NULL)
-		munmap((void *)(uintptr_t)m->base, m->size);
+	capfile_close(m->cf);
 	memset(m, 0, sizeof(*m));
-}
-
-static void
-ft_free_engines(struct fthread *ft, uint32_t n)
-{
-	uint32_t t, s;
-
-	for (t = 0; t < n; t++) {
-		cap_engine_destroy(&ft[t].e);
-		gpudp_analysis_free(ft[t].a);
-		ft[t].a = NULL;
-		for (s = 0; s < FT_SLOTS; s++) {
-			free(ft[t].slot_idx[s]);
-			ft[t].slot_idx[s] = NULL;
-		}
-	}
 }
 
 /*
@@ -653,9 +615,10 @@ ft_prepare(struct fthread *ft, const struct cap_file_conf *c, const struct flayo
 	rc = ft_create(ft, c, stage, err, errlen);
 	if (rc != 0 || stage == CAP_FILE_STAGE_COPY)
 		return rc;
-	rc = shared_map(c->path, m, err, errlen);
+	rc = capfile_open(c->path, CAPFILE_MMAP, &m->cf, err, errlen);
 	if (rc == 0) {
-		rc = cap_engine_host_register(&ft[0].e, m->base, m->size);
+		m->base = capfile_map(m->cf);
+		rc = cap_engine_host_register(&ft[0].e, m->base, l->size);
 		m->registered = rc == 0;
 		if (rc != 0)
 			snprintf(err, errlen, "cannot register %s with the GPU for reading in "
