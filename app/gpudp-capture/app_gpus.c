@@ -150,12 +150,6 @@ app_create_gpu_engines(struct cap_app *app)
 	return 0;
 }
 
-struct cap_engine *
-app_port_engine(struct cap_app *app, const struct cap_port *p)
-{
-	return app->n_gpus > 1 ? app->gpus[p->gpu].eng : &app->eng;
-}
-
 unsigned int
 app_n_engines(const struct cap_app *app)
 {
@@ -166,6 +160,12 @@ struct cap_engine *
 app_engine(struct cap_app *app, unsigned int i)
 {
 	return app->n_gpus > 1 ? app->gpus[i].eng : &app->eng;
+}
+
+struct cap_engine *
+app_port_engine(struct cap_app *app, const struct cap_port *p)
+{
+	return app_engine(app, p->gpu);
 }
 
 int

@@ -125,9 +125,10 @@ uint64_t capfile_skip(struct capfile *cf, uint64_t n);
  * Mapped pcap files: the first offset in [@p from, @p to) where a record
  * header plausibly starts: it and the records after it (up to 8, or to the
  * end of the file) have lengths capfile_next() accepts, sub-second
- * timestamp parts below one second and seconds within a day of the first. A guess, for splitting a file by byte
- * ranges: whoever uses it must check that the ranges join (the record walk
- * of one range ends where the next range's guess starts).
+ * timestamp parts below one second and seconds within a day of the first.
+ * A guess, for splitting a file by byte ranges: whoever uses it must check
+ * that the ranges join (the record walk of one range ends where the next
+ * range's guess starts).
  * @return 0 and @p off set, or -ENOENT (none in the range), -ENOTSUP
  *   (pcapng, or a file not mapped)
  */

@@ -110,7 +110,8 @@ int cap_conf_parse(struct cap_conf *c, int argc, char **argv);
  * Whether an option given needs the PMD path (net_pcap ports, mbufs), so
  * that --pcap files cannot go through the direct reader: --mem pinned or
  * device, --pin other than auto, --verify, --ports, --gpu auto, --gpu-map,
- * or one of the port and mbuf options (--burst, --mbufs, --data-room, --rxd, --idle-ms, --duration).
+ * or one of the port and mbuf options (--burst, --mbufs, --data-room,
+ * --rxd, --idle-ms, --duration).
  * @param why     the option and why it needs ports, e.g. "--verify analyses
  *                the batches of ports twice" (may be NULL)
  * @param why_len size of @p why (CAP_READER_WHY_LEN is enough)

@@ -193,8 +193,8 @@ check_place(unsigned int i)
 	}
 	printf("%-5s %-6s port %u (%s) -> GPU %d (%s) by %s, level %s: %s%s\n",
 	       gpudp_check_level_name(lvl), "place", cf->ports[i],
-	       gpudp_app_port_dev_name(cf->ports[i]), g->ordinal, g->pci, pg->how, gpudp_gpu_place_level_name(pg->place.level),
-	       pg->place.reason, what);
+	       gpudp_app_port_dev_name(cf->ports[i]), g->ordinal, g->pci, pg->how,
+	       gpudp_gpu_place_level_name(pg->place.level), pg->place.reason, what);
 }
 
 int
