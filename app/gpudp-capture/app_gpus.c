@@ -162,12 +162,6 @@ app_engine(struct cap_app *app, unsigned int i)
 	return app->n_gpus > 1 ? app->gpus[i].eng : &app->eng;
 }
 
-struct cap_engine *
-app_port_engine(struct cap_app *app, const struct cap_port *p)
-{
-	return app_engine(app, p->gpu);
-}
-
 int
 app_collect_engines(struct cap_app *app)
 {

@@ -161,8 +161,6 @@ int app_place_ports(struct cap_app *app);
 /** After the first GPU's engine (app->eng) is made: one engine on each other
  *  GPU used, with its configuration. @return 0 or -1 (logged) */
 int app_create_gpu_engines(struct cap_app *app);
-/** Port @p p's engine. */
-struct cap_engine *app_port_engine(struct cap_app *app, const struct cap_port *p);
 /** How many engines the ports use (1, or the GPUs of the placement). */
 unsigned int app_n_engines(const struct cap_app *app);
 /** Engine @p i (0: app->eng). */
