@@ -23,18 +23,46 @@
  * with the HOST flush option, so wmb takes the cuFlushGPUDirectRDMAWrites
  * path that the H100/H200 (ordering OWNER) never take.
  *
+ * GPU engines (environment, read once):
+ * - GPUDP_FAKE_CUDA_ENGINE=1 (any value but "complete"): modules, streams,
+ *   events, pinned host memory and async copies, enough for gpudp-capture's
+ *   GPU engine to start; every cuLaunchKernel fails
+ *   (CUDA_ERROR_LAUNCH_FAILED), for the engine failure tests.
+ * - GPUDP_FAKE_CUDA_ENGINE=complete: a FAKE GPU that completes every burst
+ *   without analysing it, to time the host side of the GPU engines on a
+ *   machine without a GPU (the analysis results are empty: no flow, no
+ *   counter; every packet "passes"). The device is named "Fake GPU (gpudp
+ *   test, complete: no kernel work)". Launches succeed and touch no packet,
+ *   except: gpudp_work_burst (one kernel parameter, struct gpudp_ho_kargs)
+ *   stores in the mapped ctl of kargs.slot t_kstart, n_pass = n (kargs.n,
+ *   or ctl's n when kargs.n is 0) and t_kend, then, when kargs.signal is
+ *   set, done = ctl's seq (release); gpudp_fwd_signal stores t_kend and
+ *   done the same way (staged mode with CPU copies); gpudp_fwd_clock
+ *   answers the clock calibration's rounds from a thread of its own
+ *   (CLOCK_MONOTONIC, the CPU's clock: the offset comes out near 0), joined
+ *   by a synchronize of its stream. gpudp_fwd_gather copies nothing, and
+ *   gpudp_work_persistent does nothing (persistent mode never completes a
+ *   burst); graphs are not supported (cuGraph*: CUDA_ERROR_NOT_SUPPORTED).
+ *   cuModuleGetFunction gives one handle per kernel name, streams are
+ *   distinct handles, and pinned memory (cuMemAllocHost) is resident once
+ *   allocated (its pages written) and has a device pointer
+ *   (cuMemHostGetDevicePointer), its own address.
+ *
  * Not a model of CUDA's semantics beyond that: a unit of test code only.
  * Any other entry point resolves to a stub returning
  * CUDA_ERROR_NOT_SUPPORTED.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cuda.h>
 
+#include "gpudp_handoff_dev.h"
 #include "gpudp_work.h"
 
 #undef cuGetProcAddress
@@ -74,6 +102,7 @@ struct fdev {
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct falloc *allocs;
 static struct freg *regs;
+static struct freg *hosts;   /* complete: cuMemAllocHost's blocks */
 static struct fctx primary[FAKE_DEVS_MAX];
 static struct fdev devs[FAKE_DEVS_MAX];
 static int n_devs;
@@ -179,6 +208,18 @@ reg_of(uintptr_t p)
 	return NULL;
 }
 
+/* caller holds mu; complete: a block of cuMemAllocHost's */
+static struct freg *
+host_of(uintptr_t p)
+{
+	struct freg *r;
+
+	for (r = hosts; r != NULL; r = r->next)
+		if (p >= r->p && p < r->p + r->n)
+			return r;
+	return NULL;
+}
+
 static CUresult f_stub(void) { return CUDA_ERROR_NOT_SUPPORTED; }
 static CUresult f_cuInit(unsigned int f) { (void)f; return CUDA_SUCCESS; }
 static CUresult f_cuDriverGetVersion(int *v) { *v = 13000; return CUDA_SUCCESS; }
@@ -215,11 +256,31 @@ cur_dev(void)
 	return cur() != NULL ? ((struct fctx *)(void *)cur())->dev : -1;
 }
 
+/* GPUDP_FAKE_CUDA_ENGINE=complete (read once) */
+static int complete_mode;
+static pthread_once_t complete_once = PTHREAD_ONCE_INIT;
+
+static void
+complete_read(void)
+{
+	const char *e = getenv("GPUDP_FAKE_CUDA_ENGINE");
+
+	complete_mode = e != NULL && strcmp(e, "complete") == 0;
+}
+
+static int
+complete(void)
+{
+	pthread_once(&complete_once, complete_read);
+	return complete_mode;
+}
+
 static CUresult
 f_cuDeviceGetName(char *name, int len, CUdevice d)
 {
 	(void)d;
-	snprintf(name, (size_t)len, "Fake GPU (gpudp test)");
+	snprintf(name, (size_t)len, complete() ?
+		 "Fake GPU (gpudp test, complete: no kernel work)" : "Fake GPU (gpudp test)");
 	return CUDA_SUCCESS;
 }
 
@@ -501,7 +562,8 @@ f_cuMemHostGetDevicePointer(CUdeviceptr *d, void *p, unsigned int flags)
 
 	(void)flags;
 	pthread_mutex_lock(&mu);
-	res = reg_of((uintptr_t)p) != NULL ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	res = reg_of((uintptr_t)p) != NULL || host_of((uintptr_t)p) != NULL ? CUDA_SUCCESS :
+		CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_unlock(&mu);
 	*d = (CUdeviceptr)(uintptr_t)p;
 	return res;
@@ -636,6 +698,8 @@ f_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget t,
  * copies for gpudp-capture's GPU engine to start on host memory, with
  * unified addressing; no kernel ever runs: cuLaunchKernel fails
  * (CUDA_ERROR_LAUNCH_FAILED), to test what an engine failure leaves behind.
+ * GPUDP_FAKE_CUDA_ENGINE=complete (the header comment): the same, but
+ * launches succeed and complete their bursts at once, without any work.
  */
 static int dummy_obj;
 
@@ -647,12 +711,44 @@ f_cuModuleLoadData(CUmodule *m, const void *image)
 	return CUDA_SUCCESS;
 }
 
+/* complete: one handle per kernel name (whatever the module) */
+enum fkind { FK_OTHER, FK_BURST, FK_SIGNAL, FK_CLOCK };
+
+struct ffunc {
+	char name[64];
+	enum fkind kind;
+};
+
+#define FAKE_FUNCS_MAX 32
+static struct ffunc funcs[FAKE_FUNCS_MAX];
+static unsigned int n_funcs;
+
 static CUresult
 f_cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
 {
+	unsigned int i;
+
 	(void)m;
-	(void)name;
-	*f = (CUfunction)(void *)&dummy_obj;
+	if (!complete()) {
+		*f = (CUfunction)(void *)&dummy_obj;
+		return CUDA_SUCCESS;
+	}
+	if (strlen(name) >= sizeof(funcs[0].name))
+		return CUDA_ERROR_NOT_FOUND;
+	pthread_mutex_lock(&mu);
+	for (i = 0; i < n_funcs && strcmp(funcs[i].name, name) != 0; i++)
+		;
+	if (i == n_funcs && n_funcs < FAKE_FUNCS_MAX) {
+		snprintf(funcs[i].name, sizeof(funcs[i].name), "%s", name);
+		funcs[i].kind = strcmp(name, "gpudp_work_burst") == 0 ? FK_BURST :
+				strcmp(name, "gpudp_fwd_signal") == 0 ? FK_SIGNAL :
+				strcmp(name, "gpudp_fwd_clock") == 0 ? FK_CLOCK : FK_OTHER;
+		n_funcs++;
+	}
+	pthread_mutex_unlock(&mu);
+	if (i == FAKE_FUNCS_MAX)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*f = (CUfunction)(void *)&funcs[i];
 	return CUDA_SUCCESS;
 }
 
@@ -687,19 +783,68 @@ f_cuModuleGetGlobal(CUdeviceptr *d, size_t *bytes, CUmodule m, const char *name)
 	return CUDA_SUCCESS;
 }
 
-/* no kernel ever runs: every stream is idle */
+/* no kernel ever runs (complete: each one ran at its launch): every stream is idle */
 static CUresult f_cuStreamQuery(CUstream st) { (void)st; return CUDA_SUCCESS; }
+
+/* complete: a stream, and the clock thread launched on it (at most one:
+ * a stream runs its kernels one after the other) */
+struct fstream {
+	pthread_t clk;
+	int clk_live;
+};
 
 static CUresult
 f_cuStreamCreate(CUstream *st, unsigned int flags)
 {
+	struct fstream *s;
+
 	(void)flags;
-	*st = (CUstream)(void *)&dummy_obj;
+	if (!complete()) {
+		*st = (CUstream)(void *)&dummy_obj;
+		return CUDA_SUCCESS;
+	}
+	s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*st = (CUstream)(void *)s;
 	return CUDA_SUCCESS;
 }
 
-static CUresult f_cuStreamDestroy(CUstream st) { (void)st; return CUDA_SUCCESS; }
-static CUresult f_cuStreamSynchronize(CUstream st) { (void)st; return CUDA_SUCCESS; }
+/* complete: the stream's own (not the default stream, not dummy_obj) */
+static struct fstream *
+fstream_of(CUstream st)
+{
+	return complete() && st != NULL && (void *)st != (void *)&dummy_obj ?
+		(struct fstream *)(void *)st : NULL;
+}
+
+/* the stream's clock kernel finished (it answers its rounds, or gives up
+ * one second after the CPU stopped asking) */
+static void
+fstream_drain(struct fstream *s)
+{
+	if (s != NULL && s->clk_live) {
+		pthread_join(s->clk, NULL);
+		s->clk_live = 0;
+	}
+}
+
+static CUresult
+f_cuStreamDestroy(CUstream st)
+{
+	struct fstream *s = fstream_of(st);
+
+	fstream_drain(s);
+	free(s);
+	return CUDA_SUCCESS;
+}
+
+static CUresult
+f_cuStreamSynchronize(CUstream st)
+{
+	fstream_drain(fstream_of(st));
+	return CUDA_SUCCESS;
+}
 
 static CUresult
 f_cuStreamWaitEvent(CUstream st, CUevent ev, unsigned int flags)
@@ -734,11 +879,49 @@ f_cuEventElapsedTime(float *ms, CUevent a, CUevent b)
 static CUresult
 f_cuMemAllocHost(void **p, size_t n)
 {
+	struct freg *r;
+
 	*p = calloc(1, n);
-	return *p != NULL ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+	if (*p == NULL)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	if (!complete())
+		return CUDA_SUCCESS;
+	/* complete: resident from the start, as page-locked memory is (calloc's
+	 * fresh pages would fault at their first write, in the timed loop) */
+	memset(*p, 0, n);
+	/* and mapped, for cuMemHostGetDevicePointer */
+	r = calloc(1, sizeof(*r));
+	if (r == NULL) {
+		free(*p);
+		*p = NULL;
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	r->p = (uintptr_t)*p;
+	r->n = n;
+	pthread_mutex_lock(&mu);
+	r->next = hosts;
+	hosts = r;
+	pthread_mutex_unlock(&mu);
+	return CUDA_SUCCESS;
 }
 
-static CUresult f_cuMemFreeHost(void *p) { free(p); return CUDA_SUCCESS; }
+static CUresult
+f_cuMemFreeHost(void *p)
+{
+	struct freg **pp, *r = NULL;
+
+	pthread_mutex_lock(&mu);
+	for (pp = &hosts; *pp != NULL; pp = &(*pp)->next)
+		if ((*pp)->p == (uintptr_t)p) {
+			r = *pp;
+			*pp = r->next;
+			break;
+		}
+	pthread_mutex_unlock(&mu);
+	free(r);
+	free(p);
+	return CUDA_SUCCESS;
+}
 
 static CUresult
 f_cuMemcpyHtoDAsync(CUdeviceptr d, const void *s, size_t n, CUstream st)
@@ -754,14 +937,123 @@ f_cuMemcpyDtoHAsync(void *d, CUdeviceptr s, size_t n, CUstream st)
 	return f_cuMemcpyDtoH(d, s, n);
 }
 
+/* the kernels' clock in complete mode (%globaltimer): the CPU's */
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* complete: gpudp_fwd_clock(base, rounds) (lib/handoff/fwd.cu): round i
+ * waits for the flag (word 4 of base) to be i, stores the time (byte 32)
+ * and then ack (word 6) = i; gives up one second without a flag */
+struct fclock {
+	uint32_t *flag, *ack;
+	uint64_t *tm;
+	uint32_t rounds;
+};
+
+static void *
+clock_main(void *arg)
+{
+	struct fclock c = *(struct fclock *)arg;
+	uint64_t t = mono_ns();
+	uint32_t i;
+
+	free(arg);
+	for (i = 1; i <= c.rounds; i++) {
+		while (__atomic_load_n(c.flag, __ATOMIC_ACQUIRE) != i) {
+			if (mono_ns() - t > 1000000000ull)
+				return NULL;
+			sched_yield();
+		}
+		__atomic_store_n(c.tm, mono_ns(), __ATOMIC_RELAXED);
+		__atomic_store_n(c.ack, i, __ATOMIC_RELEASE);
+		t = mono_ns();
+	}
+	return NULL;
+}
+
+static CUresult
+launch_clock(CUstream st, void **params)
+{
+	struct fstream *s = fstream_of(st);
+	struct fclock *c = malloc(sizeof(*c));
+	uint64_t base;
+	pthread_t tid;
+
+	if (c == NULL)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	memcpy(&base, params[0], sizeof(base));
+	memcpy(&c->rounds, params[1], sizeof(c->rounds));
+	c->flag = (uint32_t *)(uintptr_t)base + 4;
+	c->ack = (uint32_t *)(uintptr_t)base + 6;
+	c->tm = (uint64_t *)(uintptr_t)base + 4;
+	fstream_drain(s);  /* after the stream's previous clock kernel */
+	if (pthread_create(&tid, NULL, clock_main, c) != 0) {
+		free(c);
+		return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+	}
+	if (s != NULL) {
+		s->clk = tid;
+		s->clk_live = 1;
+	} else {
+		pthread_detach(tid);
+	}
+	return CUDA_SUCCESS;
+}
+
+/* complete: the burst's work did nothing and every packet passed */
+static void
+launch_done(const struct gpudp_ho_kargs *a, int burst)
+{
+	struct gpudp_ho_ctl *c = (struct gpudp_ho_ctl *)(uintptr_t)a->ctl + a->slot;
+
+	if (burst) {
+		uint32_t n = a->n != 0 ? a->n : __atomic_load_n(&c->n, __ATOMIC_RELAXED);
+
+		c->t_kstart = mono_ns();
+		c->n_pass = n;
+		if (!a->signal)
+			return;  /* staged with CPU copies: gpudp_fwd_signal stores done */
+	}
+	c->t_kend = mono_ns();
+	__atomic_store_n(&c->done, __atomic_load_n(&c->seq, __ATOMIC_RELAXED),
+			 __ATOMIC_RELEASE);
+}
+
 static CUresult
 f_cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
 		 unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
 		 CUstream st, void **params, void **extra)
 {
-	(void)f; (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz;
-	(void)shmem; (void)st; (void)params; (void)extra;
-	return CUDA_ERROR_LAUNCH_FAILED;
+	const struct ffunc *k = (const struct ffunc *)(void *)f;
+	struct gpudp_ho_kargs a;
+
+	(void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz;
+	(void)shmem; (void)extra;
+	if (!complete())
+		return CUDA_ERROR_LAUNCH_FAILED;
+	if ((uintptr_t)k < (uintptr_t)funcs || (uintptr_t)k >= (uintptr_t)(funcs + FAKE_FUNCS_MAX))
+		return CUDA_ERROR_INVALID_HANDLE;  /* not cuModuleGetFunction's */
+	switch (k->kind) {
+	case FK_BURST:
+	case FK_SIGNAL:
+		if (params == NULL || params[0] == NULL)
+			return CUDA_ERROR_INVALID_VALUE;
+		memcpy(&a, params[0], sizeof(a));
+		launch_done(&a, k->kind == FK_BURST);
+		return CUDA_SUCCESS;
+	case FK_CLOCK:
+		if (params == NULL || params[0] == NULL || params[1] == NULL)
+			return CUDA_ERROR_INVALID_VALUE;
+		return launch_clock(st, params);
+	default:
+		return CUDA_SUCCESS;  /* gather, persistent, ...: no work */
+	}
 }
 
 static CUresult
