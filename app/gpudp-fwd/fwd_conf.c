@@ -114,8 +114,11 @@ fwd_conf_usage(FILE *f, const char *prog)
 "                        port) or drop (receive and drop, counted) (default: wait)\n"
 "  --threads N           GPU threads per block, multiple of 32, 32..1024 (default: 256)\n"
 "  --graph-batch N       graph mode: bursts per CUDA graph, divides --ring (default: 8)\n"
-"  --persistent-blocks N persistent mode: worker blocks, 1..--ring (default:\n"
-"                        512 / --burst, within 4..16 and at most --ring)\n"
+"  --persistent-blocks N|max persistent mode: worker blocks, 1..--ring, or max:\n"
+"                        as many as the GPU keeps resident, shared by its\n"
+"                        pipelines, at most --ring; every block must be\n"
+"                        resident (default: 512 / --burst, within 4..16\n"
+"                        and at most --ring)\n"
 "  --gpu-poll-ns NS      persistent mode: GPU sleep between polls of a burst not\n"
 "                        ready yet, 0 = spin, 0..%u (default: 0)\n"
 "Run and report:\n"
@@ -333,7 +336,11 @@ fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
 			U_ARG("graph-batch", v, 1, GPUDP_HO_RING_MAX, c->graph_batch);
 			break;
 		case OPT_PERSISTENT_BLOCKS:
-			U_ARG("persistent-blocks", v, 1, GPUDP_HO_RING_MAX, c->persistent_blocks);
+			if (strcmp(v, "max") == 0)
+				c->persistent_blocks = GPUDP_HO_BLOCKS_FILL;
+			else
+				U_ARG("persistent-blocks", v, 1, GPUDP_HO_RING_MAX,
+				      c->persistent_blocks);
 			break;
 		case OPT_GPU_POLL_NS:
 			U_ARG("gpu-poll-ns", v, 0, GPUDP_HO_POLL_NS_MAX, c->poll_ns);
@@ -417,7 +424,7 @@ fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
 			c->graph_batch, c->ring);
 		return -1;
 	}
-	if (c->persistent_blocks > c->ring) {
+	if (c->persistent_blocks > c->ring && c->persistent_blocks != GPUDP_HO_BLOCKS_FILL) {
 		fprintf(stderr, "gpudp-fwd: --persistent-blocks: %u is more than --ring %u\n",
 			c->persistent_blocks, c->ring);
 		return -1;

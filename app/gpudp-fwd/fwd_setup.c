@@ -230,6 +230,9 @@ pipe_handoff(struct fwd_pipe *p)
 	hc.threads = cf->threads;
 	hc.graph_batch = cf->graph_batch;
 	hc.persistent_blocks = cf->persistent_blocks;
+	/* --persistent-blocks max: the GPU's share of each of its pipelines */
+	hc.persistent_share = p->gpu != FWD_NO_GPU ?
+		fwd_run.gpus[p->gpu].nb_ports * cf->queues : 1;
 	hc.poll_ns = cf->poll_ns;
 	hc.stage_bytes = cf->data_room;
 	/* pinned mbufs: the GPU itself copies them in and out */

@@ -161,7 +161,7 @@ conf_fill(struct gpudp_handoff_conf *c)
 		       c->graph_batch, c->ring_size);
 		return -EINVAL;
 	}
-	if (c->persistent_blocks > c->ring_size) {
+	if (c->persistent_blocks > c->ring_size && c->persistent_blocks != GPUDP_HO_BLOCKS_FILL) {
 		HO_LOG(ERR, "persistent blocks %u > ring size %u",
 		       c->persistent_blocks, c->ring_size);
 		return -EINVAL;

@@ -91,6 +91,8 @@ enum gpudp_ho_mode {
 #define GPUDP_HO_STAGE_MAX (1u << 30)
 /** Largest ring. */
 #define GPUDP_HO_RING_MAX 65536
+/** gpudp_handoff_conf.persistent_blocks: as many as the GPU keeps resident */
+#define GPUDP_HO_BLOCKS_FILL UINT32_MAX
 /** Largest persistent-mode poll interval (ns). */
 #define GPUDP_HO_POLL_NS_MAX 100000
 
@@ -120,7 +122,15 @@ struct gpudp_handoff_conf {
 	uint32_t graph_batch;       /**< graph: bursts per graph, divides ring_size (8) */
 	uint32_t persistent_blocks; /**< persistent: resident worker blocks, <= ring_size
 				     *   (512 / burst_max within 4..16, at most ring_size);
-				     *   one more block dispatches */
+				     *   one more block dispatches. GPUDP_HO_BLOCKS_FILL:
+				     *   as many as the GPU keeps resident at once, shared
+				     *   by persistent_share handoffs, at most ring_size.
+				     *   The worker blocks and the dispatcher must all be
+				     *   resident together with the other persistent
+				     *   handoffs of the process on the same GPU, or
+				     *   gpudp_handoff_create() fails (ENOSPC) */
+	uint32_t persistent_share;  /**< persistent, GPUDP_HO_BLOCKS_FILL: persistent
+				     *   handoffs that will share the GPU (0: 1) */
 	uint32_t poll_ns;           /**< persistent: GPU sleep after a round of polls that
 				     *   found no burst ready, 0..100000 ns (0: spin) */
 	uint32_t stage_bytes;       /**< staged: most bytes per packet, 64..GPUDP_HO_STAGE_MAX
@@ -318,7 +328,10 @@ struct gpudp_handoff;
  *   work without a GPU image), ENOEXEC (the GPU refused the work's image:
  *   corrupt, no code for this GPU and no PTX, wrong ABI, no kernels; the
  *   log names the work's file), ENODEV (no GPU), ENOMEM, EIO (a CUDA call
- *   failed).
+ *   failed), ENOSPC (persistent: its blocks and dispatcher would not all be
+ *   resident beside the other persistent handoffs of the process on that
+ *   GPU), ENOTSUP also for GPUDP_HO_BLOCKS_FILL where the driver gives no
+ *   occupancy.
  */
 struct gpudp_handoff *gpudp_handoff_create(const struct gpudp_handoff_conf *conf);
 

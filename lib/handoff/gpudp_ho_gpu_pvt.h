@@ -43,6 +43,8 @@ struct ho_gpu {
 	void *wc;             /* persistent: addr, len, ready in write-combined memory */
 	uint64_t *ready;      /* persistent: the ready words (in wc) */
 	int persistent_running;
+	uint64_t resident;    /* persistent: the share of the GPU's SMs its blocks
+			       * hold (millionths of an SM), in the process's count */
 	/* graph */
 	CUgraph *graphs;
 	CUgraphExec *execs;

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,100 @@ persistent_wc(struct gpudp_handoff *h)
 	return 0;
 }
 
+/*
+ * Residency. A persistent kernel's blocks wait for bursts forever, so a
+ * block that does not fit beside the resident ones never starts, and a
+ * dispatcher that does not fit leaves its pipeline's bursts undone: the
+ * worker blocks and the dispatcher must all be resident at once, beside
+ * the other persistent kernels of the process on the same GPU. The
+ * process counts, per device, the share of the GPU's SMs each persistent
+ * handoff's blocks take (blocks / blocks-per-SM of its kernel at its
+ * block size, from the occupancy calculator), in millionths of an SM.
+ */
+#define RES_UNIT 1000000ull
+#define RES_DEVS 64
+
+static pthread_mutex_t res_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t res_used[RES_DEVS];
+
+static int
+persistent_resident(struct gpudp_handoff *h)
+{
+	struct gpudp_handoff_conf *c = &h->conf;
+	struct ho_gpu *g = GPU(h);
+	int per_sm = 0, sms = 0, fill = c->persistent_blocks == GPUDP_HO_BLOCKS_FILL;
+	uint64_t need, cap, used;
+
+	if (gpudp_cu->cuOccupancyMaxActiveBlocksPerMultiprocessor == NULL ||
+	    gpudp_cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, g->f_persistent,
+								  (int)c->threads, 0) != CUDA_SUCCESS ||
+	    gpudp_cu->cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+					   g->dev) != CUDA_SUCCESS ||
+	    per_sm <= 0 || sms <= 0 || g->dev < 0 || g->dev >= RES_DEVS) {
+		if (fill) {
+			HO_LOG(ERR, "%s: the driver does not tell how many blocks of %u threads "
+			       "stay resident: give the persistent blocks as a number",
+			       c->name, c->threads);
+			return -ENOTSUP;
+		}
+		HO_LOG(WARNING, "%s: residency of %u persistent blocks not checked (no "
+		       "occupancy from the driver)", c->name, c->persistent_blocks + 1);
+		return 0;
+	}
+	cap = (uint64_t)per_sm * (uint64_t)sms;
+	if (fill) {
+		uint32_t share = RTE_MAX(c->persistent_share, 1u);
+
+		/* one SM's blocks stay free for gpudp's short kernels beside the
+		 * resident ones (the clock measure) */
+		cap -= (uint64_t)per_sm;
+		if (cap / share < 2) {
+			HO_LOG(ERR, "%s: GPU %d keeps %" PRIu64 " blocks of %u threads resident "
+			       "beside one SM's: too few for %u persistent handoffs of two "
+			       "blocks at least",
+			       c->name, (int)g->dev, cap, c->threads, share);
+			return -ENOSPC;
+		}
+		c->persistent_blocks = (uint32_t)RTE_MIN(cap / share - 1, (uint64_t)c->ring_size);
+	}
+	/* the share of the SMs, rounded up: never more than fit */
+	need = ((uint64_t)c->persistent_blocks + 1) * RES_UNIT;
+	need = (need + (uint64_t)per_sm - 1) / (uint64_t)per_sm;
+	pthread_mutex_lock(&res_lock);
+	used = res_used[g->dev];
+	if (used + need <= (uint64_t)sms * RES_UNIT)
+		res_used[g->dev] = used + need;
+	pthread_mutex_unlock(&res_lock);
+	if (used + need > (uint64_t)sms * RES_UNIT) {
+		HO_LOG(ERR, "%s: %u persistent blocks of %u threads and their dispatcher cannot "
+		       "all be resident on GPU %d: it keeps %d such blocks per SM on %d SMs "
+		       "(%" PRIu64 "), and the other persistent handoffs of this process hold "
+		       "%.1f of its SMs; fewer blocks or threads, or fewer pipelines on the GPU",
+		       c->name, c->persistent_blocks, c->threads, (int)g->dev, per_sm, sms,
+		       (uint64_t)per_sm * (uint64_t)sms, (double)used / RES_UNIT);
+		return -ENOSPC;
+	}
+	g->resident = need;
+	HO_LOG(INFO, "%s: %u persistent blocks of %u threads and a dispatcher on GPU %d "
+	       "(%d per SM, %.1f of its %d SMs)", c->name, c->persistent_blocks, c->threads,
+	       (int)g->dev, per_sm, (double)need / RES_UNIT, sms);
+	return 0;
+}
+
+static void
+persistent_teardown(struct gpudp_handoff *h)
+{
+	struct ho_gpu *g = GPU(h);
+
+	if (g != NULL && g->resident != 0) {
+		pthread_mutex_lock(&res_lock);
+		res_used[g->dev] -= g->resident;
+		pthread_mutex_unlock(&res_lock);
+		g->resident = 0;
+	}
+	gpudp_ho_gpu_teardown(h);
+}
+
 static int
 persistent_setup(struct gpudp_handoff *h)
 {
@@ -61,6 +156,8 @@ persistent_setup(struct gpudp_handoff *h)
 	int ret, ord = 0;
 
 	ret = gpudp_ho_gpu_setup(h);
+	if (ret == 0)
+		ret = persistent_resident(h);
 	if (ret != 0)
 		return ret;
 	CU_DO(h, gpudp_cu->cuMemAlloc(&GPU(h)->pstate, len));
@@ -155,7 +252,7 @@ const struct gpudp_ho_ops gpudp_ho_ops_persistent = {
 	.setup = persistent_setup,
 	.start = persistent_start,
 	.stop = gpudp_ho_gpu_stop,
-	.teardown = gpudp_ho_gpu_teardown,
+	.teardown = persistent_teardown,
 	.check = gpudp_ho_gpu_check,
 	.submit = persistent_submit,
 	.ready_only = 1,

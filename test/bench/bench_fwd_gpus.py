@@ -3,24 +3,36 @@
 """Two pipelines on two GPUs against two pipelines on one GPU (doc/multi-gpu.md).
 
 usage: bench_fwd_gpus.py --fwd=PATH [--seconds=S] [--rounds=N] [--burst=B]
-                         [--modes=persistent,launch] [--mem=device] OUT.json
+                         [--cases=persistent_load,launch,persistent]
+                         [--load-rounds=R] [--mem=device] OUT.json
 
 gpudp-fwd on two net_null ports, one pipeline per port on one lcore each
-(a main lcore and two pipeline lcores), in each mode (default persistent
-and launch) on device pools (burst 256 unless --burst), S seconds a run
-(default 5): with --gpu-map 0:0,1:1 (one pipeline on each GPU) and
---gpu-map 0:0,1:0 (both on GPU 0), alternating, N rounds (default 3): the
-host's speed drifts, so each two-GPU run is compared with the one-GPU run
-right after it. From --json: the aggregate rx and tx Mpps, the rx -> kernel
-start latency (p50, p99, p999, max) and, per GPU ("gpus"), its ports and
-PCI address, rx and tx Mpps and timed bursts (gpudp-fwd reports latency
-percentiles for the whole run only).
+(a main lcore and two pipeline lcores), device pools, burst 256 unless
+--burst, S seconds a run (default 5): with --gpu-map 0:0,1:1 (one pipeline
+on each GPU) and --gpu-map 0:0,1:0 (both on GPU 0), alternating, N rounds
+(default 3): the host's speed drifts, so each two-GPU run is compared with
+the one-GPU run right after it. The cases:
 
-Writes {"runs": [...], "modes": {...}, "ratio_two_over_one": x,
-"target_met": bool}: a mode's ratio is the median over its pairs of
+  persistent_load  persistent mode, the GPU sets the rate: the load work
+                   (--load-rounds R hash rounds a packet, default 4000)
+                   with --persistent-blocks max (--ring 1024): a pipeline
+                   alone on its GPU has as many resident blocks as the GPU
+                   keeps (at most 1024), two on one GPU half each
+  launch           launch mode, the macswap work
+  persistent       persistent mode, the macswap work with the default
+                   blocks (4..16): the forwarding lcores set the rate, not
+                   the GPUs; reported, not a target
+
+From --json: the aggregate rx and tx Mpps, the rx -> kernel start latency
+(p50, p99, p999, max) and, per GPU ("gpus"), its ports and PCI address, rx
+and tx Mpps and timed bursts.
+
+Writes {"runs": [...], "cases": {...}, "ratio_two_over_one": x,
+"target_met": bool}: a case's ratio is the median over its pairs of
 two-GPU tx Mpps / one-GPU tx Mpps; ratio_two_over_one is the lowest of the
-modes' ratios; the target (the aggregate on two GPUs at least the one-GPU
-figure) is met when it is >= 1. Absolute figures only from the GPU machine.
+target cases' (persistent_load and launch); the target (the aggregate on
+two GPUs at least the one-GPU figure) is met when it is >= 1. Absolute
+figures only from the GPU machine.
 
 Exit 0 when it ran (target met or not: the JSON and the output say which),
 77 with fewer than two GPUs (nvidia-smi -L lists fewer, or gpudp-fwd exits
@@ -37,6 +49,11 @@ import tempfile
 from bench_common import find_program
 
 MAPS = (("two_gpus", "0:0,1:1"), ("one_gpu", "0:0,1:0"))
+# case: its mode, whether it counts for the target
+CASES = {"persistent_load": ("persistent", True), "launch": ("launch", True),
+         "persistent": ("persistent", False)}
+# persistent_load: in-flight bursts a pipeline, and so most resident blocks
+LOAD_RING = 1024
 
 
 def fail(msg):
@@ -66,7 +83,15 @@ def gpu_count():
     return sum(1 for ln in r.stdout.splitlines() if ln.startswith("GPU "))
 
 
-def run(fwd, mode, mem, burst, gmap, secs, tag, d):
+def case_args(case, load_rounds):
+    """gpudp-fwd's options for a case beyond the common ones"""
+    if case != "persistent_load":
+        return []
+    return ["--work", "load", "--load-rounds", str(load_rounds),
+            "--persistent-blocks", "max", "--ring", str(LOAD_RING)]
+
+
+def run(fwd, mode, extra, mem, burst, gmap, secs, tag, d):
     js = os.path.join(d, "%s.json" % tag)
     # a main lcore and one per pipeline, each on its own CPU where there are three
     cpus = ["-l", "0-2"] if (os.cpu_count() or 1) >= 3 else ["--lcores", "(0-2)@(0-1)"]
@@ -75,7 +100,7 @@ def run(fwd, mode, mem, burst, gmap, secs, tag, d):
            "--vdev", "net_null0", "--vdev", "net_null1", "--",
            "--mode", mode, "--mem", mem, "--pipeline-lcores", "1",
            "--gpu-map", gmap, "--burst", str(burst), "--duration", str(secs),
-           "--stats", "0", "--quiet", "--json", js]
+           "--stats", "0", "--quiet", "--json", js] + extra
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=secs + 90)
     except subprocess.TimeoutExpired:
@@ -93,12 +118,13 @@ def run(fwd, mode, mem, burst, gmap, secs, tag, d):
         fail("%s: --json %s: %s" % (" ".join(cmd), js, e))
 
 
-def summary(js, name, gmap, mode, rnd):
+def summary(js, name, gmap, case, rnd):
     """the figures of one run, checked against the placement asked for"""
+    mode = CASES[case][0]
     secs = js["seconds"]
     mpps = (lambda n: round(n / secs / 1e6, 3)) if secs > 0 else (lambda n: 0.0)
     lat = js["lat_rx_to_kernel_start"]
-    run_ = {"mode": mode, "round": rnd, "config": name, "gpu_map": gmap,
+    run_ = {"case": case, "mode": mode, "round": rnd, "config": name, "gpu_map": gmap,
             "seconds": round(secs, 3), "pipelines": js["pipelines"],
             "rx_mpps": mpps(js["rx_pkts"]), "tx_mpps": round(js["tx_mpps"], 3),
             "drops": sum(js["drops"].values()),
@@ -139,58 +165,68 @@ def main():
     fwd = find(opts["fwd"])
     secs, rounds = int(opts.get("seconds", 5)), int(opts.get("rounds", 3))
     burst, mem = int(opts.get("burst", 256)), opts.get("mem", "device")
-    modes = opts.get("modes", "persistent,launch").split(",")
+    load_rounds = int(opts.get("load-rounds", 4000))
+    cases = opts.get("cases", "persistent_load,launch,persistent").split(",")
+    for c in cases:
+        if c not in CASES:
+            fail("--cases: unknown case '%s' (%s)" % (c, ",".join(CASES)))
     n = gpu_count()
     if n is not None and n < 2:
         skip("fewer than two GPUs (nvidia-smi -L lists %d)" % n)
     res = {"seconds": secs, "rounds": rounds, "burst": burst, "mem": mem,
            "ports": 2, "pipelines": 2, "pmd": "net_null",
            "configs": {name: gmap for name, gmap in MAPS},
-           "nvidia_smi_gpus": n, "runs": [], "modes": {}}
+           "nvidia_smi_gpus": n, "load_rounds": load_rounds, "runs": [], "cases": {}}
     with tempfile.TemporaryDirectory() as d:
-        for mode in modes:
+        for case in cases:
+            mode, _ = CASES[case]
+            extra = case_args(case, load_rounds)
             pairs = []
             for i in range(rounds):
                 pair = {}
                 for name, gmap in MAPS:
-                    js = run(fwd, mode, mem, burst, gmap, secs,
-                             "%s-%s-%d" % (mode, name, i), d)
-                    pair[name] = summary(js, name, gmap, mode, i)
+                    js = run(fwd, mode, extra, mem, burst, gmap, secs,
+                             "%s-%s-%d" % (case, name, i), d)
+                    pair[name] = summary(js, name, gmap, case, i)
                     res["runs"].append(pair[name])
                 pairs.append(pair)
             ratios = [p["two_gpus"]["tx_mpps"] / p["one_gpu"]["tx_mpps"]
                       for p in pairs if p["one_gpu"]["tx_mpps"] > 0]
-            m = {"ratio_two_over_one": round(statistics.median(ratios), 4) if ratios else 0.0,
+            m = {"mode": mode, "target": CASES[case][1], "fwd_args": extra,
+                 "ratio_two_over_one": round(statistics.median(ratios), 4) if ratios else 0.0,
                  "ratios": [round(x, 4) for x in ratios]}
             for name, _ in MAPS:
                 m[name + "_tx_mpps"] = [p[name]["tx_mpps"] for p in pairs]
                 m[name + "_rx_mpps"] = [p[name]["rx_mpps"] for p in pairs]
                 m[name + "_kstart_p50_ns"] = [p[name]["kstart_p50_ns"] for p in pairs]
                 m[name + "_kstart_p99_ns"] = [p[name]["kstart_p99_ns"] for p in pairs]
-            res["modes"][mode] = m
+            res["cases"][case] = m
             for p in pairs:
                 for name, gmap in MAPS:
                     r = p[name]
                     per = ", ".join("GPU %d %.3f" % (g["gpu"], g["tx_mpps"]) for g in r["gpus"])
-                    print("%-10s round %d %-8s (--gpu-map %s): tx %.3f Mpps (%s), "
+                    print("%-15s round %d %-8s (--gpu-map %s): tx %.3f Mpps (%s), "
                           "rx->kernel-start p50 %.2f p99 %.2f p999 %.2f us"
-                          % (mode, r["round"], name, gmap, r["tx_mpps"], per,
+                          % (case, r["round"], name, gmap, r["tx_mpps"], per,
                              us(r["kstart_p50_ns"]), us(r["kstart_p99_ns"]),
                              us(r["kstart_p999_ns"])))
-            print("%-10s two GPUs / one GPU: %.3f (median of %s)"
-                  % (mode, m["ratio_two_over_one"], m["ratios"]))
-    ratio = min(m["ratio_two_over_one"] for m in res["modes"].values())
+            print("%-15s two GPUs / one GPU: %.3f (median of %s)%s"
+                  % (case, m["ratio_two_over_one"], m["ratios"],
+                     "" if CASES[case][1] else " (not a target: the lcores set the rate)"))
+    judged = [m["ratio_two_over_one"] for m in res["cases"].values() if m["target"]]
+    ratio = min(judged) if judged else 0.0
     res["ratio_two_over_one"] = ratio
-    res["target"] = "aggregate tx Mpps on two GPUs >= on one GPU (ratio >= 1), every mode"
-    res["target_met"] = ratio >= 1.0
+    res["target"] = ("aggregate tx Mpps on two GPUs >= on one GPU (ratio >= 1), in each of "
+                     "the cases where the GPU takes part in the rate (persistent_load, launch)")
+    res["target_met"] = bool(judged) and ratio >= 1.0
     try:
         os.makedirs(os.path.dirname(os.path.abspath(out[0])), exist_ok=True)
         with open(out[0], "w") as f:
             json.dump(res, f, indent=1)
     except OSError as e:
         fail("%s: %s" % (out[0], e))
-    print("two GPUs / one GPU: %.3f (lowest of the modes): target %s"
-          % (ratio, "met" if res["target_met"] else "MISSED (ratio below 1)"))
+    print("two GPUs / one GPU: %.3f (lowest of the target cases): target %s"
+          % (ratio, "met" if res["target_met"] else "MISSED (ratio below 1, or no target case)"))
     return 0
 
 

@@ -573,4 +573,78 @@ split_segments_in_every_gpu_mode(void)
 	return GPUDP_TEST_PASS;
 }
 
+
+/* one burst of 32 64-byte packets in device memory through @p h; 0 when
+ * it completes within 10 s with every packet passed */
+static int
+persistent_one_burst(struct gpudp_handoff *h, CUdeviceptr d)
+{
+	struct gpudp_ho_burst *b = gpudp_handoff_acquire(h);
+	uint64_t t0;
+	uint32_t i;
+
+	if (b == NULL)
+		return -1;
+	for (i = 0; i < 32; i++)
+		gpudp_ho_burst_add(b, (void *)(uintptr_t)(d + i * 64), 64, NULL);
+	if (gpudp_handoff_submit(h, b) != 0)
+		return -1;
+	t0 = gpudp_ho_now_ns();
+	while ((b = gpudp_handoff_completed(h)) == NULL)
+		if (gpudp_ho_now_ns() - t0 > 10000000000ull)
+			return -1;
+	i = b->n_pass;
+	gpudp_handoff_release(h, b);
+	return i == 32 ? 0 : -1;
+}
+
+/*
+ * Persistent blocks that cannot all be resident are refused (ENOSPC), not
+ * left waiting for SMs forever: two handoffs that fill the GPU between
+ * them (GPUDP_HO_BLOCKS_FILL, share 2, one SM left free) fit, a third of
+ * the same size does not, and fits once one of the two is gone; the two
+ * running then forward. Both stop before either is freed (freeing memory
+ * waits for every kernel of the device, a resident one too).
+ */
+int
+persistent_blocks_must_all_be_resident(void)
+{
+	struct gpudp_handoff_conf c = {
+		.name = "res-a", .mode = GPUDP_HO_PERSISTENT, .ring_size = 4096, .burst_max = 32,
+		.persistent_blocks = GPUDP_HO_BLOCKS_FILL, .persistent_share = 2,
+	};
+	struct gpudp_handoff *a, *b, *x;
+	CUdeviceptr d;
+	int rc;
+
+	GPUDP_TEST_SKIP_IF(gpu_up() != 0, "no GPU");
+	GPUDP_TEST_SKIP_IF(gpudp_cu->cuOccupancyMaxActiveBlocksPerMultiprocessor == NULL,
+			   "the driver has no occupancy calculator");
+	c.cu_ctx = (uint64_t)(uintptr_t)ctx;
+	GPUDP_TEST_ASSERT((d = dev_alloc(32 * 64)) != 0, "cuMemAlloc");
+	CU_OK(gpudp_cu->cuMemsetD8(d, 0x5a, 32 * 64));
+	a = gpudp_handoff_create(&c);
+	c.name = "res-b";
+	b = gpudp_handoff_create(&c);
+	GPUDP_TEST_ASSERT(a != NULL && b != NULL, "two handoffs sharing the GPU: %s",
+			  rte_strerror(rte_errno));
+	c.name = "res-x";
+	x = gpudp_handoff_create(&c);
+	GPUDP_TEST_ASSERT(x == NULL && rte_errno == ENOSPC,
+			  "a third persistent kernel on a full GPU: %s",
+			  x != NULL ? "created" : rte_strerror(rte_errno));
+	gpudp_handoff_destroy(b);
+	x = gpudp_handoff_create(&c);
+	GPUDP_TEST_ASSERT(x != NULL, "the third where the second was freed: %s",
+			  rte_strerror(rte_errno));
+	GPUDP_TEST_ASSERT(gpudp_handoff_start(a) == 0 && gpudp_handoff_start(x) == 0, "start");
+	rc = persistent_one_burst(a, d) == 0 && persistent_one_burst(x, d) == 0;
+	gpudp_handoff_stop(a);
+	gpudp_handoff_stop(x);
+	gpudp_handoff_destroy(a);
+	gpudp_handoff_destroy(x);
+	GPUDP_TEST_ASSERT(rc, "a burst through each of the two running kernels");
+	gpudp_cu->cuMemFree(d);
+	return GPUDP_TEST_PASS;
+}
 #endif /* GPUDP_HAS_CUDA */

@@ -103,6 +103,7 @@ int ordering_wrong_variant_is_caught(void);
 int ordering_user_work_never_reads_stale(void);
 int ordering_two_gpus_at_once(void);
 int split_segments_in_every_gpu_mode(void);
+int persistent_blocks_must_all_be_resident(void);
 int eal_up(void);
 int staged_path_on_pcap_payloads_matches_cpu(void);
 int clock_model_shared_between_handoffs(void);

@@ -366,6 +366,7 @@ no_cuda(void)
 #define ordering_user_work_never_reads_stale no_cuda
 #define ordering_two_gpus_at_once no_cuda
 #define split_segments_in_every_gpu_mode no_cuda
+#define persistent_blocks_must_all_be_resident no_cuda
 #define staged_path_on_pcap_payloads_matches_cpu no_cuda
 #define clock_model_shared_between_handoffs no_cuda
 int
@@ -394,6 +395,7 @@ static const struct gpudp_test_case cases[] = {
 	{ "ordering_user_work_never_reads_stale", ordering_user_work_never_reads_stale },
 	{ "ordering_two_gpus_at_once", ordering_two_gpus_at_once },
 	{ "split_segments_in_every_gpu_mode", split_segments_in_every_gpu_mode },
+	{ "persistent_blocks_must_all_be_resident", persistent_blocks_must_all_be_resident },
 	{ "staged_path_on_pcap_payloads_matches_cpu", staged_path_on_pcap_payloads_matches_cpu },
 	{ "clock_model_shared_between_handoffs", clock_model_shared_between_handoffs },
 	{ NULL, NULL },
