@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The direct reader: capture files analysed by several host threads (cap_file.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -134,27 +135,27 @@ ft_note(struct fthread *f, const struct cap_batch *b, uint64_t index)
 
 /* One record into the thread's current batch (a full batch is submitted). */
 static int
-ft_stage(struct fthread *f, struct cap_batch **b, const struct capfile_rec *r)
+ft_stage(struct fthread *f, struct cap_batch **b, const uint8_t *data, uint32_t caplen,
+	 uint32_t wirelen, uint64_t ts, uint64_t index)
 {
-	uint64_t ts = r->ts_sec * 1000000000ull + r->ts_nsec;
 	uint8_t *dst = NULL;
 	int rc;
 
 	if (f->shared != NULL)   /* in place: where it is in the run's mapping */
 		rc = cap_engine_room_ref(&f->e, b, (uint64_t)(uintptr_t)(f->shared +
-					 (r->data - f->tmap)), r->caplen, r->wirelen, ts);
+					 (data - f->tmap)), caplen, wirelen, ts);
 	else
-		rc = cap_engine_room(&f->e, b, r->caplen, r->wirelen, ts, &dst);
+		rc = cap_engine_room(&f->e, b, caplen, wirelen, ts, &dst);
 	if (rc == -E2BIG)
 		snprintf(f->err, sizeof(f->err), "record %llu: %u bytes do not fit a batch "
-			 "(--batch-bytes)", (unsigned long long)r->index + 1, r->caplen);
+			 "(--batch-bytes)", (unsigned long long)index + 1, caplen);
 	if (rc != 0)
 		return rc;
 	if (dst != NULL)
-		memcpy(dst, r->data, r->caplen);
+		memcpy(dst, data, caplen);
 	f->records++;
-	f->bytes += r->caplen;
-	return ft_note(f, *b, r->index);
+	f->bytes += caplen;
+	return ft_note(f, *b, index);
 }
 
 /* One record of this thread's: staged. @return 0, 1 (past the limit) or a negative errno */
@@ -168,7 +169,37 @@ ft_record(struct fthread *f, struct cap_batch **b, const struct capfile_rec *r)
 			 (unsigned long long)r->index + 1, r->linktype);
 		return -EPROTONOSUPPORT;
 	}
-	return ft_stage(f, b, r);
+	return ft_stage(f, b, r->data, r->caplen, r->wirelen,
+			r->ts_sec * 1000000000ull + r->ts_nsec, r->index);
+}
+
+/* Records read at once (capfile_next_many()), in bunches of */
+#define FT_MANY 256u
+
+/*
+ * Up to @p n of this thread's next records, before byte @p end, read at
+ * once and staged as ft_record() stages each. @return 0 (records staged, or
+ * none there: *got says how many), 1 (past the limit) or a negative errno
+ */
+static int
+ft_many(struct fthread *f, struct capfile *cf, struct cap_batch **b, uint32_t n, uint64_t end,
+	uint32_t *got)
+{
+	struct capfile_mrec mr[FT_MANY];
+	uint64_t lim = f->c->max_records;
+	uint32_t k = capfile_next_many(cf, mr, n < FT_MANY ? n : FT_MANY, end), i;
+	int rc;
+
+	*got = k;
+	for (i = 0; i < k; i++) {
+		if (lim != 0 && mr[i].index >= lim)
+			return 1;
+		rc = ft_stage(f, b, mr[i].data, mr[i].caplen, mr[i].wirelen, mr[i].ts_ns,
+			      mr[i].index);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
 }
 
 /* The end of a thread's records: a read error, or the last batch submitted. */
@@ -226,6 +257,70 @@ ft_populate(const struct fthread *f, uint64_t from, uint64_t to)
 #endif
 }
 
+/* Bytes read at once into a batch by ft_bulk() (about 2,000 records of 128 bytes) */
+#define FT_BULK_BYTES (256u << 10)
+
+/*
+ * Copies in bulk: the range's bytes from *pos on are read (pread(), no
+ * mapping: no page faults, nothing to unmap) straight into the batch's
+ * data area, and the records among them described where they landed, with
+ * the reader's checks (capfile_parse_many()). Their headers stay between
+ * them: the GPU engine gathers each record's bytes alone. It stops at
+ * @p to, and where a record is not passed by the checks or does not fit
+ * an empty batch, so that the record-by-record reader takes it.
+ * @return 0 (*pos, *idx: where it stopped) or a negative errno
+ */
+static int
+ft_bulk(struct fthread *f, struct capfile *cf, int fd, struct cap_batch **b, uint64_t *pos,
+	uint64_t to, uint64_t *idx)
+{
+	struct capfile_mrec mr[FT_MANY];
+
+	while (*pos < to) {
+		struct cap_batch *bb = *b;
+		uint8_t *dst = cap_batch_tail(bb);
+		uint32_t want = cap_batch_tail_room(bb), k, i;
+		uint64_t used = 0, u;
+		ssize_t got = 0;
+
+		if (want > FT_BULK_BYTES)
+			want = FT_BULK_BYTES;
+		if (want >= 16)
+			got = pread(fd, dst, want, (off_t)*pos);
+		if (got < 0) {
+			snprintf(f->err, sizeof(f->err), "read error at offset %llu: %s",
+				 (unsigned long long)*pos, strerror(errno));
+			return -EIO;
+		}
+		do {
+			uint32_t room = cap_batch_pkt_room(bb);
+
+			k = capfile_parse_many(cf, dst + used, *pos + used, (uint64_t)got - used,
+					       to, *idx, mr, room < FT_MANY ? room : FT_MANY, &u);
+			for (i = 0; i < k; i++) {
+				cap_batch_describe(bb, (uint32_t)(mr[i].data - bb->data),
+						   mr[i].caplen, mr[i].wirelen, mr[i].ts_ns);
+				f->bytes += mr[i].caplen;
+			}
+			f->records += k;
+			*idx += k;
+			used += u;
+		} while (k == FT_MANY);
+		cap_batch_take(bb, (uint32_t)used);
+		*pos += used;
+		if (used == 0 && bb->n == 0)
+			return 0;      /* a record for the record-by-record reader */
+		/* nothing taken (the next record does not fit what is left), or
+		 * full: the next batch */
+		if (used == 0 || cap_batch_tail_room(bb) < 64) {
+			if (cap_engine_submit(&f->e, bb) != 0 ||
+			    (*b = cap_engine_get_batch(&f->e)) == NULL)
+				return -EIO;
+		}
+	}
+	return 0;
+}
+
 /* The records of this thread's byte range. */
 static int
 ft_range(struct fthread *f, struct capfile *cf)
@@ -233,7 +328,9 @@ ft_range(struct fthread *f, struct capfile *cf)
 	struct frange *g = f->rg;
 	struct cap_batch *b = cap_engine_get_batch(&f->e);
 	struct capfile_rec r;
-	int rc = 0;
+	/* copies: in bulk (ft_bulk()), the reader taking what it leaves */
+	int rc = 0, fd = f->shared == NULL ? open(f->c->path, O_RDONLY | O_CLOEXEC) : -1;
+	uint64_t pos = 0, idx = 0;
 
 	g->end = UINT64_MAX;
 	if (b == NULL)
@@ -243,17 +340,43 @@ ft_range(struct fthread *f, struct capfile *cf)
 	else if (capfile_find_record(cf, g->from, g->to, &g->guess) != 0)
 		g->guess = UINT64_MAX;         /* the split cannot hold */
 	if (g->guess != UINT64_MAX) {
-		ft_populate(f, g->guess, g->to);
+		if (fd < 0)
+			ft_populate(f, g->guess, g->to);
 		rc = capfile_seek(cf, g->guess, 0);
+		pos = g->guess;
 	}
-	while (g->guess != UINT64_MAX && rc == 0 && (rc = capfile_next(cf, &r)) == 1) {
+	while (g->guess != UINT64_MAX && rc == 0) {
+		uint32_t k;
+
+		if (fd >= 0) {
+			rc = ft_bulk(f, cf, fd, &b, &pos, g->to, &idx);
+			if (rc == 0 && pos >= g->to) {
+				g->end = pos;
+				break;
+			}
+			if (rc == 0)
+				rc = capfile_seek(cf, pos, idx);
+			if (rc != 0)
+				break;
+		} else {
+			rc = ft_many(f, cf, &b, FT_MANY, g->to, &k);
+			if (rc != 0 || k != 0)
+				continue;
+		}
+		/* what the fast read leaves: the range's end, the file's, an error */
+		if ((rc = capfile_next(cf, &r)) != 1)
+			break;
 		if (r.offset >= g->to) {
 			g->end = r.offset;
 			rc = 0;
 			break;
 		}
 		rc = ft_record(f, &b, &r);
+		pos = capfile_tell(cf);
+		idx = capfile_index(cf);
 	}
+	if (fd >= 0)
+		close(fd);
 	if (rc == 0 && g->end == UINT64_MAX)
 		g->end = capfile_tell(cf);     /* the end of the file */
 	return ft_end(f, cf, b, rc > 0 ? 0 : rc);
@@ -285,12 +408,21 @@ ft_chunks(struct fthread *f, struct capfile *cf)
 		if (c->stop != NULL && *c->stop)
 			break;
 		rc = capfile_seek(cf, f->w->starts[k], k * f->chunk);
-		for (i = 0; rc == 0 && i < f->chunk; i++) {
+		if (rc == 0 && __atomic_load_n(&f->w->n_pub, __ATOMIC_ACQUIRE) > k + 1)
+			ft_populate(f, f->w->starts[k], f->w->starts[k + 1]);
+		for (i = 0; rc == 0 && i < f->chunk; ) {
+			uint32_t got;
+
+			rc = ft_many(f, cf, &b, f->chunk - i, UINT64_MAX, &got);
+			i += got;
+			if (rc != 0 || got != 0)
+				continue;
 			rc = capfile_next(cf, &r);
 			if (rc == 1)
 				rc = ft_record(f, &b, &r);
 			else if (rc == 0)
 				rc = 1;    /* the end of the file */
+			i++;
 		}
 	}
 	return ft_end(f, cf, b, rc > 0 ? 0 : rc);
@@ -561,7 +693,7 @@ ranges_new(const struct cap_file_conf *c, const struct flayout *l)
 	struct frange *g;
 	uint32_t t;
 
-	if (c->threads < 2 || c->max_records != 0 || c->match_bits != NULL || !l->pcap ||
+	if (c->max_records != 0 || c->match_bits != NULL || !l->pcap ||
 	    size - start < min * c->threads || (g = calloc(c->threads, sizeof(*g))) == NULL)
 		return NULL;
 	for (t = 0; t < c->threads; t++) {

@@ -313,6 +313,33 @@ capfile_skip(struct capfile *cf, uint64_t n)
 	return cf_pcap_skip(cf, n);
 }
 
+uint32_t
+capfile_next_many(struct capfile *cf, struct capfile_mrec *r, uint32_t n, uint64_t end)
+{
+	if (cf->failed || cf->done || cf->format != CAPFILE_PCAP || cf->map == NULL ||
+	    (cf->flags & CAPFILE_SKIP_DATA) || cf->first_lt != CAPFILE_LINKTYPE_ETHERNET)
+		return 0;
+	return cf_pcap_next_many(cf, r, n, end);
+}
+
+uint32_t
+capfile_parse_many(const struct capfile *cf, const uint8_t *buf, uint64_t base, uint64_t len,
+		   uint64_t end, uint64_t index, struct capfile_mrec *r, uint32_t n,
+		   uint64_t *used)
+{
+	*used = 0;
+	if (cf->failed || cf->format != CAPFILE_PCAP ||
+	    cf->first_lt != CAPFILE_LINKTYPE_ETHERNET)
+		return 0;
+	return cf_pcap_parse_many(cf, buf, base, len, end, index, r, n, used);
+}
+
+uint64_t
+capfile_index(const struct capfile *cf)
+{
+	return cf->index;
+}
+
 int
 capfile_find_record(const struct capfile *cf, uint64_t from, uint64_t to, uint64_t *off)
 {

@@ -121,6 +121,46 @@ int capfile_seek(struct capfile *cf, uint64_t offset, uint64_t index);
  */
 uint64_t capfile_skip(struct capfile *cf, uint64_t n);
 
+/** A record of capfile_next_many(): what capfile_next() gives of it. */
+struct capfile_mrec {
+	const uint8_t *data;  /**< its bytes, in the mapping */
+	uint64_t index;       /**< 0-based record number in the file */
+	uint64_t offset;      /**< file offset of its record header */
+	uint64_t ts_ns;       /**< capture time, ns (ts_sec * 10^9 + ts_nsec) */
+	uint32_t caplen;      /**< as capfile_next()'s (cut to the snap length) */
+	uint32_t wirelen;
+};
+
+/**
+ * Mapped pcap files of Ethernet frames (CAPFILE_MMAP): up to @p n of the
+ * next records at once, each as capfile_next() would return it, without
+ * its per-record checks on the way (a fast read). It stops before a record
+ * whose header starts at or past @p end, and before one that capfile_next()
+ * would refuse, find cut short or report as the end, so that the next
+ * capfile_next() reports it.
+ * @return the records read into @p r (0 for pcapng, a file not mapped or
+ *   opened with CAPFILE_SKIP_DATA, another link type, or where
+ *   capfile_next() must be called)
+ */
+uint32_t capfile_next_many(struct capfile *cf, struct capfile_mrec *r, uint32_t n, uint64_t end);
+
+/**
+ * Pcap files of Ethernet frames: the records among @p len bytes of the file
+ * read elsewhere (into @p buf, from file offset @p base), as
+ * capfile_next_many() reads them from the mapping: up to @p n, before file
+ * offset @p end, stopping before a record that capfile_next() would refuse
+ * or that runs past the @p len bytes. The reader's position does not move.
+ * @param index  the record number of the first
+ * @param used   set to the bytes the records take (their headers included)
+ * @return the records read into @p r (0 for pcapng or another link type)
+ */
+uint32_t capfile_parse_many(const struct capfile *cf, const uint8_t *buf, uint64_t base,
+			    uint64_t len, uint64_t end, uint64_t index, struct capfile_mrec *r,
+			    uint32_t n, uint64_t *used);
+
+/** The 0-based number of the record capfile_next() reads next. */
+uint64_t capfile_index(const struct capfile *cf);
+
 /**
  * Mapped pcap files: the first offset in [@p from, @p to) where a record
  * header plausibly starts: it and the records after it (up to 8, or to the

@@ -132,6 +132,67 @@ cf_pcap_skip(struct capfile *cf, uint64_t n)
 }
 
 /*
+ * Up to @p n records of a pcap file among @p len of its bytes at @p m (the
+ * bytes at file offset @p base), before file offset @p end, with
+ * cf_pcap_next()'s checks on lengths: it stops before the first record
+ * they would not pass, and before one that runs past the bytes (cut short,
+ * or read only in part). @return the records; *used: the bytes they take
+ */
+static uint32_t
+pcap_many(const struct capfile *cf, const uint8_t *m, uint64_t base, uint64_t len,
+	  uint64_t end, uint64_t idx, struct capfile_mrec *r, uint32_t n, uint64_t *used)
+{
+	uint64_t pos = 0, mult = cf->nsec ? 1 : 1000;
+	uint32_t hs = cf->hdrsize, max = lt_max(cf->first_lt), snap = cf->snaplen, k;
+	int swap = cf->swap, lenswap = cf->lenswap;
+
+	for (k = 0; k < n && base + pos < end && len - pos >= hs; k++) {
+		const uint8_t *h = m + pos;
+		uint32_t caplen = rd32(swap, h + 8), wirelen = rd32(swap, h + 12);
+
+		if (lenswap == 1 || (lenswap == 2 && caplen > wirelen)) {
+			uint32_t t = caplen;
+
+			caplen = wirelen;
+			wirelen = t;
+		}
+		if (caplen > max || caplen > len - pos - hs)
+			break;
+		r[k].data = h + hs;
+		r[k].index = idx + k;
+		r[k].offset = base + pos;
+		r[k].ts_ns = (uint64_t)rd32(swap, h) * NS_PER_S + (uint64_t)rd32(swap, h + 4) * mult;
+		r[k].caplen = caplen > snap ? snap : caplen;
+		r[k].wirelen = wirelen;
+		pos += hs + caplen;
+	}
+	*used = pos;
+	return k;
+}
+
+/* capfile_next_many() of a mapped pcap file: the records in the mapping */
+uint32_t
+cf_pcap_next_many(struct capfile *cf, struct capfile_mrec *r, uint32_t n, uint64_t end)
+{
+	uint64_t used;
+	uint32_t k = pcap_many(cf, cf->map + cf->pos, cf->pos, cf->size - cf->pos, end,
+			       cf->index, r, n, &used);
+
+	cf->pos += used;
+	cf->index += k;
+	return k;
+}
+
+/* capfile_parse_many() of a pcap file */
+uint32_t
+cf_pcap_parse_many(const struct capfile *cf, const uint8_t *buf, uint64_t base, uint64_t len,
+		   uint64_t end, uint64_t index, struct capfile_mrec *r, uint32_t n,
+		   uint64_t *used)
+{
+	return pcap_many(cf, buf, base, len, end, index, r, n, used);
+}
+
+/*
  * capfile_find_record(): up to 8 records from @p off that cf_pcap_next()
  * would take, stamped within a day of the first, or at least one and then
  * the end of the file (or a record cut short by it).

@@ -119,6 +119,11 @@ int cf_reserve(struct capfile *cf, size_t n);
 int cf_truncated(struct capfile *cf, uint64_t off);
 uint32_t lt_max(uint32_t linktype);
 uint64_t cf_pcap_skip(struct capfile *cf, uint64_t n);
+uint32_t cf_pcap_next_many(struct capfile *cf, struct capfile_mrec *r, uint32_t n,
+			   uint64_t end);
+uint32_t cf_pcap_parse_many(const struct capfile *cf, const uint8_t *buf, uint64_t base,
+			    uint64_t len, uint64_t end, uint64_t index, struct capfile_mrec *r,
+			    uint32_t n, uint64_t *used);
 int cf_pcap_plausible(const struct capfile *cf, uint64_t off);
 uint32_t lt_snaplen(uint32_t linktype, uint32_t snaplen);
 

@@ -298,6 +298,59 @@ cap_batch_alloc(struct cap_batch *b, uint32_t caplen, uint32_t wirelen, uint64_t
 }
 
 /**
+ * Staged batches filled in bulk: the caller writes bytes at
+ * cap_batch_tail() (up to cap_batch_tail_room() of them), describes the
+ * packets among them with cap_batch_describe(), then gives the bytes to
+ * the batch with cap_batch_take(). Packets need no alignment and may have
+ * other bytes between them (the GPU engine copies each packet's bytes
+ * alone).
+ */
+static inline uint8_t *
+cap_batch_tail(struct cap_batch *b)
+{
+	return b->data + b->data_used;
+}
+
+/** Bytes free at cap_batch_tail() (0 when the batch is full of packets). */
+static inline uint32_t
+cap_batch_tail_room(const struct cap_batch *b)
+{
+	return b->n == b->max_pkts ? 0 : b->data_cap - b->data_used;
+}
+
+/** Packets the batch can still take. */
+static inline uint32_t
+cap_batch_pkt_room(const struct cap_batch *b)
+{
+	return b->max_pkts - b->n;
+}
+
+/**
+ * Describe a packet of @p caplen bytes at b->data + @p off, written at
+ * cap_batch_tail() (the caller keeps to cap_batch_pkt_room() packets).
+ */
+static inline void
+cap_batch_describe(struct cap_batch *b, uint32_t off, uint32_t caplen, uint32_t wirelen,
+		   uint64_t ts_ns)
+{
+	struct gpudp_an_pkt_desc *d = &b->desc[b->n++];
+
+	d->off = off;
+	d->caplen = caplen;
+	d->wirelen = wirelen < caplen ? caplen : wirelen;
+	d->pad = 0;
+	d->ts_ns = ts_ns;
+	b->cap_bytes += caplen;
+}
+
+/** The @p n bytes written at cap_batch_tail() are the batch's now. */
+static inline void
+cap_batch_take(struct cap_batch *b, uint32_t n)
+{
+	b->data_used += n;
+}
+
+/**
  * Room for one packet of @p caplen bytes in the batch @p *b, a staged one:
  * when it is full, it is submitted and *b becomes the next free batch.
  * @param dst  set to where the packet's bytes go

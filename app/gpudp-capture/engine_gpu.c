@@ -535,7 +535,7 @@ gpu_submit(struct cap_engine *e, struct cap_batch *b)
 	}
 	e->st.pkts += b->n;
 	e->st.bytes += b->cap_bytes;
-	e->st.copy_bytes += DESC_BYTES * b->n + (b->inplace ? 0 : b->data_used);
+	e->st.copy_bytes += DESC_BYTES * b->n + (b->inplace ? 0 : b->cap_bytes);
 	e->st.batches++;
 	return 0;
 }

@@ -745,6 +745,162 @@ iterator_gives_each_record_its_interface(void)
 	return GPUDP_TEST_PASS;
 }
 
+/* ---- capfile_next_many(): the records capfile_next() gives ---- */
+
+/* What the record-by-record reader gives of a record. */
+struct seen {
+	uint64_t index, offset, ts_ns;
+	uint32_t caplen, wirelen;
+	uint64_t sum;    /* of its bytes, by position (the mapping goes with the reader) */
+};
+
+static uint64_t
+bytes_sum(const uint8_t *d, uint32_t n)
+{
+	uint64_t h = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		h = h * 31 + d[i] + 1;
+	return h;
+}
+
+/*
+ * Read the saved file record by record (@p many 0), or with
+ * capfile_next_many() in bunches of 1..7 and stops at the byte offsets of
+ * @p ends (each used once, then none) with capfile_next() where it gives
+ * none. @return the records (up to max) in s, the last call's code in *rc,
+ * its error text in err; -1 when the file does not open or map
+ */
+static int
+read_recs(int many, const uint64_t *ends, uint32_t n_ends, struct seen *s, uint32_t max,
+	  int *rc, char *err, size_t errlen)
+{
+	struct capfile_mrec mr[8];
+	struct capfile_rec r;
+	struct capfile *cf;
+	uint32_t n = 0, e = 0, k, i, bunch = 1, fast = 0;
+
+	if (capfile_open(path, CAPFILE_MMAP, &cf, err, errlen) != 0 || capfile_map(cf) == NULL)
+		return -1;
+	for (;;) {
+		uint64_t end = e < n_ends ? ends[e] : UINT64_MAX;
+
+		k = many ? capfile_next_many(cf, mr, bunch, end) : 0;
+		bunch = bunch % 7 + 1;
+		if (k > 0) {
+			for (i = 0; i < k && n < max; i++, n++)
+				s[n] = (struct seen){ mr[i].index, mr[i].offset, mr[i].ts_ns,
+						      mr[i].caplen, mr[i].wirelen,
+						      bytes_sum(mr[i].data, mr[i].caplen) };
+			fast += k;
+			continue;
+		}
+		if (many && e < n_ends) {
+			e++;      /* at that end: on past it */
+			continue;
+		}
+		*rc = capfile_next(cf, &r);
+		if (*rc != 1)
+			break;
+		if (n < max)
+			s[n++] = (struct seen){ r.index, r.offset, r.ts_sec * 1000000000ull + r.ts_nsec,
+						r.caplen, r.wirelen, bytes_sum(r.data, r.caplen) };
+	}
+	snprintf(err, errlen, "%s", capfile_error(cf));
+	capfile_close(cf);
+	return (int)(many && fast == 0 ? -2 : (int)n);
+}
+
+static int
+next_many_gives_what_next_gives(void)
+{
+	/* magic, version, snap length, link type, record header bytes */
+	static const struct { uint32_t magic; uint16_t vmin; uint32_t snap, lt; int be; } f[] = {
+		{ 0xa1b2c3d4, 4, 0, 1, 0 }, { 0xa1b2c3d4, 4, 0, 1, 1 },
+		{ 0xa1b23c4d, 4, 0, 1, 0 }, { 0xa1b2c3d4, 2, 0, 1, 0 },
+		{ 0xa1b2c3d4, 3, 0, 1, 1 }, { 0xa1b2c3d4, 4, 64, 1, 0 },
+		{ 0xa1b2cd34, 4, 0, 1, 0 },
+	};
+	/* and how each file ends */
+	enum { END_CLEAN, END_CUT_DATA, END_CUT_HEADER, END_CORRUPT, END_KINDS };
+	static struct seen a[64], b[64];
+	uint64_t ends[4];
+	char ea[512], eb[512];
+	uint32_t i, j, end;
+	int ra = 0, rb = 0, na, nb;
+
+	for (i = 0; i < DIM(f); i++)
+		for (end = 0; end < END_KINDS; end++) {
+			uint32_t hs = f[i].magic == 0xa1b2cd34 ? 24 : 16;
+
+			fb_reset(&file, f[i].be);
+			pcap_header(&file, f[i].magic, 2, f[i].vmin, f[i].snap, f[i].lt);
+			for (j = 0; j < 20; j++) {
+				uint32_t len = 40 + j * 7, wire;
+
+				if (j == 3)
+					len = 0;
+				if (j == 6)
+					ends[0] = file.n;
+				if (j == 13)
+					ends[1] = file.n + 1;   /* inside a header */
+				/* a few above their original length, but in 2.3 (where
+				 * the header swaps them then, so none can be) */
+				wire = j % 4 == 1 && f[i].vmin != 3 ? len - 1 : len + 3;
+				/* 2.2 headers: original length first */
+				pcap_record(&file, 1000 + j, j == 5 ? 1999999 : j * 1000,
+					    f[i].vmin == 2 ? wire : len, f[i].vmin == 2 ? len : wire,
+					    0, (uint8_t)j);
+				if (hs == 24) {
+					memset(file.b + file.n, 0xee, 8);
+					file.n += 8;
+				}
+				frame(file.b + file.n, len, (uint8_t)j);
+				file.n += len;
+			}
+			ends[2] = 24;
+			ends[3] = file.n - 5;
+			if (end == END_CUT_DATA)
+				pcap_record(&file, 5, 0, 100, 100, 40, 1);
+			else if (end == END_CUT_HEADER)
+				put32(&file, 7);
+			else if (end == END_CORRUPT)
+				pcap_record(&file, 5, 0, 300000, 300000, hs - 16 + 4, 1);
+			GPUDP_TEST_ASSERT(save() == 0, "save");
+			na = read_recs(0, NULL, 0, a, DIM(a), &ra, ea, sizeof(ea));
+			nb = read_recs(1, ends, DIM(ends), b, DIM(b), &rb, eb, sizeof(eb));
+			unlink(path);
+			GPUDP_TEST_ASSERT(na == 20 && nb == 20, "file %u end %u: %d and %d records (%s)",
+					  i, end, na, nb, ea);
+			GPUDP_TEST_ASSERT(ra == rb && strcmp(ea, eb) == 0,
+					  "file %u end %u: %d '%s' against %d '%s'", i, end, ra, ea,
+					  rb, eb);
+			GPUDP_TEST_ASSERT((end == END_CORRUPT) == (ra < 0), "file %u end %u: %d",
+					  i, end, ra);
+			for (j = 0; j < 20; j++)
+				GPUDP_TEST_ASSERT(a[j].index == b[j].index && a[j].offset == b[j].offset &&
+						  a[j].ts_ns == b[j].ts_ns &&
+						  a[j].caplen == b[j].caplen &&
+						  a[j].wirelen == b[j].wirelen &&
+						  a[j].sum == b[j].sum &&
+						  b[j].index == j,
+						  "file %u end %u record %u: caplen %u/%u ts %llu/%llu",
+						  i, end, j, a[j].caplen, b[j].caplen,
+						  (unsigned long long)a[j].ts_ns,
+						  (unsigned long long)b[j].ts_ns);
+		}
+	/* another link type: none at once, capfile_next() gives them */
+	fb_reset(&file, 0);
+	pcap_header(&file, 0xa1b2c3d4, 2, 4, 0, 113);
+	pcap_record(&file, 1, 0, 60, 60, 60, 0);
+	GPUDP_TEST_ASSERT(save() == 0, "save");
+	nb = read_recs(1, NULL, 0, b, DIM(b), &rb, eb, sizeof(eb));
+	unlink(path);
+	GPUDP_TEST_ASSERT(nb == -2, "link type 113 read at once (%d)", nb);
+	return GPUDP_TEST_PASS;
+}
+
 static const struct gpudp_test_case cases[] = {
 	{ "epb_captured_length_near_2_32_is_refused", epb_captured_length_near_2_32_is_refused },
 	{ "zero_length_records_are_read", zero_length_records_are_read },
@@ -768,6 +924,7 @@ static const struct gpudp_test_case cases[] = {
 	  truncation_in_every_field_keeps_complete_records },
 	{ "directory_is_refused_as_such", directory_is_refused_as_such },
 	{ "iterator_gives_each_record_its_interface", iterator_gives_each_record_its_interface },
+	{ "next_many_gives_what_next_gives", next_many_gives_what_next_gives },
 	{ NULL, NULL },
 };
 
