@@ -55,6 +55,9 @@ struct bench_result {
 	double read_s, collect_s, merge_s;  /* --threads: the best pass's parts (cap_file.h) */
 	double register_s;
 	enum cap_file_stage stage;
+	double pass_s[16];                  /* --threads: the first passes' times (after pass 0) */
+	double warmup_s;                    /* --threads: pass 0's (the first in the process) */
+	uint32_t n_pass;
 };
 
 static void
@@ -195,8 +198,12 @@ run_direct(const struct bench_conf *bc, const char *name, const struct gpudp_fil
 		gpudp_analysis_free(a);
 		if (rc == -ENOSPC)
 			rc = 0;   /* more flows than --flows: counted, not an error here */
+		if (rc == 0 && r == 0)
+			res->warmup_s = st.seconds;
 		if (rc != 0 || r == 0)
 			continue;
+		if (res->n_pass < sizeof(res->pass_s) / sizeof(res->pass_s[0]))
+			res->pass_s[res->n_pass++] = st.seconds;
 		if (res->seconds == 0 || st.seconds < res->seconds) {
 			res->seconds = st.seconds;
 			res->st = st.eng;
@@ -287,6 +294,8 @@ run_engine(const struct bench_conf *bc, const char *name, const struct capfile_p
 static void
 print_result(struct gpudp_json *j, const char *name, const struct bench_result *r)
 {
+	uint32_t i;
+
 	gpudp_json_obj(j, name);
 	gpudp_json_bool(j, "ran", r->ran);
 	if (!r->ran) {
@@ -310,6 +319,11 @@ print_result(struct gpudp_json *j, const char *name, const struct bench_result *
 		gpudp_json_dbl(j, "merge_s", r->merge_s, 6);
 		gpudp_json_dbl(j, "register_s", r->register_s, 6);
 		gpudp_json_str(j, "stage", cap_file_stage_name(r->stage));
+		gpudp_json_dbl(j, "warmup_s", r->warmup_s, 6);
+		gpudp_json_arr(j, "passes_s");
+		for (i = 0; i < r->n_pass; i++)
+			gpudp_json_dbl(j, NULL, r->pass_s[i], 6);
+		gpudp_json_end(j);
 	}
 	gpudp_json_end(j);
 }

@@ -515,13 +515,31 @@ mjob_main(void *arg)
 	return NULL;
 }
 
+/* A thread on conf->cpus when given (else where the caller may run). @return 0 or an errno */
+static int
+cf_thread(const struct cap_file_conf *c, pthread_t *tid, void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t at;
+	int rc = pthread_attr_init(&at);
+
+	if (rc == 0 && c->cpus != NULL)
+		rc = pthread_attr_setaffinity_np(&at, sizeof(*c->cpus), c->cpus);
+	if (rc == 0)
+		rc = pthread_create(tid, &at, fn, arg);
+	pthread_attr_destroy(&at);
+	return rc;
+}
+
 /*
  * The threads' results into thread 0's, in pairs at once (a tree: log2(n)
- * rounds), then into @p out. @return 0 or -ENOSPC (flows that did not fit,
- * counted as drops)
+ * rounds), then into @p out. Its threads run where the readers ran
+ * (conf->cpus): the caller may be pinned to one CPU (gpudp-capture's main
+ * lcore), and merges all on it took longer than the reading.
+ * @return 0 or -ENOSPC (flows that did not fit, counted as drops)
  */
 static int
-ft_merge_all(struct fthread *ft, uint32_t n, struct gpudp_analysis *out)
+ft_merge_all(const struct cap_file_conf *c, struct fthread *ft, uint32_t n,
+	     struct gpudp_analysis *out)
 {
 	struct mjob job[CAP_FILE_THREADS_MAX / 2];
 	pthread_t tid[CAP_FILE_THREADS_MAX / 2];
@@ -532,7 +550,7 @@ ft_merge_all(struct fthread *ft, uint32_t n, struct gpudp_analysis *out)
 	for (step = 1; step < n; step *= 2) {
 		for (i = 0, nj = 0; i + step < n; i += 2 * step, nj++) {
 			job[nj] = (struct mjob){ .dst = &ft[i], .src = &ft[i + step] };
-			started[nj] = pthread_create(&tid[nj], NULL, mjob_main, &job[nj]) == 0;
+			started[nj] = cf_thread(c, &tid[nj], mjob_main, &job[nj]) == 0;
 			if (!started[nj])
 				mjob_main(&job[nj]);   /* no thread: here */
 		}
@@ -570,15 +588,7 @@ ft_stats(struct fthread *f, struct cap_file_stats *st)
 static int
 ft_start(const struct cap_file_conf *c, pthread_t *tid, struct fthread *f)
 {
-	pthread_attr_t at;
-	int rc = pthread_attr_init(&at);
-
-	if (rc == 0 && c->cpus != NULL)
-		rc = pthread_attr_setaffinity_np(&at, sizeof(*c->cpus), c->cpus);
-	if (rc == 0)
-		rc = pthread_create(tid, &at, ft_main, f);
-	pthread_attr_destroy(&at);
-	return rc;
+	return cf_thread(c, tid, ft_main, f);
 }
 
 static void
@@ -825,7 +835,7 @@ file_run(const struct cap_file_conf *c, const struct flayout *l, struct frange *
 		if (r != 0 && (rc == 0 || r != -ENOSPC))
 			rc = r;
 	}
-	if ((rc == 0 || rc == -ENOSPC) && ft_merge_all(ft, c->threads, out) != 0)
+	if ((rc == 0 || rc == -ENOSPC) && ft_merge_all(c, ft, c->threads, out) != 0)
 		rc = -ENOSPC;
 	st->seconds = cap_now_s() - t0;
 	st->merge_s = st->seconds - st->read_s;

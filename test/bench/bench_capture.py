@@ -80,7 +80,8 @@ def analysis(prog, cap, tmp, res):
                      "parts_s": {e: {k: d[e].get(k) for k in ("seconds", "read_s", "collect_s",
                                                               "merge_s", "busy_ms",
                                                               "kernel_ms", "register_s",
-                                                              "stage")}
+                                                              "stage", "warmup_s",
+                                                              "passes_s")}
                                  for e in ("cpu", "gpu")}})
     res["analysis"] = rows
     best = max(r["gpu_mpps"] for r in rows)
