@@ -271,33 +271,6 @@ int cap_batch_arrays_alloc(struct cap_batch *b, const struct cap_engine_conf *c,
 void cap_batch_arrays_free(struct cap_batch *b, int free_data);
 
 /**
- * Reserve room for one packet in a batch.
- * @return where to write caplen bytes, or NULL if the batch is full
- */
-static inline uint8_t *
-cap_batch_alloc(struct cap_batch *b, uint32_t caplen, uint32_t wirelen, uint64_t ts_ns)
-{
-	struct gpudp_an_pkt_desc *d;
-	uint32_t off = b->data_used;
-
-	if (b->n == b->max_pkts || caplen > b->data_cap - off)
-		return NULL;
-	d = &b->desc[b->n++];
-	d->off = off;
-	d->caplen = caplen;
-	d->wirelen = wirelen < caplen ? caplen : wirelen;
-	d->pad = 0;
-	d->ts_ns = ts_ns;
-	b->cap_bytes += caplen;
-	/* keep every packet 16-byte aligned (the GPU engine copies 16 bytes
-	 * at a time) */
-	b->data_used = off + ((caplen + 15u) & ~15u);
-	if (b->data_used > b->data_cap)
-		b->data_used = b->data_cap;
-	return b->data + off;
-}
-
-/**
  * Staged batches filled in bulk: the caller writes bytes at
  * cap_batch_tail() (up to cap_batch_tail_room() of them), describes the
  * packets among them with cap_batch_describe(), then gives the bytes to
@@ -348,6 +321,26 @@ static inline void
 cap_batch_take(struct cap_batch *b, uint32_t n)
 {
 	b->data_used += n;
+}
+
+/**
+ * Reserve room for one packet in a batch.
+ * @return where to write caplen bytes, or NULL if the batch is full
+ */
+static inline uint8_t *
+cap_batch_alloc(struct cap_batch *b, uint32_t caplen, uint32_t wirelen, uint64_t ts_ns)
+{
+	uint32_t off = b->data_used;
+
+	if (b->n == b->max_pkts || caplen > b->data_cap - off)
+		return NULL;
+	cap_batch_describe(b, off, caplen, wirelen, ts_ns);
+	/* keep every packet 16-byte aligned (the GPU engine copies 16 bytes
+	 * at a time) */
+	b->data_used = off + ((caplen + 15u) & ~15u);
+	if (b->data_used > b->data_cap)
+		b->data_used = b->data_cap;
+	return b->data + off;
 }
 
 /**
