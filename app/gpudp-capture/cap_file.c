@@ -561,7 +561,7 @@ ft_merge_all(const struct cap_file_conf *c, struct fthread *ft, uint32_t n,
 				rc = job[k].rc;
 		}
 	}
-	if (gpudp_analysis_add(out, ft[0].a) != 0)
+	if (gpudp_analysis_take(out, ft[0].a) != 0)
 		rc = -ENOSPC;
 	return rc;
 }

@@ -125,8 +125,8 @@ log_reader(const struct cap_app *app)
 		CAP_LOG(INFO, "reader: %s (--reader %s)", cap_conf_reader_name(c->reader),
 			cap_conf_reader_name(c->reader));
 	else if (c->reader == CAP_CONF_READER_DIRECT)
-		CAP_LOG(INFO, "reader: direct, the default for --pcap (the files mapped and "
-			"staged into batches without a PMD; --reader pmd replays them through "
+		CAP_LOG(INFO, "reader: direct, the default for --pcap (the files read straight "
+			"into batches without a PMD; --reader pmd replays them through "
 			"net_pcap)");
 	else
 		CAP_LOG(NOTICE, "reader: pmd (net_pcap), not the default direct reader, because "

@@ -98,7 +98,7 @@ cap_conf_usage(FILE *f, const char *prog)
 "  --pcap FILE         read FILE (pcap or pcapng), with the direct reader or through a\n"
 "                      net_pcap vdev added to the EAL arguments (--reader); repeatable,\n"
 "                      up to 16 (default: none)\n"
-"  --reader R          direct: --pcap files mapped and staged into batches without a\n"
+"  --reader R          direct: --pcap files read straight into batches without a\n"
 "                      PMD (no ports; staged memory; the same results); pmd: through\n"
 "                      net_pcap, packet by packet, as a live port (default: direct for\n"
 "                      --pcap, pmd when an option needs ports or mbufs: --mem\n"

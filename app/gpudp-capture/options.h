@@ -47,7 +47,7 @@ enum cap_conf_gpu_sel {
 /** --reader: how --pcap files are read */
 enum cap_conf_reader {
 	CAP_CONF_READER_PMD = 0,  /**< through net_pcap vdevs, packet by packet (mbufs) */
-	CAP_CONF_READER_DIRECT,   /**< mapped and staged into batches by --threads threads */
+	CAP_CONF_READER_DIRECT,   /**< read straight into batches by --threads threads */
 };
 
 /** The longest reason cap_conf_reader_pmd() gives, with its terminating NUL. */

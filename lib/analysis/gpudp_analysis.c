@@ -341,6 +341,47 @@ gpudp_analysis_add(struct gpudp_analysis *dst, const struct gpudp_analysis *src)
 	return rc;
 }
 
+/* Whether @p a has counted nothing: every counter 0 (a flow, a datagram or
+ * a pattern count comes with a counted packet). */
+static int
+an_empty(const struct gpudp_analysis *a)
+{
+	static const struct gpudp_an_counters zero;
+
+	return memcmp(&a->ctr, &zero, sizeof(zero)) == 0;
+}
+
+int
+gpudp_analysis_take(struct gpudp_analysis *dst, struct gpudp_analysis *src)
+{
+	struct gpudp_an_counters c;
+	struct gpudp_flow_slot *f;
+	struct gpudp_frag_slot *g;
+	uint64_t *occ, *pkts;
+
+	if (dst == src || !an_empty(dst) || dst->flow_mask != src->flow_mask ||
+	    dst->frag_mask != src->frag_mask || dst->match != src->match ||
+	    dst->match_flags != src->match_flags)
+		return gpudp_analysis_add(dst, src);
+	/* the filter and the inspection settings stay each one's own */
+	c = dst->ctr;
+	dst->ctr = src->ctr;
+	src->ctr = c;
+	f = dst->flows;
+	dst->flows = src->flows;
+	src->flows = f;
+	g = dst->frags;
+	dst->frags = src->frags;
+	src->frags = g;
+	occ = dst->match_occ;
+	pkts = dst->match_pkts;
+	dst->match_occ = src->match_occ;
+	dst->match_pkts = src->match_pkts;
+	src->match_occ = occ;
+	src->match_pkts = pkts;
+	return 0;
+}
+
 /*
  * Resolution of the fragment table (doc/capture.md, "Fragments"). A
  * datagram whose first fragment was analysed, with one port pair, goes

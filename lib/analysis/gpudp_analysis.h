@@ -159,6 +159,17 @@ int gpudp_analysis_merge_match(struct gpudp_analysis *dst, const uint64_t *occ,
 int gpudp_analysis_add(struct gpudp_analysis *dst, const struct gpudp_analysis *src);
 
 /**
+ * gpudp_analysis_add(), for a @p src that is not needed afterwards: when
+ * @p dst holds nothing yet (no packet counted) and both have the same flow
+ * and fragment capacities and the same payload inspection (database and
+ * flags), their tables are exchanged instead of added, in constant time;
+ * @p src then holds nothing (it may be freed, reset or added to again).
+ * Otherwise it adds, and @p src is left as it was.
+ * @return as gpudp_analysis_add()
+ */
+int gpudp_analysis_take(struct gpudp_analysis *dst, struct gpudp_analysis *src);
+
+/**
  * Analyse one packet on the CPU.
  *
  * @param a       the analysis object

@@ -947,6 +947,66 @@ merge_adds_counters_and_flows(void)
 	return GPUDP_TEST_PASS;
 }
 
+/* flows listed by gpudp_analysis_flows(), or -1 */
+static long
+nflows(const struct gpudp_analysis *a)
+{
+	struct gpudp_flow_record *fl;
+	size_t n;
+
+	if (gpudp_analysis_flows(a, &fl, &n) != 0)
+		return -1;
+	free(fl);
+	return (long)n;
+}
+
+/*
+ * gpudp_analysis_take(): into an analysis that has counted nothing it
+ * exchanges the tables, leaving the source empty; into one that has, or of
+ * another capacity, it adds. Either way the result is what adding gives.
+ */
+static int
+take_equals_add(void)
+{
+	struct gpudp_analysis *src = gpudp_analysis_create(0, NULL), *ref, *dst, *big;
+	struct gpudp_an_counters zero;
+	char why[200];
+	struct pb p;
+	uint32_t i;
+
+	memset(&zero, 0, sizeof(zero));
+	ref = gpudp_analysis_create(0, NULL);
+	dst = gpudp_analysis_create(0, NULL);
+	big = gpudp_analysis_create(1u << 12, NULL);
+	GPUDP_TEST_ASSERT(src != NULL && ref != NULL && dst != NULL && big != NULL, "create");
+	for (i = 0; i < 40; i++) {
+		char a[32];
+
+		snprintf(a, sizeof(a), "10.0.%u.%u", i / 7, i % 7 + 1);
+		tcp4(&p, a, "10.0.0.200", (uint16_t)(1000 + i), 80, 0);
+		gpudp_analysis_packet(src, p.b, p.n, p.n, 10 + i);
+	}
+	GPUDP_TEST_ASSERT(gpudp_analysis_add(ref, src) == 0, "add");
+	/* empty, same shape: exchanged; the source holds nothing then */
+	GPUDP_TEST_ASSERT(gpudp_analysis_take(dst, src) == 0, "take into an empty one");
+	GPUDP_TEST_ASSERT(gpudp_analysis_compare(ref, dst, why, sizeof(why)) == 0, "%s", why);
+	GPUDP_TEST_ASSERT(memcmp(&src->ctr, &zero, sizeof(zero)) == 0 &&
+			  nflows(src) == 0, "the source was not left empty");
+	/* not empty: added (twice the packets), the source left as it was */
+	GPUDP_TEST_ASSERT(gpudp_analysis_take(ref, dst) == 0 && ref->ctr.pkts == 80 &&
+			  dst->ctr.pkts == 40, "take into a non-empty one: %llu, %llu",
+			  (unsigned long long)ref->ctr.pkts, (unsigned long long)dst->ctr.pkts);
+	/* another capacity: added */
+	GPUDP_TEST_ASSERT(gpudp_analysis_take(big, dst) == 0 && big->ctr.pkts == 40 &&
+			  dst->ctr.pkts == 40 && nflows(big) == 40,
+			  "take into another capacity");
+	gpudp_analysis_free(src);
+	gpudp_analysis_free(ref);
+	gpudp_analysis_free(dst);
+	gpudp_analysis_free(big);
+	return GPUDP_TEST_PASS;
+}
+
 /* ---- filter ---- */
 
 static int
@@ -1198,6 +1258,7 @@ static const struct gpudp_test_case cases[] = {
 	{ "protocol_counters_per_layer", protocol_counters_per_layer },
 	{ "talkers_sum_sent_and_received", talkers_sum_sent_and_received },
 	{ "merge_adds_counters_and_flows", merge_adds_counters_and_flows },
+	{ "take_equals_add", take_equals_add },
 	{ "filter_rejects_bad_expressions", filter_rejects_bad_expressions },
 	{ "filter_matches_fields", filter_matches_fields },
 	{ "filter_operator_precedence", filter_operator_precedence },
