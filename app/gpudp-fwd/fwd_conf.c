@@ -338,6 +338,9 @@ fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
 		case OPT_PERSISTENT_BLOCKS:
 			if (strcmp(v, "max") == 0)
 				c->persistent_blocks = GPUDP_HO_BLOCKS_FILL;
+			else if (v[0] < '0' || v[0] > '9')
+				return bad("persistent-blocks", v, "expected an integer 1.."
+					   RTE_STR(GPUDP_HO_RING_MAX) ", or max");
 			else
 				U_ARG("persistent-blocks", v, 1, GPUDP_HO_RING_MAX,
 				      c->persistent_blocks);

@@ -236,6 +236,7 @@ BAD = [
     (["--pipeline-lcores", "3"], "--pipeline-lcores: bad value '3'"),
     (["--graph-batch", "3", "--ring", "64"], "--graph-batch: 3 does not divide --ring 64"),
     (["--persistent-blocks", "16", "--ring", "8"], "--persistent-blocks: 16 is more than --ring 8"),
+    (["--persistent-blocks", "most"], "--persistent-blocks: bad value 'most' (expected an integer 1..65536, or max)"),
     (["--gpu-poll-ns", "100001"], "--gpu-poll-ns: bad value '100001'"),
     (["--gpu-poll-ns", "-5"], "--gpu-poll-ns: bad value '-5'"),
     (["--mode", "launch", "--mem", "host"], "--mem: 'host' does not work with --mode launch"),
