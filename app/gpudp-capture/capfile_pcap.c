@@ -45,6 +45,25 @@ cf_pcap_open(struct capfile *cf, uint8_t *hdr)
 	return 0;
 }
 
+/*
+ * A record header's captured and original lengths at @p h as libpcap reads
+ * them: swapped in the versions that wrote them the other way round
+ * (cf->lenswap).
+ */
+static inline void
+pcap_lens(const struct capfile *cf, const uint8_t *h, uint32_t *caplen, uint32_t *wirelen)
+{
+	uint32_t c = rd32(cf->swap, h + 8), w = rd32(cf->swap, h + 12);
+
+	if (cf->lenswap == 1 || (cf->lenswap == 2 && c > w)) {
+		*caplen = w;
+		*wirelen = c;
+	} else {
+		*caplen = c;
+		*wirelen = w;
+	}
+}
+
 int
 cf_pcap_next(struct capfile *cf, struct capfile_rec *rec)
 {
@@ -62,14 +81,7 @@ cf_pcap_next(struct capfile *cf, struct capfile_rec *rec)
 	rc = cf_read(cf, rh, cf->hdrsize);
 	if (rc != 0)
 		return rc < 0 ? rc : cf_truncated(cf, off);
-	caplen = rd32(cf->swap, rh + 8);
-	wirelen = rd32(cf->swap, rh + 12);
-	if (cf->lenswap == 1 || (cf->lenswap == 2 && caplen > wirelen)) {
-		uint32_t t = caplen;
-
-		caplen = wirelen;
-		wirelen = t;
-	}
+	pcap_lens(cf, rh, &caplen, &wirelen);
 	if (caplen > lt_max(cf->first_lt))
 		return cf_fail(cf, -EINVAL, "corrupt record %llu at offset %llu: captured length %u "
 			       "exceeds %u, the largest record of link type %u",
@@ -117,10 +129,9 @@ cf_pcap_skip(struct capfile *cf, uint64_t n)
 	uint32_t hs = cf->hdrsize, max = lt_max(cf->first_lt);
 
 	while (done < n && size - pos >= hs) {
-		uint32_t caplen = rd32(cf->swap, m + pos + 8), wirelen = rd32(cf->swap, m + pos + 12);
+		uint32_t caplen, wirelen;
 
-		if (cf->lenswap == 1 || (cf->lenswap == 2 && caplen > wirelen))
-			caplen = wirelen;
+		pcap_lens(cf, m + pos, &caplen, &wirelen);
 		if (caplen > max || caplen > size - pos - hs)
 			break;
 		pos += hs + caplen;
@@ -144,18 +155,13 @@ pcap_many(const struct capfile *cf, const uint8_t *m, uint64_t base, uint64_t le
 {
 	uint64_t pos = 0, mult = cf->nsec ? 1 : 1000;
 	uint32_t hs = cf->hdrsize, max = lt_max(cf->first_lt), snap = cf->snaplen, k;
-	int swap = cf->swap, lenswap = cf->lenswap;
+	int swap = cf->swap;
 
 	for (k = 0; k < n && base + pos < end && len - pos >= hs; k++) {
 		const uint8_t *h = m + pos;
-		uint32_t caplen = rd32(swap, h + 8), wirelen = rd32(swap, h + 12);
+		uint32_t caplen, wirelen;
 
-		if (lenswap == 1 || (lenswap == 2 && caplen > wirelen)) {
-			uint32_t t = caplen;
-
-			caplen = wirelen;
-			wirelen = t;
-		}
+		pcap_lens(cf, h, &caplen, &wirelen);
 		if (caplen > max || caplen > len - pos - hs)
 			break;
 		r[k].data = h + hs;
@@ -211,15 +217,7 @@ cf_pcap_plausible(const struct capfile *cf, uint64_t off)
 			return k > 0;   /* records up to the end of the file */
 		if (cf->size - off < hs)
 			return k > 0;   /* records up to a cut header at the end (capfile_next() stops there) */
-		caplen = rd32(cf->swap, m + off + 8);
-		wirelen = rd32(cf->swap, m + off + 12);
-		if (cf->lenswap == 1 || (cf->lenswap == 2 && caplen > wirelen)) {
-			uint32_t t = caplen;
-
-			caplen = wirelen;
-			wirelen = t;
-		}
-		(void)wirelen;
+		pcap_lens(cf, m + off, &caplen, &wirelen);
 		sec = rd32(cf->swap, m + off);
 		if (k == 0)
 			sec0 = sec;
