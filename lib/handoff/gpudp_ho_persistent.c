@@ -77,6 +77,7 @@ persistent_resident(struct gpudp_handoff *h)
 	struct ho_gpu *g = GPU(h);
 	int per_sm = 0, sms = 0, fill = c->persistent_blocks == GPUDP_HO_BLOCKS_FILL;
 	uint64_t need, cap, used;
+	int fits;
 
 	if (gpudp_cu->cuOccupancyMaxActiveBlocksPerMultiprocessor == NULL ||
 	    gpudp_cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, g->f_persistent,
@@ -100,31 +101,33 @@ persistent_resident(struct gpudp_handoff *h)
 
 		/* one SM's blocks stay free for gpudp's short kernels beside the
 		 * resident ones (the clock measure) */
-		cap -= (uint64_t)per_sm;
-		if (cap / share < 2) {
+		uint64_t room = cap - (uint64_t)per_sm;
+
+		if (room / share < 2) {
 			HO_LOG(ERR, "%s: GPU %d keeps %" PRIu64 " blocks of %u threads resident "
 			       "beside one SM's: too few for %u persistent handoffs of two "
 			       "blocks at least",
-			       c->name, (int)g->dev, cap, c->threads, share);
+			       c->name, (int)g->dev, room, c->threads, share);
 			return -ENOSPC;
 		}
-		c->persistent_blocks = (uint32_t)RTE_MIN(cap / share - 1, (uint64_t)c->ring_size);
+		c->persistent_blocks = (uint32_t)RTE_MIN(room / share - 1, (uint64_t)c->ring_size);
 	}
 	/* the share of the SMs, rounded up: never more than fit */
 	need = ((uint64_t)c->persistent_blocks + 1) * RES_UNIT;
 	need = (need + (uint64_t)per_sm - 1) / (uint64_t)per_sm;
 	pthread_mutex_lock(&res_lock);
 	used = res_used[g->dev];
-	if (used + need <= (uint64_t)sms * RES_UNIT)
+	fits = used + need <= (uint64_t)sms * RES_UNIT;
+	if (fits)
 		res_used[g->dev] = used + need;
 	pthread_mutex_unlock(&res_lock);
-	if (used + need > (uint64_t)sms * RES_UNIT) {
+	if (!fits) {
 		HO_LOG(ERR, "%s: %u persistent blocks of %u threads and their dispatcher cannot "
 		       "all be resident on GPU %d: it keeps %d such blocks per SM on %d SMs "
 		       "(%" PRIu64 "), and the other persistent handoffs of this process hold "
 		       "%.1f of its SMs; fewer blocks or threads, or fewer pipelines on the GPU",
-		       c->name, c->persistent_blocks, c->threads, (int)g->dev, per_sm, sms,
-		       (uint64_t)per_sm * (uint64_t)sms, (double)used / RES_UNIT);
+		       c->name, c->persistent_blocks, c->threads, (int)g->dev, per_sm, sms, cap,
+		       (double)used / RES_UNIT);
 		return -ENOSPC;
 	}
 	g->resident = need;
