@@ -7,8 +7,11 @@
  * reading a file disagree: capfile_inspect(), capfile_read_all() and the
  * iterator with and without CAPFILE_SKIP_DATA, and mapped (CAPFILE_MMAP),
  * must give the same records; capfile_skip() must step over exactly the
- * records the iterator reads; capfile_find_record() and a seek to what it
- * finds must stay inside the file (the direct reader's byte ranges).
+ * records the iterator reads; capfile_next_many() (with capfile_next()
+ * where it reads none) must read the iterator's records and end the same
+ * way, and capfile_parse_many() over the file's bytes a prefix of them;
+ * capfile_find_record() and a seek to what it finds must stay inside the
+ * file (the direct reader's byte ranges).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -40,8 +43,9 @@ put_file(const uint8_t *data, size_t size)
 	CHECK(pwrite(fd, data, size, 0) == (ssize_t)size);
 }
 
-/* Walk with the iterator; every record's fields against read_all's packet. */
-static void
+/* Walk with the iterator; every record's fields against read_all's
+ * packet. @return how it ended (capfile_next()'s last code) */
+static int
 walk(unsigned int flags, const struct capfile_packets *pk, uint64_t *n)
 {
 	struct capfile_rec rec;
@@ -51,7 +55,7 @@ walk(unsigned int flags, const struct capfile_packets *pk, uint64_t *n)
 
 	*n = 0;
 	if (capfile_open(path, flags, &cf, err, sizeof(err)) != 0)
-		return;
+		return 1;
 	while ((rc = capfile_next(cf, &rec)) == 1) {
 		CHECK(rec.index == *n);
 		CHECK(rec.ts_nsec < 1000000000u);
@@ -66,6 +70,72 @@ walk(unsigned int flags, const struct capfile_packets *pk, uint64_t *n)
 	}
 	CHECK(rc <= 0);
 	CHECK(capfile_next(cf, &rec) == rc);  /* the end, or the error, stays */
+	capfile_close(cf);
+	return rc;
+}
+
+/* Record @p i of capfile_next_many() or capfile_parse_many() against the
+ * iterator's (read_all's packet @p pk, when it read the file) */
+static void
+same_rec(const struct capfile_packets *pk, uint64_t i, const struct capfile_mrec *r)
+{
+	CHECK(r->index == i);
+	if (pk == NULL || i >= pk->n)
+		return;
+	CHECK(pk->pkt[i].caplen == r->caplen && pk->pkt[i].ts_ns == r->ts_ns);
+	CHECK(memcmp(pk->pkt[i].data, r->data, r->caplen) == 0);
+}
+
+/*
+ * A mapped file read by capfile_next_many() in bunches of 1..7, stopping
+ * every 5 records (its end argument), with capfile_next() where it reads
+ * none: the iterator's @p n_expected records and its end (@p rc_expected).
+ * Then capfile_parse_many() over the input's bytes: the records it reads
+ * before it first stops are the iterator's first ones.
+ */
+static void
+many(const uint8_t *data, size_t size, const struct capfile_packets *pk, uint64_t n_expected,
+     int rc_expected)
+{
+	struct capfile_mrec mr[8];
+	struct capfile_rec rec;
+	struct capfile *cf;
+	uint64_t n = 0, pos, used;
+	uint32_t bunch = 1, k, i;
+	char err[512];
+	int rc;
+
+	if (capfile_open(path, CAPFILE_MMAP, &cf, err, sizeof(err)) != 0)
+		return;
+	pos = capfile_tell(cf);
+	for (;;) {
+		k = capfile_next_many(cf, mr, bunch, n % 5 == 4 ? capfile_tell(cf) : UINT64_MAX);
+		bunch = bunch % 7 + 1;
+		for (i = 0; i < k; i++, n++)
+			same_rec(pk, n, &mr[i]);
+		if (k != 0)
+			continue;
+		rc = capfile_next(cf, &rec);
+		if (rc != 1)
+			break;
+		CHECK(rec.index == n);
+		n++;
+	}
+	CHECK(n == n_expected && rc == rc_expected);
+	capfile_close(cf);
+	if (capfile_open(path, 0, &cf, err, sizeof(err)) != 0)
+		return;
+	n = 0;
+	while (pos < size && (k = capfile_parse_many(cf, data + pos, pos, size - pos,
+						     UINT64_MAX, n, mr, 8, &used)) > 0) {
+		CHECK(used <= size - pos);
+		for (i = 0; i < k; i++, n++) {
+			CHECK(mr[i].data >= data + pos && mr[i].data + mr[i].caplen <= data + size);
+			same_rec(pk, n, &mr[i]);
+		}
+		pos += used;
+	}
+	CHECK(n <= n_expected);
 	capfile_close(cf);
 }
 
@@ -105,7 +175,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct capfile_info info;
 	char err[512];
 	uint64_t n_data, n_skip, n_mmap, sum = 0;
-	int irc, rrc;
+	int irc, rrc, mrc;
 	size_t i;
 
 	put_file(data, size);
@@ -146,8 +216,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	walk(0, rrc == 0 ? &pk : NULL, &n_data);
 	walk(CAPFILE_SKIP_DATA, NULL, &n_skip);
 	CHECK(n_data == n_skip);
-	walk(CAPFILE_MMAP, rrc == 0 ? &pk : NULL, &n_mmap);
+	mrc = walk(CAPFILE_MMAP, rrc == 0 ? &pk : NULL, &n_mmap);
 	CHECK(n_data == n_mmap);
+	if (mrc != 1)   /* it opened */
+		many(data, size, rrc == 0 ? &pk : NULL, n_mmap, mrc);
 	skim(n_data);
 	if (irc == 0)
 		CHECK(n_data == info.packets);
