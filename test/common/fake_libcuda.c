@@ -197,27 +197,29 @@ alloc_of(uintptr_t p)
 	return NULL;
 }
 
+/* the range of @p list that holds @p p, or NULL */
 static struct freg *
-reg_of(uintptr_t p)
+range_in(struct freg *list, uintptr_t p)
 {
 	struct freg *r;
 
-	for (r = regs; r != NULL; r = r->next)
+	for (r = list; r != NULL; r = r->next)
 		if (p >= r->p && p < r->p + r->n)
 			return r;
 	return NULL;
+}
+
+static struct freg *
+reg_of(uintptr_t p)
+{
+	return range_in(regs, p);
 }
 
 /* caller holds mu; complete: a block of cuMemAllocHost's */
 static struct freg *
 host_of(uintptr_t p)
 {
-	struct freg *r;
-
-	for (r = hosts; r != NULL; r = r->next)
-		if (p >= r->p && p < r->p + r->n)
-			return r;
-	return NULL;
+	return range_in(hosts, p);
 }
 
 static CUresult f_stub(void) { return CUDA_ERROR_NOT_SUPPORTED; }
