@@ -80,6 +80,89 @@ gpudp_fwd_gather(struct gpudp_ho_kargs a, uint64_t src, uint32_t n)
 	}
 }
 
+// Staged mode, gpudp_handoff_submit_desc(): the CPU wrote only the
+// descriptors (struct gpudp_ho_desc: off, len, wire_len, mark, ts_ns). A
+// warp takes 32 packets: each lane reads one descriptor, writes that
+// packet's entries of the arrays the work reads, and counts the 16-byte
+// blocks of data that hold its span; then the warp copies all of its
+// packets' blocks, 4 per lane per round with every load issued before any
+// store (one PCIe round trip per round). A packet's blocks keep their
+// offset (stage + off mirrors data + off). Two neighbours may share a block:
+// both copy the same 16 bytes to the same place.
+extern "C" __global__ void
+gpudp_fwd_gather_desc(struct gpudp_ho_kargs a, struct gpudp_ho_gather_args g)
+{
+	const uint32_t full = 0xffffffffu;
+	uint32_t lane = threadIdx.x & 31;
+	uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+	uint32_t nw = (gridDim.x * blockDim.x) >> 5;
+	size_t base = (size_t)a.slot * a.burst_max;
+	const uint4 *src = (const uint4 *)g.data;
+	uint4 *dst = (uint4 *)g.stage;
+	uint32_t p0, c0, s, k;
+
+	for (p0 = w * 32; p0 < g.n; p0 += nw * 32) {  /* the same for every lane */
+		uint32_t i = p0 + lane, first = 0, cnt = 0, pre, total;
+
+		if (i < g.n) {
+			const uint64_t *d = (const uint64_t *)g.desc + 3 * (size_t)i;
+			uint64_t x0 = d[0], x1 = d[1], ts = d[2];
+			uint32_t off = (uint32_t)x0, len = (uint32_t)(x0 >> 32);
+			uint32_t l = g.span != 0 && len > g.span ? g.span : len;
+			bool ok = off <= g.data_len && len <= g.data_len - off &&
+				  l <= g.stage_bytes;
+
+			if (!ok)
+				l = 0;
+			((uint64_t *)g.addr)[base + i] = g.stage + (ok ? off : 0);
+			((uint32_t *)g.len)[base + i] = l;
+			((uint32_t *)g.plen)[base + i] = len;
+			((uint64_t *)g.meta)[2 * (base + i)] = ts;
+			((uint64_t *)g.meta)[2 * (base + i) + 1] = x1;  /* wire_len, mark */
+			if (g.xaddr != 0) {  /* the rest past the span, where it lies */
+				((uint64_t *)g.xaddr)[base + i] = g.data + off + l;
+				((uint32_t *)g.xlen)[base + i] = ok ? len - l : 0;
+			}
+			if (l > 0) {
+				first = off >> 4;
+				cnt = ((off + l + 15) >> 4) - first;
+			}
+		}
+		pre = cnt;  /* inclusive prefix sum of the blocks over the lanes */
+		for (s = 1; s < 32; s <<= 1) {
+			uint32_t v = __shfl_up_sync(full, pre, s);
+
+			if (lane >= s)
+				pre += v;
+		}
+		total = __shfl_sync(full, pre, 31);
+		for (c0 = 0; c0 < total; c0 += 128) {
+			uint4 v[4];
+			uint32_t at[4];
+
+#pragma unroll
+			for (k = 0; k < 4; k++) {
+				uint32_t c = c0 + k * 32 + lane, q = 0, qpre, qcnt, qfirst;
+
+				/* its packet: the first lane whose prefix passes c */
+				for (s = 16; s > 0; s >>= 1)
+					if (__shfl_sync(full, pre, q + s - 1) <= c)
+						q += s;
+				qpre = __shfl_sync(full, pre, q);
+				qcnt = __shfl_sync(full, cnt, q);
+				qfirst = __shfl_sync(full, first, q);
+				at[k] = c < total ? qfirst + c - (qpre - qcnt) : UINT32_MAX;
+				if (at[k] != UINT32_MAX)
+					v[k] = src[at[k]];
+			}
+#pragma unroll
+			for (k = 0; k < 4; k++)
+				if (at[k] != UINT32_MAX)
+					dst[at[k]] = v[k];
+		}
+	}
+}
+
 // Clock calibration: ping-pong through mapped host memory. For round
 // i = 1..rounds the CPU stores flag = i; the kernel, spinning on it, reads
 // %globaltimer, stores it and then ack = i. A round trip over PCIe is a

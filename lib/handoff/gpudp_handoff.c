@@ -455,6 +455,34 @@ gpudp_handoff_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 }
 
 int
+gpudp_handoff_submit_desc(struct gpudp_handoff *h, struct gpudp_ho_burst *b, const void *data,
+			  uint32_t data_len, const struct gpudp_ho_desc *desc, uint32_t n)
+{
+	int ret;
+
+	if (!h->ops->gpu_desc || !h->conf.stage_gpu_copy || !h->conf.meta ||
+	    h->conf.segs > 2 || h->work->wspan != 0)
+		return -ENOTSUP;
+	if (b->n != 0 || n > b->max || (n > 0 && (data == NULL || desc == NULL)) ||
+	    ((uintptr_t)data | data_len) % 16 != 0 || data_len > h->conf.stage_burst_bytes)
+		return -EINVAL;
+	if (n == 0)
+		return 0;
+	/* memory the GPU cannot read would fault it, for every handoff of the context */
+	if (!h->ops->readable(h, desc, (size_t)n * sizeof(*desc)) ||
+	    (data_len > 0 && !h->ops->readable(h, data, data_len)))
+		return -EINVAL;
+	b->desc_ = desc;
+	b->desc_data_ = (uint64_t)(uintptr_t)data;
+	b->desc_len_ = data_len;
+	b->n = n;
+	b->t_first = gpudp_ho_now_ns();
+	ret = gpudp_handoff_submit(h, b);
+	b->desc_ = NULL;
+	return ret;
+}
+
+int
 gpudp_handoff_flush(struct gpudp_handoff *h)
 {
 	return h->ops->flush != NULL ? h->ops->flush(h) : 0;

@@ -155,6 +155,20 @@ struct gpudp_handoff_conf {
 				     *   0 = 1, every burst. Counters are exact either way. */
 };
 
+/**
+ * One packet of a burst submitted in one piece (gpudp_handoff_submit_desc()):
+ * where its bytes are in the burst's data area, and its metadata (struct
+ * gpudp_work_meta). 24 bytes, no padding: an array of them is read as is
+ * by the GPU.
+ */
+struct gpudp_ho_desc {
+	uint32_t off;       /**< its first byte is at data + off */
+	uint32_t len;       /**< bytes there (the frame's captured length) */
+	uint32_t wire_len;  /**< gpudp_work_meta.wire_len */
+	uint32_t mark;      /**< gpudp_work_meta.mark */
+	uint64_t ts_ns;     /**< gpudp_work_meta.ts_ns */
+};
+
 /** One burst in a ring slot. Fields are read-only for users except via the helpers. */
 struct gpudp_ho_burst {
 	uint32_t n;          /**< packets added */
@@ -189,6 +203,11 @@ struct gpudp_ho_burst {
 	struct gpudp_work_meta *meta; /**< conf.meta: packet i's metadata at meta[i],
 				       *   written by the rx thread before submit;
 				       *   NULL otherwise */
+	/* internal: gpudp_handoff_submit_desc()'s arguments while it submits */
+	const struct gpudp_ho_desc *desc_;
+	uint64_t desc_data_;
+	uint32_t desc_len_;
+	uint32_t desc_pad_;
 };
 
 /** Monotonic time in ns (CLOCK_MONOTONIC): the clock of every timestamp here. */
@@ -376,6 +395,38 @@ struct gpudp_ho_burst *gpudp_handoff_acquire(struct gpudp_handoff *h);
  *   tx side frees and counts it; the error is logged.
  */
 int gpudp_handoff_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b);
+
+/**
+ * Submit an acquired, empty burst of @p n packets described by one array
+ * (rx thread), in place of gpudp_ho_burst_add() for each packet and
+ * gpudp_handoff_submit(): the GPU reads the descriptors and gathers the
+ * packets itself, so the CPU writes nothing per packet. For a producer that
+ * lays a burst's packets out in one buffer (a capture file read in bulk).
+ *
+ * Only in staged mode with stage_gpu_copy and meta set, segs 1 or 2, and
+ * a work that writes nothing back (write span 0). With segs 2, a packet
+ * cut to the work's span has a second segment: the rest of it, where it
+ * lies in @p data (the GPU reads it there, over PCIe, only if the work
+ * does), so that the work can read past its span where it must.
+ * @p data and @p desc must be memory the GPU can read (pinned with
+ * cuMemAllocHost(), or registered), left untouched until the burst
+ * completes. Packet i is desc[i].len bytes at data + desc[i].off; the GPU
+ * copies the work's span of it (all of it for a span of 0) to the same
+ * offset of the burst's staging area, reading whole 16-byte blocks (so
+ * @p data is 16-byte aligned and @p data_len a multiple of 16, at most
+ * the staging area of a burst, conf.stage_burst_bytes). A packet that does
+ * not lie within data_len, or longer than conf.stage_bytes after the
+ * span, is not staged: the work sees an empty first segment, as in
+ * gpudp_handoff_submit(). The burst's cookies, len and addr are not
+ * filled; verdicts, results and counters are, as for any burst.
+ * @return 0; -EIO as gpudp_handoff_submit() (the burst still completes,
+ *   with every verdict GPUDP_FWD_DROP_ERROR); -EINVAL (bad arguments) or
+ *   -ENOTSUP (another mode or configuration): nothing was submitted, the
+ *   burst stays acquired and empty
+ */
+int gpudp_handoff_submit_desc(struct gpudp_handoff *h, struct gpudp_ho_burst *b,
+			      const void *data, uint32_t data_len,
+			      const struct gpudp_ho_desc *desc, uint32_t n);
 
 /**
  * Submit what a mode holds back (graph mode: a partial batch). Call it

@@ -129,6 +129,30 @@ struct gpudp_ho_kargs {
 			     *   (no metadata: gpudp_work_pkt.meta is NULL) */
 };
 
+/**
+ * Arguments of the staged mode's descriptor gather (gpudp_fwd_gather_desc,
+ * for gpudp_handoff_submit_desc()): it reads struct gpudp_ho_desc[n] from
+ * desc, copies each packet's span from data + off to stage + off in whole
+ * 16-byte blocks, and writes the per-packet arrays the work reads (device
+ * memory, [ring_size][burst_max] like the kernel arguments' own).
+ */
+struct gpudp_ho_gather_args {
+	uint64_t data;        /**< the burst's data area (host memory the GPU reads) */
+	uint64_t desc;        /**< its descriptors, 24 bytes each */
+	uint64_t stage;       /**< the slot's staging area (device memory) */
+	uint64_t addr;        /**< device uint64_t[][]: staged address of each packet */
+	uint64_t len;         /**< device uint32_t[][]: bytes staged (0: not staged) */
+	uint64_t plen;        /**< device uint32_t[][]: the frame's length */
+	uint64_t meta;        /**< device struct gpudp_work_meta[][] */
+	uint64_t xaddr;       /**< segs 2: device uint64_t[][], the rest of each
+			       *   packet past its span, in data; else 0 */
+	uint64_t xlen;        /**< segs 2: device uint32_t[][], its length (0: none) */
+	uint32_t data_len;    /**< bytes of data (a multiple of 16) */
+	uint32_t n;           /**< packets */
+	uint32_t span;        /**< the work's span (0: whole frames) */
+	uint32_t stage_bytes; /**< longest packet staged (after the span) */
+};
+
 #ifdef __cplusplus
 }
 #endif

@@ -71,7 +71,14 @@ int
 gpudp_ho_gpu_launch_on(struct gpudp_handoff *h, uint32_t slot, uint32_t n, uint32_t signal,
 		CUstream st)
 {
-	struct gpudp_ho_kargs a = h->kargs;
+	return gpudp_ho_gpu_launch_args(h, &h->kargs, slot, n, signal, st);
+}
+
+int
+gpudp_ho_gpu_launch_args(struct gpudp_handoff *h, const struct gpudp_ho_kargs *args,
+			 uint32_t slot, uint32_t n, uint32_t signal, CUstream st)
+{
+	struct gpudp_ho_kargs a = *args;
 	void *params[] = { &a };
 
 	a.slot = slot;
@@ -220,6 +227,8 @@ gpudp_ho_gpu_teardown(struct gpudp_handoff *h)
 			gpudp_cu->cuMemFreeHost(g->src);
 		if (g->stage_d != 0)
 			gpudp_cu->cuMemFree(g->stage_d);
+		if (g->d_desc != 0)
+			gpudp_cu->cuMemFree(g->d_desc);
 		if (g->blocks != 0)
 			gpudp_cu->cuMemFree(g->blocks);
 		if (g->pstate != 0)
@@ -448,6 +457,8 @@ gpudp_ho_gpu_setup(struct gpudp_handoff *h)
 	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_signal, g->mod, "gpudp_fwd_signal"));
 	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_clock, g->mod, "gpudp_fwd_clock"));
 	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_gather, g->mod, "gpudp_fwd_gather"));
+	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_gather_desc, g->mod,
+					       "gpudp_fwd_gather_desc"));
 	CU_DO(h, gpudp_cu->cuStreamCreate(&g->stream, CU_STREAM_NON_BLOCKING));
 	CU_DO(h, gpudp_cu->cuStreamCreate(&g->clk_stream, CU_STREAM_NON_BLOCKING));
 	/* per slot: finished blocks, then drops (gpudp_fwd_burst) */

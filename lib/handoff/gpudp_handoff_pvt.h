@@ -34,6 +34,8 @@ struct gpudp_ho_ops {
 	int whole_frames; /**< reads and writes every byte of a frame from its
 			   *   first address (staged): single-segment frames only;
 			   *   keeps each packet's CPU address in data[] */
+	int gpu_desc;   /**< can take bursts described in one array
+			 *   (gpudp_handoff_submit_desc()), given stage_gpu_copy */
 	int ready_only; /**< reads only its own ready word (seq and n in it; kernel and
 			 *   argument from the kernel arguments): submit writes nothing
 			 *   into the CPU-written control line */
@@ -51,6 +53,9 @@ struct gpudp_ho_ops {
 	int (*flush)(struct gpudp_handoff *h);
 	/** tx thread, before the verdicts are read (staged: scatter back). */
 	void (*complete)(struct gpudp_handoff *h, struct gpudp_ho_burst *b);
+	/** gpu_desc: whether the GPU can read @p len bytes at @p p (pinned or
+	 *  registered memory), checked before a burst makes it read them */
+	int (*readable)(struct gpudp_handoff *h, const void *p, size_t len);
 	/** tx thread, while the oldest burst is not done: 0 while the GPU is
 	 *  healthy, else a negative errno (the work faulted; logged) */
 	int (*check)(struct gpudp_handoff *h);

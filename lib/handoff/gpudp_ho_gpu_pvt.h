@@ -29,7 +29,7 @@ struct ho_gpu {
 	int registered;       /* shared arrays registered */
 	CUmodule mod;         /* lib/handoff's kernels (fwd.cu) */
 	CUmodule wmod;        /* the work's image */
-	CUfunction f_burst, f_persistent, f_signal, f_clock, f_gather;
+	CUfunction f_burst, f_persistent, f_signal, f_clock, f_gather, f_gather_desc;
 	CUdeviceptr params;   /* the work's parameter block */
 	CUdeviceptr tables[GPUDP_WORK_TABLES_MAX]; /* GPU copies of the work's tables */
 	CUdeviceptr dcounters;/* counter sums of multi-block bursts */
@@ -57,6 +57,12 @@ struct ho_gpu {
 	uint32_t *soff;       /* per packet staging offset, UINT32_MAX: not staged */
 	uint64_t *src;        /* stage_gpu_copy: per packet source address (pinned) */
 	CUdeviceptr src_d;    /* the same array, as the gather kernel sees it */
+	/* stage_gpu_copy and meta (gpudp_handoff_submit_desc()): the per-packet
+	 * arrays the work reads, in device memory, written by the GPU */
+	CUdeviceptr d_desc;   /* one allocation: addr, then len, plen, meta */
+	struct gpudp_ho_kargs dkargs; /* the kernel arguments that point at them */
+	struct { uintptr_t lo, hi; } rd[8]; /* host memory found readable by the GPU */
+	uint32_t n_rd;
 };
 
 #define GPU(h) ((struct ho_gpu *)(h)->gpu)
@@ -74,6 +80,9 @@ uint32_t gpudp_ho_gpu_grid(const struct gpudp_handoff *h, uint32_t n);
 /** Launch gpudp_work_burst for slot @p slot (@p n packets; @p signal: store done) on @p st. */
 int gpudp_ho_gpu_launch_on(struct gpudp_handoff *h, uint32_t slot, uint32_t n, uint32_t signal,
 			   CUstream st);
+/** The same with kernel arguments @p a (a copy of h->kargs, some arrays elsewhere). */
+int gpudp_ho_gpu_launch_args(struct gpudp_handoff *h, const struct gpudp_ho_kargs *a,
+			     uint32_t slot, uint32_t n, uint32_t signal, CUstream st);
 /** The same on the handoff's kernel stream. */
 int gpudp_ho_gpu_launch(struct gpudp_handoff *h, uint32_t slot, uint32_t n, uint32_t signal);
 /** Common set-up of every GPU mode (context, shared arrays, images, kernel arguments, clock). */

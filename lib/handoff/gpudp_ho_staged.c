@@ -60,6 +60,24 @@ staged_setup(struct gpudp_handoff *h)
 		CU_DO(h, gpudp_cu->cuMemHostGetDevicePointer(&d, g->plen, 0));
 		h->kargs.plen = d;
 	}
+	if (h->conf.stage_gpu_copy && h->conf.meta) {
+		/* bursts described in one array: addr, len, plen, meta per packet */
+		size_t np = (size_t)h->conf.ring_size * h->conf.burst_max;
+		struct gpudp_ho_kargs *a = &g->dkargs;
+		/* segs 2: each packet's rest past the span too */
+		size_t x = h->conf.segs == 2 ? 8 + 4 : 0;
+
+		CU_DO(h, gpudp_cu->cuMemAlloc(&g->d_desc, np * (8 + 4 + 4 +
+						sizeof(struct gpudp_work_meta) + x)));
+		*a = h->kargs;
+		a->addr = g->d_desc;
+		a->meta = a->addr + np * 8;
+		a->len = a->meta + np * sizeof(struct gpudp_work_meta);
+		a->plen = a->len + np * 4;
+		a->xaddr = x != 0 ? a->plen + np * 4 : 0;
+		a->xlen = x != 0 ? a->xaddr + np * 8 : 0;
+		a->back = 0;
+	}
 	HO_LOG(DEBUG, "%s: staging copies by the %s", h->conf.name,
 	       h->conf.stage_gpu_copy ? "GPU (gather kernel on the copy stream)" : "CPU");
 	return 0;
@@ -77,6 +95,36 @@ launch_gather(struct gpudp_handoff *h, uint32_t slot, uint32_t n, CUstream st)
 	CU_DO(h, gpudp_cu->cuLaunchKernel(g->f_gather, RTE_MIN((n + 7) / 8, 256u), 1, 1,
 					  256, 1, 1, 0, st, params, NULL));
 	return 0;
+}
+
+/*
+ * A burst described in one array (gpudp_handoff_submit_desc()): the
+ * descriptor gather on the copy stream, the work after it on its lane; the
+ * kernel stores done (nothing is copied back: the work writes no span).
+ */
+static int
+staged_enqueue_desc(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
+{
+	struct ho_gpu *g = GPU(h);
+	struct gpudp_ho_kargs a = g->dkargs;
+	struct gpudp_ho_gather_args ga = {
+		.data = b->desc_data_, .desc = (uint64_t)(uintptr_t)b->desc_,
+		.stage = g->stage_d + (size_t)b->slot * g->stage_slot,
+		.addr = a.addr, .len = a.len, .plen = a.plen, .meta = a.meta,
+		.xaddr = a.xaddr, .xlen = a.xlen,
+		.data_len = b->desc_len_, .n = b->n, .span = h->work->span,
+		.stage_bytes = h->conf.stage_bytes,
+	};
+	void *params[] = { &a, &ga };
+	CUstream cs = g->lane[b->slot % STAGE_LANES];
+	CUstream ws = g->lane[STAGE_LANES + b->slot % STAGE_LANES];
+
+	a.slot = b->slot;
+	CU_DO(h, gpudp_cu->cuLaunchKernel(g->f_gather_desc, RTE_MIN((b->n + 255) / 256, 2048u),
+					  1, 1, 256, 1, 1, 0, cs, params, NULL));
+	CU_DO(h, gpudp_cu->cuEventRecord(g->copied[b->slot], cs));
+	CU_DO(h, gpudp_cu->cuStreamWaitEvent(ws, g->copied[b->slot], 0));
+	return gpudp_ho_gpu_launch_args(h, &g->dkargs, b->slot, b->n, 1, ws);
 }
 
 /*
@@ -164,6 +212,41 @@ staged_enqueue(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 	return 0;
 }
 
+/* whether the byte at @p a is memory CUDA maps for the GPU (pinned,
+ * registered or device memory) */
+static int
+cuda_mapped(uintptr_t a)
+{
+	unsigned int type = 0;
+
+	return gpudp_cu->cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+					       (CUdeviceptr)a) == CUDA_SUCCESS &&
+		(type == CU_MEMORYTYPE_HOST || type == CU_MEMORYTYPE_DEVICE);
+}
+
+/*
+ * gpudp_handoff_submit_desc()'s check of its arrays: their first and last
+ * bytes are CUDA's. A region found so is remembered (a producer reuses its
+ * buffers), so the driver is asked about each buffer once.
+ */
+static int
+staged_readable(struct gpudp_handoff *h, const void *p, size_t len)
+{
+	struct ho_gpu *g = GPU(h);
+	uintptr_t lo = (uintptr_t)p, hi = lo + len;
+	uint32_t i;
+
+	for (i = 0; i < g->n_rd; i++)
+		if (lo >= g->rd[i].lo && hi <= g->rd[i].hi)
+			return 1;
+	if (gpudp_ho_gpu_enter(h) != 0 || !cuda_mapped(lo) || !cuda_mapped(hi - 1))
+		return 0;
+	i = g->n_rd < RTE_DIM(g->rd) ? g->n_rd++ : (uint32_t)(lo / 64 % RTE_DIM(g->rd));
+	g->rd[i].lo = lo;
+	g->rd[i].hi = hi;
+	return 1;
+}
+
 /* a failure after something was enqueued: let it finish before the burst
  * is failed and its packets go back to the tx side (a queued copy or
  * kernel may still read or write them) */
@@ -174,7 +257,7 @@ staged_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 
 	if (ret != 0)
 		return ret;
-	ret = staged_enqueue(h, b);
+	ret = b->desc_ != NULL ? staged_enqueue_desc(h, b) : staged_enqueue(h, b);
 	if (ret != 0)
 		gpudp_ho_gpu_stop(h);  /* every stream drained */
 	return ret;
@@ -208,6 +291,8 @@ const struct gpudp_ho_ops gpudp_ho_ops_staged = {
 	.submit = staged_submit,
 	.complete = staged_complete,
 	.whole_frames = 1,
+	.gpu_desc = 1,
+	.readable = staged_readable,
 };
 
 #endif /* GPUDP_HAS_CUDA */

@@ -600,7 +600,7 @@ f_cuPointerGetAttribute(void *data, CUpointer_attribute attr, CUdeviceptr p)
 	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
 		if (a != NULL)
 			*(unsigned int *)data = CU_MEMORYTYPE_DEVICE;
-		else if (reg_of((uintptr_t)p) != NULL)
+		else if (reg_of((uintptr_t)p) != NULL || host_of((uintptr_t)p) != NULL)
 			*(unsigned int *)data = CU_MEMORYTYPE_HOST;
 		else
 			res = CUDA_ERROR_INVALID_VALUE;

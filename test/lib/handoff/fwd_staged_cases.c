@@ -31,6 +31,154 @@ eal_up(void)
 	return 0;
 }
 
+/* the TEST work "span"'s result (works-gpu/span_work.h) and span */
+struct span_result {
+	uint32_t sum, seen, pkt_len, wire_len;
+	uint64_t ts_ns;
+	uint32_t mark, pad;
+};
+#define SPAN_BYTES 64u
+
+/* the TEST work "span"'s results of @p n packets through @p h: bursts of
+ * up to @p burst, each packet added (desc == NULL) or as one array */
+static int
+span_run(struct gpudp_handoff *h, const uint8_t *data, uint32_t data_len,
+	 const struct gpudp_ho_desc *d, uint32_t n, uint32_t burst, int desc,
+	 struct span_result *res)
+{
+	uint32_t next = 0, done = 0, i, k;
+
+	while (done < n) {
+		struct gpudp_ho_burst *b;
+
+		while (next < n && (b = gpudp_handoff_acquire(h)) != NULL) {
+			k = RTE_MIN(burst, n - next);
+			if (desc) {
+				if (gpudp_handoff_submit_desc(h, b, data, data_len, d + next, k) != 0)
+					return -1;
+			} else {
+				for (i = 0; i < k; i++) {
+					const struct gpudp_ho_desc *x = &d[next + i];
+					/* outside the data area: the empty segment staging gives */
+					int in = x->off <= data_len && x->len <= data_len - x->off;
+
+					gpudp_ho_burst_add(b, (void *)(uintptr_t)(data + (in ? x->off : 0)),
+							   in ? x->len : 0, NULL);
+					b->meta[i] = (struct gpudp_work_meta){ .ts_ns = x->ts_ns,
+						.wire_len = x->wire_len, .mark = x->mark };
+				}
+				if (gpudp_handoff_submit(h, b) != 0)
+					return -1;
+			}
+			b->udata = next;
+			next += k;
+		}
+		while ((b = gpudp_handoff_completed(h)) == NULL)
+			if (gpudp_handoff_failed(h))
+				return -1;
+		if (b->n_pass != b->n)
+			return -1;
+		memcpy(res + b->udata, b->result, (size_t)b->n * sizeof(*res));
+		done += b->n;
+		gpudp_handoff_release(h, b);
+	}
+	return 0;
+}
+
+/*
+ * gpudp_handoff_submit_desc(): packets laid out as a capture file's records
+ * (a 16-byte header of other bytes before each, any alignment, lengths 0 to
+ * 300 against the work's span of 64) and some described past the data
+ * area reach the TEST work "span" with the bytes, lengths and metadata that
+ * packets added one by one give in the CPU mode; bad calls (misaligned,
+ * too large, descriptors the GPU cannot read) are refused and leave the
+ * burst as it was.
+ */
+int
+staged_desc_bursts_give_what_added_packets_give(void)
+{
+	enum { N = 5000, DL = 1u << 20 };
+	static struct gpudp_ho_desc pageable[8];
+	static struct span_result rc[N], rg[N];
+	struct gpudp_ho_desc *d = NULL;
+	const struct gpudp_work *w;
+	struct gpudp_handoff *hc, *hg;
+	struct gpudp_ho_burst *b;
+	uint8_t *data = NULL;
+	char err[256];
+	uint32_t i, off = 0, outside = 0, cut = 0;
+
+	GPUDP_TEST_SKIP_IF(gpu_up() != 0, "no GPU");
+	GPUDP_TEST_SKIP_IF(span_work_path == NULL, "no --span-work given");
+	w = gpudp_work_load(span_work_path, err, sizeof(err));
+	GPUDP_TEST_ASSERT(w != NULL, "%s", err);
+	CU_OK(gpudp_cu->cuMemAllocHost((void **)&data, DL));
+	CU_OK(gpudp_cu->cuMemAllocHost((void **)&d, N * sizeof(*d)));
+	memset(data, 0xee, DL);
+	for (i = 0; i < N; i++) {
+		uint32_t len = (i * 7919u) % 301;
+
+		off += 16;  /* a record header's worth of other bytes */
+		d[i] = (struct gpudp_ho_desc){ .off = off, .len = len, .wire_len = len + i % 3,
+			.mark = i * 31u, .ts_ns = 1700000000000000000ull + i * 977ull };
+		if (i % 97 == 5)  /* past the data area */
+			d[i].off = DL - len / 2;
+		else
+			off += len;
+		for (uint32_t k = 0; k < len && d[i].off + k < DL; k++)
+			data[d[i].off + k] = (uint8_t)(i * 13 + k * 7);
+		outside += d[i].off + len > DL;
+		cut += d[i].off + len <= DL && len > SPAN_BYTES;
+	}
+	GPUDP_TEST_ASSERT(off < DL && outside > 10 && cut > 1000, "layout");
+	{
+		struct gpudp_handoff_conf c = { .name = "desc-cpu", .mode = GPUDP_HO_CPU, .work = w,
+			.meta = 1, .ring_size = 4, .burst_max = 1024 };
+
+		hc = gpudp_handoff_create(&c);
+		c.name = "desc-gpu";
+		c.mode = GPUDP_HO_STAGED;
+		c.stage_gpu_copy = 1;
+		c.stage_bytes = 2048;
+		c.stage_burst_bytes = DL;
+		c.cu_ctx = (uint64_t)(uintptr_t)ctx;
+		hg = gpudp_handoff_create(&c);
+	}
+	GPUDP_TEST_ASSERT(hc != NULL && hg != NULL, "handoffs");
+	/* refusals: the burst stays acquired and empty */
+	b = gpudp_handoff_acquire(hc);
+	GPUDP_TEST_ASSERT(gpudp_handoff_submit_desc(hc, b, data, DL, d, 8) == -ENOTSUP,
+			  "CPU mode must refuse");
+	b = gpudp_handoff_acquire(hg);
+	GPUDP_TEST_ASSERT(gpudp_handoff_submit_desc(hg, b, data + 8, DL - 16, d, 8) == -EINVAL &&
+			  gpudp_handoff_submit_desc(hg, b, data, DL + 16, d, 8) == -EINVAL &&
+			  gpudp_handoff_submit_desc(hg, b, data, DL, d, b->max + 1) == -EINVAL &&
+			  /* memory the GPU cannot read: refused, not faulted on */
+			  gpudp_handoff_submit_desc(hg, b, data, DL, pageable, 8) == -EINVAL &&
+			  b->n == 0 && gpudp_handoff_acquire(hg) == b,
+			  "bad arguments must be refused, the burst left as it was");
+	GPUDP_TEST_ASSERT(span_run(hc, data, DL, d, N, 1024, 0, rc) == 0, "CPU mode run");
+	GPUDP_TEST_ASSERT(span_run(hg, data, DL, d, N, 1000, 1, rg) == 0, "staged desc run");
+	for (i = 0; i < N; i++) {
+		/* not staged: an empty first segment of a frame of its length */
+		if (d[i].off + d[i].len > DL)
+			rc[i].pkt_len = d[i].len;
+		GPUDP_TEST_ASSERT(memcmp(&rc[i], &rg[i], sizeof(rc[i])) == 0,
+				  "packet %u (off %u len %u): sum %u/%u seen %u/%u len %u/%u "
+				  "wire %u/%u mark %u/%u ts %" PRIu64 "/%" PRIu64, i, d[i].off,
+				  d[i].len, rc[i].sum, rg[i].sum, rc[i].seen, rg[i].seen,
+				  rc[i].pkt_len, rg[i].pkt_len, rc[i].wire_len, rg[i].wire_len,
+				  rc[i].mark, rg[i].mark, rc[i].ts_ns, rg[i].ts_ns);
+	}
+	gpudp_handoff_destroy(hc);
+	gpudp_handoff_destroy(hg);
+	gpudp_cu->cuMemFreeHost(data);
+	gpudp_cu->cuMemFreeHost(d);
+	printf("    %u packets (%u cut to the span, %u outside the data area) described in "
+	       "one array: what the CPU mode gives packet by packet\n", N, cut, outside);
+	return GPUDP_TEST_PASS;
+}
+
 int
 staged_path_on_pcap_payloads_matches_cpu(void)
 {

@@ -39,6 +39,7 @@
 extern const char *pcap_path;
 extern const char *user_work_path;  /* --user-work: the TEST work "probe" */
 extern const char *seg_work_path;   /* --seg-work: the TEST work "segsum" */
+extern const char *span_work_path;  /* --span-work: the TEST work "span" */
 extern int have_gpu;
 
 /* the built-in works, by enum gpudp_fwd_kernel */
@@ -101,6 +102,7 @@ int ordering_wrong_every_mode(const struct gpudp_work *w, uint32_t n);
 int ordering_dependent_kernel_never_reads_stale(void);
 int ordering_wrong_variant_is_caught(void);
 int ordering_user_work_never_reads_stale(void);
+int staged_desc_bursts_give_what_added_packets_give(void);
 int ordering_two_gpus_at_once(void);
 int split_segments_in_every_gpu_mode(void);
 int persistent_blocks_must_all_be_resident(void);

@@ -13,6 +13,7 @@
 const char *pcap_path;
 const char *user_work_path;  /* --user-work: the TEST work "probe" (works/) */
 const char *seg_work_path;   /* --seg-work: the TEST work "segsum" (works/) */
+const char *span_work_path;  /* --span-work: the TEST work "span" (works-gpu/) */
 int have_gpu;
 
 const char *const kname[GPUDP_FWD_K_MAX] = { "macswap", "ipv4", "load" };
@@ -368,6 +369,7 @@ no_cuda(void)
 #define split_segments_in_every_gpu_mode no_cuda
 #define persistent_blocks_must_all_be_resident no_cuda
 #define staged_path_on_pcap_payloads_matches_cpu no_cuda
+#define staged_desc_bursts_give_what_added_packets_give no_cuda
 #define clock_model_shared_between_handoffs no_cuda
 int
 bench(const char *json)
@@ -397,6 +399,8 @@ static const struct gpudp_test_case cases[] = {
 	{ "split_segments_in_every_gpu_mode", split_segments_in_every_gpu_mode },
 	{ "persistent_blocks_must_all_be_resident", persistent_blocks_must_all_be_resident },
 	{ "staged_path_on_pcap_payloads_matches_cpu", staged_path_on_pcap_payloads_matches_cpu },
+	{ "staged_desc_bursts_give_what_added_packets_give",
+	  staged_desc_bursts_give_what_added_packets_give },
 	{ "clock_model_shared_between_handoffs", clock_model_shared_between_handoffs },
 	{ NULL, NULL },
 };
@@ -415,6 +419,8 @@ main(int argc, char **argv)
 			user_work_path = argv[++i];
 		else if (strcmp(argv[i], "--seg-work") == 0 && i + 1 < argc)
 			seg_work_path = argv[++i];
+		else if (strcmp(argv[i], "--span-work") == 0 && i + 1 < argc)
+			span_work_path = argv[++i];
 		else if (strcmp(argv[i], "--bench") == 0 && i + 1 < argc)
 			bench_json = argv[++i];
 		else
