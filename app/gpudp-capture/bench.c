@@ -55,7 +55,7 @@ struct bench_result {
 	double read_s, collect_s, merge_s;  /* --threads: the best pass's parts (cap_file.h) */
 	double register_s;
 	enum cap_file_stage stage;
-	double pass_s[16];                  /* --threads: the first passes' times (after pass 0) */
+	struct cap_file_stats pass[16];     /* --threads: the first passes (pass 0 first) */
 	double warmup_s;                    /* --threads: pass 0's (the first in the process) */
 	uint32_t n_pass;
 };
@@ -200,10 +200,10 @@ run_direct(const struct bench_conf *bc, const char *name, const struct gpudp_fil
 			rc = 0;   /* more flows than --flows: counted, not an error here */
 		if (rc == 0 && r == 0)
 			res->warmup_s = st.seconds;
+		if (rc == 0 && res->n_pass < sizeof(res->pass) / sizeof(res->pass[0]))
+			res->pass[res->n_pass++] = st;
 		if (rc != 0 || r == 0)
 			continue;
-		if (res->n_pass < sizeof(res->pass_s) / sizeof(res->pass_s[0]))
-			res->pass_s[res->n_pass++] = st.seconds;
 		if (res->seconds == 0 || st.seconds < res->seconds) {
 			res->seconds = st.seconds;
 			res->st = st.eng;
@@ -291,6 +291,32 @@ run_engine(const struct bench_conf *bc, const char *name, const struct capfile_p
 	return rc;
 }
 
+/* --threads: where each pass's time went, the warm-up first */
+static void
+print_parts(struct gpudp_json *j, const struct bench_result *r)
+{
+	uint32_t i;
+
+	gpudp_json_arr(j, "pass_parts");
+	for (i = 0; i < r->n_pass; i++) {
+		const struct cap_file_stats *p = &r->pass[i];
+
+		gpudp_json_obj(j, NULL);
+		gpudp_json_dbl(j, "seconds", p->seconds, 6);
+		gpudp_json_dbl(j, "staged_s", p->staged_s, 6);
+		gpudp_json_dbl(j, "flushed_s", p->flushed_s, 6);
+		gpudp_json_dbl(j, "read_s", p->read_s, 6);
+		gpudp_json_dbl(j, "collect_s", p->collect_s, 6);
+		gpudp_json_dbl(j, "merge_s", p->merge_s, 6);
+		gpudp_json_dbl(j, "kernel_ms", p->eng.kernel_ms, 3);
+		gpudp_json_dbl(j, "busy_ms", p->eng.busy_ms, 3);
+		gpudp_json_dbl(j, "wait_ms", p->eng.wait_ms, 3);
+		gpudp_json_dbl(j, "submit_ms", p->eng.submit_ms, 3);
+		gpudp_json_end(j);
+	}
+	gpudp_json_end(j);
+}
+
 static void
 print_result(struct gpudp_json *j, const char *name, const struct bench_result *r)
 {
@@ -310,6 +336,8 @@ print_result(struct gpudp_json *j, const char *name, const struct bench_result *
 	gpudp_json_u64(j, "batches", r->st.batches);
 	gpudp_json_dbl(j, "busy_ms", r->st.busy_ms, 3);
 	gpudp_json_dbl(j, "kernel_ms", r->st.kernel_ms, 3);
+	gpudp_json_dbl(j, "wait_ms", r->st.wait_ms, 3);
+	gpudp_json_dbl(j, "submit_ms", r->st.submit_ms, 3);
 	gpudp_json_u64(j, "copy_bytes", r->st.copy_bytes);
 	gpudp_json_dbl(j, "kernel_packets_per_s", r->st.kernel_ms > 0 ?
 		       r->pkts / (r->st.kernel_ms / 1e3) : 0, 1);
@@ -320,10 +348,11 @@ print_result(struct gpudp_json *j, const char *name, const struct bench_result *
 		gpudp_json_dbl(j, "register_s", r->register_s, 6);
 		gpudp_json_str(j, "stage", cap_file_stage_name(r->stage));
 		gpudp_json_dbl(j, "warmup_s", r->warmup_s, 6);
-		gpudp_json_arr(j, "passes_s");
-		for (i = 0; i < r->n_pass; i++)
-			gpudp_json_dbl(j, NULL, r->pass_s[i], 6);
+		gpudp_json_arr(j, "passes_s");   /* after the warm-up */
+		for (i = 1; i < r->n_pass; i++)
+			gpudp_json_dbl(j, NULL, r->pass[i].seconds, 6);
 		gpudp_json_end(j);
+		print_parts(j, r);
 	}
 	gpudp_json_end(j);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The direct reader: capture files analysed by several host threads (cap_file.h). */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -61,10 +62,21 @@ struct fthread {
 	int rc;
 	int crc;                      /* cap_engine_collect()'s */
 	double collect_s;             /* how long it took */
+	double staged_at, flushed_at; /* when it submitted its last batch, when that was done */
 	const uint8_t *shared;        /* in place: the run's mapping of the file, or NULL */
 	const uint8_t *tmap;          /* in place: this thread's (its capfile's) */
 	char err[256];
 };
+
+_Static_assert(sizeof(struct capfile_desc) == sizeof(struct gpudp_an_pkt_desc) &&
+	       offsetof(struct capfile_desc, off) == offsetof(struct gpudp_an_pkt_desc, off) &&
+	       offsetof(struct capfile_desc, caplen) ==
+	       offsetof(struct gpudp_an_pkt_desc, caplen) &&
+	       offsetof(struct capfile_desc, wirelen) ==
+	       offsetof(struct gpudp_an_pkt_desc, wirelen) &&
+	       offsetof(struct capfile_desc, pad) == offsetof(struct gpudp_an_pkt_desc, pad) &&
+	       offsetof(struct capfile_desc, ts_ns) == offsetof(struct gpudp_an_pkt_desc, ts_ns),
+	       "the reader describes records as a batch does");
 
 /* In place: the file mapped once for every thread (a reader of its own,
  * CAPFILE_MMAP), registered with the GPU. */
@@ -211,7 +223,12 @@ ft_end(struct fthread *f, struct capfile *cf, struct cap_batch *b, int rc)
 			snprintf(f->err, sizeof(f->err), "%s", capfile_error(cf));
 		return rc;
 	}
-	return cap_engine_submit(&f->e, b) != 0 ? -EIO : cap_engine_flush(&f->e);
+	rc = cap_engine_submit(&f->e, b) != 0 ? -EIO : 0;
+	f->staged_at = cap_now_s();
+	if (rc == 0)
+		rc = cap_engine_flush(&f->e);
+	f->flushed_at = cap_now_s();
+	return rc;
 }
 
 /* Walk the whole file; stage this thread's chunks. @return 0 or a negative errno */
@@ -274,13 +291,11 @@ static int
 ft_bulk(struct fthread *f, struct capfile *cf, int fd, struct cap_batch **b, uint64_t *pos,
 	uint64_t to, uint64_t *idx)
 {
-	struct capfile_mrec mr[FT_MANY];
-
 	while (*pos < to) {
 		struct cap_batch *bb = *b;
 		uint8_t *dst = cap_batch_tail(bb);
-		uint32_t want = cap_batch_tail_room(bb), k, i;
-		uint64_t used = 0, u;
+		uint32_t want = cap_batch_tail_room(bb), k;
+		uint64_t used, nb;
 		ssize_t got = 0;
 
 		if (want > FT_BULK_BYTES)
@@ -292,20 +307,15 @@ ft_bulk(struct fthread *f, struct capfile *cf, int fd, struct cap_batch **b, uin
 				 (unsigned long long)*pos, strerror(errno));
 			return -EIO;
 		}
-		do {
-			uint32_t room = cap_batch_pkt_room(bb);
-
-			k = capfile_parse_many(cf, dst + used, *pos + used, (uint64_t)got - used,
-					       to, *idx, mr, room < FT_MANY ? room : FT_MANY, &u);
-			for (i = 0; i < k; i++) {
-				cap_batch_describe(bb, (uint32_t)(mr[i].data - bb->data),
-						   mr[i].caplen, mr[i].wirelen, mr[i].ts_ns);
-				f->bytes += mr[i].caplen;
-			}
-			f->records += k;
-			*idx += k;
-			used += u;
-		} while (k == FT_MANY);
+		/* described straight into the batch's descriptors */
+		k = capfile_parse_descs(cf, dst, *pos, (uint64_t)got, to, bb->data_used,
+					(struct capfile_desc *)(bb->desc + bb->n),
+					cap_batch_pkt_room(bb), &used, &nb);
+		bb->n += k;
+		bb->cap_bytes += (uint32_t)nb;
+		f->bytes += nb;
+		f->records += k;
+		*idx += k;
 		cap_batch_take(bb, (uint32_t)used);
 		*pos += used;
 		if (used == 0 && bb->n == 0)
@@ -428,6 +438,18 @@ ft_chunks(struct fthread *f, struct capfile *cf)
 	return ft_end(f, cf, b, rc > 0 ? 0 : rc);
 }
 
+/*
+ * Whether the threads' engines share one set of tables (the GPU engine: the
+ * kernels of every thread update the same flow table in GPU memory, and
+ * the tables are read back once, with no merge). The CPU engine's tables
+ * stay each thread's own.
+ */
+static int
+ft_shared(const struct cap_file_conf *c)
+{
+	return c->threads > 1 && strcmp(c->engine, "gpu") == 0;
+}
+
 static void *
 ft_main(void *arg)
 {
@@ -450,7 +472,7 @@ ft_main(void *arg)
 	if (f->rc != 0 && f->err[0] == '\0')
 		snprintf(f->err, sizeof(f->err), "%s", f->e.err);
 	capfile_close(cf);
-	if (f->rc == 0) {
+	if (f->rc == 0 && !ft_shared(f->c)) {
 		/* the engine's tables read back (GPU) on this thread, beside the others */
 		double t0 = cap_now_s();
 
@@ -467,6 +489,24 @@ ft_release(void *arg, void **owner, uint32_t n)
 	(void)arg;
 	(void)owner;
 	(void)n;
+}
+
+/*
+ * Shared tables (ft_shared()): once every thread flushed, the sharers'
+ * counters, then thread 0's engine's tables, which hold every thread's.
+ */
+static void
+ft_collect_shared(struct fthread *ft, uint32_t n)
+{
+	double t0 = cap_now_s();
+	uint32_t t;
+
+	for (t = 0; t < n; t++)
+		if (ft[t].rc != 0)
+			return;
+	for (t = n; t-- > 0; )
+		ft[t].crc = cap_engine_collect(&ft[t].e, ft[t].a);
+	ft[0].collect_s = cap_now_s() - t0;
 }
 
 /* The threads' engines, made one after the other (errors said once). */
@@ -487,6 +527,7 @@ ft_create(struct fthread *ft, const struct cap_file_conf *c, enum cap_file_stage
 		ft[t].t = t;
 		ft[t].chunk = c->chunk != 0 ? c->chunk : CAP_FILE_CHUNK;
 		ec.done_arg = &ft[t];
+		ec.share = t > 0 && ft_shared(c) ? &ft[0].e : NULL;
 		rc = cap_engine_create(&ft[t].e, c->engine, &ec, err, errlen);
 		if (rc != 0)
 			return rc;
@@ -547,6 +588,11 @@ ft_merge_all(const struct cap_file_conf *c, struct fthread *ft, uint32_t n,
 	uint32_t step, i, k, nj;
 	int rc = 0;
 
+	if (ft_shared(c)) {  /* thread 0's result has the tables, the others counters */
+		for (k = 1; k < n; k++)
+			gpudp_analysis_merge(ft[0].a, &ft[k].a->ctr, NULL, 0);
+		return gpudp_analysis_take(out, ft[0].a) != 0 ? -ENOSPC : 0;
+	}
 	for (step = 1; step < n; step *= 2) {
 		for (i = 0, nj = 0; i + step < n; i += 2 * step, nj++) {
 			job[nj] = (struct mjob){ .dst = &ft[i], .src = &ft[i + step] };
@@ -566,9 +612,9 @@ ft_merge_all(const struct cap_file_conf *c, struct fthread *ft, uint32_t n,
 	return rc;
 }
 
-/* Thread t's stats into @p st. @return its engine's collect error, or 0 */
+/* Thread t's stats into @p st (its times from @p t0 on). @return its engine's collect error, or 0 */
 static int
-ft_stats(struct fthread *f, struct cap_file_stats *st)
+ft_stats(struct fthread *f, struct cap_file_stats *st, double t0)
 {
 	int rc = f->crc;
 
@@ -579,6 +625,10 @@ ft_stats(struct fthread *f, struct cap_file_stats *st)
 	cap_engine_stats_add(&st->eng, &f->e.st);
 	if (f->collect_s > st->collect_s)
 		st->collect_s = f->collect_s;
+	if (f->staged_at - t0 > st->staged_s)
+		st->staged_s = f->staged_at - t0;
+	if (f->flushed_at - t0 > st->flushed_s)
+		st->flushed_s = f->flushed_at - t0;
 	if (f->t == 0)
 		memcpy(st->eng.device, f->e.st.device, sizeof(st->eng.device));
 	return rc;
@@ -596,7 +646,8 @@ ft_free(struct fthread *ft, uint32_t n)
 {
 	uint32_t t, s;
 
-	for (t = 0; t < n; t++) {
+	/* the sharers first: the owner's tables outlive them */
+	for (t = n; t-- > 0; ) {
 		cap_engine_destroy(&ft[t].e);
 		gpudp_analysis_free(ft[t].a);
 		for (s = 0; s < FT_SLOTS; s++)
@@ -815,6 +866,8 @@ file_run(const struct cap_file_conf *c, const struct flayout *l, struct frange *
 		__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 	for (t = 0; t < started; t++)
 		pthread_join(tid[t], NULL);
+	if (rc == 0 && ft_shared(c))
+		ft_collect_shared(ft, c->threads);
 	st->read_s = cap_now_s() - t0;
 	if (rc == 0 && w != NULL && w->rc != 0) {
 		snprintf(err, errlen, "%s", w->err);
@@ -828,7 +881,7 @@ file_run(const struct cap_file_conf *c, const struct flayout *l, struct frange *
 	if (rg != NULL && (rc != 0 || !ranges_joined(rg, c->threads)))
 		rc = -EAGAIN;   /* the shared walk decides */
 	for (t = 0; (rc == 0 || rc == -ENOSPC) && t < c->threads; t++) {
-		int r = ft_stats(&ft[t], st);
+		int r = ft_stats(&ft[t], st, t0);
 
 		if (r != 0 && ft[t].e.err[0] != '\0')
 			snprintf(err, errlen, "%s", ft[t].e.err);

@@ -96,6 +96,9 @@ struct cap_file_stats {
 	double collect_s;            /**< of which, on the slowest thread, reading its
 				      *   engine's tables back (in read_s) */
 	double merge_s;              /**< of which merging the threads' results */
+	double staged_s;             /**< of which until the last thread had submitted its
+				      *   last batch */
+	double flushed_s;            /**< of which until the last thread's last batch was done */
 	int ranges;                  /**< the threads read byte ranges (else the shared walk) */
 	enum cap_file_stage stage;   /**< how the records reached the engines (never AUTO) */
 	double register_s;           /**< in place: mapping and registering the file (in seconds) */

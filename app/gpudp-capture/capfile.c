@@ -334,6 +334,21 @@ capfile_parse_many(const struct capfile *cf, const uint8_t *buf, uint64_t base, 
 	return cf_pcap_parse_many(cf, buf, base, len, end, index, r, n, used);
 }
 
+uint32_t
+capfile_parse_descs(const struct capfile *cf, const uint8_t *buf, uint64_t base, uint64_t len,
+		    uint64_t end, uint32_t off0, struct capfile_desc *d, uint32_t n,
+		    uint64_t *used, uint64_t *bytes)
+{
+	*used = 0;
+	*bytes = 0;
+	if (cf->failed || cf->format != CAPFILE_PCAP ||
+	    cf->first_lt != CAPFILE_LINKTYPE_ETHERNET)
+		return 0;
+	if (len > UINT32_MAX - off0)  /* every offset fits its 32 bits */
+		len = UINT32_MAX - off0;
+	return cf_pcap_parse_descs(cf, buf, base, len, end, off0, d, n, used, bytes);
+}
+
 uint64_t
 capfile_index(const struct capfile *cf)
 {

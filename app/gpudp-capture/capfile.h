@@ -158,6 +158,29 @@ uint32_t capfile_parse_many(const struct capfile *cf, const uint8_t *buf, uint64
 			    uint64_t len, uint64_t end, uint64_t index, struct capfile_mrec *r,
 			    uint32_t n, uint64_t *used);
 
+/** A record of capfile_parse_descs(): where its bytes are, and their description. */
+struct capfile_desc {
+	uint32_t off;      /**< its first byte: @p off0 + where it lies in the buffer */
+	uint32_t caplen;   /**< as capfile_next()'s (cut to the snap length) */
+	uint32_t wirelen;  /**< as capfile_next()'s, but never below caplen */
+	uint32_t pad;      /**< 0 */
+	uint64_t ts_ns;    /**< capture time, ns */
+};
+
+/**
+ * capfile_parse_many() in the form of a batch's descriptors: the same
+ * records, each described by where its bytes are in @p buf (plus @p off0)
+ * rather than by a pointer, its lengths and its time (no record numbers
+ * nor file offsets: a reader that stages bytes in bulk needs no more).
+ * @param off0   added to each record's offset in @p buf
+ * @param used   set to the bytes the records take (their headers included)
+ * @param bytes  set to the sum of their caplen
+ * @return the records described in @p d (0 for pcapng or another link type)
+ */
+uint32_t capfile_parse_descs(const struct capfile *cf, const uint8_t *buf, uint64_t base,
+			     uint64_t len, uint64_t end, uint32_t off0, struct capfile_desc *d,
+			     uint32_t n, uint64_t *used, uint64_t *bytes);
+
 /** The 0-based number of the record capfile_next() reads next. */
 uint64_t capfile_index(const struct capfile *cf);
 

@@ -149,30 +149,70 @@ cf_pcap_skip(struct capfile *cf, uint64_t n)
  * they would not pass, and before one that runs past the bytes (cut short,
  * or read only in part). @return the records; *used: the bytes they take
  */
+/*
+ * The record header at @p h (with @p left bytes from it on): its lengths
+ * (caplen as in the file) and timestamp, when cf_pcap_next()'s checks on
+ * lengths pass and its bytes are all there. @return 1, or 0 to stop
+ */
+static inline int
+pcap_hdr(const struct capfile *cf, const uint8_t *h, uint64_t left, uint32_t max,
+	 uint32_t *caplen, uint32_t *wirelen, uint64_t *ts_ns)
+{
+	pcap_lens(cf, h, caplen, wirelen);
+	if (*caplen > max || *caplen > left - cf->hdrsize)
+		return 0;
+	*ts_ns = (uint64_t)rd32(cf->swap, h) * NS_PER_S +
+		(uint64_t)rd32(cf->swap, h + 4) * (cf->nsec ? 1 : 1000);
+	return 1;
+}
+
 static uint32_t
 pcap_many(const struct capfile *cf, const uint8_t *m, uint64_t base, uint64_t len,
 	  uint64_t end, uint64_t idx, struct capfile_mrec *r, uint32_t n, uint64_t *used)
 {
-	uint64_t pos = 0, mult = cf->nsec ? 1 : 1000;
+	uint64_t pos = 0;
 	uint32_t hs = cf->hdrsize, max = lt_max(cf->first_lt), snap = cf->snaplen, k;
-	int swap = cf->swap;
 
 	for (k = 0; k < n && base + pos < end && len - pos >= hs; k++) {
-		const uint8_t *h = m + pos;
 		uint32_t caplen, wirelen;
 
-		pcap_lens(cf, h, &caplen, &wirelen);
-		if (caplen > max || caplen > len - pos - hs)
+		if (!pcap_hdr(cf, m + pos, len - pos, max, &caplen, &wirelen, &r[k].ts_ns))
 			break;
-		r[k].data = h + hs;
+		r[k].data = m + pos + hs;
 		r[k].index = idx + k;
 		r[k].offset = base + pos;
-		r[k].ts_ns = (uint64_t)rd32(swap, h) * NS_PER_S + (uint64_t)rd32(swap, h + 4) * mult;
 		r[k].caplen = caplen > snap ? snap : caplen;
 		r[k].wirelen = wirelen;
 		pos += hs + caplen;
 	}
 	*used = pos;
+	return k;
+}
+
+/* capfile_parse_descs() of a pcap file */
+uint32_t
+cf_pcap_parse_descs(const struct capfile *cf, const uint8_t *buf, uint64_t base, uint64_t len,
+		    uint64_t end, uint32_t off0, struct capfile_desc *d, uint32_t n,
+		    uint64_t *used, uint64_t *bytes)
+{
+	uint64_t pos = 0, sum = 0;
+	uint32_t hs = cf->hdrsize, max = lt_max(cf->first_lt), snap = cf->snaplen, k;
+
+	for (k = 0; k < n && base + pos < end && len - pos >= hs; k++) {
+		uint32_t caplen, wirelen, keep;
+
+		if (!pcap_hdr(cf, buf + pos, len - pos, max, &caplen, &wirelen, &d[k].ts_ns))
+			break;
+		keep = caplen > snap ? snap : caplen;
+		d[k].off = off0 + (uint32_t)(pos + hs);
+		d[k].caplen = keep;
+		d[k].wirelen = wirelen < keep ? keep : wirelen;
+		d[k].pad = 0;
+		sum += keep;
+		pos += hs + caplen;
+	}
+	*used = pos;
+	*bytes = sum;
 	return k;
 }
 

@@ -124,6 +124,9 @@ uint32_t cf_pcap_next_many(struct capfile *cf, struct capfile_mrec *r, uint32_t 
 uint32_t cf_pcap_parse_many(const struct capfile *cf, const uint8_t *buf, uint64_t base,
 			    uint64_t len, uint64_t end, uint64_t index, struct capfile_mrec *r,
 			    uint32_t n, uint64_t *used);
+uint32_t cf_pcap_parse_descs(const struct capfile *cf, const uint8_t *buf, uint64_t base,
+			     uint64_t len, uint64_t end, uint32_t off0, struct capfile_desc *d,
+			     uint32_t n, uint64_t *used, uint64_t *bytes);
 int cf_pcap_plausible(const struct capfile *cf, uint64_t off);
 uint32_t lt_snaplen(uint32_t linktype, uint32_t snaplen);
 

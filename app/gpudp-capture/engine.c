@@ -60,6 +60,8 @@ cap_engine_stats_add(struct cap_engine_stats *dst, const struct cap_engine_stats
 	dst->unreadable += src->unreadable;
 	dst->busy_ms += src->busy_ms;
 	dst->kernel_ms += src->kernel_ms;
+	dst->wait_ms += src->wait_ms;
+	dst->submit_ms += src->submit_ms;
 }
 
 void
@@ -82,11 +84,12 @@ struct cpu_priv {
 /* A batch's arrays: staged (descriptors and data) or in place (references,
  * owners, views; data only for what the GPU engine copies out). */
 int
-cap_batch_arrays_alloc(struct cap_batch *b, const struct cap_engine_conf *c, uint8_t *data)
+cap_batch_arrays_alloc(struct cap_batch *b, const struct cap_engine_conf *c, uint8_t *data,
+		       struct gpudp_an_pkt_desc *desc)
 {
 	b->match = calloc((c->batch_pkts + 31) / 32, sizeof(uint32_t));
 	if (c->mem == CAP_MEM_STAGED) {
-		b->desc = calloc(c->batch_pkts, sizeof(*b->desc));
+		b->desc = desc != NULL ? desc : calloc(c->batch_pkts, sizeof(*b->desc));
 		b->data = data != NULL ? data : malloc(c->batch_bytes);
 		if (b->desc == NULL || b->data == NULL)
 			return -ENOMEM;
@@ -106,9 +109,10 @@ cap_batch_arrays_alloc(struct cap_batch *b, const struct cap_engine_conf *c, uin
 void
 cap_batch_arrays_free(struct cap_batch *b, int free_data)
 {
-	free(b->desc);
-	if (free_data)
+	if (free_data) {
+		free(b->desc);
 		free(b->data);
+	}
 	free(b->match);
 	free(b->ref);
 	free(b->owner);
@@ -152,7 +156,7 @@ cpu_init(struct cap_engine *e, char *err, size_t errlen)
 	if (p == NULL)
 		goto nomem;
 	p->a = gpudp_analysis_create(e->conf.flow_capacity, &e->conf.filter);
-	if (p->a == NULL || cap_batch_arrays_alloc(&p->b, &e->conf, NULL) != 0 ||
+	if (p->a == NULL || cap_batch_arrays_alloc(&p->b, &e->conf, NULL, NULL) != 0 ||
 	    gpudp_analysis_set_match(p->a, e->conf.match, e->conf.match_flags) != 0)
 		goto nomem;
 	snprintf(e->st.device, sizeof(e->st.device), "CPU");

@@ -121,6 +121,18 @@ struct cap_engine_conf {
 	int gather;
 	cap_cpu_view_t cpu_view;        /**< CAP_MEM_DEVICE on the CPU engine: required */
 	void *view_arg;
+	/**
+	 * gpu engine: share the analysis tables (flows, fragments, pattern
+	 * counts, in GPU memory) of this engine, a gpu engine of the same
+	 * context made with the same flow capacity, filter and payload
+	 * inspection, which must outlive this one. The kernels of both update
+	 * them at once (atomically, as the batches of one engine do). This
+	 * engine's cap_engine_collect() then gives only its counters (and no
+	 * flow, fragment or pattern count); the owner's gives the tables, so
+	 * it is called after every sharer's flush. NULL: tables of its own.
+	 * Ignored by the cpu engine.
+	 */
+	const struct cap_engine *share;
 };
 
 /** What an engine did (for the report's "GPU share"). */
@@ -134,6 +146,9 @@ struct cap_engine_stats {
 	double busy_ms;       /**< cpu: time in analysis; gpu: from each batch's submission
 			       *   to its kernel's end (copy and kernel) */
 	double kernel_ms;     /**< gpu: kernel time only (the kernels' own clock) */
+	double wait_ms;       /**< gpu: host time spent waiting for batches in flight to end
+			       *   (a free slot, or the flush) */
+	double submit_ms;     /**< gpu: host time spent describing and submitting batches */
 	char device[128];     /**< "CPU" or the GPU's name and PCI address */
 };
 
@@ -216,7 +231,9 @@ cap_engine_reap(struct cap_engine *e)
  * Flush, then replace out's counters, flows, fragment table and (when out
  * has payload inspection on, with the engine's database) per-pattern counts
  * with the engine's totals (raw: gpudp_analysis_counters() and
- * gpudp_analysis_flows() resolve the fragments).
+ * gpudp_analysis_flows() resolve the fragments). An engine that shares
+ * another's tables (conf.share) gives its counters only, and the owner the
+ * tables everyone filled (see cap_engine_conf.share).
  * @param out an analysis object with a flow table at least as large as the engine's
  */
 static inline int
@@ -263,11 +280,14 @@ void cap_engine_stats_add(struct cap_engine_stats *dst, const struct cap_engine_
  * For engines: allocate a batch's host arrays for @p c (staged: desc and
  * data; in place: ref, owner and view) and its match bitmap.
  * @param data  staged: the data area (c->batch_bytes), or NULL to allocate one
+ * @param desc  staged: the descriptors (c->batch_pkts), or NULL to allocate
+ *              them; both given or both allocated
  * @return 0 or -ENOMEM (free what was allocated with cap_batch_arrays_free)
  */
-int cap_batch_arrays_alloc(struct cap_batch *b, const struct cap_engine_conf *c, uint8_t *data);
+int cap_batch_arrays_alloc(struct cap_batch *b, const struct cap_engine_conf *c, uint8_t *data,
+			   struct gpudp_an_pkt_desc *desc);
 
-/** Free what cap_batch_arrays_alloc() allocated (data only if @p free_data). */
+/** Free what cap_batch_arrays_alloc() allocated (data and desc only if @p free_data). */
 void cap_batch_arrays_free(struct cap_batch *b, int free_data);
 
 /**

@@ -32,6 +32,7 @@
  * context.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,15 @@
 /* the handoff's GPU clock model is measured again this often (ns) */
 #define CLOCK_SYNC_NS 100000000ull
 
+/* staged batches go to the handoff as they are (gpudp_handoff_submit_desc()) */
+_Static_assert(sizeof(struct gpudp_an_pkt_desc) == sizeof(struct gpudp_ho_desc) &&
+	       offsetof(struct gpudp_an_pkt_desc, off) == offsetof(struct gpudp_ho_desc, off) &&
+	       offsetof(struct gpudp_an_pkt_desc, caplen) == offsetof(struct gpudp_ho_desc, len) &&
+	       offsetof(struct gpudp_an_pkt_desc, wirelen) ==
+	       offsetof(struct gpudp_ho_desc, wire_len) &&
+	       offsetof(struct gpudp_an_pkt_desc, pad) == offsetof(struct gpudp_ho_desc, mark) &&
+	       offsetof(struct gpudp_an_pkt_desc, ts_ns) == offsetof(struct gpudp_ho_desc, ts_ns),
+	       "a staged batch's descriptors are the handoff's");
 _Static_assert(sizeof(struct gpudp_an_counters) == GPUDP_AN_WORK_COUNTERS * sizeof(uint64_t),
 	       "the work's counters are struct gpudp_an_counters");
 
@@ -69,7 +79,10 @@ struct gpu_priv {
 	CUdeviceptr d_flows, d_filter, d_frags;
 	CUdeviceptr d_match, d_match_cnt;  /* payload inspection: database, counts */
 	uint32_t frag_capacity;
+	int shared;              /* the tables are conf.share's (not freed here) */
+	uint32_t span;           /* staged: the work's span (the rest of a frame stays put) */
 	uint8_t *pinned;         /* staged: the slots' data areas; device: their copy-out areas */
+	struct gpudp_an_pkt_desc *pdesc; /* staged: the slots' descriptors (pinned) */
 	uint32_t n_slots, next, oldest, n_inflight;
 	uint64_t clk_t;          /* when the clock model was last measured */
 	struct gpu_slot *slots;
@@ -110,16 +123,20 @@ gpu_fini(struct cap_engine *e)
 	free(p->slots);
 	if (p->pinned != NULL)
 		gpudp_cu->cuMemFreeHost(p->pinned);
-	if (p->d_flows != 0)
-		gpudp_cu->cuMemFree(p->d_flows);
-	if (p->d_filter != 0)
-		gpudp_cu->cuMemFree(p->d_filter);
-	if (p->d_frags != 0)
-		gpudp_cu->cuMemFree(p->d_frags);
-	if (p->d_match != 0)
-		gpudp_cu->cuMemFree(p->d_match);
-	if (p->d_match_cnt != 0)
-		gpudp_cu->cuMemFree(p->d_match_cnt);
+	if (p->pdesc != NULL)
+		gpudp_cu->cuMemFreeHost(p->pdesc);
+	if (!p->shared) {
+		if (p->d_flows != 0)
+			gpudp_cu->cuMemFree(p->d_flows);
+		if (p->d_filter != 0)
+			gpudp_cu->cuMemFree(p->d_filter);
+		if (p->d_frags != 0)
+			gpudp_cu->cuMemFree(p->d_frags);
+		if (p->d_match != 0)
+			gpudp_cu->cuMemFree(p->d_match);
+		if (p->d_match_cnt != 0)
+			gpudp_cu->cuMemFree(p->d_match_cnt);
+	}
 	if (p->retained)
 		gpudp_cu->cuDevicePrimaryCtxRelease(p->dev);
 	free(p);
@@ -219,6 +236,44 @@ gpu_match_collect(struct cap_engine *e, struct gpudp_analysis *out)
 	return rc;
 }
 
+/* conf.share: the owner's tables (the same context, shapes and settings) */
+static int
+gpu_tables_shared(struct cap_engine *e, struct gpudp_an_work_params *prm)
+{
+	struct gpu_priv *p = e->priv;
+	const struct cap_engine *o = e->conf.share;
+	const struct gpu_priv *q = o->priv;
+
+	if (o->ops != &cap_engine_gpu_ops || q == NULL || q->shared || q->ctx != p->ctx ||
+	    o->conf.flow_capacity != e->conf.flow_capacity || o->conf.match != e->conf.match ||
+	    o->conf.match_flags != e->conf.match_flags ||
+	    memcmp(&o->conf.filter, &e->conf.filter, sizeof(e->conf.filter)) != 0) {
+		snprintf(e->err, sizeof(e->err), "cannot share the tables of an engine of "
+			 "another GPU context or configuration");
+		return -EINVAL;
+	}
+	p->shared = 1;
+	p->frag_capacity = q->frag_capacity;
+	p->d_flows = q->d_flows;
+	p->d_frags = q->d_frags;
+	p->d_filter = q->d_filter;
+	p->d_match = q->d_match;
+	p->d_match_cnt = q->d_match_cnt;
+	memset(prm, 0, sizeof(*prm));
+	prm->flows = p->d_flows;
+	prm->frags = p->d_frags;
+	prm->filter = p->d_filter;
+	prm->flow_mask = e->conf.flow_capacity - 1;
+	prm->frag_mask = p->frag_capacity - 1;
+	if (p->d_match != 0) {
+		prm->match = p->d_match;
+		prm->match_occ = p->d_match_cnt;
+		prm->match_pkts = p->d_match_cnt + sizeof(uint64_t) * e->conf.match->n_patterns;
+		prm->match_flags = e->conf.match_flags;
+	}
+	return 0;
+}
+
 /* the analysis tables in GPU memory: the work's parameters */
 static int
 gpu_tables(struct cap_engine *e, struct gpudp_an_work_params *prm)
@@ -227,6 +282,8 @@ gpu_tables(struct cap_engine *e, struct gpudp_an_work_params *prm)
 	size_t flows_bytes = sizeof(struct gpudp_flow_slot) * (size_t)e->conf.flow_capacity;
 	size_t frags_bytes;
 
+	if (e->conf.share != NULL)
+		return gpu_tables_shared(e, prm);
 	p->frag_capacity = gpudp_analysis_frag_capacity(e->conf.flow_capacity);
 	frags_bytes = sizeof(struct gpudp_frag_slot) * (size_t)p->frag_capacity;
 	CU(e, gpudp_cu->cuMemAlloc(&p->d_flows, flows_bytes));
@@ -249,12 +306,17 @@ static int
 gpu_handoff(struct cap_engine *e, const struct gpudp_an_work_params *prm, uint32_t data_cap)
 {
 	struct gpu_priv *p = e->priv;
-	const struct gpudp_work *w = gpudp_analysis_work();
+	/* only the headers are staged, unless the payload is inspected */
+	const struct gpudp_work *w = e->conf.match != NULL ? gpudp_analysis_work_payload() :
+		gpudp_analysis_work();
+	int staged = e->conf.mem == CAP_MEM_STAGED ||
+		(e->conf.mem == CAP_MEM_HOST && e->conf.gather);
 	struct gpudp_handoff_conf hc = {
 		.name = "capture",
-		.mode = e->conf.mem == CAP_MEM_STAGED ||
-			(e->conf.mem == CAP_MEM_HOST && e->conf.gather) ?
-			GPUDP_HO_STAGED : GPUDP_HO_LAUNCH,
+		.mode = staged ? GPUDP_HO_STAGED : GPUDP_HO_LAUNCH,
+		/* staged: a frame past the span keeps the rest where it lies, as
+		 * its second segment (gpudp_analysis_work.h) */
+		.segs = staged ? 2 : 1,
 		.work = w, .params = prm, .meta = 1,
 		.ring_size = (uint32_t)rte_align32pow2(RTE_MAX(e->conf.inflight, 2u)),
 		.burst_max = e->conf.batch_pkts,
@@ -271,6 +333,7 @@ gpu_handoff(struct cap_engine *e, const struct gpudp_an_work_params *prm, uint32
 		snprintf(e->err, sizeof(e->err), "cannot register the analysis work");
 		return -EINVAL;
 	}
+	p->span = staged ? w->span : 0;
 	p->ho = gpudp_handoff_create(&hc);
 	if (p->ho == NULL) {
 		snprintf(e->err, sizeof(e->err), "cannot create the handoff (mode %s): %s",
@@ -293,7 +356,7 @@ gpu_setup(struct cap_engine *e)
 	/* the staging area of a burst holds the batch's bytes, each packet
 	 * rounded up to 64 */
 	uint32_t data_cap = (uint32_t)RTE_MIN((uint64_t)e->conf.batch_bytes,
-					      GPUDP_HO_STAGE_MAX - 64ull * e->conf.batch_pkts);
+					      GPUDP_HO_STAGE_MAX - 64ull * e->conf.batch_pkts) & ~63u;
 	uint32_t i;
 	int rc;
 
@@ -320,14 +383,20 @@ gpu_setup(struct cap_engine *e)
 	if (e->conf.mem != CAP_MEM_HOST)
 		CU(e, gpudp_cu->cuMemAllocHost((void **)&p->pinned,
 					       (size_t)p->n_slots * data_cap));
+	/* staged: the descriptors too, which the GPU reads as they are */
+	if (e->conf.mem == CAP_MEM_STAGED)
+		CU(e, gpudp_cu->cuMemAllocHost((void **)&p->pdesc, (size_t)p->n_slots *
+					       e->conf.batch_pkts * sizeof(*p->pdesc)));
 	for (i = 0; i < p->n_slots; i++) {
 		struct gpu_slot *s = &p->slots[i];
 		struct cap_engine_conf c = e->conf;
 
 		uint8_t *data = p->pinned != NULL ? p->pinned + (size_t)i * data_cap : NULL;
+		struct gpudp_an_pkt_desc *desc = p->pdesc != NULL ?
+			p->pdesc + (size_t)i * e->conf.batch_pkts : NULL;
 
 		c.batch_bytes = data_cap;
-		if (cap_batch_arrays_alloc(&s->b, &c, data) != 0) {
+		if (cap_batch_arrays_alloc(&s->b, &c, data, desc) != 0) {
 			snprintf(e->err, sizeof(e->err), "out of memory");
 			return -ENOMEM;
 		}
@@ -425,8 +494,13 @@ gpu_complete_oldest(struct cap_engine *e)
 	struct gpudp_ho_burst *hb;
 	uint64_t now;
 
-	while ((hb = gpudp_handoff_completed(p->ho)) == NULL)
-		rte_pause();
+	hb = gpudp_handoff_completed(p->ho);
+	if (hb == NULL) {
+		now = gpudp_ho_now_ns();
+		while ((hb = gpudp_handoff_completed(p->ho)) == NULL)
+			rte_pause();
+		e->st.wait_ms += (double)(gpudp_ho_now_ns() - now) / 1e6;
+	}
 	if (hb != s->hb) {
 		snprintf(e->err, sizeof(e->err), "the handoff completed batches out of order");
 		return -EIO;
@@ -480,6 +554,22 @@ gpu_get_batch(struct cap_engine *e)
 }
 
 /*
+ * One frame of @p len bytes at @p d: staged (@p span, the work's span, not
+ * 0) as its span, then the rest where it lies (gpudp_analysis_work.h);
+ * else whole.
+ */
+static inline void
+burst_add_frame(struct gpudp_ho_burst *hb, uint32_t span, uint8_t *d, uint32_t len)
+{
+	if (span == 0 || len <= span) {
+		gpudp_ho_burst_add(hb, d, len, NULL);
+		return;
+	}
+	gpudp_ho_burst_add(hb, d, span, NULL);
+	gpudp_ho_burst_seg(hb, hb->n - 1, 1, d + span, len - span);
+}
+
+/*
  * Describe the batch's packets to a handoff burst and submit it. A failed
  * submission leaves nothing on the GPU that reads the packets (the handoff
  * drains what it had queued for the burst) and the caller gives them back;
@@ -491,11 +581,13 @@ gpu_submit(struct cap_engine *e, struct cap_batch *b)
 	struct gpu_priv *p = e->priv;
 	struct gpu_slot *s = &p->slots[b->slot];
 	struct gpudp_ho_burst *hb;
+	uint64_t t0;
 	uint32_t i;
 	int rc;
 
 	if (b->n == 0)
 		return 0;
+	t0 = gpudp_ho_now_ns();
 	if (b != &s->b || b->slot != p->next || s->hb != NULL) {
 		snprintf(e->err, sizeof(e->err), "batch submitted out of order");
 		return -EINVAL;
@@ -505,25 +597,33 @@ gpu_submit(struct cap_engine *e, struct cap_batch *b)
 		snprintf(e->err, sizeof(e->err), "no free handoff slot");
 		return -EIO;
 	}
+	/* staged: the descriptors as they are, the GPU gathers (else each
+	 * packet described to the handoff) */
+	rc = b->inplace ? -ENOTSUP :
+		gpudp_handoff_submit_desc(p->ho, hb, b->data, RTE_ALIGN_CEIL(b->data_used, 16),
+					  (const struct gpudp_ho_desc *)b->desc, b->n);
+	if (rc != -ENOTSUP && rc != -EINVAL)
+		goto submitted;
 	for (i = 0; i < b->n; i++) {
 		struct gpudp_work_meta *m = &hb->meta[i];
 
 		if (b->inplace) {
 			const struct gpudp_an_pkt_ref *r = &b->ref[i];
 
-			gpudp_ho_burst_add(hb, (void *)(uintptr_t)r->addr, r->caplen, NULL);
+			burst_add_frame(hb, p->span, (uint8_t *)(uintptr_t)r->addr, r->caplen);
 			m->ts_ns = r->ts_ns;
 			m->wire_len = r->wirelen;
 		} else {
 			const struct gpudp_an_pkt_desc *d = &b->desc[i];
 
-			gpudp_ho_burst_add(hb, b->data + d->off, d->caplen, NULL);
+			burst_add_frame(hb, p->span, b->data + d->off, d->caplen);
 			m->ts_ns = d->ts_ns;
 			m->wire_len = d->wirelen;
 		}
 		m->mark = 0;
 	}
 	rc = gpudp_handoff_submit(p->ho, hb);
+submitted:
 	s->hb = hb;
 	p->n_inflight++;
 	p->next = (p->next + 1) % p->n_slots;
@@ -535,8 +635,13 @@ gpu_submit(struct cap_engine *e, struct cap_batch *b)
 	}
 	e->st.pkts += b->n;
 	e->st.bytes += b->cap_bytes;
-	e->st.copy_bytes += DESC_BYTES * b->n + (b->inplace ? 0 : b->cap_bytes);
+	/* staged: the descriptors and each frame's span (at most: the GPU
+	 * copies the span of each, counted here as its bound) */
+	e->st.copy_bytes += (b->inplace ? DESC_BYTES : sizeof(struct gpudp_ho_desc)) * b->n +
+		(b->inplace ? 0 : p->span == 0 ? b->cap_bytes :
+		 RTE_MIN((uint64_t)b->cap_bytes, (uint64_t)p->span * b->n));
 	e->st.batches++;
+	e->st.submit_ms += (double)(gpudp_ho_now_ns() - t0) / 1e6;
 	return 0;
 }
 
@@ -580,6 +685,32 @@ gpu_reap(struct cap_engine *e)
 	return rc == 0 ? 1 : rc;
 }
 
+/*
+ * The tables read back straight into @p out's, which have their shapes: the
+ * GPU's are laid out as the host's, filled by the same code
+ * (gpudp_analysis_pkt.h's lookups and hash), so they need no merge.
+ */
+static int
+gpu_collect_in_place(struct cap_engine *e, struct gpudp_analysis *out,
+		     const struct gpudp_an_counters *ctr)
+{
+	struct gpu_priv *p = e->priv;
+
+	if (gpudp_cu->cuMemcpyDtoH(out->flows, p->d_flows, sizeof(*out->flows) *
+				   (size_t)e->conf.flow_capacity) != CUDA_SUCCESS ||
+	    gpudp_cu->cuMemcpyDtoH(out->frags, p->d_frags, sizeof(*out->frags) *
+				   (size_t)p->frag_capacity) != CUDA_SUCCESS) {
+		snprintf(e->err, sizeof(e->err), "reading the GPU results failed");
+		return -EIO;
+	}
+	memcpy(&out->ctr, ctr, sizeof(*ctr));
+	if (out->match != NULL) {
+		memset(out->match_occ, 0, sizeof(uint64_t) * out->match->n_patterns);
+		memset(out->match_pkts, 0, sizeof(uint64_t) * out->match->n_patterns);
+	}
+	return gpu_match_collect(e, out) != 0 ? -EIO : 0;
+}
+
 static int
 gpu_collect(struct cap_engine *e, struct gpudp_analysis *out)
 {
@@ -595,6 +726,14 @@ gpu_collect(struct cap_engine *e, struct gpudp_analysis *out)
 		return rc;
 	gpudp_handoff_stats_get(p->ho, &hs);
 	memcpy(&ctr, hs.counters, sizeof(ctr));
+	if (p->shared) {  /* the counters only: the owner gives the tables */
+		memcpy(&out->ctr, &ctr, sizeof(ctr));
+		return 0;
+	}
+	if (gpudp_cu->cuCtxSetCurrent(p->ctx) != CUDA_SUCCESS)
+		return -EIO;
+	if (out->flow_mask + 1 == n && out->frag_mask + 1 == nd)
+		return gpu_collect_in_place(e, out, &ctr);
 	flows = malloc(n * sizeof(*flows));
 	frags = malloc(nd * sizeof(*frags));
 	if (flows == NULL || frags == NULL) {
@@ -602,8 +741,7 @@ gpu_collect(struct cap_engine *e, struct gpudp_analysis *out)
 		free(frags);
 		return -ENOMEM;
 	}
-	if (gpudp_cu->cuCtxSetCurrent(p->ctx) != CUDA_SUCCESS ||
-	    gpudp_cu->cuMemcpyDtoH(flows, p->d_flows, n * sizeof(*flows)) != CUDA_SUCCESS ||
+	if (gpudp_cu->cuMemcpyDtoH(flows, p->d_flows, n * sizeof(*flows)) != CUDA_SUCCESS ||
 	    gpudp_cu->cuMemcpyDtoH(frags, p->d_frags, nd * sizeof(*frags)) != CUDA_SUCCESS) {
 		snprintf(e->err, sizeof(e->err), "reading the GPU results failed");
 		free(flows);

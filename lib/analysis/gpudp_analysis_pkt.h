@@ -434,6 +434,9 @@ gpudp_flow_key_eq(const GPUDP_AN_VOL struct gpudp_flow_key *a, const struct gpud
 	return 1;
 }
 
+/** Most slots a key is looked for in (gpudp_an_slot_find()). */
+#define GPUDP_AN_PROBES_MAX 1024u
+
 /**
  * Find or claim the slot of a key in an open-addressing table (linear
  * probing) whose slots are @p stride bytes long and begin with uint32_t
@@ -446,10 +449,15 @@ gpudp_flow_key_eq(const GPUDP_AN_VOL struct gpudp_flow_key *a, const struct gpud
  * @param table   first slot
  * @param stride  slot size in bytes (a multiple of 8)
  * @param mask    capacity - 1 (capacity is a power of two)
+ * A key is looked for in GPUDP_AN_PROBES_MAX slots from its hash at most:
+ * a table nearly full (more flows than slots) costs each packet that many
+ * probes, not the whole table.
+ *
  * @param claimed set to 1 if this call claimed a new slot: its state is BUSY;
  *                the caller initialises its other fields, then publishes it
  *                with GPUDP_AN_PUBLISH32(state, GPUDP_FLOW_READY)
- * @return the slot, or NULL when the table is full
+ * @return the slot, or NULL when the table is full (no room among the
+ *         key's slots)
  */
 GPUDP_AN_HD uint8_t *
 gpudp_an_slot_find(uint8_t *table, uint32_t stride, uint32_t mask,
@@ -458,7 +466,7 @@ gpudp_an_slot_find(uint8_t *table, uint32_t stride, uint32_t mask,
 	uint32_t i, st;
 
 	*claimed = 0;
-	for (i = 0; i <= mask; i++) {
+	for (i = 0; i <= mask && i < GPUDP_AN_PROBES_MAX; i++) {
 		uint8_t *s = table + (uint64_t)((hash + i) & mask) * stride;
 		uint32_t *state = (uint32_t *)s;
 
@@ -760,21 +768,27 @@ gpudp_an_frag_account(const struct gpudp_an_sink *sk, const struct gpudp_pkt_inf
 }
 
 /**
- * Account one packet: totals, size histogram, protocol breakdown, drops,
- * flow table and filter. Used as is by the CPU path and by every GPU thread.
- *
- * @return 1 if the packet matched the filter, 0 otherwise
+ * Account one packet of @p caplen captured bytes of which only the first
+ * @p avail are at @p p (a GPU that staged only the analysis's span of the
+ * frame): as gpudp_an_account(), when those bytes hold every header the
+ * analysis reads and payload inspection is off. Otherwise nothing is
+ * counted and the caller accounts the whole frame.
+ * @return 1 if the packet matched the filter, 0 otherwise, -1 when the
+ *   first @p avail bytes are not enough
  */
 GPUDP_AN_HD int
-gpudp_an_account(const struct gpudp_an_sink *sk, const uint8_t *p,
-		 uint32_t caplen, uint32_t wirelen, uint64_t ts)
+gpudp_an_account_head(const struct gpudp_an_sink *sk, const uint8_t *p, uint32_t avail,
+		      uint32_t caplen, uint32_t wirelen, uint64_t ts)
 {
 	struct gpudp_an_counters *c = sk->ctr;
 	struct gpudp_pkt_info pi;
 	struct gpudp_an_scan m;
 	int match, frag;
 
-	gpudp_pkt_parse(p, caplen, &pi);
+	gpudp_pkt_parse(p, avail, &pi);
+	/* the parse ran out of the bytes it had, not of the frame's */
+	if (avail < caplen && (pi.status == GPUDP_PKT_TRUNCATED || sk->match != 0))
+		return -1;
 	gpudp_an_scan_pkt(sk, p, caplen, &pi, &m);
 	/* a fragment of a larger datagram (an IPv6 atomic fragment is whole) */
 	frag = pi.is_frag && !(pi.frag_first && pi.frag_last);
@@ -859,6 +873,19 @@ gpudp_an_account(const struct gpudp_an_sink *sk, const uint8_t *p,
 		GPUDP_AN_ADD64(&c->filter_bytes, wirelen);
 	}
 	return match;
+}
+
+/**
+ * Account one packet: totals, size histogram, protocol breakdown, drops,
+ * flow table and filter. Used as is by the CPU path and by every GPU thread.
+ *
+ * @return 1 if the packet matched the filter, 0 otherwise
+ */
+GPUDP_AN_HD int
+gpudp_an_account(const struct gpudp_an_sink *sk, const uint8_t *p,
+		 uint32_t caplen, uint32_t wirelen, uint64_t ts)
+{
+	return gpudp_an_account_head(sk, p, caplen, caplen, wirelen, ts);
 }
 
 #ifdef __cplusplus

@@ -34,30 +34,54 @@ static const char *const an_reasons[] = { "unmatched" };
 
 GPUDP_WORK_CPU(an_cpu, gpudp_an_work_pkt)
 
-static struct gpudp_work an_work = {
-	.abi = GPUDP_WORK_ABI, .size = sizeof(struct gpudp_work),
-	.name = GPUDP_AN_WORK_NAME,
-	.summary = "gpudp-capture's analysis: protocols, sizes, flows, fragments, filter",
-	.span = 0, .wspan = 0,
-	.params_size = sizeof(struct gpudp_an_work_params),
-	.n_reasons = 1, .reasons = an_reasons,
-	.n_counters = GPUDP_AN_WORK_COUNTERS, .counters = an_counters,
-	.cpu = an_cpu,
+/* the analysis reads its span (the headers) without payload inspection,
+ * whole frames with it */
+static struct gpudp_work an_works[2] = {
+	{ .abi = GPUDP_WORK_ABI, .size = sizeof(struct gpudp_work),
+	  .name = GPUDP_AN_WORK_NAME,
+	  .summary = "gpudp-capture's analysis: protocols, sizes, flows, fragments, filter",
+	  .span = GPUDP_AN_SPAN, .wspan = 0,
+	  .params_size = sizeof(struct gpudp_an_work_params),
+	  .n_reasons = 1, .reasons = an_reasons,
+	  .n_counters = GPUDP_AN_WORK_COUNTERS, .counters = an_counters,
+	  .cpu = an_cpu },
+	{ .abi = GPUDP_WORK_ABI, .size = sizeof(struct gpudp_work),
+	  .name = GPUDP_AN_WORK_PAYLOAD_NAME,
+	  .summary = "gpudp-capture's analysis with payload inspection (whole frames)",
+	  .span = 0, .wspan = 0,
+	  .params_size = sizeof(struct gpudp_an_work_params),
+	  .n_reasons = 1, .reasons = an_reasons,
+	  .n_counters = GPUDP_AN_WORK_COUNTERS, .counters = an_counters,
+	  .cpu = an_cpu },
 };
+
+/* descriptor @p i, its image set and registered on its first call */
+static const struct gpudp_work *
+an_work(uint32_t i)
+{
+	static int done[2];
+	struct gpudp_work *w = &an_works[i];
+	int rc;
+
+	if (done[i])
+		return w;
+	w->gpu_image = gpudp_analysis_image_capture.data;
+	w->gpu_image_size = gpudp_analysis_image_capture.size;
+	rc = gpudp_work_register(w, NULL, 0);
+	if (rc != 0 && rc != -EEXIST)
+		return NULL;
+	done[i] = 1;
+	return w;
+}
 
 const struct gpudp_work *
 gpudp_analysis_work(void)
 {
-	static int done;
-	int rc;
+	return an_work(0);
+}
 
-	if (done)
-		return &an_work;
-	an_work.gpu_image = gpudp_analysis_image_capture.data;
-	an_work.gpu_image_size = gpudp_analysis_image_capture.size;
-	rc = gpudp_work_register(&an_work, NULL, 0);
-	if (rc != 0 && rc != -EEXIST)
-		return NULL;
-	done = 1;
-	return &an_work;
+const struct gpudp_work *
+gpudp_analysis_work_payload(void)
+{
+	return an_work(1);
 }

@@ -20,8 +20,19 @@
  *   original length the captured one).
  * - Verdict: GPUDP_WORK_PASS when the packet matches the filter,
  *   GPUDP_AN_WORK_UNMATCHED otherwise (with no filter, every packet).
- * - The packet must be whole in its first segment (the work reads
- *   seg_len[0] bytes as the captured length).
+ * - Bytes: the frame's first segment holds it whole (seg_len[0] bytes
+ *   captured), or, where a handoff staged only the work's span, its
+ *   first GPUDP_AN_SPAN bytes, pkt_len being the captured length. The
+ *   headers are nearly always in the span; a frame whose headers run past
+ *   it (long IPv6 extension chains) is read whole where it lies: its
+ *   second segment must then be the rest of the frame, contiguous with
+ *   its first byte (the producer described it as the frame's first
+ *   seg_len[0] bytes and what follows them), which is how gpudp-capture
+ *   describes frames. Without a second segment such a frame is counted
+ *   from its span (truncated, as a capture cut short).
+ * - Two descriptors: gpudp_analysis_work() declares the span
+ *   GPUDP_AN_SPAN (the headers: only they are staged);
+ *   gpudp_analysis_work_payload(), for payload inspection, whole frames.
  */
 #ifndef GPUDP_ANALYSIS_WORK_H
 #define GPUDP_ANALYSIS_WORK_H
@@ -37,6 +48,10 @@ extern "C" {
 
 /** The work's name (gpudp_work_find()). */
 #define GPUDP_AN_WORK_NAME "capture-analysis"
+/** The same analysis with payload inspection (whole frames staged). */
+#define GPUDP_AN_WORK_PAYLOAD_NAME "capture-analysis-payload"
+/** Bytes of each frame the analysis reads without payload inspection: its span. */
+#define GPUDP_AN_SPAN 128u
 /** Its counters: the fields of struct gpudp_an_counters. */
 #define GPUDP_AN_WORK_COUNTERS (sizeof(struct gpudp_an_counters) / sizeof(uint64_t))
 /** Its one drop reason: the packet does not match the filter. */
@@ -62,7 +77,10 @@ gpudp_an_work_pkt(struct gpudp_work_pkt *p)
 {
 	const struct gpudp_an_work_params *pr = (const struct gpudp_an_work_params *)p->params;
 	struct gpudp_an_sink sk;
-	uint32_t wire = p->meta != NULL ? p->meta->wire_len : p->seg_len[0];
+	uint32_t wire = p->meta != NULL ? p->meta->wire_len : p->seg_len[0], cap;
+	const uint8_t *whole;
+	uint64_t ts;
+	int m;
 
 	sk.ctr = (struct gpudp_an_counters *)p->counters;
 	sk.flows = (struct gpudp_flow_slot *)(uintptr_t)pr->flows;
@@ -77,10 +95,22 @@ gpudp_an_work_pkt(struct gpudp_work_pkt *p)
 	sk.match_pkts = (uint64_t *)(uintptr_t)pr->match_pkts;
 	sk.match_flags = pr->match_flags;
 	sk.pad3 = 0;
-	return gpudp_an_account(&sk, p->seg[0], p->seg_len[0],
-				wire < p->seg_len[0] ? p->seg_len[0] : wire,
-				p->meta != NULL ? p->meta->ts_ns : 0) ?
-		GPUDP_WORK_PASS : GPUDP_AN_WORK_UNMATCHED;
+	/* the frame's captured length: pkt_len, of which seg[0] may hold only the span */
+	cap = p->pkt_len > p->seg_len[0] ? p->pkt_len : p->seg_len[0];
+	whole = p->seg[0];
+	if (cap > p->seg_len[0]) {
+		if (p->nb_segs > 1 && p->seg_len[1] == cap - p->seg_len[0])
+			whole = p->seg[1] - p->seg_len[0];  /* the frame where it lies */
+		else
+			cap = p->seg_len[0];
+	}
+	if (wire < cap)
+		wire = cap;
+	ts = p->meta != NULL ? p->meta->ts_ns : 0;
+	m = gpudp_an_account_head(&sk, p->seg[0], p->seg_len[0], cap, wire, ts);
+	if (m < 0)  /* headers past the span: the whole frame */
+		m = gpudp_an_account(&sk, whole, cap, wire, ts);
+	return m ? GPUDP_WORK_PASS : GPUDP_AN_WORK_UNMATCHED;
 }
 
 #ifndef __CUDACC__
@@ -90,6 +120,14 @@ gpudp_an_work_pkt(struct gpudp_work_pkt *p)
  * @return the descriptor, or NULL when it could not be registered
  */
 const struct gpudp_work *gpudp_analysis_work(void);
+
+/**
+ * The descriptor of the same analysis for payload inspection: its span is
+ * 0 (whole frames staged: the patterns are looked for in every byte),
+ * registered on the first call.
+ * @return the descriptor, or NULL when it could not be registered
+ */
+const struct gpudp_work *gpudp_analysis_work_payload(void);
 #endif
 
 #ifdef __cplusplus

@@ -135,6 +135,7 @@ def payload(prog, hs_ref, match_bench, tmp, res):
         rep = os.path.join(tmp, "rep%d.json" % n)
         # the report (one pass, in memory) gives the bytes a pass scans
         d = bench(prog, cap, "gpu", ["--match", pats, "--repeat", "1", "--report", rep,
+                                     "--flows", FLOWS,
                                      "--batch", "65536", "--batch-bytes", "134217728"],
                   os.path.join(tmp, "m%d.json" % n))
         if not d["gpu"]["ran"]:
@@ -144,6 +145,7 @@ def payload(prog, hs_ref, match_bench, tmp, res):
         # staged: the direct reader, 8 threads copying the frames into
         # pinned batches that the GPU gathers into its memory
         d = bench(prog, cap, "gpu", ["--match", pats, "--repeat", "3", "--threads", "8",
+                                     "--flows", FLOWS,
                                      "--batch", "65536", "--batch-bytes", "134217728"],
                   os.path.join(tmp, "md%d.json" % n))
         staged = per_pass * d["gpu"]["packets_per_s"] / d["packets_per_pass"]

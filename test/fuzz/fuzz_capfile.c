@@ -9,7 +9,8 @@
  * must give the same records; capfile_skip() must step over exactly the
  * records the iterator reads; capfile_next_many() (with capfile_next()
  * where it reads none) must read the iterator's records and end the same
- * way, and capfile_parse_many() over the file's bytes a prefix of them;
+ * way, and capfile_parse_many() over the file's bytes a prefix of them
+ * (capfile_parse_descs() the same records as batch descriptors);
  * capfile_find_record() and a seek to what it finds must stay inside the
  * file (the direct reader's byte ranges).
  */
@@ -128,11 +129,23 @@ many(const uint8_t *data, size_t size, const struct capfile_packets *pk, uint64_
 	n = 0;
 	while (pos < size && (k = capfile_parse_many(cf, data + pos, pos, size - pos,
 						     UINT64_MAX, n, mr, 8, &used)) > 0) {
+		struct capfile_desc d[8];
+		uint64_t dused, dbytes, sum = 0;
+
 		CHECK(used <= size - pos);
+		/* the same records as batch descriptors (offsets from 7) */
+		CHECK(capfile_parse_descs(cf, data + pos, pos, size - pos, UINT64_MAX, 7, d, 8,
+					  &dused, &dbytes) == k && dused == used);
 		for (i = 0; i < k; i++, n++) {
 			CHECK(mr[i].data >= data + pos && mr[i].data + mr[i].caplen <= data + size);
 			same_rec(pk, n, &mr[i]);
+			CHECK(d[i].off == 7 + (uint64_t)(mr[i].data - (data + pos)) &&
+			      d[i].caplen == mr[i].caplen && d[i].ts_ns == mr[i].ts_ns &&
+			      d[i].wirelen == (mr[i].wirelen < mr[i].caplen ? mr[i].caplen :
+					       mr[i].wirelen) && d[i].pad == 0);
+			sum += d[i].caplen;
 		}
+		CHECK(dbytes == sum);
 		pos += used;
 	}
 	CHECK(n <= n_expected);

@@ -13,6 +13,7 @@
 #include "capfile.h"
 #include "engine.h"
 #include "gpudp_analysis.h"
+#include "gpudp_analysis_work.h"
 #include "gpudp_cuda.h"
 #include "gpudp_test.h"
 
@@ -268,6 +269,91 @@ gpu_concurrent_inserts_make_one_flow_each(void)
 	return GPUDP_TEST_PASS;
 }
 
+/* An IPv6 frame of @p len bytes whose TCP header follows a hop-by-hop
+ * option header of @p units (8-byte units past the first 8) */
+static void
+frame_v6_ext(uint8_t *f, uint32_t len, uint32_t units, uint32_t id)
+{
+	uint8_t *ip = f + 14, *e = ip + 40, *t = e + (units + 1) * 8;
+	uint32_t i;
+
+	memset(f, 0, len);
+	f[12] = 0x86;
+	f[13] = 0xdd;
+	ip[0] = 0x60;
+	ip[4] = (uint8_t)((len - 54) >> 8);
+	ip[5] = (uint8_t)(len - 54);
+	ip[6] = 0;          /* hop-by-hop options */
+	ip[7] = 64;
+	ip[8] = 0x20;
+	ip[23] = (uint8_t)(id % 37);
+	ip[24] = 0x20;
+	ip[39] = 1;
+	e[0] = 6;           /* then TCP */
+	e[1] = (uint8_t)units;
+	if (t + 20 > f + len)
+		return;     /* cut: the TCP header is not there */
+	t[0] = 0x01;
+	t[1] = (uint8_t)id;
+	t[2] = 0x01;
+	t[3] = 0xbb;        /* port 443 */
+	t[12] = 0x50;
+	for (i = (uint32_t)(t - f) + 20; i < len; i++)
+		f[i] = (uint8_t)(i * 7 + id);
+}
+
+/*
+ * The GPU stages only the analysis's span (GPUDP_AN_SPAN bytes) of each
+ * frame: frames whose headers run past it (IPv6 extension headers of 88
+ * to 248 bytes) are read whole where they lie, and give what the CPU
+ * engine gives; so do frames whose headers run past their captured bytes,
+ * and frames of which only the span holds headers.
+ */
+static int
+gpu_headers_past_the_span_equal_cpu(void)
+{
+	enum { N = 3000, L = 600 };
+	struct capfile_packets pk;
+	struct run c, g;
+	uint8_t *buf;
+	uint32_t i, past = 0;
+	int rc;
+
+	GPUDP_TEST_SKIP_IF(!gpu_ok, "no GPU");
+	pk.n = N;
+	pk.pkt = calloc(N, sizeof(*pk.pkt));
+	buf = malloc((size_t)N * L);
+	pk.buf = NULL;
+	GPUDP_TEST_ASSERT(pk.pkt != NULL && buf != NULL, "alloc");
+	for (i = 0; i < N; i++) {
+		uint8_t *f = buf + (size_t)i * L;
+		uint32_t units = 10 + i % 21, len = 300 + (i * 13) % (L - 300);
+
+		if (i % 10 == 3)
+			len = 54 + (units + 1) * 8 + 7;  /* cut inside the TCP header */
+		frame_v6_ext(f, len, i % 5 == 0 ? 0 : units, i);
+		pk.pkt[i] = (struct capfile_pkt){ .data = f, .caplen = len,
+			.wirelen = i % 10 == 3 ? len + 100 : len, .ts_ns = 1000000ull * i };
+		past += i % 5 != 0 && 54 + (units + 1) * 8 + 20 > GPUDP_AN_SPAN;
+	}
+	GPUDP_TEST_ASSERT(analyse("cpu", &pk, 1024, 4096, "tcp and port 443", &c) == 0, "cpu");
+	GPUDP_TEST_ASSERT(analyse("gpu", &pk, 1024, 4096, "tcp and port 443", &g) == 0, "gpu");
+	GPUDP_TEST_ASSERT(c.a->ctr.filter_pkts > N / 2 &&
+			  c.a->ctr.drops[GPUDP_AN_DROP_TRUNCATED] >= N / 10,
+			  "cpu: %llu matched, %llu truncated",
+			  (unsigned long long)c.a->ctr.filter_pkts,
+			  (unsigned long long)c.a->ctr.drops[GPUDP_AN_DROP_TRUNCATED]);
+	rc = compare(&c, &g);
+	run_free(&c);
+	run_free(&g);
+	free(pk.pkt);
+	free(buf);
+	GPUDP_TEST_ASSERT(rc == 0, "cpu and gpu differ");
+	printf("    %u frames, %u with headers past the %u-byte span: equal\n", N, past,
+	       GPUDP_AN_SPAN);
+	return GPUDP_TEST_PASS;
+}
+
 /* A table too small: every packet is in a flow or in the flow_table_full drop. */
 static int
 gpu_full_flow_table_accounts_every_packet(void)
@@ -317,6 +403,7 @@ static const struct gpudp_test_case cases[] = {
 	  gpu_concurrent_fragments_make_one_datagram_each },
 	{ "gpu_concurrent_inserts_make_one_flow_each", gpu_concurrent_inserts_make_one_flow_each },
 	{ "gpu_full_flow_table_accounts_every_packet", gpu_full_flow_table_accounts_every_packet },
+	{ "gpu_headers_past_the_span_equal_cpu", gpu_headers_past_the_span_equal_cpu },
 	{ NULL, NULL },
 };
 
