@@ -189,6 +189,47 @@ pcap_many(const struct capfile *cf, const uint8_t *m, uint64_t base, uint64_t le
 	return k;
 }
 
+/*
+ * cf_pcap_parse_descs()'s loop, for files in this host's byte order whose
+ * header lengths need no swapping (nearly all): the header's fields read as
+ * they are, the reader's settings in registers (stores to @p d could alias
+ * the reader's fields). The checks are pcap_hdr()'s.
+ */
+static uint32_t
+descs_native(const uint8_t *buf, uint64_t len, uint64_t lim, uint32_t off0, uint32_t hs,
+	     uint32_t max, uint32_t snap, uint64_t mult, struct capfile_desc *d, uint32_t n,
+	     uint64_t *used, uint64_t *bytes)
+{
+	struct capfile_desc *o = d, *oe = d + n;
+	uint64_t pos = 0, sum = 0;
+
+	/* a header starts before both the limit and the last hs bytes */
+	if (len < hs)
+		lim = 0;
+	else if (lim > len - hs + 1)
+		lim = len - hs + 1;
+	len -= len < hs ? len : hs;   /* the bytes after the last header's start */
+	off0 += hs;
+	for (; o < oe && pos < lim; o++) {
+		uint32_t w[4], keep;
+
+		memcpy(w, buf + pos, sizeof(w));   /* seconds, fraction, caplen, wirelen */
+		if (w[2] > max || w[2] > len - pos)
+			break;
+		keep = w[2] > snap ? snap : w[2];
+		o->off = off0 + (uint32_t)pos;
+		o->caplen = keep;
+		o->wirelen = w[3] < keep ? keep : w[3];
+		o->pad = 0;
+		o->ts_ns = (uint64_t)w[0] * NS_PER_S + (uint64_t)w[1] * mult;
+		sum += keep;
+		pos += hs + w[2];
+	}
+	*used = pos;
+	*bytes = sum;
+	return (uint32_t)(o - d);
+}
+
 /* capfile_parse_descs() of a pcap file */
 uint32_t
 cf_pcap_parse_descs(const struct capfile *cf, const uint8_t *buf, uint64_t base, uint64_t len,
@@ -198,6 +239,9 @@ cf_pcap_parse_descs(const struct capfile *cf, const uint8_t *buf, uint64_t base,
 	uint64_t pos = 0, sum = 0;
 	uint32_t hs = cf->hdrsize, max = lt_max(cf->first_lt), snap = cf->snaplen, k;
 
+	if (!cf->swap && !cf->lenswap)
+		return descs_native(buf, len, end > base ? end - base : 0, off0, hs, max, snap,
+				    cf->nsec ? 1 : 1000, d, n, used, bytes);
 	for (k = 0; k < n && base + pos < end && len - pos >= hs; k++) {
 		uint32_t caplen, wirelen, keep;
 
