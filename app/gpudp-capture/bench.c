@@ -39,6 +39,7 @@ struct bench_conf {
 	uint64_t generate;        /* --generate N: write N frames to the file, then exit */
 	uint32_t frame_size;      /* --frame-size: generated frames of this size (0: 80..128) */
 	enum cap_file_stage stage; /* --stage: how the direct reader's records reach the engine */
+	uint32_t read_bytes;      /* --read-bytes: the direct reader's reads (0: its default) */
 };
 
 /* Where each packet's IP addresses are, for --vary (0: not IP). */
@@ -84,6 +85,8 @@ usage(FILE *f)
 		"  --stage S         --threads: how records reach the engine: auto, copy,\n"
 		"                    gather or read (doc/capture.md, \"Direct reading\";\n"
 		"                    default: auto)\n"
+		"  --read-bytes N    --threads: bytes a thread reads at once into a batch\n"
+		"                    (4096..67108864; default: 262144)\n"
 		"  --generate N      write N synthetic frames (80..128 bytes, IPv4 and IPv6, TCP\n"
 		"                    and UDP, 65536 flows) to FILE as pcap, then exit\n"
 		"  --frame-size S    --generate: frames of S bytes (80..9000) with random\n"
@@ -181,7 +184,7 @@ run_direct(const struct bench_conf *bc, const char *name, const struct gpudp_fil
 			.flow_capacity = bc->flows, .filter = *filter, .gpu_device = bc->gpu,
 			.inflight = bc->inflight, .match = bc->match.db,
 			.match_flags = bc->match.flags },
-		.stage = bc->stage,
+		.stage = bc->stage, .read_bytes = bc->read_bytes,
 	};
 	struct cap_file_stats st;
 	uint32_t r;
@@ -312,6 +315,7 @@ print_parts(struct gpudp_json *j, const struct bench_result *r)
 		gpudp_json_dbl(j, "busy_ms", p->eng.busy_ms, 3);
 		gpudp_json_dbl(j, "wait_ms", p->eng.wait_ms, 3);
 		gpudp_json_dbl(j, "submit_ms", p->eng.submit_ms, 3);
+		gpudp_json_bool(j, "ranges", p->ranges);
 		gpudp_json_end(j);
 	}
 	gpudp_json_end(j);
@@ -503,6 +507,7 @@ parse_args(struct bench_conf *out, int argc, char **argv)
 		{ "threads", required_argument, NULL, 't' },
 		{ "generate", required_argument, NULL, 'G' },
 		{ "frame-size", required_argument, NULL, 'z' },
+		{ "read-bytes", required_argument, NULL, 'Y' },
 		{ "stage", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -540,6 +545,9 @@ parse_args(struct bench_conf *out, int argc, char **argv)
 			bc.generate = gen;
 			break;
 		case 'z': if (parse_u32("frame-size", optarg, 80, 9000, &bc.frame_size)) return 2;
+			break;
+		case 'Y': if (parse_u32("read-bytes", optarg, 4096, 64u << 20, &bc.read_bytes))
+				return 2;
 			break;
 		case 'S': if (cap_match_scope("gpudp-capture-bench", optarg, &bc.match)) return 2;
 			break;

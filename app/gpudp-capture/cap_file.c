@@ -63,6 +63,7 @@ struct fthread {
 	int crc;                      /* cap_engine_collect()'s */
 	double collect_s;             /* how long it took */
 	double staged_at, flushed_at; /* when it submitted its last batch, when that was done */
+	uint32_t bulk;                /* bytes read at once (conf read_bytes, FT_BULK_BYTES) */
 	const uint8_t *shared;        /* in place: the run's mapping of the file, or NULL */
 	const uint8_t *tmap;          /* in place: this thread's (its capfile's) */
 	char err[256];
@@ -298,8 +299,8 @@ ft_bulk(struct fthread *f, struct capfile *cf, int fd, struct cap_batch **b, uin
 		uint64_t used, nb;
 		ssize_t got = 0;
 
-		if (want > FT_BULK_BYTES)
-			want = FT_BULK_BYTES;
+		if (want > f->bulk)
+			want = f->bulk;
 		if (want >= 16)
 			got = pread(fd, dst, want, (off_t)*pos);
 		if (got < 0) {
@@ -526,6 +527,7 @@ ft_create(struct fthread *ft, const struct cap_file_conf *c, enum cap_file_stage
 		ft[t].c = c;
 		ft[t].t = t;
 		ft[t].chunk = c->chunk != 0 ? c->chunk : CAP_FILE_CHUNK;
+		ft[t].bulk = c->read_bytes != 0 ? c->read_bytes : FT_BULK_BYTES;
 		ec.done_arg = &ft[t];
 		ec.share = t > 0 && ft_shared(c) ? &ft[0].e : NULL;
 		rc = cap_engine_create(&ft[t].e, c->engine, &ec, err, errlen);

@@ -84,6 +84,9 @@ struct cap_file_conf {
 	uint64_t range_min;
 	/** how records reach the engines; AUTO (0) by default */
 	enum cap_file_stage stage;
+	/** copies from byte ranges: bytes a thread reads at once into a batch
+	 *  (0: 256 KiB) */
+	uint32_t read_bytes;
 };
 
 /** What a run did. */

@@ -187,8 +187,9 @@ uint64_t capfile_index(const struct capfile *cf);
 /**
  * Mapped pcap files: the first offset in [@p from, @p to) where a record
  * header plausibly starts: it and the records after it (up to 8, or to the
- * end of the file) have lengths capfile_next() accepts, sub-second
- * timestamp parts below one second and seconds within a day of the first.
+ * end of the file) have lengths capfile_next() accepts, captured lengths
+ * no larger than the original ones, sub-second timestamp parts below one
+ * second and seconds within a day of the first.
  * A guess, for splitting a file by byte ranges: whoever uses it must check
  * that the ranges join (the record walk of one range ends where the next
  * range's guess starts).

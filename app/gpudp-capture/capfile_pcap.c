@@ -284,8 +284,9 @@ cf_pcap_parse_many(const struct capfile *cf, const uint8_t *buf, uint64_t base, 
 
 /*
  * capfile_find_record(): up to 8 records from @p off that cf_pcap_next()
- * would take, stamped within a day of the first, or at least one and then
- * the end of the file (or a record cut short by it).
+ * would take, none captured longer than sent, stamped within a day of the
+ * first, or at least one and then the end of the file (or a record cut
+ * short by it).
  */
 int
 cf_pcap_plausible(const struct capfile *cf, uint64_t off)
@@ -305,8 +306,12 @@ cf_pcap_plausible(const struct capfile *cf, uint64_t off)
 		sec = rd32(cf->swap, m + off);
 		if (k == 0)
 			sec0 = sec;
-		/* within a day of the first: packets' bytes rarely pass for that */
-		if (rd32(cf->swap, m + off + 4) >= frac_max || caplen > max ||
+		/* within a day of the first: packets' bytes rarely pass for that;
+		 * and no more captured than sent: a header read 4 bytes late (its
+		 * fraction as seconds, its lengths one field on, the packet's first
+		 * bytes as the original length) would chain through the real
+		 * records of a capture whose lengths are equal */
+		if (rd32(cf->swap, m + off + 4) >= frac_max || caplen > max || caplen > wirelen ||
 		    (sec > sec0 ? sec - sec0 : sec0 - sec) > 86400)
 			return 0;
 		if (caplen > cf->size - off - hs)

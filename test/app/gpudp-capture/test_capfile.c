@@ -812,6 +812,51 @@ read_recs(int many, const uint64_t *ends, uint32_t n_ends, struct seen *s, uint3
 	return (int)(many && fast == 0 ? -2 : (int)n);
 }
 
+/*
+ * capfile_find_record() on a nanosecond capture whose packets are 100 ns
+ * apart with equal captured and original lengths: read 4 bytes late, each
+ * header passes for one (its fraction as seconds, its lengths one field on)
+ * and chains through the real records. Every guess must be a real record.
+ */
+static int
+find_record_is_not_fooled_by_a_late_header(void)
+{
+	uint64_t starts[400], off;
+	struct capfile *cf;
+	char err[256];
+	uint32_t i, k = 0, j;
+
+	fb_reset(&file, 0);
+	pcap_header(&file, 0xa1b23c4d, 2, 4, 0, 1);
+	for (i = 0; i < 400; i++) {
+		uint32_t len = 80 + (i * 7) % 48;
+
+		starts[i] = file.n;
+		pcap_record(&file, 1700000000, 153850400 + 100 * i, len, len, len, (uint8_t)i);
+		file.b[file.n - len] = 2;   /* frames that start 02 00 00 00 */
+		file.b[file.n - len + 1] = 0;
+		file.b[file.n - len + 2] = 0;
+		file.b[file.n - len + 3] = 0;
+	}
+	GPUDP_TEST_ASSERT(save() == 0, "save");
+	GPUDP_TEST_ASSERT(capfile_open(path, CAPFILE_MMAP, &cf, err, sizeof(err)) == 0, "%s", err);
+	for (off = 25; off < starts[390]; off += 37) {
+		uint64_t got;
+
+		GPUDP_TEST_ASSERT(capfile_find_record(cf, off, file.n, &got) == 0,
+				  "nothing found from %llu", (unsigned long long)off);
+		for (j = 0; j < 400 && starts[j] != got; j++)
+			;
+		GPUDP_TEST_ASSERT(j < 400, "from %llu: %llu is not a record",
+				  (unsigned long long)off, (unsigned long long)got);
+		k++;
+	}
+	capfile_close(cf);
+	unlink(path);
+	GPUDP_TEST_ASSERT(k > 100, "%u guesses", k);
+	return GPUDP_TEST_PASS;
+}
+
 static int
 next_many_gives_what_next_gives(void)
 {
@@ -925,6 +970,7 @@ static const struct gpudp_test_case cases[] = {
 	{ "directory_is_refused_as_such", directory_is_refused_as_such },
 	{ "iterator_gives_each_record_its_interface", iterator_gives_each_record_its_interface },
 	{ "next_many_gives_what_next_gives", next_many_gives_what_next_gives },
+	{ "find_record_is_not_fooled_by_a_late_header", find_record_is_not_fooled_by_a_late_header },
 	{ NULL, NULL },
 };
 
