@@ -12,9 +12,11 @@
  * pcap files in chunks of CAP_FILE_CHUNK records dealt round-robin, whose
  * starts the calling thread publishes as it walks the record lengths; pcapng
  * files in the same chunks, each thread walking the whole file (a record's
- * meaning depends on the blocks before it). At the end the threads' results are
- * merged into one analysis object: the analysis state is only ever added
- * to, so the result is the one a single thread gives, whatever the order.
+ * meaning depends on the blocks before it). The GPU engines of a run share
+ * one set of tables in GPU memory (cap_engine_conf.share), read back once
+ * at the end; the CPU engines' results are merged into one analysis object.
+ * The analysis state is only ever added to, so the result is the one a
+ * single thread gives, whatever the order.
  * The filter's verdicts are kept per record (bit i: record i of the run),
  * so that the matching records can be written in file order afterwards.
  * No DPDK dependency.
