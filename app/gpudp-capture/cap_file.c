@@ -456,7 +456,11 @@ ft_main(void *arg)
 {
 	struct fthread *f = arg;
 	struct capfile *cf;
+	char name[16];
 
+	/* for top -H and perf: the reader threads by number */
+	snprintf(name, sizeof(name), "cap-read-%u", f->t);
+	pthread_setname_np(pthread_self(), name);
 	f->rc = capfile_open(f->c->path, CAPFILE_MMAP, &cf, f->err, sizeof(f->err));
 	if (f->rc != 0)
 		return NULL;

@@ -190,7 +190,7 @@ gpu_context(struct cap_engine *e)
 
 /* payload inspection: the database and the per-pattern counts in GPU memory */
 static int
-gpu_match_tables(struct cap_engine *e, struct gpudp_an_work_params *prm)
+gpu_match_tables(struct cap_engine *e)
 {
 	struct gpu_priv *p = e->priv;
 	const struct gpudp_match_db *db = e->conf.match;
@@ -203,11 +203,27 @@ gpu_match_tables(struct cap_engine *e, struct gpudp_an_work_params *prm)
 	CU(e, gpudp_cu->cuMemAlloc(&p->d_match_cnt, cnt_bytes));
 	CU(e, gpudp_cu->cuMemcpyHtoD(p->d_match, db, db->size));
 	CU(e, gpudp_cu->cuMemsetD8(p->d_match_cnt, 0, cnt_bytes));
-	prm->match = p->d_match;
-	prm->match_occ = p->d_match_cnt;
-	prm->match_pkts = p->d_match_cnt + sizeof(uint64_t) * db->n_patterns;
-	prm->match_flags = e->conf.match_flags;
 	return 0;
+}
+
+/* the work's parameters: where the tables are (its own, or the owner's) */
+static void
+gpu_params(struct cap_engine *e, struct gpudp_an_work_params *prm)
+{
+	struct gpu_priv *p = e->priv;
+
+	memset(prm, 0, sizeof(*prm));
+	prm->flows = p->d_flows;
+	prm->frags = p->d_frags;
+	prm->filter = p->d_filter;
+	prm->flow_mask = e->conf.flow_capacity - 1;
+	prm->frag_mask = p->frag_capacity - 1;
+	if (p->d_match != 0) {
+		prm->match = p->d_match;
+		prm->match_occ = p->d_match_cnt;
+		prm->match_pkts = p->d_match_cnt + sizeof(uint64_t) * e->conf.match->n_patterns;
+		prm->match_flags = e->conf.match_flags;
+	}
 }
 
 /* the per-pattern counts read back into @p out (which has the database) */
@@ -259,18 +275,7 @@ gpu_tables_shared(struct cap_engine *e, struct gpudp_an_work_params *prm)
 	p->d_filter = q->d_filter;
 	p->d_match = q->d_match;
 	p->d_match_cnt = q->d_match_cnt;
-	memset(prm, 0, sizeof(*prm));
-	prm->flows = p->d_flows;
-	prm->frags = p->d_frags;
-	prm->filter = p->d_filter;
-	prm->flow_mask = e->conf.flow_capacity - 1;
-	prm->frag_mask = p->frag_capacity - 1;
-	if (p->d_match != 0) {
-		prm->match = p->d_match;
-		prm->match_occ = p->d_match_cnt;
-		prm->match_pkts = p->d_match_cnt + sizeof(uint64_t) * e->conf.match->n_patterns;
-		prm->match_flags = e->conf.match_flags;
-	}
+	gpu_params(e, prm);
 	return 0;
 }
 
@@ -292,13 +297,10 @@ gpu_tables(struct cap_engine *e, struct gpudp_an_work_params *prm)
 	CU(e, gpudp_cu->cuMemsetD8(p->d_flows, 0, flows_bytes));
 	CU(e, gpudp_cu->cuMemsetD8(p->d_frags, 0, frags_bytes));
 	CU(e, gpudp_cu->cuMemcpyHtoD(p->d_filter, &e->conf.filter, sizeof(struct gpudp_filter)));
-	memset(prm, 0, sizeof(*prm));
-	prm->flows = p->d_flows;
-	prm->frags = p->d_frags;
-	prm->filter = p->d_filter;
-	prm->flow_mask = e->conf.flow_capacity - 1;
-	prm->frag_mask = p->frag_capacity - 1;
-	return gpu_match_tables(e, prm);
+	if (gpu_match_tables(e) != 0)
+		return -EIO;
+	gpu_params(e, prm);
+	return 0;
 }
 
 /* the handoff that runs the work: staged or launch mode, one burst per batch */
