@@ -143,13 +143,6 @@ cf_pcap_skip(struct capfile *cf, uint64_t n)
 }
 
 /*
- * Up to @p n records of a pcap file among @p len of its bytes at @p m (the
- * bytes at file offset @p base), before file offset @p end, with
- * cf_pcap_next()'s checks on lengths: it stops before the first record
- * they would not pass, and before one that runs past the bytes (cut short,
- * or read only in part). @return the records; *used: the bytes they take
- */
-/*
  * The record header at @p h (with @p left bytes from it on): its lengths
  * (caplen as in the file) and timestamp, when cf_pcap_next()'s checks on
  * lengths pass and its bytes are all there. @return 1, or 0 to stop
@@ -166,6 +159,13 @@ pcap_hdr(const struct capfile *cf, const uint8_t *h, uint64_t left, uint32_t max
 	return 1;
 }
 
+/*
+ * Up to @p n records of a pcap file among @p len of its bytes at @p m (the
+ * bytes at file offset @p base), before file offset @p end, with
+ * cf_pcap_next()'s checks on lengths: it stops before the first record
+ * they would not pass, and before one that runs past the bytes (cut short,
+ * or read only in part). @return the records; *used: the bytes they take
+ */
 static uint32_t
 pcap_many(const struct capfile *cf, const uint8_t *m, uint64_t base, uint64_t len,
 	  uint64_t end, uint64_t idx, struct capfile_mrec *r, uint32_t n, uint64_t *used)
@@ -187,6 +187,22 @@ pcap_many(const struct capfile *cf, const uint8_t *m, uint64_t base, uint64_t le
 	}
 	*used = pos;
 	return k;
+}
+
+/* Descriptor @p o of a record whose data is at @p off: its lengths cut to
+ * the snap length as capfile_next() gives them. @return its captured bytes */
+static inline uint32_t
+desc_set(struct capfile_desc *o, uint32_t off, uint32_t caplen, uint32_t wirelen,
+	 uint32_t snap, uint64_t ts_ns)
+{
+	uint32_t keep = caplen > snap ? snap : caplen;
+
+	o->off = off;
+	o->caplen = keep;
+	o->wirelen = wirelen < keep ? keep : wirelen;
+	o->pad = 0;
+	o->ts_ns = ts_ns;
+	return keep;
 }
 
 /*
@@ -211,18 +227,13 @@ descs_native(const uint8_t *buf, uint64_t len, uint64_t lim, uint32_t off0, uint
 	len -= len < hs ? len : hs;   /* the bytes after the last header's start */
 	off0 += hs;
 	for (; o < oe && pos < lim; o++) {
-		uint32_t w[4], keep;
+		uint32_t w[4];
 
 		memcpy(w, buf + pos, sizeof(w));   /* seconds, fraction, caplen, wirelen */
 		if (w[2] > max || w[2] > len - pos)
 			break;
-		keep = w[2] > snap ? snap : w[2];
-		o->off = off0 + (uint32_t)pos;
-		o->caplen = keep;
-		o->wirelen = w[3] < keep ? keep : w[3];
-		o->pad = 0;
-		o->ts_ns = (uint64_t)w[0] * NS_PER_S + (uint64_t)w[1] * mult;
-		sum += keep;
+		sum += desc_set(o, off0 + (uint32_t)pos, w[2], w[3], snap,
+				(uint64_t)w[0] * NS_PER_S + (uint64_t)w[1] * mult);
 		pos += hs + w[2];
 	}
 	*used = pos;
@@ -243,16 +254,12 @@ cf_pcap_parse_descs(const struct capfile *cf, const uint8_t *buf, uint64_t base,
 		return descs_native(buf, len, end > base ? end - base : 0, off0, hs, max, snap,
 				    cf->nsec ? 1 : 1000, d, n, used, bytes);
 	for (k = 0; k < n && base + pos < end && len - pos >= hs; k++) {
-		uint32_t caplen, wirelen, keep;
+		uint32_t caplen, wirelen;
+		uint64_t ts;
 
-		if (!pcap_hdr(cf, buf + pos, len - pos, max, &caplen, &wirelen, &d[k].ts_ns))
+		if (!pcap_hdr(cf, buf + pos, len - pos, max, &caplen, &wirelen, &ts))
 			break;
-		keep = caplen > snap ? snap : caplen;
-		d[k].off = off0 + (uint32_t)(pos + hs);
-		d[k].caplen = keep;
-		d[k].wirelen = wirelen < keep ? keep : wirelen;
-		d[k].pad = 0;
-		sum += keep;
+		sum += desc_set(&d[k], off0 + (uint32_t)(pos + hs), caplen, wirelen, snap, ts);
 		pos += hs + caplen;
 	}
 	*used = pos;

@@ -444,15 +444,13 @@ gpudp_flow_key_eq(const GPUDP_AN_VOL struct gpudp_flow_key *a, const struct gpud
  * flow table and the fragment table). On the GPU, several threads may race
  * for the same empty slot: one claims it with a CAS (EMPTY -> BUSY) and
  * writes the hash and the key; the others wait for READY and then compare
- * keys.
+ * keys. A key is looked for in GPUDP_AN_PROBES_MAX slots from its hash at
+ * most: a table nearly full (more flows than slots) costs each packet that
+ * many probes, not the whole table.
  *
  * @param table   first slot
  * @param stride  slot size in bytes (a multiple of 8)
  * @param mask    capacity - 1 (capacity is a power of two)
- * A key is looked for in GPUDP_AN_PROBES_MAX slots from its hash at most:
- * a table nearly full (more flows than slots) costs each packet that many
- * probes, not the whole table.
- *
  * @param claimed set to 1 if this call claimed a new slot: its state is BUSY;
  *                the caller initialises its other fields, then publishes it
  *                with GPUDP_AN_PUBLISH32(state, GPUDP_FLOW_READY)

@@ -59,7 +59,7 @@ struct ho_gpu {
 	CUdeviceptr src_d;    /* the same array, as the gather kernel sees it */
 	/* stage_gpu_copy and meta (gpudp_handoff_submit_desc()): the per-packet
 	 * arrays the work reads, in device memory, written by the GPU */
-	CUdeviceptr d_desc;   /* one allocation: addr, then len, plen, meta */
+	CUdeviceptr d_desc;   /* one allocation: addr, meta, len, plen (segs 2: xaddr, xlen) */
 	struct gpudp_ho_kargs dkargs; /* the kernel arguments that point at them */
 	struct { uintptr_t lo, hi; } rd[8]; /* host memory found readable by the GPU */
 	uint32_t n_rd;
