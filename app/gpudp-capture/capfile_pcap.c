@@ -206,6 +206,16 @@ desc_set(struct capfile_desc *o, uint32_t off, uint32_t caplen, uint32_t wirelen
 }
 
 /*
+ * Bytes ahead of the record being read that descs_native() asks the caches
+ * for. Records read where they lie in memory (not just copied there, where
+ * they are in the cache already) otherwise arrive one at a time: on an H200
+ * host, 10 million records of 80..128 bytes took 0.31 to 0.34 s on one
+ * core without, 0.12 s with (1,024 bytes ahead: 0.14 s; 4,096: 0.11 to
+ * 0.13 s), and 4 cores 0.09 s without, 0.034 s with.
+ */
+#define DESCS_AHEAD 2048
+
+/*
  * cf_pcap_parse_descs()'s loop, for files in this host's byte order whose
  * header lengths need no swapping (nearly all): the header's fields read as
  * they are, the reader's settings in registers (stores to @p d could alias
@@ -229,6 +239,10 @@ descs_native(const uint8_t *buf, uint64_t len, uint64_t lim, uint32_t off0, uint
 	for (; o < oe && pos < lim; o++) {
 		uint32_t w[4];
 
+		/* the walk is a chain of loads, each waiting for the one before:
+		 * ask for the bytes ahead (the next records' two lines) */
+		__builtin_prefetch((const void *)((uintptr_t)buf + pos + DESCS_AHEAD));
+		__builtin_prefetch((const void *)((uintptr_t)buf + pos + DESCS_AHEAD + 64));
 		memcpy(w, buf + pos, sizeof(w));   /* seconds, fraction, caplen, wirelen */
 		if (w[2] > max || w[2] > len - pos)
 			break;
