@@ -8,11 +8,15 @@
  * of one pass (tests compare it with tshark, and CPU with GPU).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "capfile.h"
 #include "engine.h"
@@ -40,6 +44,16 @@ struct bench_conf {
 	uint32_t frame_size;      /* --frame-size: generated frames of this size (0: 80..128) */
 	enum cap_file_stage stage; /* --stage: how the direct reader's records reach the engine */
 	uint32_t read_bytes;      /* --read-bytes: the direct reader's reads (0: its default) */
+	int memory;               /* --memory: the direct reader over a copy of the file in memory */
+};
+
+/* --memory: the file read into memory once, before the passes. */
+struct bench_mem {
+	uint8_t *buf;             /* 16-byte aligned (a mapping), 2 MiB pages where given */
+	uint64_t len;             /* the file's bytes */
+	size_t alloc;             /* the mapping's */
+	double load_s;            /* reading it */
+	double register_s;        /* registering it with the GPU (the GPU engine's passes) */
 };
 
 /* Where each packet's IP addresses are, for --vary (0: not IP). */
@@ -59,6 +73,7 @@ struct bench_result {
 	struct cap_file_stats pass[16];     /* --threads: the first passes (pass 0 first) */
 	double warmup_s;                    /* --threads: pass 0's (the first in the process) */
 	uint32_t n_pass;
+	int in_memory;                      /* --memory: the passes read the copy in memory */
 };
 
 static void
@@ -87,6 +102,10 @@ usage(FILE *f)
 		"                    default: auto)\n"
 		"  --read-bytes N    --threads: bytes a thread reads at once into a batch\n"
 		"                    (4096..67108864; default: 262144)\n"
+		"  --memory          --threads: read the file into memory first (registered\n"
+		"                    with the GPU for the GPU engine, outside the timed passes);\n"
+		"                    each thread describes its records where they are there,\n"
+		"                    nothing is read or copied during a pass (pcap files)\n"
 		"  --generate N      write N synthetic frames (80..128 bytes, IPv4 and IPv6, TCP\n"
 		"                    and UDP, 65536 flows) to FILE as pcap, then exit\n"
 		"  --frame-size S    --generate: frames of S bytes (80..9000) with random\n"
@@ -176,7 +195,7 @@ prepare_vary(const struct capfile_packets *pk, uint32_t n)
 /* --threads: passes of the direct reader; the best is the result. */
 static int
 run_direct(const struct bench_conf *bc, const char *name, const struct gpudp_filter *filter,
-	   struct bench_result *res, struct capfile_packets *pk)
+	   struct bench_result *res, struct capfile_packets *pk, const struct bench_mem *m)
 {
 	struct cap_file_conf fc = {
 		.path = bc->input, .engine = name, .threads = bc->threads,
@@ -185,6 +204,7 @@ run_direct(const struct bench_conf *bc, const char *name, const struct gpudp_fil
 			.inflight = bc->inflight, .match = bc->match.db,
 			.match_flags = bc->match.flags },
 		.stage = bc->stage, .read_bytes = bc->read_bytes,
+		.mem = m != NULL ? m->buf : NULL, .mem_len = m != NULL ? m->len : 0,
 	};
 	struct cap_file_stats st;
 	uint32_t r;
@@ -216,6 +236,7 @@ run_direct(const struct bench_conf *bc, const char *name, const struct gpudp_fil
 			res->register_s = st.register_s;
 		}
 		res->stage = st.stage;
+		res->in_memory = st.in_memory;
 		res->pkts = st.records;
 		pk->n = st.records;
 		pk->data_bytes = st.bytes;
@@ -351,6 +372,7 @@ print_result(struct gpudp_json *j, const char *name, const struct bench_result *
 		gpudp_json_dbl(j, "merge_s", r->merge_s, 6);
 		gpudp_json_dbl(j, "register_s", r->register_s, 6);
 		gpudp_json_str(j, "stage", cap_file_stage_name(r->stage));
+		gpudp_json_bool(j, "in_memory", r->in_memory);
 		gpudp_json_dbl(j, "warmup_s", r->warmup_s, 6);
 		gpudp_json_arr(j, "passes_s");   /* after the warm-up */
 		for (i = 1; i < r->n_pass; i++)
@@ -364,7 +386,8 @@ print_result(struct gpudp_json *j, const char *name, const struct bench_result *
 /* The result: to --json FILE, else stdout. @return 0 or -1 */
 static int
 write_result(const struct bench_conf *bc, const struct capfile_packets *pk,
-	     const struct bench_result *cpu, const struct bench_result *gpu)
+	     const struct bench_result *cpu, const struct bench_result *gpu,
+	     const struct bench_mem *m)
 {
 	struct gpudp_json j;
 	int rc;
@@ -383,6 +406,12 @@ write_result(const struct bench_conf *bc, const struct capfile_packets *pk,
 	gpudp_json_u64(&j, "repeat", bc->repeat);
 	gpudp_json_u64(&j, "vary", bc->vary);
 	gpudp_json_u64(&j, "batch", bc->batch_pkts);
+	if (m != NULL) {   /* --memory: before the passes, not in their times */
+		gpudp_json_obj(&j, "memory");
+		gpudp_json_dbl(&j, "load_s", m->load_s, 6);
+		gpudp_json_dbl(&j, "register_s", m->register_s, 6);
+		gpudp_json_end(&j);
+	}
 	print_result(&j, "cpu", cpu);
 	print_result(&j, "gpu", gpu);
 	if (cpu->ran && gpu->ran && cpu->seconds > 0 && gpu->seconds > 0)
@@ -509,6 +538,7 @@ parse_args(struct bench_conf *out, int argc, char **argv)
 		{ "frame-size", required_argument, NULL, 'z' },
 		{ "read-bytes", required_argument, NULL, 'Y' },
 		{ "stage", required_argument, NULL, 'T' },
+		{ "memory", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -557,6 +587,7 @@ parse_args(struct bench_conf *out, int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'M': bc.memory = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -568,6 +599,10 @@ parse_args(struct bench_conf *out, int argc, char **argv)
 		return 2;
 	}
 	bc.input = argv[optind];
+	if (bc.memory && bc.threads == 0) {
+		fprintf(stderr, "gpudp-capture-bench: --memory needs --threads\n");
+		return 2;
+	}
 	if (strstr(bc.engines, "cpu") == NULL && strstr(bc.engines, "gpu") == NULL) {
 		fprintf(stderr, "gpudp-capture-bench: --engine: bad value '%s' (cpu, gpu or "
 			"cpu,gpu)\n", bc.engines);
@@ -577,6 +612,84 @@ parse_args(struct bench_conf *out, int argc, char **argv)
 	return -1;
 }
 
+/* --memory: room past the file's end for the GPU's 16-byte reads, in 2 MiB pages */
+#define MEM_ALIGN (2u << 20)
+
+/* --memory: the whole file read into memory. @return 0, or -1 (said why) */
+static int
+mem_load(const char *path, struct bench_mem *m)
+{
+	double t0 = cap_now_s();
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	uint64_t got = 0;
+	void *p;
+
+	memset(m, 0, sizeof(*m));
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		fprintf(stderr, "gpudp-capture-bench: --memory: %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	m->len = (uint64_t)st.st_size;
+	m->alloc = (size_t)((m->len + 16 + MEM_ALIGN - 1) & ~(uint64_t)(MEM_ALIGN - 1));
+	p = mmap(NULL, m->alloc, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "gpudp-capture-bench: --memory: no memory for %s's %llu bytes\n",
+			path, (unsigned long long)m->len);
+		close(fd);
+		return -1;
+	}
+	m->buf = p;
+	madvise(p, m->alloc, MADV_HUGEPAGE);   /* fewer pages to register; a hint */
+	while (got < m->len) {
+		ssize_t r = pread(fd, m->buf + got, m->len - got < (1u << 30) ? m->len - got :
+				  (1u << 30), (off_t)got);
+
+		if (r <= 0) {
+			fprintf(stderr, "gpudp-capture-bench: --memory: reading %s: %s\n", path,
+				r < 0 ? strerror(errno) : "it shrank");
+			close(fd);
+			munmap(m->buf, m->alloc);
+			m->buf = NULL;
+			return -1;
+		}
+		got += (uint64_t)r;
+	}
+	close(fd);
+	m->load_s = cap_now_s() - t0;
+	return 0;
+}
+
+/*
+ * --memory, GPU engine: the copy registered with the GPU (for every context,
+ * cap_engine_host_register()) through an engine of its own, which the
+ * caller destroys once the passes are over. @return 0 or a negative errno
+ */
+static int
+mem_register(const struct bench_conf *bc, struct bench_mem *m, struct cap_engine *e,
+	     char *note, size_t len)
+{
+	struct cap_engine_conf ec = {
+		.batch_pkts = 64, .batch_bytes = 65536, .flow_capacity = 1024,
+		.gpu_device = bc->gpu, .inflight = 1,
+	};
+	double t0 = cap_now_s();
+	int rc = cap_engine_create(e, "gpu", &ec, note, len);
+
+	if (rc != 0)
+		return rc;
+	rc = cap_engine_host_register(e, m->buf, m->alloc);
+	if (rc != 0) {
+		snprintf(note, len, "registering the copy in memory: %.200s", e->err);
+		cap_engine_destroy(e);
+		return rc;
+	}
+	m->register_s = cap_now_s() - t0;
+	return 0;
+}
+
 /* --threads: each engine through the direct reader. @return the exit code */
 static int
 bench_direct(struct bench_conf *bc, const struct gpudp_filter *filter, int want_cpu,
@@ -584,13 +697,27 @@ bench_direct(struct bench_conf *bc, const struct gpudp_filter *filter, int want_
 {
 	struct bench_result cpu = { 0 }, gpu = { 0 };
 	struct capfile_packets pk = { 0 };
+	struct bench_mem m = { 0 };
+	struct cap_engine reg;
 	int rc = 0;
 
+	if (bc->memory && mem_load(bc->input, &m) != 0) {
+		cap_match_free(&bc->match);
+		return 1;
+	}
 	if (want_cpu)
-		run_direct(bc, "cpu", filter, &cpu, &pk);
-	if (want_gpu)
-		run_direct(bc, "gpu", filter, &gpu, &pk);
-	if (write_result(bc, &pk, &cpu, &gpu) != 0)
+		run_direct(bc, "cpu", filter, &cpu, &pk, bc->memory ? &m : NULL);
+	if (want_gpu && (!bc->memory ||
+			 mem_register(bc, &m, &reg, gpu.note, sizeof(gpu.note)) == 0)) {
+		run_direct(bc, "gpu", filter, &gpu, &pk, bc->memory ? &m : NULL);
+		if (bc->memory) {
+			cap_engine_host_unregister(&reg, m.buf);
+			cap_engine_destroy(&reg);
+		}
+	}
+	if (m.buf != NULL)
+		munmap(m.buf, m.alloc);
+	if (write_result(bc, &pk, &cpu, &gpu, bc->memory ? &m : NULL) != 0)
 		rc = 1;
 	if (want_gpu && !gpu.ran)
 		fprintf(stderr, "gpudp-capture-bench: GPU engine not run: %s\n", gpu.note);
@@ -644,7 +771,7 @@ main(int argc, char **argv)
 		run_engine(&bc, "cpu", &pk, &filter, &cpu, bc.report != NULL && !want_gpu);
 	if (want_gpu)
 		run_engine(&bc, "gpu", &pk, &filter, &gpu, bc.report != NULL);
-	if (write_result(&bc, &pk, &cpu, &gpu) != 0) {
+	if (write_result(&bc, &pk, &cpu, &gpu, NULL) != 0) {
 		cap_match_free(&bc.match);
 		capfile_packets_free(&pk);
 		free(addr_off);

@@ -332,6 +332,50 @@ ft_bulk(struct fthread *f, struct capfile *cf, int fd, struct cap_batch **b, uin
 	return 0;
 }
 
+/*
+ * In memory (conf.mem): the range's records described where they are in
+ * the caller's copy of the file, each batch lent the bytes that hold its
+ * records (cap_batch_lend()): nothing is read or copied. It stops where
+ * ft_bulk() does. @return 0 (*pos, *idx: where it stopped) or a negative errno
+ */
+static int
+ft_mem(struct fthread *f, struct capfile *cf, struct cap_batch **b, uint64_t *pos,
+       uint64_t to, uint64_t *idx)
+{
+	const struct cap_file_conf *c = f->c;
+
+	while (*pos < to) {
+		struct cap_batch *bb = *b;
+		uint64_t base = *pos & ~(uint64_t)15, len = c->mem_len - base, used, nb;
+		uint32_t k;
+
+		if (bb->n == 0) {
+			if (len > (bb->data_cap & ~15u))
+				len = bb->data_cap & ~15u;
+			cap_batch_lend(bb, c->mem + base, (uint32_t)len);
+			k = capfile_parse_descs(cf, c->mem + *pos, *pos, len - (*pos - base), to,
+						(uint32_t)(*pos - base),
+						(struct capfile_desc *)bb->desc, bb->max_pkts,
+						&used, &nb);
+			if (k == 0) {
+				cap_batch_lend(bb, NULL, 0);
+				return 0;   /* a record for the record-by-record reader */
+			}
+			bb->n = k;
+			bb->cap_bytes = (uint32_t)nb;
+			cap_batch_take(bb, (uint32_t)(*pos - base + used));
+			f->bytes += nb;
+			f->records += k;
+			*idx += k;
+			*pos += used;
+		}
+		/* full, or holding what the record-by-record reader staged */
+		if (cap_engine_submit(&f->e, bb) != 0 || (*b = cap_engine_get_batch(&f->e)) == NULL)
+			return -EIO;
+	}
+	return 0;
+}
+
 /* The records of this thread's byte range. */
 static int
 ft_range(struct fthread *f, struct capfile *cf)
@@ -339,8 +383,10 @@ ft_range(struct fthread *f, struct capfile *cf)
 	struct frange *g = f->rg;
 	struct cap_batch *b = cap_engine_get_batch(&f->e);
 	struct capfile_rec r;
-	/* copies: in bulk (ft_bulk()), the reader taking what it leaves */
-	int rc = 0, fd = f->shared == NULL ? open(f->c->path, O_RDONLY | O_CLOEXEC) : -1;
+	/* copies: in bulk (ft_bulk()) or from memory (ft_mem()), the reader
+	 * taking what they leave */
+	int mem = f->shared == NULL && f->c->mem != NULL;
+	int rc = 0, fd = f->shared == NULL && !mem ? open(f->c->path, O_RDONLY | O_CLOEXEC) : -1;
 	uint64_t pos = 0, idx = 0;
 
 	g->end = UINT64_MAX;
@@ -351,7 +397,7 @@ ft_range(struct fthread *f, struct capfile *cf)
 	else if (capfile_find_record(cf, g->from, g->to, &g->guess) != 0)
 		g->guess = UINT64_MAX;         /* the split cannot hold */
 	if (g->guess != UINT64_MAX) {
-		if (fd < 0)
+		if (fd < 0 && !mem)
 			ft_populate(f, g->guess, g->to);
 		rc = capfile_seek(cf, g->guess, 0);
 		pos = g->guess;
@@ -359,8 +405,9 @@ ft_range(struct fthread *f, struct capfile *cf)
 	while (g->guess != UINT64_MAX && rc == 0) {
 		uint32_t k;
 
-		if (fd >= 0) {
-			rc = ft_bulk(f, cf, fd, &b, &pos, g->to, &idx);
+		if (fd >= 0 || mem) {
+			rc = mem ? ft_mem(f, cf, &b, &pos, g->to, &idx) :
+				ft_bulk(f, cf, fd, &b, &pos, g->to, &idx);
 			if (rc == 0 && pos >= g->to) {
 				g->end = pos;
 				break;
@@ -899,6 +946,7 @@ file_run(const struct cap_file_conf *c, const struct flayout *l, struct frange *
 	st->seconds = cap_now_s() - t0;
 	st->merge_s = st->seconds - st->read_s;
 	st->ranges = rg != NULL && rc != -EAGAIN;
+	st->in_memory = st->ranges && c->mem != NULL && st->stage == CAP_FILE_STAGE_COPY;
 	/* every batch is done (the threads flushed): the GPU reads it no more */
 	shared_unmap(&m, &ft[0]);
 	ft_free(ft, c->threads);
@@ -923,6 +971,13 @@ cap_file_run(const struct cap_file_conf *c, struct gpudp_analysis *out,
 		return -EINVAL;
 	}
 	layout_get(c->path, &l);
+	if (c->mem != NULL && (!l.pcap || c->mem_len != l.size || (uintptr_t)c->mem % 16 != 0)) {
+		snprintf(err, errlen, "%s: the copy in memory is not the pcap file's %llu bytes "
+			 "(%llu bytes, %s)", c->path, (unsigned long long)l.size,
+			 (unsigned long long)c->mem_len,
+			 (uintptr_t)c->mem % 16 != 0 ? "misaligned" : "aligned");
+		return -EINVAL;
+	}
 	rg = ranges_new(c, &l);
 	rc = rg != NULL ? file_run(c, &l, rg, out, st, err, errlen) : -EAGAIN;
 	free(rg);

@@ -89,6 +89,19 @@ struct cap_file_conf {
 	/** copies from byte ranges: bytes a thread reads at once into a batch
 	 *  (0: 256 KiB) */
 	uint32_t read_bytes;
+	/**
+	 * A pcap file's bytes already in memory (NULL: none): mem_len bytes,
+	 * the file's size, 16-byte aligned and readable up to mem_len rounded
+	 * up to 16 (for the GPU engine: pinned, or registered with
+	 * cap_engine_host_register(), by the caller, who keeps them unchanged
+	 * during the run). With byte ranges and stage AUTO or COPY, each
+	 * thread describes its records where they are there, and its batches
+	 * take those bytes as their own (cap_batch_lend()): no read and no
+	 * copy on the host. Where the shared walk reads the file (ranges that
+	 * do not join, a small file), it is read as without it.
+	 */
+	const uint8_t *mem;
+	uint64_t mem_len;
 };
 
 /** What a run did. */
@@ -105,6 +118,7 @@ struct cap_file_stats {
 				      *   last batch */
 	double flushed_s;            /**< of which until the last thread's last batch was done */
 	int ranges;                  /**< the threads read byte ranges (else the shared walk) */
+	int in_memory;               /**< they read conf.mem (byte ranges only) */
 	enum cap_file_stage stage;   /**< how the records reached the engines (never AUTO) */
 	double register_s;           /**< in place: mapping and registering the file (in seconds) */
 };

@@ -109,6 +109,7 @@ cap_batch_arrays_alloc(struct cap_batch *b, const struct cap_engine_conf *c, uin
 void
 cap_batch_arrays_free(struct cap_batch *b, int free_data)
 {
+	cap_batch_lend(b, NULL, 0);   /* its own area back */
 	if (free_data) {
 		free(b->desc);
 		free(b->data);
@@ -172,10 +173,7 @@ cpu_get_batch(struct cap_engine *e)
 {
 	struct cpu_priv *p = e->priv;
 
-	p->b.n = 0;
-	p->b.data_used = 0;
-	p->b.cap_bytes = 0;
-	p->b.n_match = 0;
+	cap_batch_reset(&p->b);
 	return &p->b;
 }
 

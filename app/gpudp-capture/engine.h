@@ -76,6 +76,9 @@ struct cap_batch {
 	void **owner;                   /**< in place: the caller's handle per packet */
 	const uint8_t **view;           /**< in place: host-readable bytes of packet i, or
 	                                     NULL (valid in the done callback) */
+	uint8_t *own_data;              /**< staged, while cap_batch_lend() lent the batch
+	                                     other bytes: its own data area (else NULL) */
+	uint32_t own_cap;               /**< and its size */
 };
 
 struct cap_engine;
@@ -341,6 +344,46 @@ static inline void
 cap_batch_take(struct cap_batch *b, uint32_t n)
 {
 	b->data_used += n;
+}
+
+/**
+ * Staged batches whose packets are already in memory (a capture file read
+ * into memory before the analysis): the batch, empty, describes packets in
+ * the @p len bytes at @p data instead of its own area, and nothing is
+ * copied. The caller writes the descriptors itself (as after
+ * cap_batch_tail(): b->desc[b->n++], b->cap_bytes, then cap_batch_take()
+ * of the bytes they span, from @p data on). @p data is 16-byte aligned and
+ * stays unchanged until the batch is done; the GPU engine reads it in
+ * 16-byte blocks, up to data_used rounded up to 16, so those bytes must be
+ * readable (pinned, or registered with cap_engine_host_register()).
+ * The batch gets its own area back from cap_engine_get_batch(), or here
+ * with @p data NULL.
+ */
+static inline void
+cap_batch_lend(struct cap_batch *b, const uint8_t *data, uint32_t len)
+{
+	if (b->own_data != NULL) {
+		b->data = b->own_data;
+		b->data_cap = b->own_cap;
+		b->own_data = NULL;
+	}
+	b->n = 0;
+	b->data_used = 0;
+	b->cap_bytes = 0;
+	if (data == NULL)
+		return;
+	b->own_data = b->data;
+	b->own_cap = b->data_cap;
+	b->data = (uint8_t *)(uintptr_t)data;
+	b->data_cap = len;
+}
+
+/** For engines: an empty batch, with its own data area (cap_engine_get_batch()). */
+static inline void
+cap_batch_reset(struct cap_batch *b)
+{
+	cap_batch_lend(b, NULL, 0);
+	b->n_match = 0;
 }
 
 /**

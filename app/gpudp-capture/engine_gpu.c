@@ -548,10 +548,7 @@ gpu_get_batch(struct cap_engine *e)
 
 	if (s->hb != NULL && gpu_complete_oldest(e) != 0)
 		return NULL;
-	s->b.n = 0;
-	s->b.data_used = 0;
-	s->b.cap_bytes = 0;
-	s->b.n_match = 0;
+	cap_batch_reset(&s->b);
 	return &s->b;
 }
 

@@ -11,6 +11,10 @@
  * Without verdicts by record, pcap files are split by byte ranges: the same
  * results, and a split whose guess falls on record headers faked inside a
  * packet's bytes is caught and read again through the shared walk.
+ * With the file's bytes in memory (cap_file_conf.mem, registered with the
+ * GPU for the gpu engine), the threads describe the records where they are
+ * there: the same results, with batches whose byte windows cut records
+ * (16 KiB), and a copy of the wrong size is refused.
  * Usage: test_capture_file ENGINE PATTERNS FILE... (ENGINE cpu or gpu;
  * gpu exits 77 without a usable GPU)
  */
@@ -18,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cap_file.h"
@@ -184,6 +189,94 @@ ranges_equal_reference(const char *path, uint32_t threads, int ranges)
 	return rc;
 }
 
+/* The file's bytes in 16-byte aligned memory with room for 16-byte reads
+ * past them. @return the copy (free() it), or NULL */
+static uint8_t *
+file_in_memory(const char *path, uint64_t *len)
+{
+	struct stat st;
+	uint8_t *buf = NULL;
+	FILE *f = fopen(path, "rb");
+
+	if (f != NULL && fstat(fileno(f), &st) == 0 &&
+	    (buf = aligned_alloc(4096, ((size_t)st.st_size + 16 + 4095) & ~(size_t)4095)) != NULL &&
+	    fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
+		free(buf);
+		buf = NULL;
+	}
+	if (f != NULL)
+		fclose(f);
+	*len = buf != NULL ? (uint64_t)st.st_size : 0;
+	return buf;
+}
+
+/*
+ * Byte ranges over the file's copy in memory (@p threads threads, batches
+ * of @p bytes): the reference's analysis, read from the copy; a copy of
+ * the wrong size refused. @return 0, 1 or 77
+ */
+static int
+memory_equals_reference(const char *path, uint32_t threads, uint32_t bytes)
+{
+	struct cap_file_conf fc = test_conf(path, threads);
+	struct gpudp_analysis *ref, *got = gpudp_analysis_create(4096, &filter);
+	struct cap_engine reg = { .ops = NULL };
+	struct cap_file_stats st;
+	uint32_t *want = NULL;
+	char why[256], err[320] = "";
+	uint64_t len;
+	uint8_t *mem = file_in_memory(path, &len);
+	int rc = 0;
+
+	fc.range_min = 64;
+	fc.ec.batch_bytes = bytes;
+	fc.ec.batch_pkts = 64;
+	fc.mem = mem;
+	fc.mem_len = len;
+	ref = reference(path, 0, &want);
+	GPUDP_TEST_ASSERT(ref != NULL && got != NULL && mem != NULL, "%s: reference", path);
+	gpudp_analysis_set_match(got, pats.db, 0);
+	/* the gpu engine reads the copy where it is: registered, as the bench does */
+	if (strcmp(engine, "gpu") == 0) {
+		rc = cap_engine_create(&reg, "gpu", &fc.ec, err, sizeof(err));
+		if (rc == 0 && cap_engine_host_register(&reg, mem, (len + 16 + 4095) &
+							~(uint64_t)4095) != 0)
+			rc = -ENOTSUP;
+	}
+	if (rc == 0)
+		rc = cap_file_run(&fc, got, &st, err, sizeof(err));
+	if (rc == -ENODEV || rc == -ENOTSUP) {
+		rc = 77;
+	} else if (rc != 0 || gpudp_analysis_compare(ref, got, why, sizeof(why)) != 0 ||
+		   st.ranges != 1 || st.in_memory != 1) {
+		printf("FAIL %s in memory, %u-byte batches: %s; %s; ranges %d, in memory %d\n",
+		       path, bytes, rc != 0 ? err : "ran", rc == 0 ? why : "", st.ranges,
+		       st.in_memory);
+		rc = 1;
+	} else {
+		fc.mem_len = len - 1;
+		rc = cap_file_run(&fc, got, &st, err, sizeof(err));
+		if (rc != -EINVAL || strstr(err, "not the pcap file's") == NULL) {
+			printf("FAIL %s: a copy one byte short: %d, '%s'\n", path, rc, err);
+			rc = 1;
+		} else {
+			printf("ok   %s in memory by %u byte range%s, %u-byte batches, %llu "
+			       "records\n", path, threads, threads > 1 ? "s" : "", bytes,
+			       (unsigned long long)ref->ctr.pkts);
+			rc = 0;
+		}
+	}
+	if (reg.ops != NULL) {
+		cap_engine_host_unregister(&reg, mem);
+		cap_engine_destroy(&reg);
+	}
+	free(mem);
+	free(want);
+	gpudp_analysis_free(ref);
+	gpudp_analysis_free(got);
+	return rc;
+}
+
 /* A pcap whose first packet's 4000 zero bytes read as pcap record headers
  * (caplen 0): the second thread's guess lands on them. */
 static int
@@ -281,6 +374,12 @@ main(int argc, char **argv)
 				}
 		}
 		stage = CAP_FILE_STAGE_AUTO;
+		if (!is_pcapng(argv[i]) && strstr(argv[i], "header-only") == NULL)
+			for (t = 1; t <= 3; t += 2) {
+				rc = memory_equals_reference(argv[i], t, t == 1 ? 1u << 20 : 16384);
+				fails += rc == 1;
+				skips += rc == 77;
+			}
 		if (is_pcapng(argv[i])) {
 			rc = inplace_pcapng_is_refused(argv[i]);
 			fails += rc == 1;
