@@ -972,10 +972,16 @@ cap_file_run(const struct cap_file_conf *c, struct gpudp_analysis *out,
 	}
 	layout_get(c->path, &l);
 	if (c->mem != NULL && (!l.pcap || c->mem_len != l.size || (uintptr_t)c->mem % 16 != 0)) {
-		snprintf(err, errlen, "%s: the copy in memory is not the pcap file's %llu bytes "
-			 "(%llu bytes, %s)", c->path, (unsigned long long)l.size,
-			 (unsigned long long)c->mem_len,
-			 (uintptr_t)c->mem % 16 != 0 ? "misaligned" : "aligned");
+		if (!l.pcap)
+			snprintf(err, errlen, "%s: a copy in memory is read for pcap files only",
+				 c->path);
+		else if (c->mem_len != l.size)
+			snprintf(err, errlen, "%s: the copy in memory has %llu bytes, the file %llu",
+				 c->path, (unsigned long long)c->mem_len,
+				 (unsigned long long)l.size);
+		else
+			snprintf(err, errlen, "%s: the copy in memory is not 16-byte aligned",
+				 c->path);
 		return -EINVAL;
 	}
 	rg = ranges_new(c, &l);
