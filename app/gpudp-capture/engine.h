@@ -205,7 +205,12 @@ cap_engine_get_batch(struct cap_engine *e)
 	return e->ops->get_batch(e);
 }
 
-/** Hand a filled batch to the engine (an empty batch is returned unused). */
+/**
+ * Hand a filled batch to the engine (an empty batch is returned unused).
+ * @return 0; -EIO (the engine failed: e->err says why); -EINVAL (the GPU
+ *   engine: a batch lent bytes the GPU cannot read, cap_batch_lend();
+ *   nothing was submitted)
+ */
 static inline int
 cap_engine_submit(struct cap_engine *e, struct cap_batch *b)
 {

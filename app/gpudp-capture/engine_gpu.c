@@ -601,6 +601,14 @@ gpu_submit(struct cap_engine *e, struct cap_batch *b)
 	rc = b->inplace ? -ENOTSUP :
 		gpudp_handoff_submit_desc(p->ho, hb, b->data, RTE_ALIGN_CEIL(b->data_used, 16),
 					  (const struct gpudp_ho_desc *)b->desc, b->n);
+	if (rc == -EINVAL && b->own_data != NULL) {
+		/* lent bytes (cap_batch_lend()) that the GPU cannot read: each
+		 * packet described would fault its copy just the same */
+		snprintf(e->err, sizeof(e->err), "a batch's bytes at %p are not memory the GPU "
+			 "can read (pin them, or register them: cap_engine_host_register())",
+			 (void *)b->data);
+		return -EINVAL;
+	}
 	if (rc != -ENOTSUP && rc != -EINVAL)
 		goto submitted;
 	for (i = 0; i < b->n; i++) {

@@ -14,7 +14,8 @@
  * With the file's bytes in memory (cap_file_conf.mem, registered with the
  * GPU for the gpu engine), the threads describe the records where they are
  * there: the same results, with batches whose byte windows cut records
- * (16 KiB), and a copy of the wrong size is refused.
+ * (16 KiB); a copy of the wrong size is refused, and one the GPU cannot
+ * read is not read (the file is, through the shared walk).
  * Usage: test_capture_file ENGINE PATTERNS FILE... (ENGINE cpu or gpu;
  * gpu exits 77 without a usable GPU)
  */
@@ -183,6 +184,9 @@ file_in_memory(const char *path, uint64_t *len)
 	return buf;
 }
 
+/* Whether mem_copy_get() registers the copy with the GPU for the gpu engine */
+static int register_copies = 1;
+
 /* The file's copy in memory for cap_file_conf.mem, registered with the
  * GPU for the gpu engine (through an engine of its own, as the bench does). */
 struct mem_copy {
@@ -202,7 +206,7 @@ mem_copy_get(const char *path, const struct cap_file_conf *fc, struct mem_copy *
 	m->buf = file_in_memory(path, &m->len);
 	if (m->buf == NULL)
 		return -ENOMEM;
-	if (strcmp(engine, "gpu") == 0) {
+	if (strcmp(engine, "gpu") == 0 && register_copies) {
 		rc = cap_engine_create(&m->reg, "gpu", &fc->ec, err, sizeof(err));
 		if (rc == 0 && cap_engine_host_register(&m->reg, m->buf, (m->len + 16 + 4095) &
 							~(uint64_t)4095) != 0)
@@ -268,6 +272,23 @@ ranges_equal_reference(const char *path, uint32_t threads, int ranges, uint32_t 
 	free(want);
 	gpudp_analysis_free(ref);
 	gpudp_analysis_free(got);
+	return rc;
+}
+
+/*
+ * The gpu engine given a copy in memory it cannot read (not registered):
+ * the engine refuses the batches before the GPU reads them (no fault),
+ * and the run reads the file through the shared walk instead, with the
+ * reference's analysis. @return 0, 1 or 77
+ */
+static int
+unregistered_copy_is_not_read(const char *path)
+{
+	int rc;
+
+	register_copies = 0;
+	rc = ranges_equal_reference(path, 2, 0, 1u << 20);
+	register_copies = 1;
 	return rc;
 }
 
@@ -397,6 +418,11 @@ main(int argc, char **argv)
 			}
 			rc = short_copy_is_refused(argv[i]);
 			fails += rc == 1;
+			if (strcmp(engine, "gpu") == 0 && strstr(argv[i], "sample.pcap") != NULL) {
+				rc = unregistered_copy_is_not_read(argv[i]);
+				fails += rc == 1;
+				skips += rc == 77;
+			}
 		}
 		if (is_pcapng(argv[i])) {
 			rc = inplace_pcapng_is_refused(argv[i]);
