@@ -539,6 +539,61 @@ registered_work_runs_in_cpu_handoff(void)
 	return GPUDP_TEST_PASS;
 }
 
+/*
+ * Drops by verdict in bursts longer than 8 (gpudp_handoff_release() takes
+ * 8 verdicts at a time where they are all one): runs of one drop reason,
+ * of passes and of mixed verdicts, out-of-range ones, and a tail, each
+ * counted as one packet at a time counts them.
+ */
+static int
+drops_counted_in_long_bursts(void)
+{
+	static uint8_t pkt[61][64];
+	const struct gpudp_work *w = api_registered();
+	struct gpudp_handoff_conf c = { .name = "unit-drops", .mode = GPUDP_HO_CPU, .work = w,
+					.work_arg = "1", .ring_size = 2, .burst_max = 64 };
+	struct gpudp_handoff_stats *s = malloc(sizeof(*s));
+	uint64_t want[GPUDP_WORK_VERDICT_MAX] = { 0 };
+	struct gpudp_handoff *h;
+	struct gpudp_ho_burst *b;
+	uint32_t i, r;
+
+	GPUDP_TEST_ASSERT(w != NULL && s != NULL, "setup");
+	h = gpudp_handoff_create(&c);
+	GPUDP_TEST_ASSERT(h != NULL, "create: rte_errno %d", rte_errno);
+	for (r = 0; r < 3; r++) {
+		b = gpudp_handoff_acquire(h);
+		GPUDP_TEST_ASSERT(b != NULL, "acquire %u", r);
+		for (i = 0; i < RTE_DIM(pkt); i++) {
+			/* 16 of reason 1, 8 passes, 8 mixed, 16 of reason 2,
+			 * 13 mixed; the second burst all reason 2, the third
+			 * all out of range */
+			static const uint8_t mixed[] = { 0, 1, 2, 3, 1, 2, 0, 200 };
+			uint8_t v = r == 1 ? 2 : r == 2 ? 7 : i < 16 ? 1 : i < 24 ? 0 :
+				i < 32 ? mixed[i - 24] : i < 48 ? 2 : mixed[i % 8];
+
+			memset(pkt[i], 0, sizeof(pkt[i]));
+			pkt[i][0] = v;
+			gpudp_ho_burst_add(b, pkt[i], sizeof(pkt[i]), NULL);
+			if (v != GPUDP_WORK_PASS)
+				want[v <= 2 ? v : GPUDP_WORK_DROP_ERROR]++;
+		}
+		GPUDP_TEST_ASSERT(gpudp_handoff_submit(h, b) == 0, "submit %u", r);
+		b = gpudp_handoff_completed(h);
+		GPUDP_TEST_ASSERT(b != NULL && b->n == RTE_DIM(pkt), "burst %u not completed", r);
+		gpudp_handoff_release(h, b);
+	}
+	gpudp_handoff_stats_get(h, s);
+	for (i = 0; i < GPUDP_WORK_VERDICT_MAX; i++)
+		GPUDP_TEST_ASSERT(s->drops[i] == want[i], "drops[%u] = %" PRIu64 ", want %" PRIu64,
+				  i, s->drops[i], want[i]);
+	GPUDP_TEST_ASSERT(want[1] > 16 && want[2] > 61 && want[GPUDP_WORK_DROP_ERROR] > 61,
+			  "the bursts hold what they should");
+	gpudp_handoff_destroy(h);
+	free(s);
+	return GPUDP_TEST_PASS;
+}
+
 static int
 refused_work_arg_fails_handoff_create(void)
 {
@@ -1065,6 +1120,7 @@ static const struct gpudp_test_case cases[] = {
 	{ "register_refuses_corrupt_gpu_image", register_refuses_corrupt_gpu_image },
 	{ "register_accepts_a_valid_work_once", register_accepts_a_valid_work_once },
 	{ "registered_work_runs_in_cpu_handoff", registered_work_runs_in_cpu_handoff },
+	{ "drops_counted_in_long_bursts", drops_counted_in_long_bursts },
 	{ "refused_work_arg_fails_handoff_create", refused_work_arg_fails_handoff_create },
 	{ "two_segment_packet_seen_as_its_segments", two_segment_packet_seen_as_its_segments },
 	{ "image_check_fatbin", image_check_fatbin },
