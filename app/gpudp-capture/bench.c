@@ -8,15 +8,11 @@
  * of one pass (tests compare it with tshark, and CPU with GPU).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "capfile.h"
 #include "engine.h"
@@ -47,14 +43,6 @@ struct bench_conf {
 	int memory;               /* --memory: the direct reader over a copy of the file in memory */
 };
 
-/* --memory: the file read into memory once, before the passes. */
-struct bench_mem {
-	uint8_t *buf;             /* 16-byte aligned (a mapping), 2 MiB pages where given */
-	uint64_t len;             /* the file's bytes */
-	size_t alloc;             /* the mapping's */
-	double load_s;            /* reading it */
-	double register_s;        /* registering it with the GPU (the GPU engine's passes) */
-};
 
 /* Where each packet's IP addresses are, for --vary (0: not IP). */
 static uint32_t *addr_off;
@@ -195,7 +183,7 @@ prepare_vary(const struct capfile_packets *pk, uint32_t n)
 /* --threads: passes of the direct reader; the best is the result. */
 static int
 run_direct(const struct bench_conf *bc, const char *name, const struct gpudp_filter *filter,
-	   struct bench_result *res, struct capfile_packets *pk, const struct bench_mem *m)
+	   struct bench_result *res, struct capfile_packets *pk, const struct cap_file_mem *m)
 {
 	struct cap_file_conf fc = {
 		.path = bc->input, .engine = name, .threads = bc->threads,
@@ -387,7 +375,7 @@ print_result(struct gpudp_json *j, const char *name, const struct bench_result *
 static int
 write_result(const struct bench_conf *bc, const struct capfile_packets *pk,
 	     const struct bench_result *cpu, const struct bench_result *gpu,
-	     const struct bench_mem *m)
+	     const struct cap_file_mem *m)
 {
 	struct gpudp_json j;
 	int rc;
@@ -612,84 +600,6 @@ parse_args(struct bench_conf *out, int argc, char **argv)
 	return -1;
 }
 
-/* --memory: room past the file's end for the GPU's 16-byte reads, in 2 MiB pages */
-#define MEM_ALIGN (2u << 20)
-
-/* --memory: the whole file read into memory. @return 0, or -1 (said why) */
-static int
-mem_load(const char *path, struct bench_mem *m)
-{
-	double t0 = cap_now_s();
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	uint64_t got = 0;
-	void *p;
-
-	memset(m, 0, sizeof(*m));
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		fprintf(stderr, "gpudp-capture-bench: --memory: %s: %s\n", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	m->len = (uint64_t)st.st_size;
-	m->alloc = (size_t)((m->len + 16 + MEM_ALIGN - 1) & ~(uint64_t)(MEM_ALIGN - 1));
-	p = mmap(NULL, m->alloc, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED) {
-		fprintf(stderr, "gpudp-capture-bench: --memory: no memory for %s's %llu bytes\n",
-			path, (unsigned long long)m->len);
-		close(fd);
-		return -1;
-	}
-	m->buf = p;
-	madvise(p, m->alloc, MADV_HUGEPAGE);   /* fewer pages to register; a hint */
-	while (got < m->len) {
-		ssize_t r = pread(fd, m->buf + got, m->len - got < (1u << 30) ? m->len - got :
-				  (1u << 30), (off_t)got);
-
-		if (r <= 0) {
-			fprintf(stderr, "gpudp-capture-bench: --memory: reading %s: %s\n", path,
-				r < 0 ? strerror(errno) : "it shrank");
-			close(fd);
-			munmap(m->buf, m->alloc);
-			m->buf = NULL;
-			return -1;
-		}
-		got += (uint64_t)r;
-	}
-	close(fd);
-	m->load_s = cap_now_s() - t0;
-	return 0;
-}
-
-/*
- * --memory, GPU engine: the copy registered with the GPU (for every context,
- * cap_engine_host_register()) through an engine of its own, which the
- * caller destroys once the passes are over. @return 0 or a negative errno
- */
-static int
-mem_register(const struct bench_conf *bc, struct bench_mem *m, struct cap_engine *e,
-	     char *note, size_t len)
-{
-	struct cap_engine_conf ec = {
-		.batch_pkts = 64, .batch_bytes = 65536, .flow_capacity = 1024,
-		.gpu_device = bc->gpu, .inflight = 1,
-	};
-	double t0 = cap_now_s();
-	int rc = cap_engine_create(e, "gpu", &ec, note, len);
-
-	if (rc != 0)
-		return rc;
-	rc = cap_engine_host_register(e, m->buf, m->alloc);
-	if (rc != 0) {
-		snprintf(note, len, "registering the copy in memory: %.200s", e->err);
-		cap_engine_destroy(e);
-		return rc;
-	}
-	m->register_s = cap_now_s() - t0;
-	return 0;
-}
-
 /* --threads: each engine through the direct reader. @return the exit code */
 static int
 bench_direct(struct bench_conf *bc, const struct gpudp_filter *filter, int want_cpu,
@@ -697,28 +607,24 @@ bench_direct(struct bench_conf *bc, const struct gpudp_filter *filter, int want_
 {
 	struct bench_result cpu = { 0 }, gpu = { 0 };
 	struct capfile_packets pk = { 0 };
-	struct bench_mem m = { 0 };
-	struct cap_engine reg;
+	struct cap_file_mem m = { .buf = NULL };
+	char err[256];
 	int rc = 0;
 
-	if (bc->memory && mem_load(bc->input, &m) != 0) {
+	/* --memory: the file read before the passes, registered for the GPU's */
+	if (bc->memory && cap_file_mem_load(&m, bc->input, err, sizeof(err)) != 0) {
+		fprintf(stderr, "gpudp-capture-bench: --memory: %s\n", err);
 		cap_match_free(&bc->match);
 		return 1;
 	}
 	if (want_cpu)
 		run_direct(bc, "cpu", filter, &cpu, &pk, bc->memory ? &m : NULL);
 	if (want_gpu && (!bc->memory ||
-			 mem_register(bc, &m, &reg, gpu.note, sizeof(gpu.note)) == 0)) {
+			 cap_file_mem_register(&m, bc->gpu, gpu.note, sizeof(gpu.note)) == 0))
 		run_direct(bc, "gpu", filter, &gpu, &pk, bc->memory ? &m : NULL);
-		if (bc->memory) {
-			cap_engine_host_unregister(&reg, m.buf);
-			cap_engine_destroy(&reg);
-		}
-	}
-	if (m.buf != NULL)
-		munmap(m.buf, m.alloc);
 	if (write_result(bc, &pk, &cpu, &gpu, bc->memory ? &m : NULL) != 0)
 		rc = 1;
+	cap_file_mem_free(&m);
 	if (want_gpu && !gpu.ran)
 		fprintf(stderr, "gpudp-capture-bench: GPU engine not run: %s\n", gpu.note);
 	if (want_cpu && !cpu.ran)

@@ -124,6 +124,39 @@ struct cap_file_stats {
 };
 
 /**
+ * A pcap file read into memory for cap_file_conf.mem (gpudp-capture-bench
+ * --memory, and its test): its bytes in an anonymous mapping of 2 MiB
+ * pages where the kernel gives them, 16-byte aligned and readable past
+ * their end up to the mapping's, optionally registered with the GPU.
+ */
+struct cap_file_mem {
+	uint8_t *buf;            /**< the file's bytes (NULL: none) */
+	uint64_t len;            /**< the file's size */
+	size_t alloc;            /**< the mapping's: len + 16 rounded up to 2 MiB */
+	struct cap_engine reg;   /**< cap_file_mem_register()'s engine (ops NULL: none) */
+	double load_s;           /**< reading the file */
+	double register_s;       /**< registering the copy */
+};
+
+/**
+ * Read the whole file at @p path into @p m (zeroed first).
+ * @return 0, or a negative errno value (err says why: the file, its size)
+ */
+int cap_file_mem_load(struct cap_file_mem *m, const char *path, char *err, size_t errlen);
+
+/**
+ * Register @p m's copy with GPU @p gpu_device for every context, through
+ * an engine of its own that cap_file_mem_free() destroys (one registration
+ * serves every GPU engine of the process on that GPU).
+ * @return 0, or the engine's error (-ENODEV: no GPU; -ENOTSUP, -EIO: the
+ *   driver refused, err says why)
+ */
+int cap_file_mem_register(struct cap_file_mem *m, int gpu_device, char *err, size_t errlen);
+
+/** Unregister and unmap @p m's copy (after every run that reads it). */
+void cap_file_mem_free(struct cap_file_mem *m);
+
+/**
  * Analyse the file with conf->threads threads and add the result into
  * @p out (counters, flows, fragments and, when @p out has the engines'
  * database, per-pattern counts).

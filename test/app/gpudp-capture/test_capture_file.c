@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cap_file.h"
@@ -163,66 +162,23 @@ direct_equals_reference(const char *path, uint32_t threads, uint64_t max)
 	return rc;
 }
 
-/* The file's bytes in 16-byte aligned memory with room for 16-byte reads
- * past them. @return the copy (free() it), or NULL */
-static uint8_t *
-file_in_memory(const char *path, uint64_t *len)
-{
-	struct stat st;
-	uint8_t *buf = NULL;
-	FILE *f = fopen(path, "rb");
-
-	if (f != NULL && fstat(fileno(f), &st) == 0 &&
-	    (buf = aligned_alloc(4096, ((size_t)st.st_size + 16 + 4095) & ~(size_t)4095)) != NULL &&
-	    fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
-		free(buf);
-		buf = NULL;
-	}
-	if (f != NULL)
-		fclose(f);
-	*len = buf != NULL ? (uint64_t)st.st_size : 0;
-	return buf;
-}
-
-/* Whether mem_copy_get() registers the copy with the GPU for the gpu engine */
+/* Whether mem_copy() registers the copy with the GPU for the gpu engine */
 static int register_copies = 1;
 
-/* The file's copy in memory for cap_file_conf.mem, registered with the
- * GPU for the gpu engine (through an engine of its own, as the bench does). */
-struct mem_copy {
-	uint8_t *buf;
-	uint64_t len;
-	struct cap_engine reg;   /* ops NULL: none */
-};
-
-/* @return 0, -ENOMEM, or the engine's error (-ENODEV: no GPU) */
+/* The file's copy in memory for cap_file_conf.mem, as the bench makes it
+ * (registered with the GPU for the gpu engine). @return 0, or
+ * cap_file_mem_load()'s or cap_file_mem_register()'s error (-ENODEV: no GPU) */
 static int
-mem_copy_get(const char *path, const struct cap_file_conf *fc, struct mem_copy *m)
+mem_copy(const char *path, struct cap_file_mem *m)
 {
 	char err[256];
-	int rc = 0;
+	int rc = cap_file_mem_load(m, path, err, sizeof(err));
 
-	memset(m, 0, sizeof(*m));
-	m->buf = file_in_memory(path, &m->len);
-	if (m->buf == NULL)
-		return -ENOMEM;
-	if (strcmp(engine, "gpu") == 0 && register_copies) {
-		rc = cap_engine_create(&m->reg, "gpu", &fc->ec, err, sizeof(err));
-		if (rc == 0 && cap_engine_host_register(&m->reg, m->buf, (m->len + 16 + 4095) &
-							~(uint64_t)4095) != 0)
-			rc = -ENOTSUP;
-	}
+	if (rc == 0 && strcmp(engine, "gpu") == 0 && register_copies)
+		rc = cap_file_mem_register(m, 0, err, sizeof(err));
+	if (rc != 0 && rc != -ENODEV)
+		printf("     %s\n", err);
 	return rc;
-}
-
-static void
-mem_copy_put(struct mem_copy *m)
-{
-	if (m->reg.ops != NULL) {
-		cap_engine_host_unregister(&m->reg, m->buf);
-		cap_engine_destroy(&m->reg);
-	}
-	free(m->buf);
 }
 
 /*
@@ -236,7 +192,7 @@ ranges_equal_reference(const char *path, uint32_t threads, int ranges, uint32_t 
 {
 	struct cap_file_conf fc = test_conf(path, threads);
 	struct gpudp_analysis *ref, *got = gpudp_analysis_create(4096, &filter);
-	struct mem_copy mc = { .buf = NULL };
+	struct cap_file_mem mc = { .buf = NULL };
 	struct cap_file_stats st;
 	uint32_t *want = NULL;
 	char why[256], err[320] = "";
@@ -246,12 +202,13 @@ ranges_equal_reference(const char *path, uint32_t threads, int ranges, uint32_t 
 	if (mem_bytes != 0) {
 		fc.ec.batch_bytes = mem_bytes;
 		fc.ec.batch_pkts = 64;
-		rc = mem_copy_get(path, &fc, &mc);
+		rc = mem_copy(path, &mc);
 		fc.mem = mc.buf;
 		fc.mem_len = mc.len;
 	}
 	ref = reference(path, 0, &want);
-	GPUDP_TEST_ASSERT(ref != NULL && got != NULL && rc != -ENOMEM, "%s: reference", path);
+	GPUDP_TEST_ASSERT(ref != NULL && got != NULL && (mem_bytes == 0 || mc.buf != NULL),
+			  "%s: reference, copy in memory", path);
 	gpudp_analysis_set_match(got, pats.db, 0);
 	if (rc == 0)
 		rc = cap_file_run(&fc, got, &st, err, sizeof(err));
@@ -268,7 +225,7 @@ ranges_equal_reference(const char *path, uint32_t threads, int ranges, uint32_t 
 		       threads > 1 ? "s" : "", ranges ? "joined" : "did not join: the shared walk",
 		       mem_bytes != 0 ? ", from memory" : "", (unsigned long long)st.records);
 	}
-	mem_copy_put(&mc);
+	cap_file_mem_free(&mc);
 	free(want);
 	gpudp_analysis_free(ref);
 	gpudp_analysis_free(got);
@@ -297,15 +254,15 @@ static int
 short_copy_is_refused(const char *path)
 {
 	struct cap_file_conf fc = test_conf(path, 2);
-	uint64_t len;
-	uint8_t *mem = file_in_memory(path, &len);
+	struct cap_file_mem mc;
+	char err[256];
 	int rc;
 
-	GPUDP_TEST_ASSERT(mem != NULL, "%s in memory", path);
-	fc.mem = mem;
-	fc.mem_len = len - 1;
+	GPUDP_TEST_ASSERT(cap_file_mem_load(&mc, path, err, sizeof(err)) == 0, "%s", err);
+	fc.mem = mc.buf;
+	fc.mem_len = mc.len - 1;
 	rc = refused(&fc, -EINVAL, "the copy in memory has", "a copy one byte short");
-	free(mem);
+	cap_file_mem_free(&mc);
 	return rc;
 }
 
