@@ -275,6 +275,33 @@ ft_populate(const struct fthread *f, uint64_t from, uint64_t to)
 #endif
 }
 
+/*
+ * The @p k records (@p nb captured bytes) just described at the end of
+ * @p bb, in the @p used bytes from file offset *pos on: the batch's, the
+ * thread's and the walk's counts.
+ */
+static void
+ft_took(struct fthread *f, struct cap_batch *bb, uint32_t k, uint64_t nb, uint64_t used,
+	uint64_t *pos, uint64_t *idx)
+{
+	bb->n += k;
+	bb->cap_bytes += (uint32_t)nb;
+	cap_batch_take(bb, (uint32_t)used);
+	f->bytes += nb;
+	f->records += k;
+	*idx += k;
+	*pos += used;
+}
+
+/* The batch submitted, *b the next free one. @return 0 or -EIO */
+static int
+ft_next_batch(struct fthread *f, struct cap_batch **b)
+{
+	if (cap_engine_submit(&f->e, *b) != 0 || (*b = cap_engine_get_batch(&f->e)) == NULL)
+		return -EIO;
+	return 0;
+}
+
 /* Bytes read at once into a batch by ft_bulk() (about 2,000 records of 128 bytes) */
 #define FT_BULK_BYTES (256u << 10)
 
@@ -312,22 +339,13 @@ ft_bulk(struct fthread *f, struct capfile *cf, int fd, struct cap_batch **b, uin
 		k = capfile_parse_descs(cf, dst, *pos, (uint64_t)got, to, bb->data_used,
 					(struct capfile_desc *)(bb->desc + bb->n),
 					cap_batch_pkt_room(bb), &used, &nb);
-		bb->n += k;
-		bb->cap_bytes += (uint32_t)nb;
-		f->bytes += nb;
-		f->records += k;
-		*idx += k;
-		cap_batch_take(bb, (uint32_t)used);
-		*pos += used;
+		ft_took(f, bb, k, nb, used, pos, idx);
 		if (used == 0 && bb->n == 0)
 			return 0;      /* a record for the record-by-record reader */
 		/* nothing taken (the next record does not fit what is left), or
 		 * full: the next batch */
-		if (used == 0 || cap_batch_tail_room(bb) < 64) {
-			if (cap_engine_submit(&f->e, bb) != 0 ||
-			    (*b = cap_engine_get_batch(&f->e)) == NULL)
-				return -EIO;
-		}
+		if ((used == 0 || cap_batch_tail_room(bb) < 64) && ft_next_batch(f, b) != 0)
+			return -EIO;
 	}
 	return 0;
 }
@@ -361,16 +379,11 @@ ft_mem(struct fthread *f, struct capfile *cf, struct cap_batch **b, uint64_t *po
 				cap_batch_lend(bb, NULL, 0);
 				return 0;   /* a record for the record-by-record reader */
 			}
-			bb->n = k;
-			bb->cap_bytes = (uint32_t)nb;
-			cap_batch_take(bb, (uint32_t)(*pos - base + used));
-			f->bytes += nb;
-			f->records += k;
-			*idx += k;
-			*pos += used;
+			cap_batch_take(bb, (uint32_t)(*pos - base));   /* before the first */
+			ft_took(f, bb, k, nb, used, pos, idx);
 		}
 		/* full, or holding what the record-by-record reader staged */
-		if (cap_engine_submit(&f->e, bb) != 0 || (*b = cap_engine_get_batch(&f->e)) == NULL)
+		if (ft_next_batch(f, b) != 0)
 			return -EIO;
 	}
 	return 0;
