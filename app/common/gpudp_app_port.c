@@ -11,6 +11,7 @@
 #include <gpudp_mem.h>
 
 #include "gpudp_app_port.h"
+#include "gpudp_app_port_stats.h"
 
 const char *
 gpudp_app_port_driver(uint16_t port)
@@ -105,6 +106,8 @@ gpudp_app_port_start(uint16_t port, char *err, size_t len)
 		return rc;
 	}
 	rte_eth_promiscuous_enable(port); /* not every PMD has it */
+	/* the run's port counters count from here (gpudp_app_port_stats.h) */
+	gpudp_app_port_stats_mark(port);
 	return 0;
 }
 

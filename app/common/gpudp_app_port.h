@@ -43,7 +43,8 @@ int gpudp_app_port_setup(uint16_t port, const struct gpudp_app_port_conf *c, cha
 
 /**
  * Start port @p port, then ask for promiscuous mode (a PMD without it is
- * not an error).
+ * not an error), and mark its counters (gpudp_app_port_stats_mark()): the
+ * apps report what the port counted from here.
  * @return 0, or a negative errno (with @p err)
  */
 int gpudp_app_port_start(uint16_t port, char *err, size_t len);

@@ -15,21 +15,22 @@
 #include "cap_app.h"
 #include "report.h"
 
-/* The ports' drop and error counters, summed. */
+/* The ports' counters since they started into @p ps (one per port), their
+ * drop and error counters summed into @p r. */
 static void
-port_stats(const struct cap_app *app, struct cap_report *r)
+port_stats(const struct cap_app *app, struct gpudp_app_port_stats *ps, struct cap_report *r)
 {
 	unsigned int i;
 
 	for (i = 0; i < app->n_ports; i++) {
-		struct rte_eth_stats st;
-
-		if (rte_eth_stats_get(app->ports[i].id, &st) != 0)
+		if (gpudp_app_port_stats_get(app->ports[i].id, &ps[r->n_ports]) != 0)
 			continue;
-		r->rx_missed += st.imissed;
-		r->rx_errors += st.ierrors;
-		r->rx_nombuf += st.rx_nombuf;
+		r->rx_missed += ps[r->n_ports].imissed;
+		r->rx_errors += ps[r->n_ports].ierrors;
+		r->rx_nombuf += ps[r->n_ports].rx_nombuf;
+		r->n_ports++;
 	}
+	r->ports = ps;
 }
 
 /* The GPUs the ports were analysed on (engine.gpus), with the GPU engine. */
@@ -95,6 +96,8 @@ app_report(struct cap_app *app, double elapsed, int final)
 		.pins_created = -1, .pins_running = -1, .cpu_mapped = app->cpu_mapped,
 	};
 	struct cap_report_gpu gpus[CAP_MAX_GPUS];
+	struct gpudp_app_port_stats ports[CAP_MAX_PORTS];
+	unsigned int i;
 	/* the direct reader merged its threads' results already; several
 	 * GPUs: each engine's results added up */
 	int rc = app->conf.reader == CAP_CONF_READER_DIRECT ? 0 :
@@ -118,10 +121,12 @@ app_report(struct cap_app *app, double elapsed, int final)
 		CAP_LOG(ERR, "reading the results failed: %s", app->eng.err);
 		return rc;
 	}
-	port_stats(app, &r);
+	port_stats(app, ports, &r);
 	if (!app->conf.quiet)
 		cap_report_table(stdout, &r);
 	fflush(stdout);
+	for (i = 0; final && i < r.n_ports; i++)
+		gpudp_app_port_stats_warn("gpudp-capture", &ports[i]);
 	if (app->conf.json != NULL) {
 		rc = cap_report_json_file(app->conf.json, &r);
 		if (rc != 0) {

@@ -137,6 +137,9 @@ table_head(FILE *f, const struct cap_report *r, const struct gpudp_an_counters *
 	fprintf(f, "notes      %-19s %" PRIu64 "\n", "snapped", c->snapped);
 	fprintf(f, "           %-19s %" PRIu64 "\n", "multi_segment", r->multiseg);
 	fprintf(f, "           %-19s %" PRIu64 "\n", "pmd_cut", r->pmd_cut);
+	for (k = 0; k < r->n_ports; k++)
+		gpudp_app_port_stats_print(f, k == 0 ? "ports      " : "           ",
+					   &r->ports[k]);
 	fprintf(f, "fragments  %" PRIu64 " datagrams in %" PRIu64 " fragments (%" PRIu64
 		" bytes): %" PRIu64 " complete, %" PRIu64 " without their first fragment\n",
 		fs->datagrams, fs->pkts, fs->bytes, fs->complete, fs->first_missing);
@@ -326,6 +329,7 @@ static void
 json_counters(struct gpudp_json *j, const struct cap_report *r,
 	      const struct gpudp_an_counters *c, const struct gpudp_frag_summary *fs)
 {
+	uint64_t port_drops = 0;
 	unsigned int k;
 
 	gpudp_json_dbl(j, "elapsed_s", r->elapsed_s, 6);
@@ -353,6 +357,13 @@ json_counters(struct gpudp_json *j, const struct cap_report *r,
 	gpudp_json_u64(j, "rx_nombuf", r->rx_nombuf);
 	gpudp_json_u64(j, "staging", r->staging_drops);
 	gpudp_json_end(j);
+	gpudp_json_arr(j, "ports");
+	for (k = 0; k < r->n_ports; k++) {
+		gpudp_app_port_stats_json(j, &r->ports[k]);
+		port_drops += gpudp_app_port_stats_drops(&r->ports[k]);
+	}
+	gpudp_json_end(j);
+	gpudp_json_u64(j, "port_drops", port_drops);
 	gpudp_json_u64(j, "snapped", c->snapped);
 	gpudp_json_obj(j, "fragments");
 	gpudp_json_u64(j, "datagrams", fs->datagrams);

@@ -14,6 +14,7 @@
 #include "cap_match.h"
 #include "engine.h"
 #include "gpudp_analysis.h"
+#include "gpudp_app_port_stats.h"
 
 /** JSON schema version written as "schema". */
 #define CAP_REPORT_SCHEMA 1
@@ -44,6 +45,9 @@ struct cap_report {
 	uint64_t rx_missed;         /**< port imissed (not received: full rings) */
 	uint64_t rx_errors;         /**< port ierrors (e.g. net_pcap: frame too large) */
 	uint64_t rx_nombuf;         /**< port rx_nombuf (mbuf pool empty) */
+	/** each port's counters since it started (the JSON's "ports"), or NULL */
+	const struct gpudp_app_port_stats *ports;
+	unsigned int n_ports;
 	uint64_t staging_drops;     /**< received but larger than a whole batch: not analysed */
 	uint64_t multiseg;          /**< packets longer than the mbuf data room (chained), analysed */
 	uint64_t pmd_cut;           /**< packets whose mbufs held fewer bytes than their length

@@ -17,6 +17,7 @@
 #include <gpudp_dpdk_compat.h>
 
 #include "fwd.h"
+#include "gpudp_app_port_stats.h"
 #include "gpudp_json.h"
 
 /* the configuration, filled by fwd_conf_parse() before EAL */
@@ -158,6 +159,34 @@ tel_gpus(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* /gpudp/fwd/ports: each port's counters since it started (the PMD's) */
+static int
+tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned int i;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	rte_tel_data_start_dict(d);
+	if (__atomic_load_n(&fwd_run.nb_ready, __ATOMIC_ACQUIRE) == 0)
+		return 0;
+	for (i = 0; i < cf->nb_ports; i++) {
+		struct rte_tel_data *c = rte_tel_data_alloc();
+		struct gpudp_app_port_stats ps;
+		char k[16];
+
+		if (c == NULL)
+			break;
+		gpudp_app_port_stats_get(cf->ports[i], &ps);
+		rte_tel_data_start_dict(c);
+		gpudp_app_port_stats_tel(c, &ps);
+		snprintf(k, sizeof(k), "port%u", cf->ports[i]);
+		if (rte_tel_data_add_dict_container(d, k, c, 0) != 0)
+			rte_tel_data_free(c);
+	}
+	return 0;
+}
+
 static int
 tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -225,6 +254,19 @@ stats_line_gpus(double dt)
 	}
 }
 
+/* each port's counters since it started, a line each after @p prefix */
+static void
+ports_print(const char *prefix)
+{
+	struct gpudp_app_port_stats ps;
+	unsigned int i;
+
+	for (i = 0; i < cf->nb_ports; i++) {
+		gpudp_app_port_stats_get(cf->ports[i], &ps);
+		gpudp_app_port_stats_print(stdout, prefix, &ps);
+	}
+}
+
 void
 fwd_report_stats_line(struct fwd_totals *prev, double dt)
 {
@@ -244,6 +286,7 @@ fwd_report_stats_line(struct fwd_totals *prev, double dt)
 	print_hist(stdout, "tx", &t.lat_done);
 	printf("\n");
 	stats_line_gpus(dt);
+	ports_print("  ");
 	fflush(stdout);
 	*prev = t;
 }
@@ -303,6 +346,25 @@ json_gpus(struct gpudp_json *j)
 	gpudp_json_end(j);
 }
 
+/* --json: "ports", each port's counters since it started, and "port_drops",
+ * the packets they lost before gpudp-fwd saw them or failed to send */
+static void
+json_ports(struct gpudp_json *j)
+{
+	struct gpudp_app_port_stats ps;
+	uint64_t lost = 0;
+	unsigned int i;
+
+	gpudp_json_arr(j, "ports");
+	for (i = 0; i < cf->nb_ports; i++) {
+		gpudp_app_port_stats_get(cf->ports[i], &ps);
+		gpudp_app_port_stats_json(j, &ps);
+		lost += gpudp_app_port_stats_drops(&ps);
+	}
+	gpudp_json_end(j);
+	gpudp_json_u64(j, "port_drops", lost);
+}
+
 /* --json FILE: the configuration and the final counters. @return 0 or -1 */
 static int
 json_report(const struct fwd_totals *t, double secs)
@@ -344,6 +406,7 @@ json_report(const struct fwd_totals *t, double secs)
 		json_hist(&j, "lat_rx_to_kernel_end", &t->lat_kend);
 		json_hist(&j, "lat_rx_to_tx", &t->lat_done);
 		json_gpus(&j);
+		json_ports(&j);
 		gpudp_json_end(&j);
 		rc = gpudp_json_close(&j);
 	}
@@ -401,6 +464,18 @@ final_gpus(double secs)
 	}
 }
 
+/* a warning for each port that lost packets gpudp-fwd never saw */
+static void
+ports_warn(void)
+{
+	struct gpudp_app_port_stats ps;
+	unsigned int i;
+
+	for (i = 0; i < cf->nb_ports; i++)
+		if (gpudp_app_port_stats_get(cf->ports[i], &ps) == 0)
+			gpudp_app_port_stats_warn("gpudp-fwd", &ps);
+}
+
 int
 fwd_report_final(double secs)
 {
@@ -420,7 +495,9 @@ fwd_report_final(double secs)
 	print_hist(stdout, "rx->tx", &t.lat_done);
 	printf("\n");
 	final_gpus(secs);
+	ports_print("final ");
 	fflush(stdout);
+	ports_warn();
 	return cf->json != NULL ? json_report(&t, secs) : 0;
 }
 
@@ -432,6 +509,9 @@ fwd_report_telemetry(void)
 	rte_telemetry_register_cmd("/gpudp/fwd/latency", tel_latency,
 				   "gpudp-fwd latency percentiles (ns): rx to kernel start, rx to tx");
 	rte_telemetry_register_cmd("/gpudp/fwd/config", tel_config, "gpudp-fwd configuration");
+	rte_telemetry_register_cmd("/gpudp/fwd/ports", tel_ports,
+				   "gpudp-fwd port counters since start: packets, bytes, imissed, "
+				   "ierrors, oerrors, rx_nombuf, the PMD's drop xstats");
 	rte_telemetry_register_cmd("/gpudp/fwd/gpus", tel_gpus,
 				   "gpudp-fwd counters and latency percentiles (ns) per GPU "
 				   "in use (its ports' pipelines)");

@@ -21,6 +21,7 @@ The expected output is computed here, independently of the C code: the
 IPv4 checksum is recomputed in full (the app updates it incrementally,
 RFC 1624), and the packets the kernel must drop are left out.
 """
+import json
 import os
 import re
 import struct
@@ -171,7 +172,8 @@ def run(fwd, kernel, mode, burst, d, extra):
            "--vdev", "net_pcap0,rx_pcap=%s,tx_pcap=%s" % (inp, outp), "--",
            "--pairing", "same", "--mode", mode, "--kernel", kernel,
            "--burst", str(burst), "--count", str(len(fr)), "--duration", "30",
-           "--ring", "8", "--flush-us", "100", "--stats", "0", "--mbufs", "16384"] + extra
+           "--ring", "8", "--flush-us", "100", "--stats", "0", "--mbufs", "16384",
+           "--json", os.path.join(d, "report-%s.json" % tag)] + extra
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     print(r.stdout, end="")
     if r.returncode != 0:
@@ -200,10 +202,26 @@ def run(fwd, kernel, mode, burst, d, extra):
         print("FAIL %s: final counters rx/tx packets, bytes %s, expected %s"
               % (tag, cnt, want_cnt))
         bad += 1
+    # the port's own counters (--json "ports", the "final port" line): every
+    # frame received and sent by the PMD, none lost
+    with open(os.path.join(d, "report-%s.json" % tag)) as f:
+        rep = json.load(f)
+    ports = rep.get("ports", [])
+    port_cnt = (len(ports), ports[0]["rx_pkts"], ports[0]["tx_pkts"], ports[0]["drops"],
+                rep.get("port_drops")) if ports else None
+    if port_cnt != (1, len(fr), len(want), 0, 0):
+        print("FAIL %s: port counters (ports, rx, tx, drops, port_drops) %s, expected %s"
+              % (tag, port_cnt, (1, len(fr), len(want), 0, 0)))
+        bad += 1
+    line = "final port 0 (net_pcap): rx %d pkts %d bytes tx %d pkts" % (
+        len(fr), sum(len(f) for f in fr), len(want))
+    if line not in r.stdout:
+        print("FAIL %s: no %r line" % (tag, line))
+        bad += 1
     if bad:
         sys.exit(1)
-    print("ok %s: %d in, %d out, every packet as expected, counters %s"
-          % (tag, len(fr), len(got), cnt))
+    print("ok %s: %d in, %d out, every packet as expected, counters %s, port counters %s"
+          % (tag, len(fr), len(got), cnt, port_cnt))
 
 
 # (arguments after --, text stderr must contain)
@@ -458,7 +476,7 @@ def telemetry(fwd):
         time.sleep(1.3)
         try:
             answers = {c: query(c) for c in ("/gpudp/fwd/stats", "/gpudp/fwd/latency",
-                                             "/gpudp/fwd/config")}
+                                             "/gpudp/fwd/config", "/gpudp/fwd/ports")}
         except (ValueError, KeyError, OSError) as e:
             p.send_signal(signal.SIGINT)
             out, err = p.communicate(timeout=30)
@@ -474,6 +492,10 @@ def telemetry(fwd):
             (lat.get("rx_to_tx_count", 0) > 0 and "rx_to_kernel_start_p999_ns" in lat,
              "latency %r" % lat),
             (cf.get("mode") == "cpu" and cf.get("work") == "macswap", "config %r" % cf),
+            (answers["/gpudp/fwd/ports"].get("port0", {}).get("rx_pkts", 0) > 0 and
+             all(k in answers["/gpudp/fwd/ports"]["port0"] for k in (
+                 "driver", "tx_pkts", "imissed", "ierrors", "oerrors", "rx_nombuf", "drops")),
+             "ports %r" % answers["/gpudp/fwd/ports"]),
         ]
         for ok, what in checks:
             print("%s %s" % ("ok  " if ok else "FAIL", what[:160]))
@@ -483,7 +505,10 @@ def telemetry(fwd):
         out, err = p.communicate(timeout=30)
     periodic = [l for l in out.splitlines() if l.startswith("[")]
     final = [l for l in out.splitlines() if l.startswith("final:")]
+    port_lines = [l for l in out.splitlines() if l.startswith("  port 0 (net_null): rx ")]
     for ok, what in ((p.returncode == 0, "SIGINT: exit %d" % p.returncode),
+                     (len(port_lines) >= 2 and " imissed 0 " in port_lines[0],
+                      "periodic port lines %d" % len(port_lines)),
                      (len(final) == 1 and "tx " in final[0], "SIGINT: final counters %r" % final),
                      (len(periodic) >= 2 and "Mpps" in periodic[0] and "ring " in periodic[0]
                       and "p999" in periodic[0], "periodic stats lines %d" % len(periodic))):
@@ -491,7 +516,7 @@ def telemetry(fwd):
         fails += not ok
     if fails:
         print(err[-2000:])
-    print("%d passed, %d failed, 0 skipped" % (7 - fails, fails))
+    print("%d passed, %d failed, 0 skipped" % (9 - fails, fails))
     sys.exit(1 if fails else 0)
 
 
