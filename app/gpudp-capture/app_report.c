@@ -81,7 +81,9 @@ app_report(struct cap_app *app, double elapsed, int final)
 		.rx_pkts = app->rx_total, .staging_drops = app->staging_drops,
 		.multiseg = app->multiseg, .pmd_cut = app->pmd_cut,
 		.expected_pkts = app->expected_total,
-		.file_truncated = app->file_truncated, .filter_expr = app->conf.filter_expr,
+		.file_truncated = app->file_truncated, .files_changed = app->files_changed,
+		/* the direct reader's (no port): a cut last record; the ports' are added */
+		.rx_errors = app->rx_errors, .filter_expr = app->conf.filter_expr,
 		.filter_file = app->conf.filter_out, .filter_written = app->filter_written,
 		.filter_unreadable = app->unreadable_written,
 		.top_n = app->conf.top, .match = &app->conf.match,

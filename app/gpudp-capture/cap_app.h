@@ -103,6 +103,9 @@ struct cap_app {
 	int ts_off;
 	uint64_t ts_flag;
 	int file_truncated;
+	uint64_t rx_errors;       /* the direct reader's: records it could not read (a cut
+				   * last record, as net_pcap counts it in ierrors) */
+	uint64_t files_changed;   /* input files whose size changed while they were read */
 	uint64_t expected_total;
 	int snaps_unreliable;
 	int any_live;

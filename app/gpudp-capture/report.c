@@ -126,7 +126,10 @@ table_head(FILE *f, const struct cap_report *r, const struct gpudp_an_counters *
 	if (r->expected_pkts)
 		fprintf(f, "file       %" PRIu64 " packets in the input file%s\n",
 			r->expected_pkts, r->file_truncated ? " (file truncated: last record "
-			"incomplete, ignored)" : "");
+			"incomplete, counted in rx_errors)" : "");
+	if (r->files_changed)
+		fprintf(f, "file       %" PRIu64 " input file%s CHANGED SIZE while read: the report "
+			"covers what was read\n", r->files_changed, r->files_changed > 1 ? "s" : "");
 	fprintf(f, "\ndrops      %-19s %" PRIu64 "\n", "(analysis total)", drops);
 	for (k = 0; k < GPUDP_AN_DROP_MAX; k++)
 		fprintf(f, "           %-19s %" PRIu64 "\n", gpudp_an_drop_name(k), c->drops[k]);
@@ -340,6 +343,7 @@ json_counters(struct gpudp_json *j, const struct cap_report *r,
 	gpudp_json_obj(j, "input_file");
 	gpudp_json_u64(j, "packets", r->expected_pkts);
 	gpudp_json_bool(j, "truncated", r->file_truncated);
+	gpudp_json_u64(j, "changed_while_read", r->files_changed);
 	gpudp_json_end(j);
 	gpudp_json_obj(j, "rx");
 	gpudp_json_u64(j, "packets", r->rx_pkts);

@@ -55,6 +55,7 @@ struct cap_report {
 				     *   snapped to the bytes that arrived */
 	uint64_t expected_pkts;     /**< records in the input files (0: unknown) */
 	int file_truncated;         /**< an input file ends inside a record */
+	uint64_t files_changed;     /**< input files whose size changed while they were read */
 	const char *filter_expr;    /**< NULL: no filter */
 	const char *filter_file;    /**< pcapng output, may be NULL */
 	uint64_t filter_written;    /**< packets written to filter_file */
