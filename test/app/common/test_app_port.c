@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dpdk: app/common's port set-up, start and link wait, and EAL start, on
- * real EAL with net_null vdevs (--no-huge).
+ * dpdk: app/common's port set-up, start, link wait and counters, and EAL
+ * start, on real EAL with net_null and net_ring vdevs (--no-huge).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@
 #include "gpudp_app.h"
 #include "gpudp_app_gpu.h"
 #include "gpudp_app_port.h"
+#include "gpudp_app_port_stats.h"
+#include "gpudp_json.h"
 #include "gpudp_test.h"
 
 static struct rte_mempool *mp;
@@ -96,12 +99,149 @@ link_wait_ends_when_stop_is_set(void)
 	return GPUDP_TEST_PASS;
 }
 
+/* port 2 (net_ring) set up and started with one queue of each kind */
+static int
+ring_port_started(void)
+{
+	struct gpudp_app_port_conf c = {
+		.nb_rxq = 1, .nb_txq = 1, .nb_rxd = 128, .nb_txd = 128, .mp = mp,
+	};
+	char err[256] = "";
+
+	if (gpudp_app_port_setup(2, &c, err, sizeof(err)) != 0 ||
+	    gpudp_app_port_start(2, err, sizeof(err)) != 0) {
+		fprintf(stderr, "    port 2: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* send @p n new mbufs on port 2; @return how many it took (the rest freed) */
+static unsigned int
+ring_send(unsigned int n)
+{
+	struct rte_mbuf *m[64];
+	unsigned int i, sent = 0, k;
+
+	while (n > 0) {
+		k = RTE_MIN(n, RTE_DIM(m));
+		if (rte_pktmbuf_alloc_bulk(mp, m, k) != 0)
+			break;
+		for (i = 0; i < k; i++)
+			rte_pktmbuf_append(m[i], 60);
+		i = rte_eth_tx_burst(2, 0, m, (uint16_t)k);
+		sent += i;
+		rte_pktmbuf_free_bulk(m + i, k - i);
+		n -= k;
+	}
+	return sent;
+}
+
+/* receive what port 2's ring holds; @return packets */
+static unsigned int
+ring_drain(void)
+{
+	struct rte_mbuf *m[64];
+	unsigned int got = 0;
+	uint16_t n;
+
+	while ((n = rte_eth_rx_burst(2, 0, m, RTE_DIM(m))) > 0) {
+		got += n;
+		rte_pktmbuf_free_bulk(m, n);
+	}
+	return got;
+}
+
+static int
+counters_count_from_the_port_start(void)
+{
+	struct gpudp_app_port_stats s;
+	unsigned int sent, got;
+
+	GPUDP_TEST_ASSERT(ring_port_started() == 0, "port 2 did not start");
+	/* traffic before the mark is not the run's */
+	ring_send(10);
+	ring_drain();
+	GPUDP_TEST_ASSERT(gpudp_app_port_stats_mark(2) == 0, "mark");
+	sent = ring_send(100);
+	got = ring_drain();
+	GPUDP_TEST_ASSERT(gpudp_app_port_stats_get(2, &s) == 0, "get");
+	GPUDP_TEST_ASSERT(sent == 100 && got == 100, "sent %u got %u", sent, got);
+	GPUDP_TEST_ASSERT(s.port == 2 && strcmp(s.driver, "net_ring") == 0, "port %u driver %s",
+			  s.port, s.driver);
+	GPUDP_TEST_ASSERT(s.rx_pkts == 100 && s.tx_pkts == 100, "rx %" PRIu64 " tx %" PRIu64,
+			  s.rx_pkts, s.tx_pkts);
+	GPUDP_TEST_ASSERT(gpudp_app_port_stats_drops(&s) == 0 && s.n_xstats == 0,
+			  "drops %" PRIu64 " xstats %u", gpudp_app_port_stats_drops(&s), s.n_xstats);
+	GPUDP_TEST_ASSERT(gpudp_app_port_stats_warn("t", &s) == 0, "a warning without drops");
+	GPUDP_TEST_ASSERT(gpudp_app_port_stats_get(999, &s) == -ENODEV, "port 999");
+	rte_eth_dev_stop(2);
+	return GPUDP_TEST_PASS;
+}
+
+/*
+ * net_pcap (port 3) counts rx_nombuf when its pool is empty: 16 mbufs, two
+ * bursts of 32 and nothing freed; the counts in every form
+ */
+static int
+pool_empty_is_rx_nombuf_in_text_and_json(void)
+{
+	struct gpudp_app_port_conf c = {
+		.nb_rxq = 1, .nb_txq = 1, .nb_rxd = 128, .nb_txd = 128,
+	};
+	struct rte_mbuf *m[64];
+	struct gpudp_app_port_stats s;
+	struct gpudp_json j;
+	char *buf = NULL, err[256] = "";
+	size_t len = 0;
+	uint16_t n;
+	FILE *f;
+
+	c.mp = rte_pktmbuf_pool_create("app_port_small", 16, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				       SOCKET_ID_ANY);
+	GPUDP_TEST_ASSERT(c.mp != NULL, "pool: %s", rte_strerror(rte_errno));
+	GPUDP_TEST_ASSERT(gpudp_app_port_setup(3, &c, err, sizeof(err)) == 0 &&
+			  gpudp_app_port_start(3, err, sizeof(err)) == 0, "%s", err);
+	n = rte_eth_rx_burst(3, 0, m, 32);
+	n += rte_eth_rx_burst(3, 0, m + n, 32);
+	GPUDP_TEST_ASSERT(gpudp_app_port_stats_get(3, &s) == 0, "get");
+	rte_eth_dev_stop(3);
+	rte_pktmbuf_free_bulk(m, n);
+	GPUDP_TEST_ASSERT(n == 16 && s.rx_pkts == 16 && s.rx_nombuf == 2 &&
+			  gpudp_app_port_stats_drops(&s) == 2,
+			  "received %u: rx %" PRIu64 " rx_nombuf %" PRIu64, n, s.rx_pkts,
+			  s.rx_nombuf);
+	f = open_memstream(&buf, &len);
+	GPUDP_TEST_ASSERT(f != NULL, "memstream");
+	gpudp_app_port_stats_print(f, "final ", &s);
+	gpudp_json_init(&j, f);
+	gpudp_json_arr(&j, NULL);
+	gpudp_app_port_stats_json(&j, &s);
+	gpudp_json_end(&j);
+	n = gpudp_json_close(&j) == 0;
+	fclose(f);
+	GPUDP_TEST_ASSERT(n, "json");
+	GPUDP_TEST_ASSERT(strstr(buf, "final port 3 (net_pcap): rx 16 pkts 960 bytes tx 0 pkts "
+				 "0 bytes imissed 0 ierrors 0 oerrors 0 rx_nombuf 2\n") != NULL,
+			  "%s", buf);
+	GPUDP_TEST_ASSERT(strstr(buf, "\"rx_pkts\": 16, \"rx_bytes\": 960, ") != NULL &&
+			  strstr(buf, "\"rx_nombuf\": 2, \"drops\": 2, \"xstats\": {}}") != NULL,
+			  "%s", buf);
+	free(buf);
+	GPUDP_TEST_ASSERT(gpudp_app_port_stats_warn("t", &s) == 2, "warn's count");
+	rte_eth_dev_close(3);
+	rte_mempool_free(c.mp);
+	return GPUDP_TEST_PASS;
+}
+
 static const struct gpudp_test_case cases[] = {
 	{ "two_queues_set_up_start_and_link_up", two_queues_set_up_start_and_link_up },
 	{ "too_many_queues_is_einval_naming_port_and_driver",
 	  too_many_queues_is_einval_naming_port_and_driver },
 	{ "offloads_the_port_lacks_are_left_out", offloads_the_port_lacks_are_left_out },
 	{ "link_wait_ends_when_stop_is_set", link_wait_ends_when_stop_is_set },
+	{ "counters_count_from_the_port_start", counters_count_from_the_port_start },
+	{ "pool_empty_is_rx_nombuf_in_text_and_json", pool_empty_is_rx_nombuf_in_text_and_json },
 	{ NULL, NULL },
 };
 
@@ -152,16 +292,47 @@ eal_failure_names_program_and_cause(void)
 	return rc ? 0 : 1;
 }
 
+/* a capture of @p n 60-byte frames at @p path. @return 0 or -1 */
+static int
+write_pcap(const char *path, unsigned int n)
+{
+	static const uint32_t hdr[6] = { 0xa1b2c3d4, 0x00040002, 0, 0, 65535, 1 };
+	uint8_t frame[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1, 0x88, 0xb5 };
+	FILE *f = fopen(path, "wb");
+	unsigned int i;
+	int ok;
+
+	if (f == NULL)
+		return -1;
+	ok = fwrite(hdr, sizeof(hdr), 1, f) == 1;
+	for (i = 0; i < n && ok; i++) {
+		uint32_t rec[4] = { i, 0, sizeof(frame), sizeof(frame) };
+
+		ok = fwrite(rec, sizeof(rec), 1, f) == 1 && fwrite(frame, sizeof(frame), 1, f) == 1;
+	}
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
 int
 main(int argc, char **argv)
 {
+	char pcap[128], vdev[160];
 	char *eal[] = { argv[0], "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
 		"--log-level", "lib.eal:warning", "--vdev", "net_null0", "--vdev", "net_null1",
-		NULL };
+		"--vdev", "net_ring0", "--vdev", vdev, NULL };
 	int rc, bad;
 
+	snprintf(pcap, sizeof(pcap), "/tmp/gpudp-app-port-%d.pcap", (int)getpid());
+	snprintf(vdev, sizeof(vdev), "net_pcap0,rx_pcap=%s", pcap);
+	if (write_pcap(pcap, 40) != 0) {
+		perror(pcap);
+		return 1;
+	}
+
 	bad = eal_failure_names_program_and_cause();
-	if (gpudp_app_eal_init("test_app_port", (int)RTE_DIM(eal) - 1, eal) != 0)
+	rc = gpudp_app_eal_init("test_app_port", (int)RTE_DIM(eal) - 1, eal);
+	unlink(pcap);  /* net_pcap opened it */
+	if (rc != 0)
 		return 1;
 	mp = rte_pktmbuf_pool_create("app_port", 4096, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 				     SOCKET_ID_ANY);
@@ -172,6 +343,7 @@ main(int argc, char **argv)
 	rc = gpudp_test_run("app_port", cases, argc, argv);
 	rte_eth_dev_close(0);
 	rte_eth_dev_close(1);
+	rte_eth_dev_close(2);
 	rte_mempool_free(mp);
 	gpudp_app_eal_cleanup();
 	return bad ? 1 : rc;
