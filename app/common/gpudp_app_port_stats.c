@@ -278,3 +278,25 @@ gpudp_app_port_stats_tel(struct rte_tel_data *d, const struct gpudp_app_port_sta
 	for (i = 0; i < s->n_xstats; i++)
 		gpudp_tel_dict_u64(d, s->xstats[i].name, s->xstats[i].value);
 }
+
+void
+gpudp_app_port_stats_tel_ports(struct rte_tel_data *d, const uint16_t *ports, unsigned int n)
+{
+	unsigned int i;
+
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < n; i++) {
+		struct rte_tel_data *c = rte_tel_data_alloc();
+		struct gpudp_app_port_stats ps;
+		char k[16];
+
+		if (c == NULL)
+			break;
+		gpudp_app_port_stats_get(ports[i], &ps);
+		rte_tel_data_start_dict(c);
+		gpudp_app_port_stats_tel(c, &ps);
+		snprintf(k, sizeof(k), "port%u", ports[i]);
+		if (rte_tel_data_add_dict_container(d, k, c, 0) != 0)
+			rte_tel_data_free(c);
+	}
+}

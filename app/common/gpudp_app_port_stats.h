@@ -89,6 +89,14 @@ void gpudp_app_port_stats_json(struct gpudp_json *j, const struct gpudp_app_port
 void gpudp_app_port_stats_tel(struct rte_tel_data *d, const struct gpudp_app_port_stats *s);
 
 /**
+ * Start the telemetry dictionary @p d and add, for each of the @p n ports
+ * @p ports, a dictionary keyed "portN" with its counters
+ * (gpudp_app_port_stats_tel()): the answer of an app's ports command.
+ */
+void gpudp_app_port_stats_tel_ports(struct rte_tel_data *d, const uint16_t *ports,
+				    unsigned int n);
+
+/**
  * The final word on port @p s of the app called @p app: where the port lost
  * packets that the app never saw, or could not send them, a warning on
  * stderr with the counters that say how.

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <rte_ethdev.h>
+#include <rte_telemetry.h>
 
 #include <gpudp_mem.h>
 
@@ -31,6 +32,33 @@ port_stats(const struct cap_app *app, struct gpudp_app_port_stats *ps, struct ca
 		r->n_ports++;
 	}
 	r->ports = ps;
+}
+
+/* the ports /gpudp/capture/ports reports, set once they have started */
+static uint16_t tel_port_ids[CAP_MAX_PORTS];
+static unsigned int tel_n_ports;
+
+static int
+tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	gpudp_app_port_stats_tel_ports(d, tel_port_ids,
+				       __atomic_load_n(&tel_n_ports, __ATOMIC_ACQUIRE));
+	return 0;
+}
+
+void
+app_report_telemetry(const struct cap_app *app)
+{
+	unsigned int i;
+
+	for (i = 0; i < app->n_ports && i < CAP_MAX_PORTS; i++)
+		tel_port_ids[i] = app->ports[i].id;
+	__atomic_store_n(&tel_n_ports, i, __ATOMIC_RELEASE);
+	rte_telemetry_register_cmd("/gpudp/capture/ports", tel_ports,
+				   "gpudp-capture port counters since start: packets, bytes, "
+				   "imissed, ierrors, oerrors, rx_nombuf, the PMD's drop xstats");
 }
 
 /* The GPUs the ports were analysed on (engine.gpus), with the GPU engine. */

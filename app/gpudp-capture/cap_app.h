@@ -177,6 +177,8 @@ void app_destroy_gpu_engines(struct cap_app *app);
 
 /* app_report.c */
 int app_report(struct cap_app *app, double elapsed, int final);
+/** Register /gpudp/capture/ports, the counters of @p app's ports (started). */
+void app_report_telemetry(const struct cap_app *app);
 int app_verify_results(struct cap_app *app);
 
 /* app_rx.c */

@@ -283,6 +283,7 @@ capture(struct cap_app *app)
 		return GPUDP_EXIT_FAILURE;
 	if (app_create_pool(app) != 0 || app_setup_ports(app) != 0)
 		return GPUDP_EXIT_FAILURE;
+	app_report_telemetry(app);
 	app_describe_input(app);
 	if (app->mem == CAP_MEM_DEVICE && strcmp(app->engine_name, "cpu") == 0 &&
 	    app_map_for_cpu(app) != 0)

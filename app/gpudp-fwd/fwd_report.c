@@ -163,27 +163,11 @@ tel_gpus(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	unsigned int i;
-
 	RTE_SET_USED(cmd);
 	RTE_SET_USED(params);
-	rte_tel_data_start_dict(d);
-	if (__atomic_load_n(&fwd_run.nb_ready, __ATOMIC_ACQUIRE) == 0)
-		return 0;
-	for (i = 0; i < cf->nb_ports; i++) {
-		struct rte_tel_data *c = rte_tel_data_alloc();
-		struct gpudp_app_port_stats ps;
-		char k[16];
-
-		if (c == NULL)
-			break;
-		gpudp_app_port_stats_get(cf->ports[i], &ps);
-		rte_tel_data_start_dict(c);
-		gpudp_app_port_stats_tel(c, &ps);
-		snprintf(k, sizeof(k), "port%u", cf->ports[i]);
-		if (rte_tel_data_add_dict_container(d, k, c, 0) != 0)
-			rte_tel_data_free(c);
-	}
+	gpudp_app_port_stats_tel_ports(d, cf->ports,
+				       __atomic_load_n(&fwd_run.nb_ready, __ATOMIC_ACQUIRE) > 0 ?
+				       cf->nb_ports : 0);
 	return 0;
 }
 

@@ -14,12 +14,16 @@ of the PMD's socket overflows; then it goes on and ends on SIGINT. Checks:
 - --json's "port_drops" is that imissed, and the app's own packet count is
   the port's rx_pkts;
 - stderr warns that the port lost packets, with the count;
+- telemetry's ports command (/gpudp/fwd/ports, /gpudp/capture/ports) gives
+  the same imissed before the end;
 - exit 0 and the final port line.
 Exits 77 where a namespace cannot be made (not root, no ip netns).
 """
 import json
 import os
+import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -61,6 +65,17 @@ for i in range(int(sys.argv[1])):
 """
 
 
+def telemetry(prefix, cmd):
+    """@cmd's answer on the telemetry socket of the EAL of file prefix @prefix"""
+    path = os.path.join("/var/run/dpdk", prefix, "dpdk_telemetry.v2")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
+        s.settimeout(5)
+        s.connect(path)
+        json.loads(s.recv(4096).decode())          # greeting
+        s.send(cmd.encode())
+        return json.loads(s.recv(65536).decode())[cmd]
+
+
 def wait_for(path, text, secs):
     t0 = time.time()
     while time.time() - t0 < secs:
@@ -88,7 +103,7 @@ def main():
         return 77
     tmp = tempfile.mkdtemp(prefix="gpudp-drops-")
     rep, out, err = (os.path.join(tmp, n) for n in ("r.json", "out", "err"))
-    eal = ["--no-huge", "-m", "256", "--no-pci", "--no-telemetry", "--file-prefix", NS,
+    eal = ["--no-huge", "-m", "256", "--no-pci", "--file-prefix", NS,
            "--log-level", "lib.*:error", "--vdev", "net_af_packet0,iface=v0"]
     if kind == "fwd":
         eal += ["--vdev", "net_af_packet1,iface=v2", "--lcores", "(0-4)@0"]
@@ -114,6 +129,10 @@ def main():
         sent = rx_packets("v0") - before
         p.send_signal(signal.SIGCONT)
         time.sleep(1.0)
+        try:
+            tel = telemetry(NS, "/gpudp/%s/ports" % kind).get("port0", {})
+        except (OSError, ValueError, KeyError) as e:
+            tel = {"error": str(e)}
         p.send_signal(signal.SIGINT)
         rc = p.wait(timeout=60)
         p = None
@@ -133,6 +152,9 @@ def main():
              (port.get("rx_pkts"), port.get("imissed"), sent)),
             (r.get("port_drops") == port.get("imissed") == port.get("drops"),
              "port_drops %s = imissed %s" % (r.get("port_drops"), port.get("imissed"))),
+            (tel.get("imissed") == port.get("imissed") and
+             tel.get("driver") == "net_af_packet",
+             "telemetry's port0 %s" % tel),
             (app_rx == port.get("rx_pkts"),
              "the app's packets %s = the port's rx_pkts %s" % (app_rx, port.get("rx_pkts"))),
             ("WARNING: port 0 (net_af_packet) lost %s packets" % port.get("imissed") in stderr,
@@ -153,6 +175,7 @@ def main():
             p.kill()
             p.wait()
         sh("ip", "netns", "del", NS, check=False)
+        shutil.rmtree(os.path.join("/var/run/dpdk", NS), ignore_errors=True)
         for n in (rep, out, err):
             if os.path.exists(n):
                 os.unlink(n)
