@@ -248,9 +248,10 @@ gpu_create(struct rte_device *rdev, CUdevice d, int numa, const char *bus,
 		numa = cu_attr(d, CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID, -1);
 #endif
 
-	/* wmb (seed, "Synchronization and Memory Ordering"): nothing to do
-	 * when the GPU orders remote writes for its own context; otherwise
-	 * cuFlushGPUDirectRDMAWrites, where the device offers it. */
+	/* wmb (NVIDIA's "GPUDirect RDMA" guide, "Synchronization and Memory
+	 * Ordering"): nothing to do when the GPU orders remote writes for its
+	 * own context; otherwise cuFlushGPUDirectRDMAWrites, where the device
+	 * offers it. */
 	{
 		bool can_flush = gpudp_cu->cuFlushGPUDirectRDMAWrites != NULL &&
 			(p->gdr_flush_options & CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST);

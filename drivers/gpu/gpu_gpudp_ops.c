@@ -115,8 +115,8 @@ gpu_mem_alloc(struct rte_gpu *dev, size_t size, unsigned int align, void **ptr)
 		rc = gpudp_gpu_cu_errno(res);
 		goto fail_pop;
 	}
-	/* Seed, "Pinning GPU memory" and "Synchronization and Memory
-	 * Ordering": SYNC_MEMOPS on the whole allocation, so CUDA memory
+	/* NVIDIA's "GPUDirect RDMA" guide, "Pinning GPU memory" and
+	 * "Synchronization and Memory Ordering": SYNC_MEMOPS on the whole allocation, so CUDA memory
 	 * operations on it complete before the API call returns and a NIC
 	 * writing through a BAR mapping sees a consistent buffer. */
 	res = gpudp_cu->cuPointerSetAttribute(&one,
@@ -274,10 +274,11 @@ gpu_mem_unregister(struct rte_gpu *dev, void *ptr)
 }
 
 /*
- * Seed, "Synchronization and Memory Ordering": writes a third-party device
- * made are consistent for CUDA work only once flushed, unless the device
- * orders them natively (GPU_DIRECT_RDMA_WRITES_ORDERING >= OWNER, e.g.
- * Hopper), in which case wmb is a no-op. The decision is made at probe.
+ * NVIDIA's "GPUDirect RDMA" guide, "Synchronization and Memory Ordering":
+ * writes a third-party device made are consistent for CUDA work only once
+ * flushed, unless the device orders them natively
+ * (GPU_DIRECT_RDMA_WRITES_ORDERING >= OWNER, e.g. Hopper), in which case wmb
+ * is a no-op. The decision is made at probe.
  */
 static int
 gpu_wmb(struct rte_gpu *dev)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Pack the gpu suite of a build tree for the GPU machine.
 
-usage: test/tools/pack.py [--bench] [--allow-big] [BUILD_DIR] [OUT_DIR]
+usage: test/tools/pack.py [--bench] [--max-mib N] [BUILD_DIR] [OUT_DIR]
                         (defaults: build .gpu-carry)
 
 --bench also packs every meson benchmark() but those of the suite 'host';
@@ -19,10 +19,11 @@ Writes OUT_DIR with:
              on the GPU machine; libcuda is never packed (the driver's is used)
   tests.json what to run: name, argv (paths relative to OUT_DIR), env, timeout
   run.sh     the runner (copy of test/tools/run-carried.sh)
-OUT_DIR is git-ignored; name it in the device tool's `carry`. See
-doc/testing.md. Over 60 MiB it stops, unless --allow-big: then carry it
-compressed (tar czf .gpu-pack/carry.tgz .gpu-carry; .gpu-pack/ is
-git-ignored too) and unpack it there first.
+OUT_DIR is git-ignored; copy it to the GPU machine (scp, rsync, a shared
+folder) and run OUT_DIR/run.sh there. See doc/testing.md. With --max-mib N
+it stops when the pack is larger than N MiB (for a copy that has a size
+limit); a large pack copies faster compressed (tar czf .gpu-pack/carry.tgz
+.gpu-carry; .gpu-pack/ is git-ignored too), unpacked there first.
 """
 import glob
 import json
@@ -65,8 +66,16 @@ def in_suite(entry, name):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if a not in ("--bench", "--allow-big")]
-    bench = "--bench" in sys.argv[1:]
+    argv, max_mib = sys.argv[1:], None
+    if "--max-mib" in argv:
+        i = argv.index("--max-mib")
+        try:
+            max_mib = float(argv[i + 1])
+        except (IndexError, ValueError):
+            sys.exit("pack: --max-mib: expected a number of MiB")
+        argv = argv[:i] + argv[i + 2:]
+    args = [a for a in argv if a not in ("--bench", "--allow-big")]
+    bench = "--bench" in argv
     build = os.path.abspath(args[0] if len(args) > 0 else "build")
     out = os.path.abspath(args[1] if len(args) > 1 else ".gpu-carry")
     tests = json.loads(subprocess.run(
@@ -168,8 +177,8 @@ def main():
                for r, _, fs in os.walk(out) for x in fs)
     print("pack: %d gpu tests, %d libraries, %.1f MiB in %s"
           % (len(manifest), len(libs), size / 2**20, out))
-    if size > 60 * 2**20 and "--allow-big" not in sys.argv[1:]:
-        sys.exit("pack: over the device tool's 64 MiB carry limit")
+    if max_mib is not None and size > max_mib * 2**20:
+        sys.exit("pack: %.1f MiB, over --max-mib %g" % (size / 2**20, max_mib))
 
 
 if __name__ == "__main__":
