@@ -376,6 +376,31 @@ capfile_tell(const struct capfile *cf)
 	return cf->pos;
 }
 
+uint64_t
+capfile_size(const struct capfile *cf)
+{
+	return cf->size;
+}
+
+int
+capfile_size_now(const struct capfile *cf, uint64_t *size)
+{
+	struct stat st;
+
+	if (fstat(fileno(cf->fp), &st) != 0)
+		return -errno;
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+int
+capfile_truncated(const struct capfile *cf, uint64_t *offset)
+{
+	if (cf->truncated)
+		*offset = cf->trunc_offset;
+	return cf->truncated;
+}
+
 enum capfile_format
 capfile_format_of(const struct capfile *cf)
 {
@@ -419,6 +444,7 @@ capfile_describe(const struct capfile *cf, struct capfile_info *info)
 	info->interfaces = cf->interfaces;
 	info->truncated = cf->truncated;
 	info->trunc_offset = cf->trunc_offset;
+	info->size = cf->size;
 	info->mixed_linktypes = cf->mixed;
 	info->other_linktype = cf->other_lt;
 	info->other_section = cf->other_section;
@@ -476,6 +502,9 @@ capfile_inspect(const char *path, uint32_t over_len, struct capfile_info *info,
 	}
 	if (rc == 0) {
 		capfile_describe(cf, info);
+		/* a file that grew or shrank while it was walked */
+		info->changed = capfile_size_now(cf, &info->size_now) == 0 &&
+				info->size_now != cf->size;
 	} else {
 		if (err != NULL && errlen > 0)
 			snprintf(err, errlen, "%s", capfile_error(cf));

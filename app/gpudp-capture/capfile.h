@@ -201,6 +201,24 @@ int capfile_find_record(const struct capfile *cf, uint64_t from, uint64_t to, ui
 /** Offset of the next record (pcap) or block (pcapng). */
 uint64_t capfile_tell(const struct capfile *cf);
 
+/** The file's size when capfile_open() opened it: the reader reads no byte past it. */
+uint64_t capfile_size(const struct capfile *cf);
+
+/**
+ * The open file's size now (fstat() of the file the reader opened): another
+ * than capfile_size() when the file grew or shrank since it was opened.
+ * @return 0, or a negative errno value
+ */
+int capfile_size_now(const struct capfile *cf, uint64_t *size);
+
+/**
+ * Whether the reader found the file ending inside a record or block
+ * (capfile_next() returned 0 there).
+ * @param offset  set to where that record or block starts (when 1)
+ * @return 1 or 0
+ */
+int capfile_truncated(const struct capfile *cf, uint64_t *offset);
+
 /** The file's format (CAPFILE_PCAP or CAPFILE_PCAPNG). */
 enum capfile_format capfile_format_of(const struct capfile *cf);
 
@@ -243,6 +261,10 @@ struct capfile_info {
 	uint64_t oversize;     /**< records whose captured length exceeds over_len */
 	int truncated;         /**< the file ends inside a record or block */
 	uint64_t trunc_offset; /**< byte offset of that incomplete record or block */
+	uint64_t size;         /**< the file's bytes when it was opened */
+	int changed;           /**< capfile_inspect(): the file's size was another when the
+				*   walk ended (it grew or shrank while it was read) */
+	uint64_t size_now;     /**< that size (when changed) */
 	int mixed_linktypes;   /**< an interface has another link type than the first */
 	uint32_t other_linktype;  /**< the first such interface's link type */
 	uint32_t other_section;   /**< its section */
@@ -276,7 +298,8 @@ void capfile_info_free(struct capfile_info *info);
  * @param err      on failure, a message naming the file and the problem
  * @param errlen   size of err
  * @return 0 (a truncated final record is not a failure: see info->truncated;
- *         nor are mixed link types or a libpcap difference: see info);
+ *         nor are mixed link types, a libpcap difference, or a file that
+ *         changed size while it was read: see info);
  *         an error of capfile_open() or capfile_next()
  */
 int capfile_inspect(const char *path, uint32_t over_len, struct capfile_info *info,
