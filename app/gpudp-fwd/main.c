@@ -126,10 +126,10 @@ final_verdict(void)
 			" packets transmitted\n", fwd_run.conf.min_forwarded, t.tx_pkts);
 		rc = GPUDP_EXIT_FAILURE;
 	}
-	if (t.verdict_drops[GPUDP_FWD_DROP_ERROR] != 0 || t.drops[FWD_DROP_SHUTDOWN] != 0) {
+	if (t.verdict_drops[GPUDP_WORK_DROP_ERROR] != 0 || t.drops[FWD_DROP_SHUTDOWN] != 0) {
 		fprintf(stderr, "gpudp-fwd: %" PRIu64 " packets lost to submission errors "
 			"or a GPU fault, %" PRIu64 " to a stuck drain\n",
-			t.verdict_drops[GPUDP_FWD_DROP_ERROR], t.drops[FWD_DROP_SHUTDOWN]);
+			t.verdict_drops[GPUDP_WORK_DROP_ERROR], t.drops[FWD_DROP_SHUTDOWN]);
 		rc = GPUDP_EXIT_FAILURE;
 	}
 	return rc;

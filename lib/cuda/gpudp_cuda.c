@@ -188,6 +188,9 @@ gpudp_cuda_image_find(const char *name)
 {
 	const struct gpudp_cuda_image *img;
 
+	/* "fwd": lib/handoff's kernels' name before they were "handoff" */
+	if (name != NULL && strcmp(name, "fwd") == 0)
+		name = "handoff";
 	pthread_mutex_lock(&images_lock);
 	img = name != NULL ? image_find_locked(name) : NULL;
 	pthread_mutex_unlock(&images_lock);

@@ -90,7 +90,7 @@ const char *gpudp_cuda_errstr(CUresult res);
 
 /** A GPU image: a fatbin (or cubin, or NUL-terminated PTX) and its name. */
 struct gpudp_cuda_image {
-	const char *name;          /**< unique among registered images, e.g. "fwd" */
+	const char *name;          /**< unique among registered images, e.g. "handoff" */
 	const void *data;          /**< the image, 64-byte aligned for a fatbin */
 	size_t size;               /**< bytes */
 };
@@ -121,7 +121,8 @@ const struct gpudp_cuda_image *gpudp_cuda_image_find(const char *name);
  *
  * @param name
  *   The image's name: for embedded ones the .cu file's base name, e.g.
- *   "fwd" for lib/handoff/fwd.cu.
+ *   "handoff" for lib/handoff/handoff.cu ("fwd", its
+ *   former name, is a deprecated alias of it).
  * @param[out] size
  *   If not NULL, receives the fatbin's size in bytes.
  * @return

@@ -37,20 +37,23 @@ enum gpudp_fwd_kernel {
 };
 
 /**
- * Per-packet verdict. PASS packets are transmitted; every other value is a
- * drop reason, counted per reason by the handoff.
+ * The built-in works' drop reasons (verdicts 1..GPUDP_FWD_REASONS - 1).
+ * Every work's verdicts, these included, are GPUDP_WORK_PASS, its own
+ * reasons and GPUDP_WORK_DROP_ERROR (gpudp_work.h). GPUDP_FWD_PASS,
+ * GPUDP_FWD_DROP_ERROR and GPUDP_FWD_VERDICT_MAX are deprecated aliases of
+ * GPUDP_WORK_PASS, GPUDP_WORK_DROP_ERROR and GPUDP_WORK_VERDICT_MAX, kept
+ * for works written against them.
  */
 enum gpudp_fwd_verdict {
-	GPUDP_FWD_PASS = 0,
+	GPUDP_FWD_PASS = GPUDP_WORK_PASS, /**< deprecated: GPUDP_WORK_PASS */
 	GPUDP_FWD_DROP_TRUNCATED,   /**< a header is cut short, or IP total length > frame */
 	GPUDP_FWD_DROP_MALFORMED,   /**< IP version or IHL or total length invalid */
 	GPUDP_FWD_DROP_NOT_IPV4,    /**< ipv4 kernel: not an IPv4 packet */
 	GPUDP_FWD_DROP_BAD_CSUM,    /**< ipv4 kernel: header checksum wrong */
 	GPUDP_FWD_DROP_TTL,         /**< ipv4 kernel: TTL 0 or 1 (would expire) */
 	GPUDP_FWD_REASONS,          /**< the built-ins' reasons are 1..this - 1 */
-	/** the burst's GPU submission failed or the GPU faulted (logged) */
-	GPUDP_FWD_DROP_ERROR = GPUDP_WORK_DROP_ERROR,
-	GPUDP_FWD_VERDICT_MAX = GPUDP_WORK_VERDICT_MAX
+	GPUDP_FWD_DROP_ERROR = GPUDP_WORK_DROP_ERROR,  /**< deprecated: GPUDP_WORK_DROP_ERROR */
+	GPUDP_FWD_VERDICT_MAX = GPUDP_WORK_VERDICT_MAX /**< deprecated: GPUDP_WORK_VERDICT_MAX */
 };
 
 /**
@@ -158,7 +161,7 @@ gpudp_fwd_ipv4(uint8_t *p, uint32_t len, uint32_t frame_len)
 	if (h[8] <= 1)
 		return GPUDP_FWD_DROP_TTL;
 	gpudp_fwd_ttl_dec(h);
-	return GPUDP_FWD_PASS;
+	return GPUDP_WORK_PASS;
 }
 
 /**
@@ -191,7 +194,7 @@ gpudp_fwd_macswap_pkt(struct gpudp_work_pkt *p)
 	if (p->seg_len[0] < 14)
 		return GPUDP_FWD_DROP_TRUNCATED;
 	gpudp_fwd_macswap(p->seg[0]);
-	return GPUDP_FWD_PASS;
+	return GPUDP_WORK_PASS;
 }
 
 /** The ipv4 work's function (its headers must be in the first segment). */
@@ -216,7 +219,7 @@ gpudp_fwd_load_pkt(struct gpudp_work_pkt *p)
 	h = gpudp_fwd_load(p->seg[0], p->seg_len[0], p->pkt_len, prm->rounds);
 	*(uint32_t *)p->result = h;
 	gpudp_fwd_macswap(p->seg[0]);
-	return GPUDP_FWD_PASS;
+	return GPUDP_WORK_PASS;
 }
 
 #ifdef __cplusplus

@@ -420,7 +420,7 @@ submit_failed(struct gpudp_handoff *h, struct gpudp_ho_burst *b, int ret)
 	if (!gpu_failed(h))
 		HO_LOG(ERR, "%s: submit of burst %u failed (%d): dropping it",
 		       h->conf.name, b->seq, ret);
-	gpudp_ho_fail_burst(h, b, GPUDP_FWD_DROP_ERROR);
+	gpudp_ho_fail_burst(h, b, GPUDP_WORK_DROP_ERROR);
 	return -EIO;
 }
 

@@ -22,7 +22,7 @@
  *                                              word says so; NULL otherwise
  *        b->n_pass == b->n: every packet passed, b->cookie can go out as
  *        it is (b->verdict is not written then); else use b->verdict[i]
- *        (GPUDP_FWD_PASS: transmit), then
+ *        (GPUDP_WORK_PASS: transmit), then
  *        gpudp_handoff_release(h, b)           counts verdicts, frees the slot
  *
  * Modes (an ops table, gpudp_handoff_pvt.h; ordering model: doc/ordering.md):
@@ -175,7 +175,7 @@ struct gpudp_ho_burst {
 	uint32_t max;        /**< burst_max */
 	uint32_t slot;       /**< ring slot */
 	uint32_t seq;        /**< sequence number (gpudp_handoff_dev.h) */
-	uint32_t n_pass;     /**< packets whose verdict is GPUDP_FWD_PASS, once completed;
+	uint32_t n_pass;     /**< packets whose verdict is GPUDP_WORK_PASS, once completed;
 			      *   when it equals n, verdict[] was not written (all passed) */
 	uint32_t pad_;
 	uint64_t t_first;    /**< ns (gpudp_ho_now_ns) when gpudp_ho_burst_add() added the first
@@ -391,7 +391,7 @@ struct gpudp_ho_burst *gpudp_handoff_acquire(struct gpudp_handoff *h);
  * Submit the acquired burst (rx thread). A burst with n == 0 is not
  * submitted and stays acquired.
  * @return 0, or -EIO when the GPU submission failed: the burst still
- *   completes, with every packet's verdict GPUDP_FWD_DROP_ERROR, so the
+ *   completes, with every packet's verdict GPUDP_WORK_DROP_ERROR, so the
  *   tx side frees and counts it; the error is logged.
  */
 int gpudp_handoff_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b);
@@ -420,7 +420,7 @@ int gpudp_handoff_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b);
  * gpudp_handoff_submit(). The burst's cookies, len and addr are not
  * filled; verdicts, results and counters are, as for any burst.
  * @return 0; -EIO as gpudp_handoff_submit() (the burst still completes,
- *   with every verdict GPUDP_FWD_DROP_ERROR); -EINVAL (bad arguments) or
+ *   with every verdict GPUDP_WORK_DROP_ERROR); -EINVAL (bad arguments) or
  *   -ENOTSUP (another mode or configuration): nothing was submitted, the
  *   burst stays acquired and empty
  */

@@ -2,7 +2,7 @@
 /**
  * @file
  * Memory layout shared by the handoff's CPU side and the kernels (a work's
- * kernel shapes, gpudp_work_dev.h; lib/handoff/fwd.cu). Plain fixed-width
+ * kernel shapes, gpudp_work_dev.h; lib/handoff/handoff.cu). Plain fixed-width
  * data; included by C11 code and by nvcc. Users include gpudp_handoff.h or
  * gpudp_work_dev.h, not this file.
  *
@@ -81,7 +81,7 @@ struct gpudp_ho_ctl {
 
 /**
  * Kernel argument of a work's kernels (gpudp_work_dev.h: gpudp_work_burst,
- * gpudp_work_persistent) and of lib/handoff's own (fwd.cu), passed by
+ * gpudp_work_persistent) and of lib/handoff's own (handoff.cu), passed by
  * value. Pointers are device addresses; "mapped" arrays are host memory
  * registered with the GPU. Part of the work ABI (GPUDP_WORK_ABI).
  */
@@ -106,7 +106,7 @@ struct gpudp_ho_kargs {
 	uint32_t burst_max;
 	uint32_t slot;      /**< gpudp_work_burst: the slot to process */
 	uint32_t signal;    /**< gpudp_work_burst: 1 = store done (0: staged with CPU
-			     *   copies, a later gpudp_fwd_signal on the stream does it) */
+			     *   copies, a later gpudp_ho_signal on the stream does it) */
 	uint32_t n;         /**< gpudp_work_burst: packets; 0 = read the slot's ctl n
 			     *   (graphs, built once for every burst of a slot) */
 	uint32_t segs;      /**< segments described per packet, 1..GPUDP_WORK_SEGS_MAX */
@@ -130,7 +130,7 @@ struct gpudp_ho_kargs {
 };
 
 /**
- * Arguments of the staged mode's descriptor gather (gpudp_fwd_gather_desc,
+ * Arguments of the staged mode's descriptor gather (gpudp_ho_gather_desc,
  * for gpudp_handoff_submit_desc()): it reads struct gpudp_ho_desc[n] from
  * desc, copies each packet's span from data + off to stage + off in whole
  * 16-byte blocks, and writes the per-packet arrays the work reads (device

@@ -4,7 +4,7 @@
  * staged: one file each, gpudp_ho_<mode>.c, each an ops table of
  * gpudp_handoff_pvt.h); the shared setup loads the work's GPU
  * image (its kernel shapes, gpudp_work_dev.h) and lib/handoff's own kernels
- * (fwd.cu), copies the work's parameters to GPU memory, registers the
+ * (handoff.cu), copies the work's parameters to GPU memory, registers the
  * shared arrays with the GPU (mapped
  * host memory: the kernels read descriptors and write verdicts and done
  * words over PCIe), and calibrates the GPU clock against the CPU's.
@@ -97,7 +97,7 @@ gpudp_ho_gpu_launch(struct gpudp_handoff *h, uint32_t slot, uint32_t n, uint32_t
 
 /*
  * One measure of GPU %globaltimer - CPU ns, from the shortest of
- * CLOCK_ROUNDS ping-pongs with gpudp_fwd_clock through the quit line (flag
+ * CLOCK_ROUNDS ping-pongs with gpudp_ho_clock through the quit line (flag
  * at word 4, ack at word 6, the GPU's time at byte 32), on a stream of its
  * own (it runs beside a persistent kernel): the GPU read its clock between
  * the CPU's two readings, so the midpoint is off by less than half that
@@ -446,7 +446,7 @@ gpudp_ho_gpu_setup(struct gpudp_handoff *h)
 					     CU_MEMHOSTREGISTER_DEVICEMAP));
 	g->registered = 1;
 	CU_DO(h, gpudp_cu->cuMemHostGetDevicePointer(&base, h->shared, 0));
-	ret = gpudp_cuda_module_load_image(&gpudp_handoff_image_fwd, &g->mod);
+	ret = gpudp_cuda_module_load_image(&gpudp_handoff_image_handoff, &g->mod);
 	if (ret != 0) {
 		HO_LOG(ERR, "%s: kernels: %s", h->conf.name, gpudp_cuda_last_error());
 		return ret;
@@ -454,11 +454,11 @@ gpudp_ho_gpu_setup(struct gpudp_handoff *h)
 	ret = work_load(h);
 	if (ret != 0)
 		return ret;
-	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_signal, g->mod, "gpudp_fwd_signal"));
-	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_clock, g->mod, "gpudp_fwd_clock"));
-	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_gather, g->mod, "gpudp_fwd_gather"));
+	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_signal, g->mod, "gpudp_ho_signal"));
+	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_clock, g->mod, "gpudp_ho_clock"));
+	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_gather, g->mod, "gpudp_ho_gather"));
 	CU_DO(h, gpudp_cu->cuModuleGetFunction(&g->f_gather_desc, g->mod,
-					       "gpudp_fwd_gather_desc"));
+					       "gpudp_ho_gather_desc"));
 	CU_DO(h, gpudp_cu->cuStreamCreate(&g->stream, CU_STREAM_NON_BLOCKING));
 	CU_DO(h, gpudp_cu->cuStreamCreate(&g->clk_stream, CU_STREAM_NON_BLOCKING));
 	/* per slot: finished blocks, then drops (gpudp_fwd_burst) */

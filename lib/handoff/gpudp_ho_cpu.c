@@ -27,7 +27,7 @@ count_pass(const uint8_t *v, uint32_t n)
 	if (any == 0)
 		return n;
 	for (i = 0; i < n; i++)
-		pass += v[i] == GPUDP_FWD_PASS;
+		pass += v[i] == GPUDP_WORK_PASS;
 	return pass;
 }
 

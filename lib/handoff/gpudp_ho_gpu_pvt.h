@@ -27,7 +27,7 @@ struct ho_gpu {
 	CUdevice dev;
 	int retained;         /* primary context retained here */
 	int registered;       /* shared arrays registered */
-	CUmodule mod;         /* lib/handoff's kernels (fwd.cu) */
+	CUmodule mod;         /* lib/handoff's kernels (handoff.cu) */
 	CUmodule wmod;        /* the work's image */
 	CUfunction f_burst, f_persistent, f_signal, f_clock, f_gather, f_gather_desc;
 	CUdeviceptr params;   /* the work's parameter block */

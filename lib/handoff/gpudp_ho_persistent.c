@@ -202,7 +202,8 @@ persistent_start(struct gpudp_handoff *h)
 		return -EINVAL;
 	}
 	__atomic_store_n(h->quit, 0, __ATOMIC_RELEASE);
-	/* block 0 dispatches, the others work (lib/handoff/fwd.cu) */
+	/* block 0 dispatches, the others work (gpudp_work_persistent,
+	 * gpudp_work_dev.h) */
 	CU_DO(h, gpudp_cu->cuLaunchKernel(GPU(h)->f_persistent, h->conf.persistent_blocks + 1,
 					  1, 1, h->conf.threads, 1, 1, 0, GPU(h)->stream,
 					  params, NULL));
@@ -229,7 +230,7 @@ persistent_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 			 * waiting for this seq forever) */
 			gpudp_ho_gpu_fail(h, "cuFlushGPUDirectRDMAWrites", r);
 			memset(h->verdict + (size_t)b->slot * h->conf.burst_max,
-			       GPUDP_FWD_DROP_ERROR, b->n);
+			       GPUDP_WORK_DROP_ERROR, b->n);
 			n = 0;
 		} else {
 			h->rx.flushes++;

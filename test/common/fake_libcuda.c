@@ -36,11 +36,11 @@
  *   except: gpudp_work_burst (one kernel parameter, struct gpudp_ho_kargs)
  *   stores in the mapped ctl of kargs.slot t_kstart, n_pass = n (kargs.n,
  *   or ctl's n when kargs.n is 0) and t_kend, then, when kargs.signal is
- *   set, done = ctl's seq (release); gpudp_fwd_signal stores t_kend and
- *   done the same way (staged mode with CPU copies); gpudp_fwd_clock
+ *   set, done = ctl's seq (release); gpudp_ho_signal stores t_kend and
+ *   done the same way (staged mode with CPU copies); gpudp_ho_clock
  *   answers the clock calibration's rounds from a thread of its own
  *   (CLOCK_MONOTONIC, the CPU's clock: the offset comes out near 0), joined
- *   by a synchronize of its stream. gpudp_fwd_gather copies nothing, and
+ *   by a synchronize of its stream. gpudp_ho_gather copies nothing, and
  *   gpudp_work_persistent does nothing (persistent mode never completes a
  *   burst); graphs are not supported (cuGraph*: CUDA_ERROR_NOT_SUPPORTED).
  *   cuModuleGetFunction gives one handle per kernel name, streams are
@@ -743,8 +743,8 @@ f_cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
 	if (i == n_funcs && n_funcs < FAKE_FUNCS_MAX) {
 		snprintf(funcs[i].name, sizeof(funcs[i].name), "%s", name);
 		funcs[i].kind = strcmp(name, "gpudp_work_burst") == 0 ? FK_BURST :
-				strcmp(name, "gpudp_fwd_signal") == 0 ? FK_SIGNAL :
-				strcmp(name, "gpudp_fwd_clock") == 0 ? FK_CLOCK : FK_OTHER;
+				strcmp(name, "gpudp_ho_signal") == 0 ? FK_SIGNAL :
+				strcmp(name, "gpudp_ho_clock") == 0 ? FK_CLOCK : FK_OTHER;
 		n_funcs++;
 	}
 	pthread_mutex_unlock(&mu);
@@ -949,7 +949,7 @@ mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* complete: gpudp_fwd_clock(base, rounds) (lib/handoff/fwd.cu): round i
+/* complete: gpudp_ho_clock(base, rounds) (lib/handoff/handoff.cu): round i
  * waits for the flag (word 4 of base) to be i, stores the time (byte 32)
  * and then ack (word 6) = i; gives up one second without a flag */
 struct fclock {
@@ -1020,7 +1020,7 @@ launch_done(const struct gpudp_ho_kargs *a, int burst)
 		c->t_kstart = mono_ns();
 		c->n_pass = n;
 		if (!a->signal)
-			return;  /* staged with CPU copies: gpudp_fwd_signal stores done */
+			return;  /* staged with CPU copies: gpudp_ho_signal stores done */
 	}
 	c->t_kend = mono_ns();
 	__atomic_store_n(&c->done, __atomic_load_n(&c->seq, __ATOMIC_RELAXED),

@@ -100,7 +100,9 @@ main(int argc, char **argv)
 	}
 #ifdef GPUDP_HAS_CUDA
 	/* the installed libraries' kernels are registered GPU images */
-	check("GPU images 'fwd' and 'capture' registered", gpudp_cuda_image_find("fwd") != NULL &&
+	check("GPU images 'handoff' (alias 'fwd') and 'capture' registered",
+	      gpudp_cuda_image_find("handoff") != NULL &&
+	      gpudp_cuda_image_find("fwd") == gpudp_cuda_image_find("handoff") &&
 	      gpudp_cuda_image_find("capture") != NULL);
 #endif
 	pool = gpudp_pool_create(&pc);

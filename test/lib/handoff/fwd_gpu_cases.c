@@ -96,9 +96,9 @@ kernels_gpu_match_cpu_byte_for_byte(void)
 					  "%s packet %u (offset %u): staged bytes differ",
 					  kname[k], i, (unsigned int)(i % 13));
 		}
-		GPUDP_TEST_ASSERT(rc.vcount[GPUDP_FWD_PASS] > 0 && rc.vcount[GPUDP_FWD_PASS] < N,
+		GPUDP_TEST_ASSERT(rc.vcount[GPUDP_WORK_PASS] > 0 && rc.vcount[GPUDP_WORK_PASS] < N,
 				  "%s: %" PRIu64 " passed: the mix must pass some and drop some",
-				  kname[k], rc.vcount[GPUDP_FWD_PASS]);
+				  kname[k], rc.vcount[GPUDP_WORK_PASS]);
 	}
 	gpudp_cu->cuMemFree(d);
 	gpudp_cu->cuMemFreeHost(pin);

@@ -252,7 +252,7 @@ staged_path_on_pcap_payloads_matches_cpu(void)
 		}
 		printf("    %s: %u packets from net_pcap, staged (CPU and GPU copies) == cpu "
 		       "(%" PRIu64 " passed)\n",
-		       kname[k], n, rc.vcount[GPUDP_FWD_PASS]);
+		       kname[k], n, rc.vcount[GPUDP_WORK_PASS]);
 	}
 	gpudp_cu->cuMemFreeHost(pinned);
 	rte_pktmbuf_free_bulk(m, n);

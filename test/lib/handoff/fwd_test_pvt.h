@@ -53,7 +53,7 @@ struct run {
 	uint64_t cu_ctx;
 	uint8_t *verdict;   /* per packet */
 	uint32_t *aux;
-	uint64_t vcount[GPUDP_FWD_VERDICT_MAX];
+	uint64_t vcount[GPUDP_WORK_VERDICT_MAX];
 	uint64_t processed;
 };
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * gpudp-fwd's handoff and kernels (lib/handoff, lib/handoff/fwd.cu).
+ * gpudp-fwd's handoff and kernels (lib/handoff, lib/handoff/handoff.cu).
  *
  * One runner for two suites: the dpdk suite runs the CPU cases (GPU cases
  * skip), the gpu suite names the GPU cases (all skip, exit 77, without a
@@ -138,17 +138,17 @@ run_packets(struct run *r, uint8_t *const *data, const uint32_t *len, uint32_t n
 		for (uint32_t i = 0; i < b->n; i++) {
 			uint32_t idx = (uint32_t)(uintptr_t)b->cookie[i];
 			/* verdicts exist only when something was dropped */
-			uint8_t v = b->n_pass == b->n ? GPUDP_FWD_PASS : b->verdict[i];
+			uint8_t v = b->n_pass == b->n ? GPUDP_WORK_PASS : b->verdict[i];
 
 			r->verdict[idx] = v;
 			r->aux[idx] = b->result != NULL ? *(const uint32_t *)(b->result + 4 * i) : 0;
-			r->vcount[v < GPUDP_FWD_VERDICT_MAX ? v : 0]++;
+			r->vcount[v < GPUDP_WORK_VERDICT_MAX ? v : 0]++;
 		}
 		if (b->n_pass != b->n) {
 			uint32_t pass = 0;
 
 			for (uint32_t i = 0; i < b->n; i++)
-				pass += b->verdict[i] == GPUDP_FWD_PASS;
+				pass += b->verdict[i] == GPUDP_WORK_PASS;
 			if (pass != b->n_pass) {
 				fprintf(stderr, "    %s: burst of %u: n_pass %u, %u verdicts PASS\n",
 					gpudp_ho_mode_name(r->mode), b->n, b->n_pass, pass);
@@ -196,20 +196,20 @@ ipv4_kernel_gives_each_drop_reason(void)
 {
 	static uint8_t buf[200 * STRIDE];
 	uint8_t *data[200];
-	uint32_t len[200], i, v, cnt[GPUDP_FWD_VERDICT_MAX] = { 0 };
+	uint32_t len[200], i, v, cnt[GPUDP_WORK_VERDICT_MAX] = { 0 };
 
 	for (i = 0; i < 200; i++) {
 		data[i] = buf + i * STRIDE;
 		len[i] = gen_packet(data[i], i, 1);
 		v = gpudp_fwd_ipv4(data[i], len[i], len[i]);
-		GPUDP_TEST_ASSERT(v < GPUDP_FWD_VERDICT_MAX, "verdict %u", v);
+		GPUDP_TEST_ASSERT(v < GPUDP_WORK_VERDICT_MAX, "verdict %u", v);
 		cnt[v]++;
 	}
 	for (v = 0; v < GPUDP_FWD_REASONS; v++)
 		GPUDP_TEST_ASSERT(cnt[v] > 0, "no packet got verdict %s",
 				  vname(v));
-	GPUDP_TEST_ASSERT(cnt[GPUDP_FWD_PASS] == 80, "%u passed, want 80 (kinds 0, 1, 8, 9 of 10)",
-			  cnt[GPUDP_FWD_PASS]);
+	GPUDP_TEST_ASSERT(cnt[GPUDP_WORK_PASS] == 80, "%u passed, want 80 (kinds 0, 1, 8, 9 of 10)",
+			  cnt[GPUDP_WORK_PASS]);
 	return GPUDP_TEST_PASS;
 }
 
@@ -230,7 +230,7 @@ check_macswap_once(enum gpudp_ho_mode mode, int gpu_copy, uint64_t cu_ctx,
 		len[i] = 64;
 	if (run_packets(&r, data, len, n) != 0)
 		return -1;
-	if (r.processed != n || r.vcount[GPUDP_FWD_PASS] != n) {
+	if (r.processed != n || r.vcount[GPUDP_WORK_PASS] != n) {
 		fprintf(stderr, "    %s burst %u: %" PRIu64 " processed, %" PRIu64 " passed of %u\n",
 			gpudp_ho_mode_name(mode), burst, r.processed, r.vcount[0], n);
 		return -1;

@@ -5,7 +5,6 @@
 // test/lib/handoff/fwd_test.cu.)
 #include <stdint.h>
 
-#include "gpudp_fwd_pkt.h"
 #include "gpudp_handoff_dev.h"
 #include "gpudp_work_dev.h"
 
@@ -15,7 +14,7 @@ using gpudp_work_dev::st_release;
 
 // Staged mode: stored on the stream after the copy back to host memory.
 extern "C" __global__ void
-gpudp_fwd_signal(struct gpudp_ho_kargs a)
+gpudp_ho_signal(struct gpudp_ho_kargs a)
 {
 	volatile struct gpudp_ho_ctl *c = (volatile struct gpudp_ho_ctl *)a.ctl + a.slot;
 
@@ -31,7 +30,7 @@ gpudp_fwd_signal(struct gpudp_ho_kargs a)
 // work's kernel that follows copies its write span back (kargs.back).
 // Launched after rx_burst returned the burst, like any kernel.
 extern "C" __global__ void
-gpudp_fwd_gather(struct gpudp_ho_kargs a, uint64_t src, uint32_t n)
+gpudp_ho_gather(struct gpudp_ho_kargs a, uint64_t src, uint32_t n)
 {
 	uint32_t lane = threadIdx.x & 31;
 	uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
@@ -90,7 +89,7 @@ gpudp_fwd_gather(struct gpudp_ho_kargs a, uint64_t src, uint32_t n)
 // offset (stage + off mirrors data + off). Two neighbours may share a block:
 // both copy the same 16 bytes to the same place.
 extern "C" __global__ void
-gpudp_fwd_gather_desc(struct gpudp_ho_kargs a, struct gpudp_ho_gather_args g)
+gpudp_ho_gather_desc(struct gpudp_ho_kargs a, struct gpudp_ho_gather_args g)
 {
 	const uint32_t full = 0xffffffffu;
 	uint32_t lane = threadIdx.x & 31;
@@ -170,7 +169,7 @@ gpudp_fwd_gather_desc(struct gpudp_ho_kargs a, struct gpudp_ho_gather_args g)
 // error of the CPU's midpoint estimate. Gives up after one second without
 // a flag (the CPU stopped).
 extern "C" __global__ void
-gpudp_fwd_clock(uint64_t base, uint32_t rounds)
+gpudp_ho_clock(uint64_t base, uint32_t rounds)
 {
 	uint32_t *flag = (uint32_t *)base + 4, *ack = (uint32_t *)base + 6;
 	volatile uint64_t *tm = (volatile uint64_t *)base + 4;
