@@ -5,6 +5,9 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +34,9 @@ struct fwalk {
 	uint64_t n_pub;      /* chunks published (atomic, release) */
 	int done;            /* the walk is over (atomic, release, after n_pub) */
 	int rc;              /* its error, or 0 */
+	int changed;         /* it saw the file change size (cap_file_stats.changed) */
+	int truncated;       /* it found the file ending inside a record, at trunc_off */
+	uint64_t trunc_off;
 	char err[256];
 };
 
@@ -59,6 +65,13 @@ struct fthread {
 	struct gpudp_analysis *a;     /* the engine's result, collected */
 	uint64_t *slot_idx[FT_SLOTS]; /* per batch slot: record index of each packet */
 	uint64_t records, bytes;
+	struct cap_batch *b;          /* the batch being filled */
+	uint8_t *volatile copying;    /* where a record is being copied into it, or NULL */
+	int fd;                       /* copies in bulk: the file read with pread(), or -1 */
+	uint64_t size;                /* the file's bytes when the run began */
+	int changed;                  /* it saw the file change size (cap_file_stats.changed) */
+	int truncated;                /* it found the file ending inside a record, at trunc_off */
+	uint64_t trunc_off;
 	int rc;
 	int crc;                      /* cap_engine_collect()'s */
 	double collect_s;             /* how long it took */
@@ -109,6 +122,64 @@ cap_file_stage_parse(const char *name, enum cap_file_stage *s)
 			return 0;
 		}
 	return -EINVAL;
+}
+
+/*
+ * A file that shrinks while it is read: the pages of its mapping past its
+ * new end fault (SIGBUS). While a thread reads through bus_guarded(), such
+ * a fault returns there instead, and the thread reads no more (the file
+ * changed: cap_file_stats.changed). cap_file_run() installs the handler for
+ * its run; any other SIGBUS goes to the handler there was before.
+ */
+static _Thread_local sigjmp_buf *bus_jmp;
+static struct sigaction bus_prev;
+
+static void
+bus_handler(int sig, siginfo_t *si, void *uc)
+{
+	sigjmp_buf *j = bus_jmp;
+
+	(void)uc;
+	if (j != NULL) {
+		bus_jmp = NULL;
+		siglongjmp(*j, 1);
+	}
+	/* not a read of a capture file: the previous handler takes it, on the
+	 * fault again (or now, for a signal sent) */
+	sigaction(SIGBUS, &bus_prev, NULL);
+	if (si == NULL || si->si_code <= 0)
+		raise(sig);
+}
+
+/* The handler on (for a run) or back to the one before. */
+static void
+bus_install(int on)
+{
+	struct sigaction sa;
+
+	if (!on) {
+		sigaction(SIGBUS, &bus_prev, NULL);
+		return;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = bus_handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &bus_prev);
+}
+
+/* fn(arg), a fault of a mapping returning here. @return 0 (*rc: fn's), or 1 (it faulted) */
+static int
+bus_guarded(int (*fn)(void *), void *arg, int *rc)
+{
+	sigjmp_buf jb;
+
+	if (sigsetjmp(jb, 1) != 0)
+		return 1;
+	bus_jmp = &jb;
+	*rc = fn(arg);
+	bus_jmp = NULL;
+	return 0;
 }
 
 /* A batch is done: its filter verdicts into the run's bitmap, by record. */
@@ -164,8 +235,15 @@ ft_stage(struct fthread *f, struct cap_batch **b, const uint8_t *data, uint32_t 
 			 "(--batch-bytes)", (unsigned long long)index + 1, caplen);
 	if (rc != 0)
 		return rc;
-	if (dst != NULL)
+	if (dst != NULL) {
+		/* a fault of the mapping while copying takes the record back
+		 * (ft_fault()): the batch as it is now, seen after the jump */
+		f->copying = dst;
+		atomic_signal_fence(memory_order_seq_cst);
 		memcpy(dst, data, caplen);
+		atomic_signal_fence(memory_order_seq_cst);
+		f->copying = NULL;
+	}
 	f->records++;
 	f->bytes += caplen;
 	return ft_note(f, *b, index);
@@ -237,22 +315,22 @@ static int
 ft_walk(struct fthread *f, struct capfile *cf)
 {
 	const struct cap_file_conf *c = f->c;
-	struct cap_batch *b = cap_engine_get_batch(&f->e);
+	struct cap_batch **b = &f->b;
 	struct capfile_rec r;
 	int rc;
 
-	if (b == NULL)
+	if ((*b = cap_engine_get_batch(&f->e)) == NULL)
 		return -EIO;
 	while ((rc = capfile_next(cf, &r)) == 1) {
 		if ((r.index / f->chunk) % c->threads != f->t)
 			continue;
 		if (r.index % f->chunk == 0 && c->stop != NULL && *c->stop)
 			break;
-		rc = ft_record(f, &b, &r);
+		rc = ft_record(f, b, &r);
 		if (rc != 0)
 			break;
 	}
-	return ft_end(f, cf, b, rc > 0 ? 0 : rc);
+	return ft_end(f, cf, *b, rc > 0 ? 0 : rc);
 }
 
 /*
@@ -313,7 +391,9 @@ ft_next_batch(struct fthread *f, struct cap_batch **b)
  * them: the GPU engine gathers each record's bytes alone. It stops at
  * @p to, and where a record is not passed by the checks or does not fit
  * an empty batch, so that the record-by-record reader takes it.
- * @return 0 (*pos, *idx: where it stopped) or a negative errno
+ * @return 0 (*pos, *idx: where it stopped), -ESTALE (a read ended before
+ *   the size the file had when the run began: it shrank; the records
+ *   read whole are taken) or a negative errno
  */
 static int
 ft_bulk(struct fthread *f, struct capfile *cf, int fd, struct cap_batch **b, uint64_t *pos,
@@ -325,6 +405,7 @@ ft_bulk(struct fthread *f, struct capfile *cf, int fd, struct cap_batch **b, uin
 		uint32_t want = cap_batch_tail_room(bb), k;
 		uint64_t used, nb;
 		ssize_t got = 0;
+		int shrank;
 
 		if (want > f->bulk)
 			want = f->bulk;
@@ -335,11 +416,16 @@ ft_bulk(struct fthread *f, struct capfile *cf, int fd, struct cap_batch **b, uin
 				 (unsigned long long)*pos, strerror(errno));
 			return -EIO;
 		}
+		shrank = want >= 16 && (uint64_t)got < want && *pos + (uint64_t)got < f->size;
 		/* described straight into the batch's descriptors */
 		k = capfile_parse_descs(cf, dst, *pos, (uint64_t)got, to, bb->data_used,
 					(struct capfile_desc *)(bb->desc + bb->n),
 					cap_batch_pkt_room(bb), &used, &nb);
 		ft_took(f, bb, k, nb, used, pos, idx);
+		if (shrank) {
+			f->changed = 1;
+			return -ESTALE;
+		}
 		if (used == 0 && bb->n == 0)
 			return 0;      /* a record for the record-by-record reader */
 		/* nothing taken (the next record does not fit what is left), or
@@ -394,7 +480,7 @@ static int
 ft_range(struct fthread *f, struct capfile *cf)
 {
 	struct frange *g = f->rg;
-	struct cap_batch *b = cap_engine_get_batch(&f->e);
+	struct cap_batch **b = &f->b;
 	struct capfile_rec r;
 	/* copies: in bulk (ft_bulk()) or from memory (ft_mem()), the reader
 	 * taking what they leave */
@@ -402,8 +488,9 @@ ft_range(struct fthread *f, struct capfile *cf)
 	int rc = 0, fd = f->shared == NULL && !mem ? open(f->c->path, O_RDONLY | O_CLOEXEC) : -1;
 	uint64_t pos = 0, idx = 0;
 
+	f->fd = fd;   /* closed by ft_main() if a read of the mapping faults */
 	g->end = UINT64_MAX;
-	if (b == NULL)
+	if ((*b = cap_engine_get_batch(&f->e)) == NULL)
 		return -EIO;
 	if (f->t == 0)
 		g->guess = capfile_tell(cf);   /* right after the file header */
@@ -419,10 +506,12 @@ ft_range(struct fthread *f, struct capfile *cf)
 		uint32_t k;
 
 		if (fd >= 0 || mem) {
-			rc = mem ? ft_mem(f, cf, &b, &pos, g->to, &idx) :
-				ft_bulk(f, cf, fd, &b, &pos, g->to, &idx);
-			if (rc == 0 && pos >= g->to) {
+			rc = mem ? ft_mem(f, cf, b, &pos, g->to, &idx) :
+				ft_bulk(f, cf, fd, b, &pos, g->to, &idx);
+			if ((rc == 0 && pos >= g->to) || rc == -ESTALE) {
+				/* (it shrank: nothing past pos is read) */
 				g->end = pos;
+				rc = 0;
 				break;
 			}
 			if (rc == 0)
@@ -430,7 +519,7 @@ ft_range(struct fthread *f, struct capfile *cf)
 			if (rc != 0)
 				break;
 		} else {
-			rc = ft_many(f, cf, &b, FT_MANY, g->to, &k);
+			rc = ft_many(f, cf, b, FT_MANY, g->to, &k);
 			if (rc != 0 || k != 0)
 				continue;
 		}
@@ -442,15 +531,16 @@ ft_range(struct fthread *f, struct capfile *cf)
 			rc = 0;
 			break;
 		}
-		rc = ft_record(f, &b, &r);
+		rc = ft_record(f, b, &r);
 		pos = capfile_tell(cf);
 		idx = capfile_index(cf);
 	}
 	if (fd >= 0)
 		close(fd);
+	f->fd = -1;
 	if (rc == 0 && g->end == UINT64_MAX)
 		g->end = capfile_tell(cf);     /* the end of the file */
-	return ft_end(f, cf, b, rc > 0 ? 0 : rc);
+	return ft_end(f, cf, *b, rc > 0 ? 0 : rc);
 }
 
 /* The next chunk of this thread's the walk published: 1, or 0 when there is none. */
@@ -468,35 +558,37 @@ static int
 ft_chunks(struct fthread *f, struct capfile *cf)
 {
 	const struct cap_file_conf *c = f->c;
-	struct cap_batch *b = cap_engine_get_batch(&f->e);
+	struct cap_batch **b = &f->b;
 	struct capfile_rec r;
 	uint64_t k, i;
 	int rc = 0;
 
-	if (b == NULL)
+	if ((*b = cap_engine_get_batch(&f->e)) == NULL)
 		return -EIO;
 	for (k = f->t; rc == 0 && ft_chunk_wait(f->w, k); k += c->threads) {
 		if (c->stop != NULL && *c->stop)
 			break;
 		rc = capfile_seek(cf, f->w->starts[k], k * f->chunk);
+		if (rc == -EINVAL && f->changed)
+			rc = 1;   /* past the end of the file this thread opened, a smaller one */
 		if (rc == 0 && __atomic_load_n(&f->w->n_pub, __ATOMIC_ACQUIRE) > k + 1)
 			ft_populate(f, f->w->starts[k], f->w->starts[k + 1]);
 		for (i = 0; rc == 0 && i < f->chunk; ) {
 			uint32_t got;
 
-			rc = ft_many(f, cf, &b, f->chunk - i, UINT64_MAX, &got);
+			rc = ft_many(f, cf, b, f->chunk - i, UINT64_MAX, &got);
 			i += got;
 			if (rc != 0 || got != 0)
 				continue;
 			rc = capfile_next(cf, &r);
 			if (rc == 1)
-				rc = ft_record(f, &b, &r);
+				rc = ft_record(f, b, &r);
 			else if (rc == 0)
 				rc = 1;    /* the end of the file */
 			i++;
 		}
 	}
-	return ft_end(f, cf, b, rc > 0 ? 0 : rc);
+	return ft_end(f, cf, *b, rc > 0 ? 0 : rc);
 }
 
 /*
@@ -511,10 +603,56 @@ ft_shared(const struct cap_file_conf *c)
 	return c->threads > 1 && strcmp(c->engine, "gpu") == 0;
 }
 
+/* A thread's reader and the file it opened, for bus_guarded(). */
+struct fread_arg {
+	struct fthread *f;
+	struct capfile *cf;
+};
+
+static int
+ft_read(void *arg)
+{
+	struct fread_arg *a = arg;
+	struct fthread *f = a->f;
+
+	return f->rg != NULL ? ft_range(f, a->cf) : f->w != NULL ? ft_chunks(f, a->cf) :
+		ft_walk(f, a->cf);
+}
+
+/*
+ * A read of the thread's mapping faulted: the file shrank under it. It
+ * reads no more; what it staged whole is analysed (the record being copied
+ * taken back out of its batch). In place the run fails: its batches read
+ * the mapping.
+ */
+static int
+ft_fault(struct fthread *f, struct capfile *cf)
+{
+	struct cap_batch *b = f->b;
+
+	f->changed = 1;
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	if (f->shared != NULL || b == NULL) {
+		snprintf(f->err, sizeof(f->err), "%s: the file shrank while it was read",
+			 f->c->path);
+		return -ESTALE;
+	}
+	if (f->copying != NULL && b->n > 0) {
+		b->n--;
+		b->cap_bytes -= b->desc[b->n].caplen;
+		b->data_used = (uint32_t)(f->copying - b->data);
+		f->copying = NULL;
+	}
+	return ft_end(f, cf, b, 0);
+}
+
 static void *
 ft_main(void *arg)
 {
 	struct fthread *f = arg;
+	struct fread_arg ra = { .f = f };
 	struct capfile *cf;
 	char name[16];
 
@@ -532,8 +670,13 @@ ft_main(void *arg)
 		capfile_close(cf);
 		return NULL;
 	}
-	f->rc = f->rg != NULL ? ft_range(f, cf) : f->w != NULL ? ft_chunks(f, cf) :
-		ft_walk(f, cf);
+	if (capfile_size(cf) != f->size)
+		f->changed = 1;   /* another size than when the run began */
+	ra.cf = cf;
+	if (bus_guarded(ft_read, &ra, &f->rc) != 0)
+		f->rc = ft_fault(f, cf);
+	else if (capfile_truncated(cf, &f->trunc_off))
+		f->truncated = 1;
 	if (f->rc != 0 && f->err[0] == '\0')
 		snprintf(f->err, sizeof(f->err), "%s", f->e.err);
 	capfile_close(cf);
@@ -592,6 +735,7 @@ ft_create(struct fthread *ft, const struct cap_file_conf *c, enum cap_file_stage
 		ft[t].t = t;
 		ft[t].chunk = c->chunk != 0 ? c->chunk : CAP_FILE_CHUNK;
 		ft[t].bulk = c->read_bytes != 0 ? c->read_bytes : FT_BULK_BYTES;
+		ft[t].fd = -1;
 		ec.done_arg = &ft[t];
 		ec.share = t > 0 && ft_shared(c) ? &ft[0].e : NULL;
 		rc = cap_engine_create(&ft[t].e, c->engine, &ec, err, errlen);
@@ -726,22 +870,21 @@ ft_free(struct fthread *ft, uint32_t n)
 struct flayout {
 	int pcap;        /* a pcap file (0: pcapng, or one the threads will refuse) */
 	uint64_t size;   /* its bytes */
-	uint64_t start;  /* its first record's offset */
+	uint64_t start;  /* its first record's offset (pcap) */
 };
 
 static void
 layout_get(const char *path, struct flayout *l)
 {
 	struct capfile *cf;
-	struct stat st;
 	char err[256];
 
 	memset(l, 0, sizeof(*l));
 	if (capfile_open(path, CAPFILE_SKIP_DATA, &cf, err, sizeof(err)) != 0)
 		return;   /* the threads say why */
-	if (capfile_format_of(cf) == CAPFILE_PCAP && stat(path, &st) == 0) {
+	l->size = capfile_size(cf);
+	if (capfile_format_of(cf) == CAPFILE_PCAP) {
 		l->pcap = 1;
-		l->size = (uint64_t)st.st_size;
 		l->start = capfile_tell(cf);
 	}
 	capfile_close(cf);
@@ -769,30 +912,59 @@ walk_new(const struct flayout *l, uint32_t chunk)
 	return w;
 }
 
-static void
-walk_run(const struct cap_file_conf *c, struct fwalk *w, uint32_t chunk)
+/* The walk's reader, for bus_guarded(). */
+struct wread_arg {
+	const struct cap_file_conf *c;
+	struct fwalk *w;
+	struct capfile *cf;
+	uint32_t chunk;
+};
+
+static int
+walk_chunks(void *arg)
 {
-	struct capfile *cf = NULL;
+	struct wread_arg *a = arg;
 	struct capfile_rec r;
 	uint64_t k;
-	int rc = capfile_open(c->path, CAPFILE_MMAP | CAPFILE_SKIP_DATA, &cf, w->err,
-			      sizeof(w->err));
+	int rc = 0;
 
 	/* chunk by chunk, by the records' lengths (capfile_skip()); where it
 	 * stops early, capfile_next() tells the end of the file from an error */
-	for (k = 0; rc == 0 && k < w->cap; k++) {
-		uint64_t off = capfile_tell(cf);
+	for (k = 0; rc == 0 && k < a->w->cap; k++) {
+		uint64_t off = capfile_tell(a->cf);
 
-		if (c->max_records != 0 && k * chunk >= c->max_records)
+		if (a->c->max_records != 0 && k * a->chunk >= a->c->max_records)
 			break;
-		if (capfile_skip(cf, chunk) == 0) {
-			rc = capfile_next(cf, &r);
+		if (capfile_skip(a->cf, a->chunk) == 0) {
+			rc = capfile_next(a->cf, &r);
 			if (rc == 1)
 				rc = -EINVAL;   /* capfile_skip() refused what capfile_next() takes */
 			break;
 		}
-		w->starts[k] = off;
-		__atomic_store_n(&w->n_pub, k + 1, __ATOMIC_RELEASE);
+		a->w->starts[k] = off;
+		__atomic_store_n(&a->w->n_pub, k + 1, __ATOMIC_RELEASE);
+	}
+	return rc;
+}
+
+static void
+walk_run(const struct cap_file_conf *c, struct fwalk *w, uint32_t chunk, uint64_t size)
+{
+	struct capfile *cf = NULL;
+	struct wread_arg a = { .c = c, .w = w, .chunk = chunk };
+	int rc = capfile_open(c->path, CAPFILE_MMAP | CAPFILE_SKIP_DATA, &cf, w->err,
+			      sizeof(w->err));
+
+	if (rc == 0) {
+		a.cf = cf;
+		/* a file that shrank: the chunks published are read, no more */
+		w->changed = capfile_size(cf) != size;
+		if (bus_guarded(walk_chunks, &a, &rc) != 0) {
+			w->changed = 1;
+			rc = 0;
+		} else if (capfile_truncated(cf, &w->trunc_off)) {
+			w->truncated = 1;
+		}
 	}
 	if (rc < 0) {
 		w->rc = rc;
@@ -890,6 +1062,40 @@ ft_prepare(struct fthread *ft, const struct cap_file_conf *c, const struct flayo
 }
 
 /*
+ * What the run saw of the file itself: its end inside a record (counted
+ * once, where the run read up to it: not stopped, nor cut short by the
+ * record limit), another size than when it began (where a thread or the
+ * walk opened it, on a read, at the end).
+ */
+static void
+file_seen(const struct cap_file_conf *c, const struct fthread *ft, const struct fwalk *w,
+	  uint64_t size, struct cap_file_stats *st)
+{
+	int cut = w != NULL && w->truncated;
+	uint64_t at = w != NULL ? w->trunc_off : 0;
+	struct stat sb;
+	uint32_t t;
+
+	st->changed = w != NULL && w->changed;
+	for (t = 0; t < c->threads; t++) {
+		st->changed |= ft[t].changed;
+		if (ft[t].truncated) {
+			cut = 1;
+			at = ft[t].trunc_off;
+		}
+	}
+	st->size_start = size;
+	st->size_end = stat(c->path, &sb) == 0 ? (uint64_t)sb.st_size : size;
+	if (st->size_end != size)
+		st->changed = 1;
+	if (cut && (c->stop == NULL || !*c->stop) &&
+	    (c->max_records == 0 || st->records < c->max_records)) {
+		st->errors = 1;
+		st->trunc_offset = at;
+	}
+}
+
+/*
  * One run: the threads' engines, the walk (shared, byte ranges, or each
  * thread's own), the merge. With byte ranges that did not join (or a
  * thread's read error there), nothing is merged: -EAGAIN.
@@ -918,6 +1124,7 @@ file_run(const struct cap_file_conf *c, const struct flayout *l, struct frange *
 	for (t = 0; t < c->threads; t++) {
 		ft[t].w = w;
 		ft[t].rg = rg != NULL ? &rg[t] : NULL;
+		ft[t].size = l->size;
 	}
 	/* registering the file is part of the run (it is proportional to it) */
 	t0 = cap_now_s() - st->register_s;
@@ -927,7 +1134,7 @@ file_run(const struct cap_file_conf *c, const struct flayout *l, struct frange *
 			rc = -EAGAIN;
 		}
 	if (w != NULL && rc == 0)
-		walk_run(c, w, chunk);
+		walk_run(c, w, chunk, l->size);
 	else if (w != NULL)
 		__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 	for (t = 0; t < started; t++)
@@ -956,6 +1163,7 @@ file_run(const struct cap_file_conf *c, const struct flayout *l, struct frange *
 	}
 	if ((rc == 0 || rc == -ENOSPC) && ft_merge_all(c, ft, c->threads, out) != 0)
 		rc = -ENOSPC;
+	file_seen(c, ft, w, l->size, st);
 	st->seconds = cap_now_s() - t0;
 	st->merge_s = st->seconds - st->read_s;
 	st->ranges = rg != NULL && rc != -EAGAIN;
@@ -1058,7 +1266,7 @@ cap_file_run(const struct cap_file_conf *c, struct gpudp_analysis *out,
 {
 	struct flayout l;
 	struct frange *rg;
-	int rc;
+	int rc, changed;
 
 	memset(st, 0, sizeof(*st));
 	if (c->threads == 0 || c->threads > CAP_FILE_THREADS_MAX || c->path == NULL ||
@@ -1080,10 +1288,14 @@ cap_file_run(const struct cap_file_conf *c, struct gpudp_analysis *out,
 				 c->path);
 		return -EINVAL;
 	}
+	bus_install(1);
 	rg = ranges_new(c, &l);
 	rc = rg != NULL ? file_run(c, &l, rg, out, st, err, errlen) : -EAGAIN;
 	free(rg);
+	changed = st->changed;   /* (ranges that did not join: maybe as it shrank) */
 	if (rc == -EAGAIN)
 		rc = file_run(c, &l, NULL, out, st, err, errlen);
+	st->changed |= changed;
+	bus_install(0);
 	return rc;
 }

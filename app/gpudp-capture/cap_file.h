@@ -19,6 +19,11 @@
  * single thread gives, whatever the order.
  * The filter's verdicts are kept per record (bit i: record i of the run),
  * so that the matching records can be written in file order afterwards.
+ * A file that ends inside a record is read up to it, and that record
+ * counted (cap_file_stats.errors); a file that changes size while it is
+ * read is read as far as it is there (a fault of a mapping that shrank
+ * stops the thread, caught for the run) and said so
+ * (cap_file_stats.changed).
  * No DPDK dependency.
  */
 #ifndef GPUDP_CAPTURE_FILE_H
@@ -121,6 +126,20 @@ struct cap_file_stats {
 	int in_memory;               /**< they read conf.mem (byte ranges only) */
 	enum cap_file_stage stage;   /**< how the records reached the engines (never AUTO) */
 	double register_s;           /**< in place: mapping and registering the file (in seconds) */
+	/** records it could not read: 1 when it read up to the file's end and
+	 *  the file ends inside a record or block (its complete records are
+	 *  read, that one is not: net_pcap counts libpcap's error on it once,
+	 *  in ierrors), else 0 */
+	uint64_t errors;
+	uint64_t trunc_offset;       /**< where that incomplete record or block starts */
+	/** the file's size changed while it was read: another size where a
+	 *  thread opened it or at the end than when the run began, a read
+	 *  ending before that size, or a read of its mapping that faulted (it
+	 *  shrank: that thread read no more; the run goes on, its result is
+	 *  what was read) */
+	int changed;
+	uint64_t size_start;         /**< its size when the run began */
+	uint64_t size_end;           /**< and when it ended */
 };
 
 /**
@@ -165,7 +184,11 @@ void cap_file_mem_free(struct cap_file_mem *m);
  *   stage in place asked for that cannot be: a pcapng file, a GPU that
  *   cannot register the file), the engine's
  *   error (-ENODEV: no GPU, ...), -EIO (a read error: capfile_error()'s
- *   text in err), -ENOSPC (some flows did not fit @p out: counted as drops)
+ *   text in err), -ENOSPC (some flows did not fit @p out: counted as drops),
+ *   -ESTALE (in place, the file shrank under the run). A file that changed
+ *   size is not an error otherwise: see st->changed.
+ * While it runs, a handler of its own takes SIGBUS (the previous one is
+ * back when it returns): not two runs at once in one process.
  */
 int cap_file_run(const struct cap_file_conf *conf, struct gpudp_analysis *out,
 		 struct cap_file_stats *st, char *err, size_t errlen);

@@ -48,8 +48,9 @@ struct capfile;
 /**
  * capfile_open() flag: map the file into memory instead of reading it
  * through stdio; a pcap record's data then points into the mapping (no
- * copy). The file must not shrink while it is open (the mapping would
- * fault): for capture files at rest, as gpudp-capture's direct reader.
+ * copy). A file that shrinks while it is open makes reads of the mapping
+ * past its new end fault (SIGBUS): for capture files at rest, as
+ * gpudp-capture's direct reader, which catches that fault (cap_file.c).
  */
 #define CAPFILE_MMAP 2u
 
