@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <rte_bus.h>
 #include <rte_common.h>
@@ -19,12 +20,66 @@
 
 /* ------------------------------------------------------------ input checks */
 
+/*
+ * A capture file's path in a net_pcap device argument (rx_pcap=PATH): DPDK
+ * 22.11's kvargs end a value at ',' and take a second '=' as the end of a
+ * key, so that net_pcap would be given another key than rx_pcap, fail its
+ * probe, and make no port. @return the first such character of @p path, or 0
+ */
+static char
+devarg_unfit(const char *path)
+{
+	const char *c = strpbrk(path, ",=");
+
+	return c != NULL ? *c : 0;
+}
+
+/* --reader pmd: a --pcap path that net_pcap's device argument cannot carry, refused. */
+static int
+check_pmd_paths(const struct cap_app *app)
+{
+	unsigned int i;
+
+	if (app->conf.reader == CAP_CONF_READER_DIRECT)
+		return 0;   /* the direct reader opens the path itself */
+	for (i = 0; i < app->conf.n_pcap; i++) {
+		char c = devarg_unfit(app->conf.pcap[i]);
+
+		if (c == 0)
+			continue;
+		fprintf(stderr, "gpudp-capture: --pcap: bad value '%s' (the path contains '%c', "
+			"which net_pcap's device argument rx_pcap=PATH cannot carry: DPDK would "
+			"split it there and net_pcap would make no port; the direct reader "
+			"(--reader direct) reads it, or give a path without '%c', a link for "
+			"example)\n", app->conf.pcap[i], c, c);
+		return -1;
+	}
+	return 0;
+}
+
+/* An EAL --vdev's rx_pcap=PATH whose path DPDK cannot pass on whole, refused. */
+static int
+check_vdev_path(const char *vdev, const char *path)
+{
+	char c = devarg_unfit(path);
+
+	if (c == 0)
+		return 0;
+	fprintf(stderr, "gpudp-capture: --vdev '%s': the rx_pcap path '%s' contains '%c', which "
+		"a device argument cannot carry (DPDK would split it there and net_pcap would "
+		"make no port): give a path without '%c', a link for example, or read the file "
+		"with --pcap FILE and the direct reader\n", vdev, path, c, c);
+	return -1;
+}
+
 /* Collect rx_pcap= files from the EAL part of argv (before "--"). */
 int
 app_scan_vdevs(struct cap_app *app, int argc, char **argv)
 {
 	int i;
 
+	if (check_pmd_paths(app) != 0)
+		return -1;
 	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
 		const char *v = NULL;
 		char buf[1024], *tok, *save = NULL, *name;
@@ -45,6 +100,11 @@ app_scan_vdevs(struct cap_app *app, int argc, char **argv)
 
 				if (strncmp(tok, "rx_pcap=", 8) != 0)
 					continue;
+				/* (--pcap's under the direct reader go to no PMD) */
+				if ((app->conf.reader != CAP_CONF_READER_DIRECT ||
+				     strncmp(name, "net_pcap_gpudp", 14) != 0) &&
+				    check_vdev_path(v, tok + 8) != 0)
+					return -1;
 				if (app->n_files == MAX_VDEV_FILES) {
 					fprintf(stderr, "gpudp-capture: too many rx_pcap files "
 						"(max %d)\n", MAX_VDEV_FILES);
@@ -58,6 +118,42 @@ app_scan_vdevs(struct cap_app *app, int argc, char **argv)
 		}
 	}
 	return 0;
+}
+
+/*
+ * What the inspection found that the run counts: a cut last record, a file
+ * that changed size while it was inspected, records longer than the mbuf
+ * data room (net_pcap, staged: chained mbufs; in place the data room is
+ * raised to the largest record, and the direct reader has no mbufs: it
+ * reads every record whole into a batch, so nothing is said then).
+ */
+static void
+file_notes(struct cap_app *app, const struct vdev_file *f)
+{
+	const struct cap_conf *c = &app->conf;
+
+	if (f->info.truncated) {
+		fprintf(stderr, "gpudp-capture: warning: %s is truncated: the record at offset %"
+			PRIu64 " is incomplete; the %" PRIu64 " complete packets before it are "
+			"read, the incomplete record is counted in rx_errors\n", f->path,
+			f->info.trunc_offset, f->info.packets);
+		app->file_truncated = 1;
+	}
+	if (f->info.changed) {
+		fprintf(stderr, "gpudp-capture: warning: %s changed size while it was inspected "
+			"(%" PRIu64 " bytes, then %" PRIu64 "): the report covers what is read of "
+			"it (input_file.changed_while_read); exit status 1\n", f->path,
+			f->info.size, f->info.size_now);
+		app->files_changed++;
+	}
+	if (f->info.oversize && c->reader != CAP_CONF_READER_DIRECT &&
+	    c->mem != CAP_CONF_MEM_PINNED && c->mem != CAP_CONF_MEM_DEVICE)
+		fprintf(stderr, "gpudp-capture: note: %s has %" PRIu64 " packets longer than "
+			"the %u-byte mbuf data room (largest %u): they arrive as chained mbufs "
+			"and are analysed whole (counted as multi_segment)%s\n", f->path,
+			f->info.oversize, c->data_room, f->info.max_caplen,
+			f->info.max_caplen > 65535 ? ", but for those over 65535 bytes, which "
+			"net_pcap cuts (counted as pmd_cut)" : "");
 }
 
 /* Inspect each file: clear errors for what net_pcap would mishandle. */
@@ -101,20 +197,35 @@ app_check_files(struct cap_app *app)
 				"'editcap -F pcap' is read whole)" : "");
 			return -1;
 		}
-		if (f->info.truncated) {
-			fprintf(stderr, "gpudp-capture: warning: %s is truncated: the record at "
-				"offset %" PRIu64 " is incomplete; %" PRIu64 " complete packets "
-				"are read, the rest is counted in rx_errors\n", f->path,
-				f->info.trunc_offset, f->info.packets);
-			app->file_truncated = 1;
-		}
-		if (f->info.oversize)
-			fprintf(stderr, "gpudp-capture: note: %s has %" PRIu64 " packets longer than "
-				"the %u-byte mbuf data room (largest %u): they arrive as chained mbufs "
-				"and are analysed whole (counted as multi_segment)\n", f->path,
-				f->info.oversize, app->conf.data_room, f->info.max_caplen);
+		file_notes(app, f);
 	}
 	return 0;
+}
+
+/*
+ * After net_pcap read the capture files: each whose size is no longer the
+ * one inspected (it changed while net_pcap read it: its packets need not be
+ * those counted), said and counted in input_file.changed_while_read.
+ */
+void
+app_check_file_sizes(struct cap_app *app)
+{
+	unsigned int i;
+
+	for (i = 0; i < app->n_files; i++) {
+		const struct vdev_file *f = &app->files[i];
+		struct stat st;
+
+		if (f->info.changed || stat(f->path, &st) != 0 ||
+		    (uint64_t)st.st_size == f->info.size)
+			continue;
+		CAP_LOG(WARNING, "%s changed size while it was read: %" PRIu64 " bytes when "
+			"inspected, %" PRIu64 " at the end; its %" PRIu64 " packets inspected need "
+			"not be those read. The report covers what was read "
+			"(input_file.changed_while_read); exit status 1", f->path, f->info.size,
+			(uint64_t)st.st_size, f->info.packets);
+		app->files_changed++;
+	}
 }
 
 /* ------------------------------------------------------------------ ports */

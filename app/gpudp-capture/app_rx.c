@@ -426,6 +426,7 @@ rx_finish(struct cap_app *app, struct rx_loop *l)
 			return rc;
 		}
 	}
+	app_check_file_sizes(app);
 	rc = app_report(app, (double)(rte_get_timer_cycles() - l->start) / l->hz, 1);
 	if (rc == 0 && app->verify != NULL)
 		rc = app_verify_results(app);

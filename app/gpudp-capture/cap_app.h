@@ -141,6 +141,8 @@ extern volatile sig_atomic_t app_stop_requested;
 /* app_ports.c */
 int app_scan_vdevs(struct cap_app *app, int argc, char **argv);
 int app_check_files(struct cap_app *app);
+/** After net_pcap read the files: those whose size changed since inspected, said and counted. */
+void app_check_file_sizes(struct cap_app *app);
 int app_collect_ports(struct cap_app *app);
 int app_setup_ports(struct cap_app *app);
 void app_describe_input(struct cap_app *app);

@@ -320,6 +320,10 @@ teardown(struct cap_app *app, int rc)
 	}
 	if (app->out_failed)
 		rc = GPUDP_EXIT_FAILURE;
+	/* a capture file changed size while it was read: the report (written)
+	 * need not be of any one version of it */
+	if (rc == GPUDP_EXIT_OK && app->files_changed > 0)
+		rc = GPUDP_EXIT_FAILURE;
 	/* ports before the pool, as in gpudp-fwd: closing a port gives its
 	 * mbufs back; lib/mem unmaps a pool from ports already closed */
 	for (i = 0; i < app->n_ports; i++) {
