@@ -257,7 +257,7 @@ gpudp_analysis_packet(struct gpudp_analysis *a, const uint8_t *data,
 	struct gpudp_an_sink sk;
 
 	sink_of(a, &sk);
-	return gpudp_an_account(&sk, data, caplen, wirelen < caplen ? caplen : wirelen, ts_ns);
+	return gpudp_an_account(&sk, data, caplen, wirelen, ts_ns);
 }
 
 uint32_t

@@ -175,7 +175,10 @@ int gpudp_analysis_take(struct gpudp_analysis *dst, struct gpudp_analysis *src);
  * @param a       the analysis object
  * @param data    first byte of the Ethernet header
  * @param caplen  bytes available at data
- * @param wirelen original frame length (caplen if unknown)
+ * @param wirelen original frame length (caplen if unknown), as the capture
+ *                gives it: a record's original length below its captured
+ *                one counts as is in the byte counters, as tshark's
+ *                frame.len does
  * @param ts_ns   timestamp, ns since the epoch (0 if unknown)
  * @return 1 if the packet matched the filter, else 0
  */

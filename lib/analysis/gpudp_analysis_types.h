@@ -218,7 +218,8 @@ struct gpudp_filter {
 struct gpudp_an_pkt_desc {
 	uint32_t off;     /**< offset of the first byte in the batch data area */
 	uint32_t caplen;  /**< bytes present at off */
-	uint32_t wirelen; /**< original length on the wire (>= caplen) */
+	uint32_t wirelen; /**< original length on the wire (as the capture gives it;
+	                       below caplen in a bogus record, counted as is) */
 	uint32_t pad;
 	uint64_t ts_ns;   /**< capture timestamp, ns since the epoch (0 if unknown) */
 };
@@ -233,7 +234,8 @@ struct gpudp_an_pkt_desc {
 struct gpudp_an_pkt_ref {
 	uint64_t addr;    /**< first byte of the Ethernet header */
 	uint32_t caplen;  /**< bytes present at addr */
-	uint32_t wirelen; /**< original length on the wire (>= caplen) */
+	uint32_t wirelen; /**< original length on the wire (as the capture gives it;
+	                       below caplen in a bogus record, counted as is) */
 	uint64_t ts_ns;   /**< capture timestamp, ns since the epoch (0 if unknown) */
 };
 

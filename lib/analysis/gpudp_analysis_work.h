@@ -77,7 +77,7 @@ gpudp_an_work_pkt(struct gpudp_work_pkt *p)
 {
 	const struct gpudp_an_work_params *pr = (const struct gpudp_an_work_params *)p->params;
 	struct gpudp_an_sink sk;
-	uint32_t wire = p->meta != NULL ? p->meta->wire_len : p->seg_len[0], cap;
+	uint32_t wire, cap;
 	const uint8_t *whole;
 	uint64_t ts;
 	int m;
@@ -104,8 +104,10 @@ gpudp_an_work_pkt(struct gpudp_work_pkt *p)
 		else
 			cap = p->seg_len[0];
 	}
-	if (wire < cap)
-		wire = cap;
+	/* the original length as the caller gives it (a bogus record's may be
+	 * below the captured one: counted as is, as on the CPU), else the
+	 * captured length */
+	wire = p->meta != NULL ? p->meta->wire_len : cap;
 	ts = p->meta != NULL ? p->meta->ts_ns : 0;
 	m = gpudp_an_account_head(&sk, p->seg[0], p->seg_len[0], cap, wire, ts);
 	if (m < 0)  /* headers past the span: the whole frame */
