@@ -89,10 +89,12 @@ struct gpudp_pkt_info {
 	uint8_t frag_proto;  /**< is_frag: IPv4 protocol, or the fragment header's next header */
 	uint8_t has_ext;     /**< IPv6 extension headers present */
 	uint16_t vlan_id[GPUDP_PKT_MAX_VLAN];
-	uint16_t ethertype;  /**< after the tags */
+	uint16_t ethertype;  /**< of the layer 3 header: after the tags, and after an
+	                          LLC/SNAP header or a PPPoE session header (PPP's
+	                          IPv4 and IPv6 given as 0x0800 and 0x86dd) */
 	uint16_t sport, dport;
 	uint32_t ip_len;     /**< IP datagram length from the header (0 if none) */
-	uint32_t l3_off;     /**< offset of the IP header */
+	uint32_t l3_off;     /**< offset of the layer 3 (IP) header */
 	uint32_t l4_off;     /**< offset of what follows the IP header and its extension
 	                          headers (the L4 header, or a non-first fragment's
 	                          payload); 0 when no IP header was complete */
@@ -100,7 +102,11 @@ struct gpudp_pkt_info {
 	uint32_t frag_off;   /**< is_frag: fragment offset in bytes */
 	uint32_t frag_len;   /**< is_frag: payload bytes of the fragment, from the IP lengths
 	                          (after the IPv4 header, or after the IPv6 fragment header) */
-	uint8_t src[16], dst[16];
+	uint8_t src[16];
+	uint8_t dst[16];     /**< the final destination: the header's, or, when the packet
+	                          is source-routed (an IPv4 loose or strict source route
+	                          option, an IPv6 routing header of type 0, 2 or 4) and
+	                          has hops left, the last address of its route */
 };
 
 /** Read a big-endian 16-bit field at any alignment. */
@@ -111,10 +117,55 @@ gpudp_rd16(const uint8_t *p)
 }
 
 /**
+ * The final destination of an IPv4 packet whose @p ihl bytes of header are
+ * at @p h: when a loose (131) or strict (137) source route option (RFC 791,
+ * section 3.1) has addresses left (its pointer on a whole address), the
+ * header's destination is only the next hop and the last address of the
+ * route is the final one, which @p dst is set to. tshark does the same
+ * (ip.dst, its conversations and endpoints). Otherwise @p dst is left alone.
+ */
+GPUDP_AN_HD void
+gpudp_pkt_ipv4_route_dst(const uint8_t *h, uint32_t ihl, uint8_t *dst)
+{
+	uint32_t o = 20, t, ol, ptr, i;
+
+	while (o < ihl) {
+		t = h[o];
+		if (t == 0)
+			return;        /* end of the option list */
+		if (t == 1) {
+			o++;           /* no operation */
+			continue;
+		}
+		if (o + 1 >= ihl)
+			return;
+		ol = h[o + 1];
+		if (ol < 2 || o + ol > ihl)
+			return;        /* a bad option length: nothing after it is read */
+		if (t == 131 || t == 137) {
+			/* at least one address, whole ones; the pointer (from the
+			 * option's first byte, the first address at 4) on one */
+			if (ol < 7 || (ol - 3) % 4 != 0)
+				return;
+			ptr = h[o + 2];
+			if (ptr >= 4 && ptr % 4 == 0 && ptr <= ol - 3)
+				for (i = 0; i < 4; i++)
+					dst[i] = h[o + ol - 4 + i];
+			return;        /* one source route at most (RFC 791) */
+		}
+		o += ol;
+	}
+}
+
+/**
  * Parse Ethernet, up to GPUDP_PKT_MAX_CHAIN VLAN tags (0x8100, 0x88a8,
- * 0x9100), IPv4 or IPv6 (hop-by-hop, routing, fragment, destination
- * options, AH, mobility, HIP, shim6 extension headers), and TCP, UDP,
- * ICMP, ICMPv6 headers.
+ * 0x9100), an IEEE 802.3 LLC/SNAP header with an EtherType (OUI 00-00-00,
+ * RFC 1042, or 00-00-F8) or a PPPoE session header (RFC 2516) with PPP's
+ * IPv4 or IPv6, IPv4 (with its options: a source route's final
+ * destination; AH headers), or IPv6 (hop-by-hop, routing, fragment,
+ * destination options, AH, mobility, HIP, shim6 extension headers; a
+ * routing header's final destination), and TCP (the header with its
+ * options, as its data offset says), UDP, ICMP, ICMPv6 headers.
  *
  * @param p       first byte of the Ethernet header
  * @param caplen  bytes available at p
@@ -151,6 +202,27 @@ gpudp_pkt_parse(const uint8_t *p, uint32_t caplen, struct gpudp_pkt_info *pi)
 		et = gpudp_rd16(p + off + 2);
 		off += 4;
 	}
+	if (et <= 1500) {
+		/* IEEE 802.3: a length, then LLC. SNAP (AA-AA-03) with OUI
+		 * 00-00-00 (RFC 1042) or 00-00-F8 (802.1H) carries an EtherType. */
+		if (caplen >= off + 8 && p[off] == 0xaa && p[off + 1] == 0xaa && p[off + 2] == 3 &&
+		    p[off + 3] == 0 && p[off + 4] == 0 && (p[off + 5] == 0 || p[off + 5] == 0xf8)) {
+			et = gpudp_rd16(p + off + 6);
+			off += 8;
+		}
+	} else if (et == 0x8864) {
+		/* PPPoE session stage: version 1, type 1, code 0, session ID,
+		 * length, then PPP's protocol field (uncompressed, RFC 2516) */
+		if (caplen < off + 8) {
+			pi->status = GPUDP_PKT_TRUNCATED;
+			return;
+		}
+		nh = gpudp_rd16(p + off + 6);
+		if (p[off] == 0x11 && p[off + 1] == 0 && (nh == 0x0021 || nh == 0x0057)) {
+			et = nh == 0x0021 ? 0x0800 : 0x86dd;
+			off += 8;
+		}
+	}
 	pi->ethertype = (uint16_t)et;
 	pi->l3_off = off;
 
@@ -185,6 +257,8 @@ gpudp_pkt_parse(const uint8_t *p, uint32_t caplen, struct gpudp_pkt_info *pi)
 			pi->src[i] = p[off + 12 + i];
 			pi->dst[i] = p[off + 16 + i];
 		}
+		if (ihl > 20)
+			gpudp_pkt_ipv4_route_dst(p + off, ihl, pi->dst);
 		frag = gpudp_rd16(p + off + 6);
 		if (frag & 0x3fff) {
 			pi->is_frag = 1;
@@ -200,7 +274,23 @@ gpudp_pkt_parse(const uint8_t *p, uint32_t caplen, struct gpudp_pkt_info *pi)
 			}
 		}
 		off += ihl;
+		/* AH (RFC 4302) between the header and the transport, as in IPv6;
+		 * a fragmented datagram stays keyed by the IP header's protocol */
+		for (i = 0; pi->l4proto == 51; i++) {
+			if (i == GPUDP_PKT_MAX_CHAIN) {
+				pi->status = GPUDP_PKT_MALFORMED;
+				return;
+			}
+			if (caplen < off + 8) {
+				pi->status = GPUDP_PKT_TRUNCATED;
+				return;
+			}
+			pi->l4proto = p[off];
+			off += ((uint32_t)p[off + 1] + 2) * 4;
+		}
 	} else if (et == 0x86dd) {
+		uint32_t routed = 0, k;
+
 		if (caplen < off + 40) {
 			pi->status = GPUDP_PKT_TRUNCATED;
 			return;
@@ -260,6 +350,29 @@ gpudp_pkt_parse(const uint8_t *p, uint32_t caplen, struct gpudp_pkt_info *pi)
 			} else {
 				hl = ((uint32_t)p[off + 1] + 1) * 8;
 			}
+			if (nh == 43 && p[off + 3] != 0 && !routed && !pi->is_frag) {
+				/* a routing header with segments left: the final
+				 * destination is its last address (type 0), the home
+				 * address (type 2) or segment 0 (type 4, SRH). Only
+				 * before a fragment header, where every fragment has
+				 * it (RFC 8200, 4.5): they all share one key. */
+				uint32_t t = p[off + 2], n = p[off + 1] / 2, a = 0;
+
+				if (t == 0 && n > 0)
+					a = off + 8 + 16 * (n - 1);
+				else if ((t == 2 && n == 1) || (t == 4 && n > 0))
+					a = off + 8;
+				if (a != 0) {
+					if (caplen < a + 16) {
+						pi->l4proto = (uint8_t)nh;
+						pi->status = GPUDP_PKT_TRUNCATED;
+						return;
+					}
+					for (k = 0; k < 16; k++)
+						pi->dst[k] = p[a + k];
+					routed = 1;
+				}
+			}
 			nh = p[off];
 			off += hl;
 		}
@@ -291,6 +404,21 @@ gpudp_pkt_parse(const uint8_t *p, uint32_t caplen, struct gpudp_pkt_info *pi)
 	if (caplen < off + hl) {
 		pi->status = GPUDP_PKT_TRUNCATED;
 		return;
+	}
+	if (pi->l4proto == 6) {
+		/* the data offset: below 5 words, or past the end of the datagram,
+		 * it is no TCP header (a first fragment's header may go on in the
+		 * next fragment); cut by the capture, it is incomplete */
+		hl = (uint32_t)(p[off + 12] >> 4) * 4;
+		if (hl < 20 || ((!pi->is_frag || pi->frag_last) &&
+				off + hl > pi->l3_off + pi->ip_len)) {
+			pi->status = GPUDP_PKT_MALFORMED;
+			return;
+		}
+		if (caplen < off + hl) {
+			pi->status = GPUDP_PKT_TRUNCATED;
+			return;
+		}
 	}
 	pi->has_l4 = 1;
 	if (pi->l4proto == 6 || pi->l4proto == 17) {

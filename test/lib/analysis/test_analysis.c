@@ -298,6 +298,543 @@ parse_malformed_ip_headers(void)
 	return GPUDP_TEST_PASS;
 }
 
+/* ---- parser: what tshark reads too ---- */
+
+/* Set the data offset of the TCP header at @p off (its options are the caller's). */
+static void
+tcp_doff(struct pb *p, uint32_t off, uint8_t words)
+{
+	p->b[off + 12] = (uint8_t)(words << 4);
+}
+
+static int
+parse_tcp_data_offset_below_5_is_malformed(void)
+{
+	struct gpudp_pkt_info pi;
+	struct pb p;
+	uint8_t w;
+
+	for (w = 0; w < 5; w++) {
+		tcp4(&p, "10.0.0.1", "10.0.0.2", 1, 2, 20);
+		tcp_doff(&p, 34, w);
+		gpudp_pkt_parse(p.b, p.n, &pi);
+		GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_MALFORMED && !pi.has_l4 && !pi.has_ports,
+				  "data offset %u: status %u l4 %u", w, pi.status, pi.has_l4);
+		/* the IP layer is whole: it still counts as IPv4 TCP */
+		GPUDP_TEST_ASSERT(pi.af == 4 && pi.l4proto == 6, "data offset %u: af %u proto %u",
+				  w, pi.af, pi.l4proto);
+	}
+	return GPUDP_TEST_PASS;
+}
+
+static int
+parse_tcp_header_past_the_datagram_is_malformed(void)
+{
+	struct gpudp_pkt_info pi;
+	struct pb p;
+
+	/* 60 bytes of header in a 30-byte segment */
+	tcp4(&p, "10.0.0.1", "10.0.0.2", 1, 2, 10);
+	tcp_doff(&p, 34, 15);
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_MALFORMED, "30-byte segment: status %u",
+			  pi.status);
+	/* 24 bytes of header in a 20-byte segment, the frame padded to 60
+	 * bytes: Ethernet padding is no part of the datagram */
+	tcp4(&p, "10.0.0.1", "10.0.0.2", 1, 2, 0);
+	tcp_doff(&p, 34, 6);
+	memset(p.b + p.n, 0, 60 - p.n);
+	gpudp_pkt_parse(p.b, 60, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_MALFORMED, "padded frame: status %u", pi.status);
+	/* the same in IPv6 */
+	pb_eth(&p);
+	pb_ipv6(&p, 6, "fd00::1", "fd00::2");
+	pb_ports(&p, 1, 2, 20);
+	tcp_doff(&p, 54, 8);
+	pb_done(&p, 4);
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_MALFORMED, "ipv6: status %u", pi.status);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+parse_tcp_options_cut_by_the_capture_are_truncated(void)
+{
+	struct gpudp_pkt_info pi;
+	struct pb p;
+	uint32_t len;
+
+	/* a 32-byte header and 10 bytes of data: any capture of fewer than
+	 * 34 + 32 bytes cuts the header */
+	pb_eth(&p);
+	pb_ipv4(&p, 6, "10.0.0.1", "10.0.0.2", 0);
+	pb_ports(&p, 1, 2, 32);
+	tcp_doff(&p, 34, 8);
+	pb_done(&p, 10);
+	for (len = 34 + 20; len < 34 + 32; len++) {
+		gpudp_pkt_parse(p.b, len, &pi);
+		GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_TRUNCATED && !pi.has_ports,
+				  "%u bytes: status %u", len, pi.status);
+	}
+	gpudp_pkt_parse(p.b, 34 + 32, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_OK && pi.has_ports && pi.dport == 2,
+			  "whole header: status %u", pi.status);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+parse_tcp_first_fragment_header_may_go_on(void)
+{
+	struct gpudp_pkt_info pi;
+	struct pb p;
+
+	/* a first fragment of 24 payload bytes whose TCP header says 40: the
+	 * rest is in the next fragment, not an impossible offset */
+	pb_eth(&p);
+	pb_ipv4(&p, 6, "10.0.0.1", "10.0.0.2", 0x2000);
+	pb_ports(&p, 1, 2, 24);
+	tcp_doff(&p, 34, 10);
+	pb_done(&p, 0);
+	memset(p.b + p.n, 0, 100);
+	gpudp_pkt_parse(p.b, p.n + 100, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_OK && pi.is_frag && pi.has_ports,
+			  "status %u frag %u", pi.status, pi.is_frag);
+	/* as the last fragment too it would be */
+	p.b[20] = 0;
+	gpudp_pkt_parse(p.b, p.n + 100, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_MALFORMED, "whole datagram: status %u",
+			  pi.status);
+	return GPUDP_TEST_PASS;
+}
+
+/* An IPv4 packet with AH (24 bytes: a 12-byte ICV) carrying protocol nh. */
+static void
+ah4(struct pb *p, uint8_t nh, uint16_t frag)
+{
+	uint32_t i;
+
+	pb_eth(p);
+	pb_ipv4(p, 51, "10.0.0.1", "10.0.0.2", frag);
+	put8(p, nh);
+	put8(p, 24 / 4 - 2);
+	put16(p, 0);
+	for (i = 0; i < 20; i++)
+		put8(p, (uint8_t)i);
+}
+
+static int
+parse_ipv4_ah_is_skipped(void)
+{
+	struct gpudp_pkt_info pi;
+	struct pb p;
+	uint32_t off, len;
+
+	ah4(&p, 17, 0);
+	pb_ports(&p, 5100, 5200, 8);
+	pb_done(&p, 30);
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_OK && pi.af == 4 && pi.l4proto == 17 &&
+			  pi.has_ports && pi.sport == 5100 && pi.dport == 5200,
+			  "status %u proto %u ports %u %u", pi.status, pi.l4proto, pi.sport,
+			  pi.dport);
+	GPUDP_TEST_ASSERT(pi.l4_off == 34 + 24 && !pi.has_ext, "l4 at %u", pi.l4_off);
+	off = gpudp_pkt_payload(p.b, p.n, &pi, &len);
+	GPUDP_TEST_ASSERT(off == 34 + 24 + 8 && len == 30, "payload %u+%u", off, len);
+	/* cut inside AH: truncated, still AH */
+	gpudp_pkt_parse(p.b, 34 + 7, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_TRUNCATED && pi.l4proto == 51,
+			  "cut: status %u proto %u", pi.status, pi.l4proto);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+parse_ipv4_ah_fragment_keyed_by_ip_protocol(void)
+{
+	struct gpudp_pkt_info pi;
+	struct pb p;
+
+	/* a first fragment: TCP after AH, the datagram keyed by protocol 51 as
+	 * its later fragments, which have no AH, are */
+	ah4(&p, 6, 0x2000);
+	pb_ports(&p, 1, 443, 20);
+	pb_done(&p, 16);
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_OK && pi.is_frag && pi.frag_first &&
+			  pi.frag_proto == 51 && pi.l4proto == 6 && pi.dport == 443,
+			  "status %u frag proto %u proto %u", pi.status, pi.frag_proto, pi.l4proto);
+	return GPUDP_TEST_PASS;
+}
+
+/* IEEE 802.3 with LLC/SNAP (OUI 00-00-00): then pb_ipv4/pb_ipv6 write the EtherType. */
+static void
+pb_snap(struct pb *p)
+{
+	static const uint8_t snap[6] = { 0xaa, 0xaa, 3, 0, 0, 0 };
+
+	pb_eth(p);
+	put16(p, 0);     /* the 802.3 length: pb_len8023 */
+	putn(p, snap, sizeof(snap));
+}
+
+static void
+pb_len8023(struct pb *p)
+{
+	p->b[12] = (uint8_t)((p->n - 14) >> 8);
+	p->b[13] = (uint8_t)(p->n - 14);
+}
+
+static int
+parse_llc_snap_carries_ip(void)
+{
+	struct gpudp_pkt_info pi;
+	struct pb p;
+
+	pb_snap(&p);
+	pb_ipv4(&p, 17, "10.0.0.1", "10.0.0.2", 0);
+	pb_ports(&p, 53, 5353, 8);
+	pb_done(&p, 4);
+	pb_len8023(&p);
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_OK && pi.af == 4 && pi.l3_off == 22 &&
+			  pi.ethertype == 0x0800 && pi.dport == 5353,
+			  "ipv4: status %u af %u l3 %u", pi.status, pi.af, pi.l3_off);
+	pb_snap(&p);
+	pb_ipv6(&p, 17, "fd00::1", "fd00::2");
+	pb_ports(&p, 53, 5353, 8);
+	pb_done(&p, 4);
+	pb_len8023(&p);
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_OK && pi.af == 6 && pi.l3_off == 22,
+			  "ipv6: status %u af %u", pi.status, pi.af);
+	/* OUI 00-00-F8 (802.1H) the same; another OUI is no EtherType */
+	p.b[19] = 0xf8;
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.af == 6, "802.1h: af %u", pi.af);
+	p.b[19] = 0x0c;
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_OK && pi.af == 0, "cisco oui: af %u", pi.af);
+	/* LLC without SNAP (spanning tree): no layer 3 the parser knows */
+	p.b[14] = p.b[15] = 0x42;
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_OK && pi.af == 0 && pi.ethertype <= 1500,
+			  "stp: af %u ethertype %#x", pi.af, pi.ethertype);
+	return GPUDP_TEST_PASS;
+}
+
+/* A PPPoE session header (then pb_ipv4/pb_ipv6; pb_ppp sets PPP's protocol). */
+static void
+pb_pppoe(struct pb *p, uint16_t tag)
+{
+	pb_eth(p);
+	if (tag != 0) {
+		put16(p, 0x8100);
+		put16(p, tag);
+	}
+	put16(p, 0x8864);
+	put8(p, 0x11);
+	put8(p, 0);
+	put16(p, 0x2a);
+	put16(p, 0);     /* its length: not read */
+}
+
+static void
+pb_ppp(struct pb *p, uint16_t proto)
+{
+	p->b[p->l3 - 2] = (uint8_t)(proto >> 8);
+	p->b[p->l3 - 1] = (uint8_t)proto;
+}
+
+static int
+parse_pppoe_session_carries_ip(void)
+{
+	struct gpudp_pkt_info pi;
+	struct pb p;
+	uint32_t len;
+
+	pb_pppoe(&p, 0);
+	pb_ipv4(&p, 6, "10.0.0.1", "10.0.0.2", 0);
+	pb_ppp(&p, 0x0021);
+	pb_ports(&p, 40000, 80, 20);
+	pb_done(&p, 0);
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_OK && pi.af == 4 && pi.l3_off == 22 &&
+			  pi.ethertype == 0x0800 && pi.dport == 80,
+			  "ipv4: status %u af %u l3 %u", pi.status, pi.af, pi.l3_off);
+	pb_pppoe(&p, 42);
+	pb_ipv6(&p, 17, "fd00::1", "fd00::2");
+	pb_ppp(&p, 0x0057);
+	pb_ports(&p, 1, 2, 8);
+	pb_done(&p, 0);
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_OK && pi.af == 6 && pi.l3_off == 26 &&
+			  pi.n_vlan == 1 && pi.vlan_id[0] == 42, "tagged ipv6: status %u af %u",
+			  pi.status, pi.af);
+	/* LCP, and a version other than 1: no IP */
+	pb_ppp(&p, 0xc021);
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_OK && pi.af == 0 && pi.ethertype == 0x8864,
+			  "lcp: af %u ethertype %#x", pi.af, pi.ethertype);
+	pb_ppp(&p, 0x0057);
+	p.b[18] = 0x21;
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.af == 0, "version 2: af %u", pi.af);
+	/* the PPPoE header and PPP's protocol cut short */
+	for (len = 18; len < 18 + 8; len++) {
+		gpudp_pkt_parse(p.b, len, &pi);
+		GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_TRUNCATED, "%u bytes: status %u", len,
+				  pi.status);
+	}
+	return GPUDP_TEST_PASS;
+}
+
+/* Append IPv4 options (whole words) to the header pb_ipv4 wrote. */
+static void
+pb_ipv4_opts(struct pb *p, const uint8_t *o, uint32_t n)
+{
+	putn(p, o, n);
+	p->b[p->l3] = (uint8_t)(0x40 | (20 + n) / 4);
+}
+
+static int
+parse_ipv4_source_route_final_destination(void)
+{
+	/* option bytes (with their padding), and the last byte of the
+	 * destination the parser must give: the header's is 10.0.0.254 */
+	static const struct {
+		uint8_t o[16];
+		uint32_t n;
+		uint8_t dst;
+	} c[] = {
+		/* loose, two addresses left: the last one */
+		{ { 131, 11, 4, 10, 0, 0, 253, 10, 0, 0, 2, 0 }, 12, 2 },
+		/* strict, the pointer on the last address */
+		{ { 137, 11, 8, 10, 0, 0, 253, 10, 0, 0, 2, 0 }, 12, 2 },
+		/* used up (the pointer past the route): the header's */
+		{ { 131, 11, 12, 10, 0, 0, 253, 10, 0, 0, 2, 0 }, 12, 254 },
+		/* a pointer inside an address, or before the first */
+		{ { 131, 11, 5, 10, 0, 0, 253, 10, 0, 0, 2, 0 }, 12, 254 },
+		{ { 131, 11, 3, 10, 0, 0, 253, 10, 0, 0, 2, 0 }, 12, 254 },
+		/* a length that is no whole number of addresses */
+		{ { 131, 10, 4, 10, 0, 0, 253, 10, 0, 0, 0, 0 }, 12, 254 },
+		/* after a no-operation and a record route option */
+		{ { 1, 7, 7, 4, 0, 0, 0, 0, 131, 7, 4, 10, 0, 0, 3, 0 }, 16, 3 },
+		/* after an option whose length runs past the header: not read */
+		{ { 7, 40, 4, 0, 131, 7, 4, 10, 0, 0, 3, 0 }, 12, 254 },
+		/* after the end of the option list */
+		{ { 0, 0, 0, 0, 131, 7, 4, 10, 0, 0, 3, 0 }, 12, 254 },
+	};
+	struct gpudp_pkt_info pi;
+	struct pb p;
+	uint32_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		pb_eth(&p);
+		pb_ipv4(&p, 17, "10.0.0.1", "10.0.0.254", 0);
+		pb_ipv4_opts(&p, c[i].o, c[i].n);
+		pb_ports(&p, 1, 2, 8);
+		pb_done(&p, 4);
+		gpudp_pkt_parse(p.b, p.n, &pi);
+		GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_OK && pi.dport == 2,
+				  "case %u: status %u", i, pi.status);
+		GPUDP_TEST_ASSERT(pi.dst[0] == 10 && pi.dst[3] == c[i].dst && pi.src[3] == 1,
+				  "case %u: destination ends in %u, want %u", i, pi.dst[3],
+				  c[i].dst);
+	}
+	return GPUDP_TEST_PASS;
+}
+
+/* An IPv6 packet from fd00::1 to fd00::100 with a routing header of type @p t,
+ * @p left segments left and the addresses fd00::a0 + k (k < n), then UDP. */
+static void
+routed6(struct pb *p, uint8_t t, uint8_t left, uint32_t n)
+{
+	uint32_t k, i;
+
+	pb_eth(p);
+	pb_ipv6(p, 43, "fd00::1", "fd00::100");
+	put8(p, 17);
+	put8(p, (uint8_t)(2 * n));
+	put8(p, t);
+	put8(p, left);
+	put8(p, t == 4 ? (uint8_t)(n - 1) : 0);
+	put8(p, 0);
+	put16(p, 0);
+	for (k = 0; k < n; k++) {
+		for (i = 0; i < 15; i++)
+			put8(p, i == 0 ? 0xfd : 0);
+		put8(p, (uint8_t)(0xa0 + k));
+	}
+	pb_ports(p, 1, 2, 8);
+	pb_done(p, 4);
+}
+
+static int
+parse_ipv6_routing_header_final_destination(void)
+{
+	/* type, segments left, addresses, the last byte of the final destination */
+	static const uint8_t c[][4] = {
+		{ 4, 1, 2, 0xa0 },    /* SRH: segment 0 */
+		{ 4, 0, 2, 0x00 },    /* none left: the header's (fd00::100) */
+		{ 0, 2, 3, 0xa2 },    /* type 0: the last address */
+		{ 2, 1, 1, 0xa0 },    /* type 2: the home address */
+		{ 3, 1, 2, 0x00 },    /* type 3 (RPL, compressed): the header's */
+	};
+	struct gpudp_pkt_info pi;
+	struct pb p;
+	uint32_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		routed6(&p, c[i][0], c[i][1], c[i][2]);
+		gpudp_pkt_parse(p.b, p.n, &pi);
+		GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_OK && pi.dport == 2 && pi.has_ext,
+				  "case %u: status %u", i, pi.status);
+		GPUDP_TEST_ASSERT(pi.dst[0] == 0xfd && pi.dst[15] == c[i][3] &&
+				  pi.dst[14] == (c[i][3] == 0 ? 1 : 0),
+				  "case %u: destination ends in %02x%02x", i, pi.dst[14], pi.dst[15]);
+	}
+	/* the address the final destination is in, cut by the capture */
+	routed6(&p, 0, 1, 3);
+	gpudp_pkt_parse(p.b, 14 + 40 + 8 + 2 * 16 + 15, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_TRUNCATED, "cut: status %u", pi.status);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+parse_routing_header_after_fragment_header_is_not_followed(void)
+{
+	struct gpudp_pkt_info pi;
+	struct pb p;
+	uint32_t i;
+
+	/* a first fragment whose routing header is in the fragmentable part:
+	 * its later fragments could not say where it goes, so neither does it */
+	pb_eth(&p);
+	pb_ipv6(&p, 44, "fd00::1", "fd00::100");
+	put8(&p, 43);
+	put8(&p, 0);
+	put16(&p, 0x0001);
+	put16(&p, 0);
+	put16(&p, 9);
+	put8(&p, 17);
+	put8(&p, 2);
+	put8(&p, 4);
+	put8(&p, 1);
+	put8(&p, 0);
+	put8(&p, 0);
+	put16(&p, 0);
+	for (i = 0; i < 16; i++)
+		put8(&p, i == 0 ? 0xfd : i == 15 ? 0xa0 : 0);
+	pb_ports(&p, 1, 2, 8);
+	pb_done(&p, 8);
+	gpudp_pkt_parse(p.b, p.n, &pi);
+	GPUDP_TEST_ASSERT(pi.status == GPUDP_PKT_OK && pi.is_frag && pi.dport == 2,
+			  "status %u", pi.status);
+	GPUDP_TEST_ASSERT(pi.dst[14] == 1 && pi.dst[15] == 0, "destination ends in %02x%02x",
+			  pi.dst[14], pi.dst[15]);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+source_routed_flow_joins_its_reply(void)
+{
+	static const uint8_t lsrr[] = { 131, 11, 4, 10, 0, 0, 253, 10, 0, 0, 2, 0 };
+	struct gpudp_analysis *a = gpudp_analysis_create(0, NULL);
+	struct gpudp_flow_record *fl;
+	struct gpudp_talker *t;
+	struct pb p;
+	size_t n, nt, i;
+
+	GPUDP_TEST_ASSERT(a != NULL, "create");
+	/* on its way to 10.0.0.254, then 10.0.0.253, then 10.0.0.2 */
+	pb_eth(&p);
+	pb_ipv4(&p, 17, "10.0.0.1", "10.0.0.254", 0);
+	pb_ipv4_opts(&p, lsrr, sizeof(lsrr));
+	pb_ports(&p, 5400, 5401, 8);
+	pb_done(&p, 20);
+	gpudp_analysis_packet(a, p.b, p.n, p.n, 1);
+	pb_eth(&p);
+	pb_ipv4(&p, 17, "10.0.0.2", "10.0.0.1", 0);
+	pb_ports(&p, 5401, 5400, 8);
+	pb_done(&p, 20);
+	gpudp_analysis_packet(a, p.b, p.n, p.n, 2);
+	GPUDP_TEST_ASSERT(gpudp_analysis_flows(a, &fl, &n) == 0 && n == 1, "flows %zu", n);
+	GPUDP_TEST_ASSERT(fl[0].pkts[0] == 1 && fl[0].pkts[1] == 1 &&
+			  fl[0].key.addr[0][3] == 1 && fl[0].key.addr[1][3] == 2,
+			  "flow %u <-> %u", fl[0].key.addr[0][3], fl[0].key.addr[1][3]);
+	free(fl);
+	/* the next hop is no talker */
+	GPUDP_TEST_ASSERT(gpudp_analysis_talkers(a, &t, &nt) == 0 && nt == 2, "talkers %zu", nt);
+	for (i = 0; i < nt; i++)
+		GPUDP_TEST_ASSERT(t[i].addr[3] == 1 || t[i].addr[3] == 2, "talker .%u",
+				  t[i].addr[3]);
+	free(t);
+	gpudp_analysis_free(a);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+encapsulated_ip_counts_as_ip(void)
+{
+	struct gpudp_analysis *a = gpudp_analysis_create(0, NULL);
+	const struct gpudp_an_counters *c;
+	struct gpudp_flow_record *fl;
+	struct pb p;
+	size_t n;
+
+	GPUDP_TEST_ASSERT(a != NULL, "create");
+	pb_snap(&p);
+	pb_ipv4(&p, 17, "10.0.0.1", "10.0.0.2", 0);
+	pb_ports(&p, 1, 2, 8);
+	pb_done(&p, 4);
+	pb_len8023(&p);
+	gpudp_analysis_packet(a, p.b, p.n, p.n, 0);
+	pb_pppoe(&p, 0);
+	pb_ipv6(&p, 17, "fd00::1", "fd00::2");
+	pb_ppp(&p, 0x0057);
+	pb_ports(&p, 1, 2, 8);
+	pb_done(&p, 4);
+	gpudp_analysis_packet(a, p.b, p.n, p.n, 0);
+	pb_ppp(&p, 0xc021);                                            /* LCP */
+	gpudp_analysis_packet(a, p.b, p.n, p.n, 0);
+	c = &a->ctr;
+	GPUDP_TEST_ASSERT(c->proto_pkts[GPUDP_AN_PROTO_IPV4] == 1 &&
+			  c->proto_pkts[GPUDP_AN_PROTO_IPV6] == 1 &&
+			  c->proto_pkts[GPUDP_AN_PROTO_UDP] == 2, "ipv4 %llu ipv6 %llu udp %llu",
+			  (unsigned long long)c->proto_pkts[GPUDP_AN_PROTO_IPV4],
+			  (unsigned long long)c->proto_pkts[GPUDP_AN_PROTO_IPV6],
+			  (unsigned long long)c->proto_pkts[GPUDP_AN_PROTO_UDP]);
+	GPUDP_TEST_ASSERT(c->proto_pkts[GPUDP_AN_PROTO_OTHER_L3] == 1, "other_l3 %llu",
+			  (unsigned long long)c->proto_pkts[GPUDP_AN_PROTO_OTHER_L3]);
+	GPUDP_TEST_ASSERT(gpudp_analysis_flows(a, &fl, &n) == 0 && n == 2, "flows %zu", n);
+	free(fl);
+	gpudp_analysis_free(a);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+original_length_below_captured_counts_as_is(void)
+{
+	struct gpudp_analysis *a = gpudp_analysis_create(0, NULL);
+	struct gpudp_flow_record *fl;
+	struct pb p;
+	size_t n;
+
+	GPUDP_TEST_ASSERT(a != NULL, "create");
+	/* a 154-byte record whose original length says 60 (tshark's frame.len) */
+	tcp4(&p, "10.0.0.1", "10.0.0.2", 40000, 80, 100);
+	gpudp_analysis_packet(a, p.b, p.n, 60, 0);
+	GPUDP_TEST_ASSERT(a->ctr.bytes == 60 && a->ctr.caplen_bytes == p.n,
+			  "bytes %llu captured %llu", (unsigned long long)a->ctr.bytes,
+			  (unsigned long long)a->ctr.caplen_bytes);
+	GPUDP_TEST_ASSERT(a->ctr.size_hist[0] == 1 && a->ctr.proto_bytes[GPUDP_AN_PROTO_TCP] == 60,
+			  "histogram bucket 0: %llu", (unsigned long long)a->ctr.size_hist[0]);
+	GPUDP_TEST_ASSERT(gpudp_analysis_flows(a, &fl, &n) == 0 && n == 1 &&
+			  fl[0].bytes[0] + fl[0].bytes[1] == 60, "flows %zu", n);
+	free(fl);
+	gpudp_analysis_free(a);
+	return GPUDP_TEST_PASS;
+}
+
 /* ---- flows and counters ---- */
 
 static int
@@ -1242,6 +1779,24 @@ static const struct gpudp_test_case cases[] = {
 	{ "parse_fragments_have_ports_only_in_first", parse_fragments_have_ports_only_in_first },
 	{ "parse_truncated_prefixes_never_ok", parse_truncated_prefixes_never_ok },
 	{ "parse_malformed_ip_headers", parse_malformed_ip_headers },
+	{ "parse_tcp_data_offset_below_5_is_malformed", parse_tcp_data_offset_below_5_is_malformed },
+	{ "parse_tcp_header_past_the_datagram_is_malformed",
+	  parse_tcp_header_past_the_datagram_is_malformed },
+	{ "parse_tcp_options_cut_by_the_capture_are_truncated",
+	  parse_tcp_options_cut_by_the_capture_are_truncated },
+	{ "parse_tcp_first_fragment_header_may_go_on", parse_tcp_first_fragment_header_may_go_on },
+	{ "parse_ipv4_ah_is_skipped", parse_ipv4_ah_is_skipped },
+	{ "parse_ipv4_ah_fragment_keyed_by_ip_protocol", parse_ipv4_ah_fragment_keyed_by_ip_protocol },
+	{ "parse_llc_snap_carries_ip", parse_llc_snap_carries_ip },
+	{ "parse_pppoe_session_carries_ip", parse_pppoe_session_carries_ip },
+	{ "parse_ipv4_source_route_final_destination", parse_ipv4_source_route_final_destination },
+	{ "parse_ipv6_routing_header_final_destination",
+	  parse_ipv6_routing_header_final_destination },
+	{ "parse_routing_header_after_fragment_header_is_not_followed",
+	  parse_routing_header_after_fragment_header_is_not_followed },
+	{ "source_routed_flow_joins_its_reply", source_routed_flow_joins_its_reply },
+	{ "encapsulated_ip_counts_as_ip", encapsulated_ip_counts_as_ip },
+	{ "original_length_below_captured_counts_as_is", original_length_below_captured_counts_as_is },
 	{ "flow_key_is_bidirectional", flow_key_is_bidirectional },
 	{ "flow_counts_each_direction", flow_counts_each_direction },
 	{ "flow_table_full_is_counted", flow_table_full_is_counted },
