@@ -3,9 +3,11 @@
  * option and the bad value. No DPDK calls: it runs before rte_eal_init(). */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gpudp_app_gpu.h>
 #include <gpudp_app_work.h>
@@ -90,9 +92,10 @@ fwd_conf_usage(FILE *f, const char *prog)
 "                        (default: device for launch, persistent, graph;\n"
 "                        host otherwise)\n"
 "  --pin B               auto, peermem, kmod, dmabuf: device pools (default: auto)\n"
-"  --mbufs N             mbufs per pipeline pool, 1024..16777216\n"
-"                        (default: ring * burst + rxd + 2 * txd + 2048)\n"
-"  --data-room N         mbuf data room, 256..65535 (default: 2048)\n"
+"  --mbufs N             mbufs per pipeline pool, 1024..16777216, at least\n"
+"                        --burst (default: ring * burst + rxd + 2 * txd + 2048)\n"
+"  --data-room N         bytes of packet data per mbuf, the %u-byte headroom not\n"
+"                        included, %u..%u (default: 2048)\n"
 "  --rxd N / --txd N     descriptors per queue, 64..16384 (default: 1024)\n"
 "Handoff:\n"
 "  --mode M              none, cpu, launch, persistent, graph, staged (default: cpu)\n"
@@ -132,8 +135,8 @@ fwd_conf_usage(FILE *f, const char *prog)
 "                        backend, mlx5) for the chosen ports and memory, and exit\n"
 "  --help                this text\n"
 "Exit status: 0 ok, 1 failure, 2 bad option or value, 77 GPU needed but none usable.\n",
-		prog, GPUDP_HO_BURST_MAX, GPUDP_HO_BURST_MAX, GPUDP_HO_RING_MAX,
-		GPUDP_HO_POLL_NS_MAX);
+		prog, (unsigned int)RTE_PKTMBUF_HEADROOM, FWD_MIN_DATA_ROOM, FWD_MAX_DATA_ROOM,
+		GPUDP_HO_BURST_MAX, GPUDP_HO_BURST_MAX, GPUDP_HO_RING_MAX, GPUDP_HO_POLL_NS_MAX);
 }
 
 #define PROG "gpudp-fwd"
@@ -193,6 +196,84 @@ fwd_conf_mem(const struct fwd_conf *c)
 	default:
 		return GPUDP_MEM_HOST;
 	}
+}
+
+uint64_t
+fwd_conf_mbufs(const struct fwd_conf *c)
+{
+	if (c->mbufs != 0)
+		return c->mbufs;
+	return (uint64_t)c->ring * c->burst + c->rxd + 2u * c->txd + 2048;
+}
+
+/* about the bytes of a pool of @p n mbufs of @p room bytes of data: the
+ * mempool's object header, the mbuf, its headroom and data room */
+static double
+pool_bytes(uint64_t n, uint32_t room)
+{
+	return (double)n * (64 + 128 + RTE_ALIGN_CEIL(room + RTE_PKTMBUF_HEADROOM, 64u));
+}
+
+/*
+ * The pool against the ring, the bursts and the machine, before anything
+ * is allocated: refused (-1, printed) what cannot work: more packets in
+ * flight than a pool may hold, a pool smaller than one burst, pools in
+ * host memory larger than the machine's memory; a warning for a pool
+ * smaller than what the ring and the queues can hold. @return 0 or -1
+ */
+static int
+pool_check(const struct fwd_conf *c)
+{
+	uint64_t inflight = (uint64_t)c->ring * c->burst, n = fwd_conf_mbufs(c);
+	uint64_t hold = inflight + c->rxd + 2u * c->txd;
+	unsigned int pipes = c->queues * (c->nb_ports > 0 ? c->nb_ports : 1u);
+	enum gpudp_mem_type mem = fwd_conf_mem(c);
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	double bytes = pool_bytes(n, c->data_room) * pipes, ram;
+	int host;
+
+	if (inflight > FWD_MAX_MBUFS) {
+		fprintf(stderr, "gpudp-fwd: --ring: %u x --burst %u = %" PRIu64 " packets in "
+			"flight per pipeline, more than the largest pool holds (--mbufs at most "
+			"%u): lower --ring or --burst\n", c->ring, c->burst, inflight,
+			FWD_MAX_MBUFS);
+		return -1;
+	}
+	if (c->mbufs != 0 && c->mbufs < c->burst) {
+		fprintf(stderr, "gpudp-fwd: --mbufs: bad value '%u' (fewer than one --burst of "
+			"%u packets: no burst could ever fill)\n", c->mbufs, c->burst);
+		return -1;
+	}
+	if (n > FWD_MAX_MBUFS) {
+		fprintf(stderr, "gpudp-fwd: --ring %u x --burst %u: the default pool (ring * "
+			"burst + rxd + 2 * txd + 2048) would be %" PRIu64 " mbufs per pipeline, "
+			"more than a pool may have (%u): lower --ring or --burst, or give "
+			"--mbufs\n", c->ring, c->burst, n, FWD_MAX_MBUFS);
+		return -1;
+	}
+	host = !c->check && (mem == GPUDP_MEM_HOST || mem == GPUDP_MEM_PINNED) && pages > 0 &&
+	       psize > 0;
+	ram = host ? (double)pages * (double)psize : 0;
+	if (host && (bytes > ram || (c->mbufs == 0 && bytes > ram / 4))) {
+		fprintf(stderr, "gpudp-fwd: %s--mbufs %" PRIu64 "%s x --data-room %u: %u pool%s of "
+			"about %.1f GB%s, %s this machine's %.1f GB of memory: %s\n",
+			bytes > ram ? "" : "warning: ", n,
+			c->mbufs != 0 ? "" : " (the default: ring * burst + rxd + 2 * txd + 2048)",
+			c->data_room, pipes, pipes == 1 ? "" : "s",
+			bytes / pipes / 1e9, pipes == 1 ? "" : " each",
+			bytes > ram ? "more than" : "over a quarter of", ram / 1e9,
+			c->mbufs != 0 ? "fewer --mbufs or a smaller --data-room" :
+			"give --mbufs, or a smaller --ring x --burst or --data-room");
+		if (bytes > ram)
+			return -1;
+	}
+	if (c->mbufs != 0 && c->mbufs < hold)
+		fprintf(stderr, "gpudp-fwd: warning: --mbufs %u is fewer than the ring and the "
+			"queues can hold (--ring %u x --burst %u + --rxd %u + 2 x --txd %u = %"
+			PRIu64 "): the pool can run dry before the ring is full, and the port then "
+			"drops what it receives (rx_nombuf, or its own counters)\n", c->mbufs,
+			c->ring, c->burst, c->rxd, c->txd, hold);
+	return 0;
 }
 
 /* which memory each mode can work on (the CPU cannot touch device memory,
@@ -357,10 +438,10 @@ fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
 				return bad("ring-full", v, "expected wait or drop");
 			break;
 		case OPT_MBUFS:
-			U_ARG("mbufs", v, 1024, 16777216, c->mbufs);
+			U_ARG("mbufs", v, FWD_MIN_MBUFS, FWD_MAX_MBUFS, c->mbufs);
 			break;
 		case OPT_DATA_ROOM:
-			U_ARG("data-room", v, 256, 65535, c->data_room);
+			U_ARG("data-room", v, FWD_MIN_DATA_ROOM, FWD_MAX_DATA_ROOM, c->data_room);
 			break;
 		case OPT_RXD:
 			U_ARG("rxd", v, 64, 16384, c->rxd);
@@ -439,6 +520,8 @@ fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
 			gpudp_ho_mode_name(c->mode));
 		return -1;
 	}
+	if (pool_check(c) != 0)
+		return -1;
 	if (c->rx_burst > c->burst)
 		c->rx_burst = c->burst;
 	/* the work is loaded here, before the EAL: a bad work file is a

@@ -6,10 +6,20 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <rte_config.h>
+
 #include <gpudp_handoff.h>
 #include <gpudp_mem.h>
 
 #define FWD_MAX_PORTS 32
+/* --data-room: bytes of packet data per mbuf; the mbuf's buffer is that
+ * plus RTE_PKTMBUF_HEADROOM, and its length is a uint16_t (as gpudp-capture's) */
+#define FWD_MIN_DATA_ROOM 256u
+#define FWD_MAX_DATA_ROOM (65535u - RTE_PKTMBUF_HEADROOM)
+/* --mbufs: the largest pool of one pipeline, also the most packets a
+ * pipeline may hold in flight (--ring x --burst) */
+#define FWD_MIN_MBUFS 1024u
+#define FWD_MAX_MBUFS 16777216u
 /* GPUs: --gpu N and the GPU of a --gpu-map entry are CUDA ordinals below it */
 #define FWD_MAX_GPUS 32
 
@@ -48,8 +58,8 @@ struct fwd_conf {
 	uint32_t persistent_blocks; /* 0: the handoff's default */
 	uint32_t poll_ns;
 	enum fwd_full full;
-	uint32_t mbufs;             /* per pipeline pool; 0: computed */
-	uint16_t data_room;
+	uint32_t mbufs;             /* per pipeline pool; 0: computed (fwd_conf_mbufs()) */
+	uint16_t data_room;         /* bytes of packet data per mbuf (headroom not included) */
 	uint16_t rxd, txd;
 	double stats_period;        /* s, 0: off */
 	double duration;            /* s, 0: until a signal */
@@ -66,5 +76,7 @@ int fwd_conf_parse(struct fwd_conf *c, int argc, char **argv);
 void fwd_conf_usage(FILE *f, const char *prog);
 /** The memory type in force: --mem, or the mode's default. */
 enum gpudp_mem_type fwd_conf_mem(const struct fwd_conf *c);
+/** Mbufs per pipeline pool: --mbufs, or ring * burst + rxd + 2 * txd + 2048. */
+uint64_t fwd_conf_mbufs(const struct fwd_conf *c);
 
 #endif /* GPUDP_FWD_CONF_H */

@@ -19,24 +19,75 @@
 #include <rte_mbuf.h>
 
 #include "fwd.h"
+#include "fwd_room.h"
 #include "gpudp_app_port.h"
 
 /* the configuration, filled by fwd_conf_parse() before EAL */
 static struct fwd_conf *const cf = &fwd_run.conf;
 
+/* port index i's frames are longer than --data-room: SCATTER asked for */
+static uint8_t port_scatter[FWD_MAX_PORTS];
+
+/*
+ * Before any pool: each port against --data-room (fwd_room_check()): a
+ * port that cannot take such mbufs is refused with the reason (-EINVAL,
+ * printed: a usage error); one whose frames need several mbufs gets the
+ * SCATTER rx offload. @return 0 or -EINVAL
+ */
 static int
-port_setup(uint16_t port, struct gpudp_pool *const *pools)
+ports_room(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < cf->nb_ports; i++) {
+		struct rte_eth_dev_info info;
+		uint16_t port = cf->ports[i], mtu = RTE_ETHER_MTU;
+		uint32_t frame = 0;
+		char err[256];
+		int ret;
+
+		if (rte_eth_dev_info_get(port, &info) != 0)
+			continue; /* port_setup() says why */
+		rte_eth_dev_get_mtu(port, &mtu);
+		ret = fwd_room_check(&info, port, mtu, cf->data_room, &frame, err, sizeof(err));
+		if (ret < 0) {
+			fprintf(stderr, "gpudp-fwd: %s\n", err);
+			return ret;
+		}
+		port_scatter[i] = ret == FWD_ROOM_SCATTER;
+		if (port_scatter[i])
+			FWD_LOG(INFO, "port %u (%s): frames of up to %u bytes, --data-room %u: "
+				"longer ones arrive over several mbufs (SCATTER rx offload)", port,
+				info.driver_name, frame, cf->data_room);
+	}
+	return 0;
+}
+
+/* port index @p i with its queues on @p pools. @return 0 or a negative errno (printed) */
+static int
+port_setup(unsigned int i, struct gpudp_pool *const *pools)
 {
 	struct gpudp_app_port_conf pc = {
 		.nb_rxq = cf->queues, .nb_txq = cf->queues,
 		.nb_rxd = cf->rxd, .nb_txd = cf->txd,
+		.rx_offloads = port_scatter[i] ? RTE_ETH_RX_OFFLOAD_SCATTER : 0,
 		.rss = 1, .pools = pools,
 	};
+	uint16_t port = cf->ports[i];
 	char err[256];
 	int ret = gpudp_app_port_setup(port, &pc, err, sizeof(err));
 
-	if (ret != 0)
-		fprintf(stderr, "gpudp-fwd: %s\n", err);
+	if (ret == 0)
+		return 0;
+	fprintf(stderr, "gpudp-fwd: %s\n", err);
+	/* a PMD that copies each frame into one mbuf and needs more room
+	 * than it has refuses its rx queue with ENOMEM, without saying so in
+	 * its description (net_af_packet: its frame size less 32 bytes) */
+	if (ret == -ENOMEM && strstr(err, " rx queue ") != NULL)
+		fprintf(stderr, "gpudp-fwd: port %u (%s) may want more bytes of data per mbuf "
+			"than --data-room %u (net_af_packet: its framesz less 32, 2016 by "
+			"default; its log line above says how many): raise --data-room\n", port,
+			gpudp_app_port_driver(port), cf->data_room);
 	return ret;
 }
 
@@ -189,9 +240,9 @@ pipe_pool(struct fwd_pipe *p)
 	pc.gpu_id = p->gpu != FWD_NO_GPU ? fwd_run.gpus[p->gpu].id : cf->gpu;
 	pc.ports = ports;
 	pc.nb_ports = p->tx_port == p->rx_port ? 1 : 2;
-	pc.nb_mbufs = cf->mbufs != 0 ? cf->mbufs :
-		cf->ring * cf->burst + cf->rxd + cf->txd * 2 + 2048;
-	pc.data_room = cf->data_room;
+	pc.nb_mbufs = (uint32_t)fwd_conf_mbufs(cf);
+	/* --data-room is the packet data; the buffer holds the headroom too */
+	pc.data_room = (uint16_t)(cf->data_room + RTE_PKTMBUF_HEADROOM);
 	/* GPU modes keep many mbufs in flight: with the largest per-lcore
 	 * cache rx allocates the mbufs tx just freed (warm headers) instead of
 	 * cycling the pool's ring (doc/fwd.md "Benchmarks": +20 to +35% in
@@ -201,9 +252,16 @@ pipe_pool(struct fwd_pipe *p)
 	pc.pin = cf->pin;
 	p->pool = gpudp_pool_create(&pc);
 	if (p->pool == NULL) {
-		fprintf(stderr, "gpudp-fwd: pool for port %u queue %u (%s memory): %s\n",
-			p->rx_port, p->rx_queue, gpudp_mem_type_name(mem), strerror(rte_errno));
-		return -rte_errno;
+		int err = rte_errno;
+
+		fprintf(stderr, "gpudp-fwd: pool for port %u queue %u (%s memory): %s (%u mbufs "
+			"of %u bytes of data, about %.1f MB%s): fewer --mbufs, a smaller "
+			"--data-room, or more memory for EAL (-m, hugepages)\n", p->rx_port,
+			p->rx_queue, gpudp_mem_type_name(mem), strerror(err), pc.nb_mbufs,
+			cf->data_room, (double)pc.nb_mbufs * (64 + 128 +
+			RTE_ALIGN_CEIL(pc.data_room, 64u)) / 1e6, cf->mbufs != 0 ? "" :
+			"; the default --mbufs is ring * burst + rxd + 2 * txd + 2048");
+		return -err;
 	}
 	return 0;
 }
@@ -271,6 +329,9 @@ pipes_make(void)
 			cf->nb_ports * cf->queues, cf->pipeline_lcores, need, nlc, need + 1);
 		return -EINVAL;
 	}
+	ret = ports_room();
+	if (ret != 0)
+		return ret;
 	for (i = 0; i < cf->nb_ports; i++)
 		for (q = 0; q < cf->queues; q++) {
 			struct fwd_pipe *p = pipe_new(i, (uint16_t)q, lcores);
@@ -285,7 +346,7 @@ pipes_make(void)
 			pools[i][q] = p->pool;
 		}
 	for (i = 0; i < cf->nb_ports; i++) {
-		ret = port_setup(cf->ports[i], pools[i]);
+		ret = port_setup(i, pools[i]);
 		if (ret != 0)
 			return ret;
 	}

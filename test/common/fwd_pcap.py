@@ -259,15 +259,42 @@ BAD = [
     (["--gpu-poll-ns", "-5"], "--gpu-poll-ns: bad value '-5'"),
     (["--mode", "launch", "--mem", "host"], "--mem: 'host' does not work with --mode launch"),
     (["--mode", "cpu", "--mem", "device"], "--mem: 'device' does not work with --mode cpu"),
+    # --data-room is the packet data (the mbuf's headroom comes on top)
+    (["--data-room", "65408"], "--data-room: bad value '65408' (expected an integer 256..65407)"),
+    (["--data-room", "255"], "--data-room: bad value '255' (expected an integer 256..65407)"),
+    # the pool against the ring and the bursts
+    (["--ring", "65536", "--burst", "4096"], "--ring: 65536 x --burst 4096 = 268435456 "
+     "packets in flight per pipeline, more than the largest pool holds (--mbufs at most "
+     "16777216): lower --ring or --burst"),
+    (["--mbufs", "1024", "--burst", "4096", "--ring", "65536"], "--ring: 65536 x --burst "
+     "4096 = 268435456 packets in flight per pipeline"),
+    (["--mbufs", "1024", "--burst", "4096"], "--mbufs: bad value '1024' (fewer than one "
+     "--burst of 4096 packets: no burst could ever fill)"),
+    (["--ring", "4096", "--burst", "4096"], "--ring 4096 x --burst 4096: the default pool "
+     "(ring * burst + rxd + 2 * txd + 2048) would be 16782336 mbufs per pipeline, more than "
+     "a pool may have (16777216)"),
     (["--frobnicate"], "unknown option '--frobnicate'"),
     (["--ring"], "--ring: missing value"),
     (["stray"], "unexpected argument 'stray'"),
 ]
 
 
+def mem_total():
+    with open("/proc/meminfo") as f:
+        for ln in f:
+            if ln.startswith("MemTotal:"):
+                return int(ln.split()[1]) * 1024
+    return 0
+
+
 def badopts(fwd):
     fails = 0
-    for args, msg in BAD:
+    bad = list(BAD)
+    # a pool larger than the machine (1.1 TB: every machine this runs on)
+    if mem_total() < 1000e9:
+        bad.append((["--mbufs", "16777216", "--data-room", "65407"], "--mbufs 16777216 x "
+                    "--data-room 65407: 1 pool of about 1102.7 GB, more than this machine's"))
+    for args, msg in bad:
         r = subprocess.run([fwd, "--no-huge", "--no-pci", "--"] + args,
                            capture_output=True, text=True, timeout=30)
         if r.returncode != 2 or msg not in r.stderr:
@@ -286,6 +313,33 @@ def badopts(fwd):
         fails += 1
     else:
         print("ok   --ports 7 (no such port) -> exit 2")
+    # a pool smaller than the ring and the queues hold: a warning with the
+    # numbers, and the run goes on (here to the --ports error)
+    r = subprocess.run([fwd, "--no-huge", "-m", "64", "--no-pci", "--no-telemetry",
+                        "--file-prefix", "fwdbad-%d" % os.getpid(),
+                        "--vdev", "net_null0", "--", "--mbufs", "2048", "--ports", "7"],
+                       capture_output=True, text=True, timeout=30)
+    want = ("warning: --mbufs 2048 is fewer than the ring and the queues can hold (--ring 64 "
+            "x --burst 64 + --rxd 1024 + 2 x --txd 1024 = 7168)")
+    if r.returncode != 2 or want not in r.stderr or "--ports: bad value '7'" not in r.stderr:
+        print("FAIL --mbufs 2048: exit %d, stderr %r" % (r.returncode, r.stderr.strip()[-300:]))
+        fails += 1
+    else:
+        print("ok   --mbufs 2048 -> %s" % want)
+    # a pool EAL's memory cannot hold: exit 1, its size and what to change
+    r = subprocess.run([fwd, "--no-huge", "-m", "512", "--no-pci", "--no-telemetry",
+                        "--file-prefix", "fwdbad-%d" % os.getpid(), "--lcores", "(0-4)@0",
+                        "--vdev", "net_null0", "--vdev", "net_null1", "--",
+                        "--data-room", "65407"], capture_output=True, text=True, timeout=60)
+    want = ("pool for port 0 queue 0 (host memory): Cannot allocate memory (9216 mbufs of "
+            "65407 bytes of data, about 605.7 MB; the default --mbufs is ring * burst + rxd + "
+            "2 * txd + 2048): fewer --mbufs, a smaller --data-room, or more memory for EAL")
+    if r.returncode != 1 or want not in r.stderr:
+        print("FAIL --data-room 65407 in 512 MB: exit %d, stderr %r"
+              % (r.returncode, r.stderr.strip()[-400:]))
+        fails += 1
+    else:
+        print("ok   --data-room 65407 in 512 MB -> exit 1, %s" % want)
     # --check reports every finding and a total, exit 0 (none failed) or 1
     r = subprocess.run([fwd, "--no-huge", "-m", "64", "--no-pci", "--no-telemetry",
                         "--file-prefix", "fwdchk-%d" % os.getpid(), "--vdev", "net_null0",
@@ -304,13 +358,17 @@ def badopts(fwd):
         if opt not in r.stdout:
             print("FAIL --help does not list %s" % opt)
             fails += 1
+    if "--data-room N         bytes of packet data per mbuf, the 128-byte headroom not" \
+            not in r.stdout:
+        print("FAIL --help does not say what --data-room counts")
+        fails += 1
     if r.returncode != 0 or r.stdout.count("(default:") < 20:
         print("FAIL --help: exit %d, %d defaults listed" % (r.returncode,
                                                            r.stdout.count("(default:")))
         fails += 1
     extra, f2 = eal_failures(fwd)
     fails += f2
-    print("%d passed, %d failed, 0 skipped" % (len(BAD) + 3 + extra - fails, fails))
+    print("%d passed, %d failed, 0 skipped" % (len(bad) + 5 + extra - fails, fails))
     sys.exit(1 if fails else 0)
 
 
