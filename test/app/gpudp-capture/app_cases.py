@@ -5,14 +5,18 @@
 usage: app_cases.py GPUDP_CAPTURE DATA_DIR GROUP
 
 GROUP is one of:
-  bad_inputs   each bad capture file gives a clear error or a counted drop
+  bad_inputs   each bad capture file gives a clear error or a counted drop,
+               with either reader; a --pcap path net_pcap cannot be given;
+               a file that shrinks or grows while it is read is said,
+               counted and exits 1
   filter       --filter-out pcapng read back by tshark equals tshark's own
                selection from the input (timestamps, lengths, bytes); with
                --match, 'match' and 'match NAME' write what the counts count
   options      usage errors name the option and value and exit 2; --help
   engine       the CPU notice, and --json written on a clean SIGINT stop
   direct       --reader direct (1 and 3 threads) reports and writes what
-               --reader pmd does, on every capture; its usage errors
+               --reader pmd does, on every capture (the rx and drop counts
+               too: a truncated file's cut record); its usage errors
   over_64k     records over 65535 bytes on net_pcap: only the bytes that
                arrived are analysed and written (pmd_cut, snapped)
   mem          --mem/--pin/--engine: usage errors, refusals naming the port and
@@ -113,6 +117,7 @@ def bad_inputs(c):
     rep = json.load(open(j)) if ok else {}
     c.check("corrupt_record_length_stops_with_a_counted_error", ok and rep["packets"] == 2
             and rep["drops"]["rx_errors"] == 1, (r.stderr[-400:], rep.get("drops")))
+    direct_counts(c, n_trunc)
     j = c.out("hdr.json")
     r = c.run(c.path("header-only.pcap"), "--cpu", "--json", j, "--quiet")
     ok = r.returncode == 0 and os.path.exists(j)
@@ -148,6 +153,143 @@ def bad_inputs(c):
             rep["captured_bytes"] == sum(cp for cp, _ in snapped) and
             sum(rep["drops"].values()) == 0,
             (rep.get("snapped"), rep.get("bytes"), rep.get("drops")))
+    devarg_paths(c)
+    changing_files(c)
+
+
+def direct_counts(c, n_trunc):
+    """The direct reader counts what the messages say, as net_pcap does: a
+    file's cut last record in rx_errors; no note of chained mbufs (it has
+    none: every record is read whole)."""
+    for f, n in [("truncated.pcap", len(n_trunc)), ("corrupt-record.pcap", 2)]:
+        j = c.out("direct-" + f + ".json")
+        r = c.run(None, "--pcap", c.path(f), "--cpu", "--json", j, "--quiet")
+        ok = r.returncode == 0 and os.path.exists(j)
+        rep = json.load(open(j)) if ok else {}
+        c.check("direct_reader_counts_the_cut_record_in_rx_errors %s" % f, ok and
+                "the incomplete record is counted in rx_errors" in r.stderr and
+                rep["input"].startswith("direct reader") and rep["packets"] == n and
+                rep["input_file"]["truncated"] and rep["drops"]["rx_errors"] == 1 and
+                rep["rx"]["errors"] == 1, (r.stderr[-400:], rep.get("drops"), rep.get("rx")))
+    # a limit that stops before the cut record: nothing is counted (nor by net_pcap)
+    j = c.out("direct-trunc-max.json")
+    r = c.run(None, "--pcap", c.path("truncated.pcap"), "--cpu", "--json", j, "--quiet",
+              "--max-packets", "10", "--threads", "2")
+    rep = json.load(open(j)) if r.returncode == 0 and os.path.exists(j) else {}
+    c.check("direct_reader_stopped_before_the_cut_record_counts_no_error",
+            rep.get("packets") == 10 and rep["drops"]["rx_errors"] == 0,
+            (r.stderr[-300:], rep.get("drops")))
+    jumbo, _ = pcap_records(c.path("jumbo.pcap"))
+    j = c.out("direct-jumbo.json")
+    r = c.run(None, "--pcap", c.path("jumbo.pcap"), "--cpu", "--json", j, "--quiet")
+    rep = json.load(open(j)) if r.returncode == 0 and os.path.exists(j) else {}
+    c.check("direct_reader_says_nothing_of_chained_mbufs (it has none)",
+            rep.get("packets") == len(jumbo) and rep["rx"]["multi_segment"] == 0 and
+            any(cap > 2048 for cap, _ in jumbo) and "chained mbufs" not in r.stderr and
+            "multi_segment" not in r.stderr and "data room" not in r.stderr,
+            (r.stderr[-400:], rep.get("rx")))
+
+
+def devarg_paths(c):
+    """A --pcap path that DPDK's device arguments cannot carry ('=': net_pcap
+    would be given another key and make no port) is refused under --reader
+    pmd, naming the path, the character and the direct reader, which reads
+    it; the same in an EAL --vdev."""
+    d = c.out("a=b")
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, "x=y.pcap")
+    shutil.copyfile(c.path("sample.pcap"), path)
+    for args in (["--reader", "pmd"], ["--mbufs", "1024"]):
+        r = c.run(None, "--pcap", path, "--cpu", "--quiet", *args)
+        c.check("pcap_path_with_equals_refused_for_net_pcap %s" % " ".join(args),
+                r.returncode == 2 and ("--pcap: bad value '%s'" % path) in r.stderr and
+                "contains '='" in r.stderr and "--reader direct" in r.stderr and
+                "no ports" not in r.stderr, (r.returncode, r.stderr[-400:]))
+    j = c.out("eq.json")
+    r = c.run(None, "--pcap", path, "--cpu", "--quiet", "--json", j)
+    rep = json.load(open(j)) if r.returncode == 0 and os.path.exists(j) else {}
+    c.check("pcap_path_with_equals_read_by_the_direct_reader", rep.get("packets") ==
+            len(pcap_records(c.path("sample.pcap"))[0]) and path in rep.get("input", ""),
+            (r.returncode, r.stderr[-300:]))
+    r = c.run(path, "--cpu", "--quiet")
+    c.check("vdev_rx_pcap_path_with_equals_refused", r.returncode == 2 and
+            "the rx_pcap path '%s' contains '='" % path in r.stderr and
+            "no ports" not in r.stderr, (r.returncode, r.stderr[-400:]))
+
+
+def big_capture(path, n):
+    """n records of a 60-byte UDP frame, and the bytes of one record."""
+    eth = bytes.fromhex("020000000002020000000001") + b"\x08\x00"
+    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 46, 1, 0, 64, 17, 0, bytes([10, 0, 0, 1]),
+                     bytes([10, 0, 0, 2]))
+    fr = eth + ip + struct.pack(">HHHH", 5000, 6000, 26, 0) + bytes(18)
+    rec = struct.pack("<IIII", 1700000000, 0, len(fr), len(fr)) + fr
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 262144, 1))
+        for _ in range(n // 10000):
+            f.write(rec * 10000)
+    return rec
+
+
+def start_then_change(c, path, rec, change, when, opts):
+    """gpudp-capture on path, the file changed once it has it open ('open':
+    while it is inspected) or once it logs that it analyses ('run'); its
+    (exit status, stderr, report)."""
+    j = c.out("changed.json")
+    if os.path.exists(j):
+        os.unlink(j)
+    p = subprocess.Popen([c.app] + EAL + ["--", "--pcap", path, "--cpu", "--quiet", "--json",
+                                          j, "--progress", "0"] + opts,
+                         stderr=subprocess.PIPE, text=True)
+    err = ""
+    if when == "open":
+        fds = "/proc/%d/fd" % p.pid
+        deadline = time.time() + 30
+        while time.time() < deadline and p.poll() is None:
+            try:
+                if any(os.readlink(os.path.join(fds, x)) == path for x in os.listdir(fds)):
+                    break
+            except OSError:
+                pass
+    else:
+        for ln in p.stderr:
+            err += ln
+            if "analysing on" in ln:
+                break
+    if change == "shrink":
+        os.truncate(path, os.path.getsize(path) // 2 + 7)
+    else:
+        with open(path, "ab") as f:
+            f.write(rec * 1000)
+    err += p.communicate(timeout=120)[1]
+    rep = json.load(open(j)) if os.path.exists(j) else {}
+    return p.returncode, err, rep
+
+
+def changing_files(c):
+    """A file that shrinks or grows while gpudp-capture reads it (changed once
+    the app has it open, or once it starts analysing, with either reader) is
+    never reported as if it were whole: a warning that it changed size, the
+    report's input_file.changed_while_read, exit status 1."""
+    path = c.out("changing.pcap")
+    n = 800000
+    for change, when, opts in [("shrink", "open", []), ("grow", "open", []),
+                               ("shrink", "run", []), ("shrink", "run", ["--threads", "2"]),
+                               ("shrink", "run", ["--filter", "udp", "--filter-out",
+                                                  c.out("changing.pcapng")]),
+                               ("grow", "run", ["--threads", "2"]),
+                               ("shrink", "open", ["--reader", "pmd"]),
+                               ("shrink", "run", ["--reader", "pmd", "--idle-ms", "300"])]:
+        rec = big_capture(path, n)
+        rc, err, rep = start_then_change(c, path, rec, change, when, opts)
+        said = [ln for ln in err.splitlines() if "changed size while it was" in ln]
+        c.check("file_that_changes_while_read_is_said_counted_exit_1 (%s, %s, %s)" % (
+                change, when, " ".join(o for o in opts if not o.startswith("/")) or "direct"),
+                rc == 1 and len(said) >= 1 and path in said[0] and
+                rep.get("input_file", {}).get("changed_while_read") == 1 and
+                "Bus error" not in err and "Segmentation" not in err,
+                (rc, said, rep.get("packets"), rep.get("input_file"), err[-400:]))
+    os.unlink(path)
 
 
 def tshark_fields(pcap, dfilter=None):
@@ -589,9 +731,9 @@ def direct(c):
                 continue
             rep = json.load(open(j))
             rep["filter"].pop("file", None)
-            for k2 in ("rx_missed", "rx_errors", "rx_nombuf"):
-                # the port's counters: net_pcap counts a file's cut last record
-                rep["drops"].pop(k2)
+            # rx but for what only ports have (mbufs): a file's cut last record
+            # is in rx_errors (net_pcap: the port's ierrors), as in drops
+            rep["rx_errors"] = rep["rx"]["errors"]
             reps.append({k2: v for k2, v in rep.items() if k2 not in skip})
             outs.append(tshark_fields(out)[1])
         diff = [k for k in (reps[0] or {}) if reps[1] is None or reps[0][k] != reps[1][k] or
