@@ -7,15 +7,17 @@ usage: damaged_captures.py gen DIR
 
 gen writes every case into DIR (a build directory: the files are never
 committed). run generates them and runs every file through gpudp-capture
-(--pcap FILE) and, when given, gpudp-fwd (net_pcap rx_pcap= and tx_pcap=,
---mode none). Each run must end in one of two ways:
+(--pcap FILE, with --reader pmd and with the direct reader) and, when
+given, gpudp-fwd (net_pcap rx_pcap= and tx_pcap=, --mode none). Each run
+must end in one of two ways:
 
   - exit 1 with "gpudp-capture: input error: FILE: <reason>" (gpudp-fwd: a
     non-zero exit naming the file), or
   - exit 0 with the packet count libpcap reads from the file (libpcap
     itself, through ctypes: the library net_pcap and tcpdump read with).
-    gpudp-capture must count what libpcap reads up to its first error, and
-    report a truncated file exactly when that error ends the file; gpudp-fwd,
+    gpudp-capture must count what libpcap reads up to its first error,
+    report a truncated file exactly when that error ends the file, and
+    count libpcap's errors in rx_errors, with either reader; gpudp-fwd,
     which does not inspect its input, must forward what net_pcap gets, which
     calls libpcap again after an error (so a corrupt record can be followed
     by records read from the middle of the data).
@@ -397,15 +399,58 @@ SANITIZER = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer"
              "SUMMARY: UndefinedBehaviorSanitizer")
 
 
-def run_capture(app, path, tmp):
+def run_capture(app, path, tmp, reader):
     j = os.path.join(tmp, "report.json")
-    # --reader pmd: net_pcap (libpcap) is what these files are checked against
-    r = subprocess.run([app] + EAL + ["--", "--cpu", "--quiet", "--idle-ms", "300",
-                                      "--progress", "0", "--reader", "pmd", "--pcap", path,
-                                      "--json", j],
+    # net_pcap (libpcap) is what these files are checked against; the direct
+    # reader must give the same
+    opts = ["--idle-ms", "300"] if reader == "pmd" else []
+    r = subprocess.run([app] + EAL + ["--", "--cpu", "--quiet", "--progress", "0",
+                                      "--reader", reader, "--pcap", path, "--json", j] + opts,
                        capture_output=True, text=True, timeout=120)
     rep = json.load(open(j)) if r.returncode == 0 and os.path.exists(j) else None
+    if os.path.exists(j):
+        os.unlink(j)
     return r, rep
+
+
+def check_capture(capture, reader, case, path, tmp, lp):
+    """gpudp-capture with @p reader on the file: its (why it failed, detail)."""
+    _, _, expect, msg = case
+    opened, n_first, first_err, n_all, errors = lp
+    r, rep = run_capture(capture, path, tmp, reader)
+    why, line = [], []
+    if any(s in r.stderr for s in SANITIZER):
+        why.append("sanitizer report")
+    if r.returncode == 0:
+        if rep is None:
+            why.append("exit 0 without a report")
+        else:
+            trunc = rep["input_file"]["truncated"]
+            if rep["packets"] != n_first or not opened:
+                why.append("%d packets, libpcap reads %s" % (
+                    rep["packets"], n_first if opened else "nothing: " + first_err))
+            if n_all != n_first:
+                why.append("libpcap reads %d more packets after its error %r" % (
+                    n_all - n_first, first_err))
+            if trunc != (errors > 0):
+                why.append("truncated %s, libpcap errors %d" % (trunc, errors))
+            if rep["drops"]["rx_errors"] != errors or rep["rx"]["errors"] != errors:
+                why.append("rx_errors %d, libpcap errors %d" % (rep["drops"]["rx_errors"],
+                                                                errors))
+        if expect != "ok":
+            why.append("expected a refusal (%s)" % msg)
+    elif r.returncode == 1:
+        line = [ln for ln in r.stderr.splitlines() if "input error:" in ln]
+        if not line or path not in line[0] or msg not in line[0]:
+            why.append("exit 1 without 'input error: %s: ...%s...'" % (path, msg))
+        if expect != "refuse":
+            why.append("expected exit 0 (libpcap reads %d)" % n_first)
+    else:
+        why.append("exit %d" % r.returncode)
+    detail = (line[0] if r.returncode == 1 and line else
+              "%d packets, rx_errors %d" % (rep["packets"], rep["drops"]["rx_errors"])
+              if rep else r.stderr.strip()[-300:])
+    return why, detail
 
 
 def run_fwd(app, path, tmp, count):
@@ -433,43 +478,17 @@ def run_fwd(app, path, tmp, count):
 
 
 def check_case(case, d, capture, fwd, lib):
-    name, _, expect, msg = case
+    name = case[0]
     path = os.path.join(d, name + (".pcapng" if name.startswith("ng_") else ".pcap"))
-    opened, n_first, first_err, n_all, errors = libpcap_read(lib, path)
+    lp = libpcap_read(lib, path)
+    opened, n_all = lp[0], lp[3]
     res = []
     tmp = tempfile.mkdtemp(prefix="gpudp-damaged-")
     try:
-        t0 = time.time()
-        r, rep = run_capture(capture, path, tmp)
-        why = []
-        if any(s in r.stderr for s in SANITIZER):
-            why.append("sanitizer report")
-        if r.returncode == 0:
-            if rep is None:
-                why.append("exit 0 without a report")
-            else:
-                trunc = rep["input_file"]["truncated"]
-                if rep["packets"] != n_first or not opened:
-                    why.append("%d packets, libpcap reads %s" % (
-                        rep["packets"], n_first if opened else "nothing: " + first_err))
-                if n_all != n_first:
-                    why.append("libpcap reads %d more packets after its error %r" % (
-                        n_all - n_first, first_err))
-                if trunc != (errors > 0):
-                    why.append("truncated %s, libpcap errors %d" % (trunc, errors))
-            if expect != "ok":
-                why.append("expected a refusal (%s)" % msg)
-        elif r.returncode == 1:
-            line = [ln for ln in r.stderr.splitlines() if "input error:" in ln]
-            if not line or path not in line[0] or msg not in line[0]:
-                why.append("exit 1 without 'input error: %s: ...%s...'" % (path, msg))
-            if expect != "refuse":
-                why.append("expected exit 0 (libpcap reads %d)" % n_first)
-        else:
-            why.append("exit %d" % r.returncode)
-        detail = (line[0] if r.returncode == 1 and line else
-                  "%d packets" % rep["packets"] if rep else r.stderr.strip()[-300:])
-        res.append(("capture", name, why, detail, time.time() - t0))
+        for app, reader in (("capture", "pmd"), ("direct", "direct")):
+            t0 = time.time()
+            why, detail = check_capture(capture, reader, case, path, tmp, lp)
+            res.append((app, name, why, detail, time.time() - t0))
         if fwd:
             t0 = time.time()
             known = KNOWN.get(name)
