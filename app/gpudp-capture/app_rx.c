@@ -55,7 +55,8 @@ realtime_ns(void)
 
 /*
  * net_pcap gives the captured length only (pkt_len = caplen): the original
- * length of a snapped record comes from the file inspection, by position.
+ * length of a snapped record (or of a bogus one, below its captured length)
+ * comes from the file inspection, by position.
  */
 static uint32_t
 wire_len(struct cap_app *app, struct cap_rxq *q, uint32_t caplen)

@@ -490,12 +490,12 @@ capfile_inspect(const char *path, uint32_t over_len, struct capfile_info *info,
 		return rc;
 	while ((rc = capfile_next(cf, &rec)) == 1) {
 		info->packets++;
-		info->bytes += rec.wirelen < rec.caplen ? rec.caplen : rec.wirelen;
+		info->bytes += rec.wirelen;
 		if (rec.caplen > info->max_caplen)
 			info->max_caplen = rec.caplen;
 		if (rec.caplen > over_len)
 			info->oversize++;
-		if (rec.wirelen > rec.caplen && note_snap(info, &rec) != 0) {
+		if (rec.wirelen != rec.caplen && note_snap(info, &rec) != 0) {
 			rc = cf_fail(cf, -ENOMEM, "out of memory for the list of snapped records");
 			break;
 		}
@@ -570,7 +570,7 @@ collect(struct collector *c, const struct capfile_rec *r)
 	p = &o->pkt[o->n++];
 	p->ts_ns = r->ts_sec * NS_PER_S + r->ts_nsec;  /* modulo 2^64 */
 	p->caplen = r->caplen;
-	p->wirelen = r->wirelen < r->caplen ? r->caplen : r->wirelen;
+	p->wirelen = r->wirelen;
 	p->data = (const uint8_t *)(uintptr_t)used;  /* an offset until the end */
 	o->data_bytes += r->caplen;
 	return 0;

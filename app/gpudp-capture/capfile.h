@@ -163,7 +163,7 @@ uint32_t capfile_parse_many(const struct capfile *cf, const uint8_t *buf, uint64
 struct capfile_desc {
 	uint32_t off;      /**< its first byte: @p off0 + where it lies in the buffer */
 	uint32_t caplen;   /**< as capfile_next()'s (cut to the snap length) */
-	uint32_t wirelen;  /**< as capfile_next()'s, but never below caplen */
+	uint32_t wirelen;  /**< as capfile_next()'s */
 	uint32_t pad;      /**< 0 */
 	uint64_t ts_ns;    /**< capture time, ns */
 };
@@ -237,7 +237,10 @@ void capfile_close(struct capfile *cf);
 
 /* ----------------------------------------------------------- inspection */
 
-/** A record whose captured length is below its original length. */
+/**
+ * A record whose original length is not its captured length: snapped (above
+ * it), or a bogus record (below it, which libpcap and tshark keep as written).
+ */
 struct capfile_snap {
 	uint64_t index;    /**< 0-based record number */
 	uint32_t wirelen;  /**< its original length */
@@ -257,7 +260,7 @@ struct capfile_info {
 	uint32_t sections;     /**< pcapng sections (1 for pcap) */
 	uint64_t interfaces;   /**< pcapng interfaces, all sections (1 for pcap) */
 	uint64_t packets;      /**< complete packet records */
-	uint64_t bytes;        /**< sum of their original lengths (caplen where larger) */
+	uint64_t bytes;        /**< sum of their original lengths */
 	uint32_t max_caplen;   /**< largest captured length */
 	uint64_t oversize;     /**< records whose captured length exceeds over_len */
 	int truncated;         /**< the file ends inside a record or block */
@@ -274,7 +277,7 @@ struct capfile_info {
 	char libpcap_diff[256];   /**< non-empty: why libpcap 1.10 would read this file
 				   *   differently (it cannot open it, or stops or skips
 				   *   packets where this reader does not) */
-	struct capfile_snap *snaps; /**< records with caplen < wirelen, in order (malloc) */
+	struct capfile_snap *snaps; /**< records with caplen != wirelen, in order (malloc) */
 	size_t n_snaps;
 	int snaps_overflow;    /**< more than CAPFILE_MAX_SNAPS such records (list cut) */
 };
@@ -315,7 +318,8 @@ const char *capfile_linktype_name(uint32_t linktype);
 struct capfile_pkt {
 	uint64_t ts_ns;       /**< capture time in ns since the epoch (modulo 2^64) */
 	uint32_t caplen;
-	uint32_t wirelen;     /**< never below caplen */
+	uint32_t wirelen;     /**< as written (may be below caplen: libpcap and tshark
+			       *   take it so) */
 	const uint8_t *data;  /**< points into capfile_packets.buf (never NULL) */
 };
 

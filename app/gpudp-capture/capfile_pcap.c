@@ -199,7 +199,7 @@ desc_set(struct capfile_desc *o, uint32_t off, uint32_t caplen, uint32_t wirelen
 
 	o->off = off;
 	o->caplen = keep;
-	o->wirelen = wirelen < keep ? keep : wirelen;
+	o->wirelen = wirelen;
 	o->pad = 0;
 	o->ts_ns = ts_ns;
 	return keep;

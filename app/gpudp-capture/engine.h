@@ -338,7 +338,7 @@ cap_batch_describe(struct cap_batch *b, uint32_t off, uint32_t caplen, uint32_t 
 
 	d->off = off;
 	d->caplen = caplen;
-	d->wirelen = wirelen < caplen ? caplen : wirelen;
+	d->wirelen = wirelen;
 	d->pad = 0;
 	d->ts_ns = ts_ns;
 	b->cap_bytes += caplen;
@@ -451,7 +451,7 @@ cap_batch_add_ref(struct cap_batch *b, uint64_t addr, uint32_t caplen, uint32_t 
 	r = &b->ref[b->n];
 	r->addr = addr;
 	r->caplen = caplen;
-	r->wirelen = wirelen < caplen ? caplen : wirelen;
+	r->wirelen = wirelen;
 	r->ts_ns = ts_ns;
 	b->owner[b->n++] = owner;
 	b->cap_bytes += caplen;
