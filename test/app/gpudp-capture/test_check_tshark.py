@@ -9,7 +9,13 @@ BENCH (gpudp-capture-bench) writes a true report of DATADIR/frag-ipv4.pcap
 DATADIR/icmp-errors.pcap; each case doctors a copy of it and runs CHECKER with
 a command that only copies the doctored report to "@JSON@". The true reports
 must pass; every doctored one must fail with exit 1, name the mismatch, and
-never end in a Python traceback. Exit 77 without tshark.
+never end in a Python traceback.
+
+Then every capture of DATADIR (*.pcap, *.pcapng), whatever it holds, through
+CHECKER twice, never with a traceback: with BENCH's own report, equal
+(exit 0) wherever BENCH reads the file, else exit 1 saying the command
+failed; and with frag-ipv4.pcap's report, different (exit 1) but on
+frag-ipv4.pcap itself. Exit 77 without tshark.
 """
 import json
 import os
@@ -146,10 +152,36 @@ CASES = [
 ]
 
 
-def run(checker, pcap, report_json, tmp):
-    cmd = [sys.executable, checker, pcap, "--", "cp", report_json, "@JSON@"]
+def run(checker, pcap, report_json, tmp, cmd=None):
+    """CHECKER on pcap with cmd, or with a command copying report_json"""
+    cmd = [sys.executable, checker, pcap, "--"] + (cmd or ["cp", report_json, "@JSON@"])
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=tmp)
     return r.returncode, r.stdout + r.stderr
+
+
+def every_capture(checker, bench, data, tmp, report_json):
+    """(name, problems, output) of each capture of data through checker"""
+    out = []
+    for name in sorted(os.listdir(data)):
+        if not name.endswith((".pcap", ".pcapng")):
+            continue
+        pcap = os.path.join(data, name)
+        rc, text = run(checker, pcap, None, tmp,
+                       [bench, "--engine", "cpu", "--repeat", "1", "--report", "@JSON@", pcap])
+        problems = ["a Python traceback"] if "Traceback" in text else []
+        refused = "command failed with status" in text
+        if rc != (1 if refused else 0):
+            problems.append("exit %d with the bench's report%s" % (
+                rc, " (refused by the bench)" if refused else ""))
+        out.append(("every_capture_own_report_" + name, problems, text))
+        rc, text = run(checker, pcap, report_json, tmp)
+        problems = ["a Python traceback"] if "Traceback" in text else []
+        if rc != (0 if name == "frag-ipv4.pcap" else 1):
+            problems.append("exit %d with frag-ipv4.pcap's report" % rc)
+        if rc == 1 and "MISMATCH" not in text and "tshark failed" not in text:
+            problems.append("exit 1 without a mismatch or tshark's failure named")
+        out.append(("every_capture_foreign_report_" + name, problems, text))
+    return out
 
 
 def main():
@@ -194,6 +226,15 @@ def main():
                 problems.append("exit %d, not 1" % rc)
             if want is not None and want not in out:
                 problems.append("no %r in the output" % want)
+            if problems:
+                failed += 1
+                print("FAIL %s: %s\n%s" % (name, "; ".join(problems),
+                                           "\n".join("    " + x for x in out.splitlines()[-20:])))
+            else:
+                passed += 1
+                print("ok   %s" % name)
+        for name, problems, out in every_capture(checker, bench, data, tmp,
+                                                 os.path.join(tmp, "frag-ipv4.pcap.json")):
             if problems:
                 failed += 1
                 print("FAIL %s: %s\n%s" % (name, "; ".join(problems),
