@@ -123,6 +123,11 @@ run_file(struct cap_app *app, const struct vdev_file *f, uint64_t limit,
 	rc = cap_file_run(&fc, app->result, st, err, sizeof(err));
 	if (rc != 0 && rc != -ENOSPC) {
 		CAP_LOG(ERR, "%s: %s", f->path, err);
+		if (st->changed)
+			CAP_LOG(WARNING, "%s changed size while it was read (%" PRIu64 " bytes when "
+				"inspected, %" PRIu64 " at the end): the error may be of bytes that "
+				"were not there when it was inspected", f->path, f->info.size,
+				st->size_end);
 	} else if (fc.match_bits != NULL) {
 		changed = write_matches(app, f->path, fc.match_bits, n, st->size_start);
 		if (changed < 0)

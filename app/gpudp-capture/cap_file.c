@@ -393,7 +393,7 @@ ft_next_batch(struct fthread *f, struct cap_batch **b)
  * an empty batch, so that the record-by-record reader takes it.
  * @return 0 (*pos, *idx: where it stopped), -ESTALE (a read ended before
  *   the size the file had when the run began: it shrank; the records
- *   read whole are taken) or a negative errno
+ *   that are left whole are taken) or a negative errno
  */
 static int
 ft_bulk(struct fthread *f, struct capfile *cf, int fd, struct cap_batch **b, uint64_t *pos,
@@ -422,12 +422,9 @@ ft_bulk(struct fthread *f, struct capfile *cf, int fd, struct cap_batch **b, uin
 					(struct capfile_desc *)(bb->desc + bb->n),
 					cap_batch_pkt_room(bb), &used, &nb);
 		ft_took(f, bb, k, nb, used, pos, idx);
-		if (shrank) {
-			f->changed = 1;
-			return -ESTALE;
-		}
-		if (used == 0 && bb->n == 0)
-			return 0;      /* a record for the record-by-record reader */
+		f->changed |= shrank;
+		if (used == 0 && bb->n == 0)   /* a record for the record-by-record reader, */
+			return shrank ? -ESTALE : 0;   /* or the end of what is left */
 		/* nothing taken (the next record does not fit what is left), or
 		 * full: the next batch */
 		if ((used == 0 || cap_batch_tail_room(bb) < 64) && ft_next_batch(f, b) != 0)
