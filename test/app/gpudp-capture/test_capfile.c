@@ -7,6 +7,7 @@
  * written to temporary files. Pure C, no DPDK.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -690,6 +691,56 @@ truncation_in_every_field_keeps_complete_records(void)
 	return GPUDP_TEST_PASS;
 }
 
+/*
+ * A reader tells the size it opened, the size now (a file that grew or
+ * shrank since), and where it found the file cut (nowhere before it read
+ * there); capfile_inspect() the size it walked and no change.
+ */
+static int
+reader_tells_its_size_and_where_the_file_is_cut(void)
+{
+	static const unsigned int modes[] = { 0, CAPFILE_MMAP };
+	struct capfile_info info;
+	struct capfile_rec r;
+	struct capfile *cf;
+	uint64_t size, now, off;
+	char err[512];
+	unsigned int m;
+	int fd;
+
+	fb_reset(&file, 0);
+	pcap_header(&file, 0xa1b2c3d4, 2, 4, 0, 1);
+	pcap_record(&file, 1, 0, 60, 60, 60, 0);
+	pcap_record(&file, 2, 0, 70, 70, 30, 0);   /* cut: 30 of its 70 bytes */
+	size = file.n;
+	GPUDP_TEST_ASSERT(inspect(&info, err, sizeof(err)) == 0 && info.size == size &&
+			  !info.changed && info.truncated && info.trunc_offset == 100, "%s", err);
+	for (m = 0; m < DIM(modes); m++) {
+		GPUDP_TEST_ASSERT(save() == 0, "write %s", path);
+		GPUDP_TEST_ASSERT(capfile_open(path, modes[m], &cf, err, sizeof(err)) == 0, "%s", err);
+		off = 1;
+		GPUDP_TEST_ASSERT(capfile_size(cf) == size && capfile_truncated(cf, &off) == 0 &&
+				  off == 1, "mode %u: size %llu, before reading", modes[m],
+				  (unsigned long long)capfile_size(cf));
+		GPUDP_TEST_ASSERT(capfile_next(cf, &r) == 1 && capfile_next(cf, &r) == 0 &&
+				  capfile_truncated(cf, &off) == 1 && off == 100,
+				  "mode %u: cut at %llu", modes[m], (unsigned long long)off);
+		GPUDP_TEST_ASSERT(capfile_size_now(cf, &now) == 0 && now == size, "mode %u", modes[m]);
+		fd = open(path, O_WRONLY | O_APPEND);
+		GPUDP_TEST_ASSERT(fd >= 0 && write(fd, file.b, 40) == 40 && close(fd) == 0,
+				  "append to %s", path);
+		GPUDP_TEST_ASSERT(capfile_size_now(cf, &now) == 0 && now == size + 40 &&
+				  capfile_size(cf) == size, "mode %u: grown to %llu", modes[m],
+				  (unsigned long long)now);
+		GPUDP_TEST_ASSERT(truncate(path, 50) == 0 && capfile_size_now(cf, &now) == 0 &&
+				  now == 50 && capfile_size(cf) == size, "mode %u: shrunk to %llu",
+				  modes[m], (unsigned long long)now);
+		capfile_close(cf);
+		unlink(path);
+	}
+	return GPUDP_TEST_PASS;
+}
+
 static int
 directory_is_refused_as_such(void)
 {
@@ -968,6 +1019,8 @@ static const struct gpudp_test_case cases[] = {
 	{ "truncation_in_every_field_keeps_complete_records",
 	  truncation_in_every_field_keeps_complete_records },
 	{ "directory_is_refused_as_such", directory_is_refused_as_such },
+	{ "reader_tells_its_size_and_where_the_file_is_cut",
+	  reader_tells_its_size_and_where_the_file_is_cut },
 	{ "iterator_gives_each_record_its_interface", iterator_gives_each_record_its_interface },
 	{ "next_many_gives_what_next_gives", next_many_gives_what_next_gives },
 	{ "find_record_is_not_fooled_by_a_late_header", find_record_is_not_fooled_by_a_late_header },

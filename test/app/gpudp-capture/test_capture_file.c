@@ -16,10 +16,17 @@
  * there: the same results, with batches whose byte windows cut records
  * (16 KiB); a copy of the wrong size is refused, and one the GPU cannot
  * read is not read (the file is, through the shared walk).
+ * A file that ends inside a record gives one error (cap_file_stats.errors,
+ * the app's rx_errors, as net_pcap counts it) when the run reads up to it,
+ * none when a limit stops it before; a file that shrinks or grows while
+ * it is read (changed once a reader has it mapped) is told
+ * (cap_file_stats.changed), the run ends, and what it counts is what it
+ * analysed.
  * Usage: test_capture_file ENGINE PATTERNS FILE... (ENGINE cpu or gpu;
  * gpu exits 77 without a usable GPU)
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +84,33 @@ static int
 is_pcapng(const char *path)
 {
 	return strstr(path, ".pcapng") != NULL;
+}
+
+/*
+ * What a run of @p path limited to @p max records (0: none) must say of the
+ * file itself: an error where it reads up to a cut last record, its size
+ * unchanged. @return 1 if @p st says so
+ */
+static int
+file_seen_right(const char *path, uint64_t max, const struct cap_file_stats *st)
+{
+	struct capfile_info in;
+	char err[256];
+	int cut;
+
+	if (capfile_inspect(path, 2048, &in, err, sizeof(err)) != 0)
+		return 0;
+	capfile_info_free(&in);
+	cut = in.truncated && (max == 0 || max > in.packets);
+	if (st->errors == (uint64_t)cut && (!cut || st->trunc_offset == in.trunc_offset) &&
+	    !st->changed && st->size_start == in.size && st->size_end == in.size)
+		return 1;
+	printf("FAIL %s: errors %llu at %llu (cut %d at %llu), changed %d, size %llu, then "
+	       "%llu (%llu)\n", path, (unsigned long long)st->errors,
+	       (unsigned long long)st->trunc_offset, cut, (unsigned long long)in.trunc_offset,
+	       st->changed, (unsigned long long)st->size_start,
+	       (unsigned long long)st->size_end, (unsigned long long)in.size);
+	return 0;
 }
 
 /* The stage a run of `stage` must report: auto is copies */
@@ -144,7 +178,8 @@ direct_equals_reference(const char *path, uint32_t threads, uint64_t max)
 		rc = 1;
 	} else if (gpudp_analysis_compare(ref, got, why, sizeof(why)) != 0 ||
 		   memcmp(want, fc.match_bits, words * sizeof(uint32_t)) != 0 ||
-		   st.records != ref->ctr.pkts || st.stage != expected_stage()) {
+		   st.records != ref->ctr.pkts || st.stage != expected_stage() ||
+		   !file_seen_right(path, max, &st)) {
 		printf("FAIL %s, %u threads, --stage %s (ran %s): %s; %llu records, %s filter "
 		       "bits\n", path, threads, cap_file_stage_name(stage),
 		       cap_file_stage_name(st.stage), why, (unsigned long long)st.records,
@@ -215,7 +250,8 @@ ranges_equal_reference(const char *path, uint32_t threads, int ranges, uint32_t 
 	if (rc == -ENODEV || rc == -ENOTSUP) {
 		rc = 77;
 	} else if (rc != 0 || gpudp_analysis_compare(ref, got, why, sizeof(why)) != 0 ||
-		   st.ranges != ranges || st.in_memory != (ranges && mem_bytes != 0)) {
+		   st.ranges != ranges || st.in_memory != (ranges && mem_bytes != 0) ||
+		   !file_seen_right(path, 0, &st)) {
 		printf("FAIL %s by byte ranges%s: %s; %s; ranges %d, expected %d; in memory %d\n",
 		       path, mem_bytes != 0 ? " in memory" : "", rc != 0 ? err : "ran",
 		       rc == 0 ? why : "", st.ranges, ranges, st.in_memory);
@@ -297,6 +333,125 @@ fake_headers_are_caught(void)
 	if (rc == 0)   /* from memory too: the shared walk reads the file */
 		rc = ranges_equal_reference(path, 3, 0, 16384);
 	unlink(path);
+	return rc;
+}
+
+/* Changes a file once a reader of this process has it mapped (/proc/self/maps). */
+struct changer {
+	const char *path;
+	int grow;             /* append its first 100 records to it, else cut it to half
+			       * its size (inside a record) */
+	int changed;          /* it did */
+	volatile int quit;
+};
+
+static void *
+changer_main(void *arg)
+{
+	struct changer *c = arg;
+	char line[512];
+	FILE *f;
+	int seen = 0;
+
+	while (!seen && !c->quit) {
+		f = fopen("/proc/self/maps", "r");
+		while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+			seen |= strstr(line, c->path) != NULL;
+		if (f != NULL)
+			fclose(f);
+	}
+	if (!seen)
+		return NULL;
+	if (c->grow) {
+		static uint8_t recs[100 * 76];
+		FILE *g = fopen(c->path, "rb");
+
+		c->changed = g != NULL && fseek(g, 24, SEEK_SET) == 0 &&
+			     fread(recs, sizeof(recs), 1, g) == 1;
+		if (g != NULL)
+			fclose(g);
+		f = c->changed ? fopen(c->path, "ab") : NULL;
+		c->changed = f != NULL && fwrite(recs, sizeof(recs), 1, f) == 1 && fclose(f) == 0;
+	} else {
+		FILE *g = fopen(c->path, "rb");
+
+		c->changed = g != NULL && fseek(g, 0, SEEK_END) == 0 &&
+			     truncate(c->path, ftell(g) / 2 + 7) == 0;
+		if (g != NULL)
+			fclose(g);
+	}
+	return NULL;
+}
+
+/* @p n records of a 60-byte UDP frame into @p path. @return 0 or -1 */
+static int
+big_capture(const char *path, uint32_t n)
+{
+	static const uint32_t fh[6] = { 0xa1b2c3d4, 0x00040002, 0, 0, 262144, 1 };
+	uint8_t fr[60] = { 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00, 0x45, 0, 0, 46,
+			   0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+			   0x13, 0x88, 0x17, 0x70, 0, 26 };
+	uint32_t rh[4] = { 1700000000, 0, sizeof(fr), sizeof(fr) }, i;
+	FILE *f = fopen(path, "wb");
+
+	if (f == NULL)
+		return -1;
+	fwrite(fh, sizeof(fh), 1, f);
+	for (i = 0; i < n; i++) {
+		rh[1] = i % 1000000;
+		fwrite(rh, sizeof(rh), 1, f);
+		fwrite(fr, sizeof(fr), 1, f);
+	}
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+/*
+ * A file cut to half its size (or grown) once a reader has it mapped, read
+ * by @p threads threads by byte ranges or (@p chunks) through the shared
+ * walk: no fault ends the process, the run ends, says the file changed,
+ * and counts the records it analysed. @return 0, 1 or 77
+ */
+static int
+change_while_read_is_seen(uint32_t threads, int chunks, int grow)
+{
+	enum { N = 200000 };
+	char path[] = "/tmp/gpudp-changing-XXXXXX";
+	struct changer ch = { .path = path, .grow = grow };
+	struct gpudp_analysis *got = gpudp_analysis_create(4096, &filter);
+	struct cap_file_conf fc = test_conf(path, threads);
+	struct cap_file_stats st;
+	char err[320] = "";
+	pthread_t tid;
+	int fd = mkstemp(path), rc;
+
+	GPUDP_TEST_ASSERT(fd >= 0 && close(fd) == 0 && big_capture(path, N) == 0 && got != NULL,
+			  "%s", path);
+	gpudp_analysis_set_match(got, pats.db, 0);
+	fc.range_min = 64;
+	fc.max_records = chunks ? N + 1 : 0;   /* a limit: the shared walk */
+	GPUDP_TEST_ASSERT(pthread_create(&tid, NULL, changer_main, &ch) == 0, "thread");
+	rc = cap_file_run(&fc, got, &st, err, sizeof(err));
+	ch.quit = 1;
+	pthread_join(tid, NULL);
+	unlink(path);
+	if (rc == -ENODEV) {
+		gpudp_analysis_free(got);
+		return 77;
+	}
+	if (rc != 0 || !ch.changed || !st.changed || st.records != got->ctr.pkts ||
+	    (!grow && st.size_end >= st.size_start) || (grow && st.size_end <= st.size_start)) {
+		printf("FAIL %s while read, %u threads, %s: rc %d (%s), changed %d/%d, %llu records, "
+		       "%llu analysed, size %llu then %llu\n", grow ? "grown" : "cut", threads,
+		       chunks ? "shared walk" : "byte ranges", rc, err, ch.changed, st.changed,
+		       (unsigned long long)st.records, (unsigned long long)got->ctr.pkts,
+		       (unsigned long long)st.size_start, (unsigned long long)st.size_end);
+		rc = 1;
+	} else {
+		printf("ok   a file %s while read (%u threads, %s): told, %llu of %u records "
+		       "analysed\n", grow ? "grown" : "cut", threads,
+		       chunks ? "shared walk" : "byte ranges", (unsigned long long)st.records, N);
+	}
+	gpudp_analysis_free(got);
 	return rc;
 }
 
@@ -390,6 +545,18 @@ main(int argc, char **argv)
 	rc = fake_headers_are_caught();
 	fails += rc == 1;
 	skips += rc == 77;
+	{
+		static const struct { uint32_t threads; int chunks, grow; } ch[] = {
+			{ 1, 0, 0 }, { 3, 0, 0 }, { 1, 1, 0 }, { 3, 1, 0 }, { 2, 0, 1 }, { 2, 1, 1 },
+		};
+		size_t k;
+
+		for (k = 0; k < sizeof(ch) / sizeof(ch[0]); k++) {
+			rc = change_while_read_is_seen(ch[k].threads, ch[k].chunks, ch[k].grow);
+			fails += rc == 1;
+			skips += rc == 77;
+		}
+	}
 	cap_match_free(&pats);
 	printf("%d failed\n", fails);
 	if (fails != 0)
