@@ -162,8 +162,11 @@ app_create_pool(struct cap_app *app)
 						    (uint16_t)(room + RTE_PKTMBUF_HEADROOM),
 						    (int)rte_socket_id());
 		if (app->pool == NULL) {
-			CAP_LOG(ERR, "cannot create the mbuf pool (%u mbufs of %u bytes): %s",
-				app->conf.mbufs, room, rte_strerror(rte_errno));
+			CAP_LOG(ERR, "cannot create the mbuf pool (%u mbufs of %u bytes of data, "
+				"about %.1f MB): %s: fewer --mbufs, a smaller --data-room, or more "
+				"memory for EAL (-m, hugepages)", app->conf.mbufs, room,
+				(double)app->conf.mbufs * (64 + 128 + RTE_ALIGN_CEIL(room +
+				RTE_PKTMBUF_HEADROOM, 64u)) / 1e6, rte_strerror(rte_errno));
 			return -1;
 		}
 		return 0;

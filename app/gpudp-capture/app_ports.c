@@ -301,6 +301,12 @@ configure_port(struct cap_app *app, struct cap_port *p)
 	rc = gpudp_app_port_setup(p->id, &pc, err, sizeof(err));
 	if (rc != 0)
 		CAP_LOG(ERR, "%s", err);
+	/* a PMD that copies each frame into one mbuf refuses a queue whose
+	 * mbufs are too small with ENOMEM (net_af_packet: framesz less 32) */
+	if (rc == -ENOMEM && strstr(err, " rx queue ") != NULL)
+		CAP_LOG(ERR, "port %u may want more bytes of data per mbuf than --data-room %u "
+			"(net_af_packet: its framesz less 32, 2016 by default; its log line above "
+			"says how many): raise --data-room", p->id, app->conf.data_room);
 	return rc;
 }
 

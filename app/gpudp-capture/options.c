@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gpudp_app_gpu.h>
 #include <gpudp_opt.h>
@@ -410,6 +411,29 @@ reader_check(struct cap_conf *c)
 	return 0;
 }
 
+/*
+ * The rx pool in host memory (staged and pinned; a device pool is in GPU
+ * memory) against the machine's memory: a pool larger than it cannot be
+ * made. About the bytes of the pool: each mbuf's header, headroom and data.
+ * @return 0 or -1 (printed)
+ */
+static int
+pool_check(const struct cap_conf *c)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	double bytes = (double)c->mbufs * (64 + 128 + RTE_ALIGN_CEIL(c->data_room +
+			RTE_PKTMBUF_HEADROOM, 64u));
+	double ram = (double)pages * (double)psize;
+
+	if (c->reader == CAP_CONF_READER_DIRECT || c->mem == CAP_CONF_MEM_DEVICE ||
+	    pages <= 0 || psize <= 0 || bytes <= ram)
+		return 0;
+	fprintf(stderr, "gpudp-capture: --mbufs %u x --data-room %u: a pool of about %.1f GB, "
+		"more than this machine's %.1f GB of memory: fewer --mbufs or a smaller "
+		"--data-room\n", c->mbufs, c->data_room, bytes / 1e9, ram / 1e9);
+	return -1;
+}
+
 /* Options that only make sense together; the reader. @return 0 or -1 (printed) */
 static int
 conf_check(struct cap_conf *c)
@@ -444,6 +468,8 @@ conf_check(struct cap_conf *c)
 			c->filter_out);
 		return -1;
 	}
+	if (pool_check(c) != 0)
+		return -1;
 	if ((uint64_t)c->data_room + 128 > c->batch_bytes) {
 		fprintf(stderr, "gpudp-capture: --batch-bytes: bad value '%u' (smaller than "
 			"one packet of --data-room)\n", c->batch_bytes);

@@ -408,6 +408,22 @@ def options(c):
         c.check("eal_failure_says_what_is_missing (%s)" % want, r.returncode == 1 and
                 "EAL initialisation failed: " in r.stderr and want in r.stderr and
                 "--no-huge" in r.stderr, "status %d: %s" % (r.returncode, r.stderr[-300:]))
+    # the rx pool: larger than the machine, refused before EAL; larger than
+    # EAL's memory, refused when it is made, with its size and what to change
+    mem = [int(ln.split()[1]) * 1024 for ln in open("/proc/meminfo")
+           if ln.startswith("MemTotal:")][0]
+    if mem < 270e9:
+        r = c.run(c.path("sample.pcap"), "--mbufs", "4194304", "--data-room", "65407")
+        c.check("usage_error --mbufs 4194304 --data-room 65407 (a pool larger than the "
+                "machine)", r.returncode == 2 and "--mbufs 4194304 x --data-room 65407: a "
+                "pool of about 275.7 GB, more than this machine's" in r.stderr,
+                "status %d: %s" % (r.returncode, r.stderr[-300:]))
+    r = c.run(c.path("sample.pcap"), "--cpu", "--data-room", "65407")
+    c.check("pool_larger_than_eal_memory_says_its_size_and_what_to_change",
+            r.returncode == 1 and "cannot create the mbuf pool (16383 mbufs of 65407 bytes of "
+            "data, about 1076.8 MB): Cannot allocate memory: fewer --mbufs, a smaller "
+            "--data-room, or more memory for EAL" in r.stderr,
+            "status %d: %s" % (r.returncode, r.stderr[-300:]))
     r = c.run(c.path("sample.pcap"), "--ports", "5")
     c.check("usage_error --ports 5 (no such port)", r.returncode == 2 and
             "--ports: bad value '5'" in r.stderr, r.stderr[-300:])

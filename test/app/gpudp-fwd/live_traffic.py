@@ -379,6 +379,19 @@ def fwd_af_packet(fwd, net, d):
     vdevs = ["net_af_packet0,iface=%s" % i["a1"], "net_af_packet1,iface=%s" % i["b1"]]
     ends = [(n["A"], i["a0"]), (n["B"], i["b0"])]
 
+    # a data room net_af_packet cannot take (it copies up to its framesz
+    # less 32 bytes, 2016, into one mbuf): refused at its rx queue, and
+    # gpudp-fwd says which option to raise
+    jx = os.path.join(d, "fwd-small-room.json")
+    r = subprocess.run(["ip", "netns", "exec", n["F"]] +
+                       fwd_argv(fwd, prefix, vdevs, jx, app_extra=["--data-room", "1500"]),
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 1 and "rx queue 0 setup failed: Cannot allocate memory" in r.stderr
+          and "than --data-room 1500 (net_af_packet: its framesz less 32, 2016 by default"
+          in r.stderr and "raise --data-room" in r.stderr,
+          "--data-room 1500 on net_af_packet: exit %d, the message names --data-room%s"
+          % (r.returncode, "" if r.returncode == 1 else ": " + r.stderr[-400:]))
+
     # SIGTERM: pings, then the final counters
     j1 = os.path.join(d, "fwd-sigterm.json")
     app = App(fwd_argv(fwd, prefix, vdevs, j1), n["F"], os.path.join(d, "fwd-sigterm.log"),
@@ -560,6 +573,13 @@ def capture_af_packet(cap, net, d):
     argv = [cap, "--no-huge", "-m", "512", "--no-pci", "--file-prefix", "gpcap%d" % PID,
             "--vdev", "net_af_packet0,iface=%s" % i["a1"], "--",
             "--cpu", "--json", jp, "--period", "0", "--quiet"]
+    # the same meaning of --data-room, the same refusal as gpudp-fwd's
+    r = subprocess.run(["ip", "netns", "exec", n["F"]] + argv + ["--data-room", "1500"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 1 and "than --data-room 1500 (net_af_packet: its framesz less 32"
+          in r.stderr and "raise --data-room" in r.stderr,
+          "gpudp-capture --data-room 1500 on net_af_packet: exit %d, the message names "
+          "--data-room%s" % (r.returncode, "" if r.returncode == 1 else ": " + r.stderr[-400:]))
     app = App(argv, n["F"], os.path.join(d, "capture.log"), "live input: Ctrl-C stops")
     if not check(app.started, "gpudp-capture starts on net_af_packet (log %s)" % app.log):
         app.kill()
