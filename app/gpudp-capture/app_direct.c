@@ -106,9 +106,12 @@ run_file(struct cap_app *app, const struct vdev_file *f, uint64_t limit,
 	uint64_t n = limit != 0 && limit < f->info.packets ? limit : f->info.packets;
 	struct cap_file_conf fc = {
 		.path = f->path, .engine = app->engine_name, .ec = app->eng.conf,
-		/* a limit only when one applies: without, large pcap files are
-		 * split by byte ranges (cap_file.h) */
-		.threads = app->conf.threads, .max_records = n < f->info.packets ? n : 0,
+		/* a limit only when one applies, or verdicts by record are kept
+		 * (their bitmap has n bits: a file grown since it was inspected
+		 * is read no further); without, large pcap files are split by
+		 * byte ranges (cap_file.h) */
+		.threads = app->conf.threads,
+		.max_records = n < f->info.packets || app->out != NULL ? n : 0,
 		.stop = (volatile int *)&app_stop_requested,
 		.cpus = app->have_cpus ? &app->cpus : NULL,
 	};

@@ -37,6 +37,7 @@ struct fwalk {
 	int changed;         /* it saw the file change size (cap_file_stats.changed) */
 	int truncated;       /* it found the file ending inside a record, at trunc_off */
 	uint64_t trunc_off;
+	uint64_t trunc_idx;  /* after that many complete records */
 	char err[256];
 };
 
@@ -72,6 +73,7 @@ struct fthread {
 	int changed;                  /* it saw the file change size (cap_file_stats.changed) */
 	int truncated;                /* it found the file ending inside a record, at trunc_off */
 	uint64_t trunc_off;
+	uint64_t trunc_idx;           /* after that many complete records */
 	int rc;
 	int crc;                      /* cap_engine_collect()'s */
 	double collect_s;             /* how long it took */
@@ -672,8 +674,10 @@ ft_main(void *arg)
 	ra.cf = cf;
 	if (bus_guarded(ft_read, &ra, &f->rc) != 0)
 		f->rc = ft_fault(f, cf);
-	else if (capfile_truncated(cf, &f->trunc_off))
+	else if (capfile_truncated(cf, &f->trunc_off)) {
 		f->truncated = 1;
+		f->trunc_idx = capfile_index(cf);
+	}
 	if (f->rc != 0 && f->err[0] == '\0')
 		snprintf(f->err, sizeof(f->err), "%s", f->e.err);
 	capfile_close(cf);
@@ -961,6 +965,7 @@ walk_run(const struct cap_file_conf *c, struct fwalk *w, uint32_t chunk, uint64_
 			rc = 0;
 		} else if (capfile_truncated(cf, &w->trunc_off)) {
 			w->truncated = 1;
+			w->trunc_idx = capfile_index(cf);
 		}
 	}
 	if (rc < 0) {
@@ -1060,16 +1065,17 @@ ft_prepare(struct fthread *ft, const struct cap_file_conf *c, const struct flayo
 
 /*
  * What the run saw of the file itself: its end inside a record (counted
- * once, where the run read up to it: not stopped, nor cut short by the
- * record limit), another size than when it began (where a thread or the
- * walk opened it, on a read, at the end).
+ * once, where the run read up to it: not stopped, nor cut short by a
+ * record limit below the complete records, which pcapng's walks read on
+ * past), another size than when it began (where a thread or the walk
+ * opened it, on a read, at the end).
  */
 static void
 file_seen(const struct cap_file_conf *c, const struct fthread *ft, const struct fwalk *w,
 	  uint64_t size, struct cap_file_stats *st)
 {
 	int cut = w != NULL && w->truncated;
-	uint64_t at = w != NULL ? w->trunc_off : 0;
+	uint64_t at = w != NULL ? w->trunc_off : 0, idx = w != NULL ? w->trunc_idx : 0;
 	struct stat sb;
 	uint32_t t;
 
@@ -1079,6 +1085,7 @@ file_seen(const struct cap_file_conf *c, const struct fthread *ft, const struct 
 		if (ft[t].truncated) {
 			cut = 1;
 			at = ft[t].trunc_off;
+			idx = ft[t].trunc_idx;
 		}
 	}
 	st->size_start = size;
@@ -1086,7 +1093,7 @@ file_seen(const struct cap_file_conf *c, const struct fthread *ft, const struct 
 	if (st->size_end != size)
 		st->changed = 1;
 	if (cut && (c->stop == NULL || !*c->stop) &&
-	    (c->max_records == 0 || st->records < c->max_records)) {
+	    (c->max_records == 0 || c->max_records >= idx)) {
 		st->errors = 1;
 		st->trunc_offset = at;
 	}

@@ -80,7 +80,8 @@ struct cap_file_conf {
 	uint64_t max_records;        /**< read no record past this many (0: all) */
 	uint32_t *match_bits;        /**< NULL, or a bitmap of max_records (or the file's
 				      *   record count) bits, zeroed: filled with the filter's
-				      *   verdicts by record */
+				      *   verdicts by record (give max_records where the file
+				      *   may grow while it is read) */
 	volatile int *stop;          /**< non-zero: stop early (SIGINT), may be NULL */
 	/** CPUs the threads may run on (NULL: the calling thread's, which
 	 *  EAL has pinned to its main lcore in the app) */
@@ -126,10 +127,10 @@ struct cap_file_stats {
 	int in_memory;               /**< they read conf.mem (byte ranges only) */
 	enum cap_file_stage stage;   /**< how the records reached the engines (never AUTO) */
 	double register_s;           /**< in place: mapping and registering the file (in seconds) */
-	/** records it could not read: 1 when it read up to the file's end and
-	 *  the file ends inside a record or block (its complete records are
-	 *  read, that one is not: net_pcap counts libpcap's error on it once,
-	 *  in ierrors), else 0 */
+	/** records it could not read: 1 when the file ends inside a record or
+	 *  block and the run read up to it (not stopped, no max_records below
+	 *  the complete records): its complete records are read, that one is
+	 *  not (net_pcap counts libpcap's error on it once, in ierrors); else 0 */
 	uint64_t errors;
 	uint64_t trunc_offset;       /**< where that incomplete record or block starts */
 	/** the file's size changed while it was read: another size where a
