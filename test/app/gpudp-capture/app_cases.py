@@ -278,6 +278,8 @@ def changing_files(c):
                                ("shrink", "run", ["--filter", "udp", "--filter-out",
                                                   c.out("changing.pcapng")]),
                                ("grow", "run", ["--threads", "2"]),
+                               ("grow", "open", ["--threads", "2", "--filter", "udp",
+                                                 "--filter-out", c.out("changing.pcapng")]),
                                ("shrink", "open", ["--reader", "pmd"]),
                                ("shrink", "run", ["--reader", "pmd", "--idle-ms", "300"])]:
         rec = big_capture(path, n)

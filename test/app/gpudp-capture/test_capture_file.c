@@ -101,7 +101,7 @@ file_seen_right(const char *path, uint64_t max, const struct cap_file_stats *st)
 	if (capfile_inspect(path, 2048, &in, err, sizeof(err)) != 0)
 		return 0;
 	capfile_info_free(&in);
-	cut = in.truncated && (max == 0 || max > in.packets);
+	cut = in.truncated && (max == 0 || max >= in.packets);
 	if (st->errors == (uint64_t)cut && (!cut || st->trunc_offset == in.trunc_offset) &&
 	    !st->changed && st->size_start == in.size && st->size_end == in.size)
 		return 1;
