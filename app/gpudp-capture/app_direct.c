@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cap_app.h"
@@ -32,45 +33,72 @@ app_describe_files(struct cap_app *app)
 	}
 }
 
+/* What write_matches() reads, for cap_file_guarded(). */
+struct wmatch {
+	struct cap_app *app;
+	struct capfile *cf;
+	const uint32_t *bits;
+	uint64_t n;
+	uint64_t seen;       /* records read */
+	uint8_t *buf;        /* a matching record's bytes, copied out of the mapping */
+};
+
+/* The matching records among the first w->n to --filter-out. @return capfile_next()'s */
+static int
+write_matched(void *arg)
+{
+	struct wmatch *w = arg;
+	struct capfile_rec r;
+	int rc;
+
+	while ((rc = capfile_next(w->cf, &r)) == 1 && r.index < w->n) {
+		w->seen = r.index + 1;
+		if (!((w->bits[r.index / 32] >> (r.index % 32)) & 1))
+			continue;
+		/* copied first: a fault of the mapping is then never inside stdio */
+		memcpy(w->buf, r.data, r.caplen);
+		if (gpudp_pcapng_write(w->app->out, w->buf, r.caplen, r.wirelen,
+				       r.ts_sec * 1000000000ull + r.ts_nsec) != 0) {
+			CAP_LOG(ERR, "--filter-out %s: write failed; no more packets are written",
+				w->app->conf.filter_out);
+			w->app->out_failed = 1;
+			break;
+		}
+		w->app->filter_written++;
+	}
+	return rc;
+}
+
 /*
- * The records of @p path whose bit is set, in file order, to --filter-out.
- * Read through stdio, not mapped: a file that shrinks meanwhile ends early
- * (no fault), which is told as a change.
- * @return 0, 1 (the file was not the @p size bytes read, or ended before
- *   record @p n: it changed) or a negative errno value
+ * The records of @p path whose bit is set, in file order, to --filter-out,
+ * from its mapping (a read of it that faults, as the file shrank, ends the
+ * pass).
+ * @return 0, 1 (the file was not the @p size bytes read, ended before record
+ *   @p n, or shrank under the pass: it changed) or a negative errno value
  */
 static int
 write_matches(struct cap_app *app, const char *path, const uint32_t *bits, uint64_t n,
 	      uint64_t size)
 {
-	struct capfile *cf;
-	struct capfile_rec r;
+	struct wmatch w = { .app = app, .bits = bits, .n = n };
 	char err[512];
-	uint64_t seen = 0;
-	int rc = capfile_open(path, 0, &cf, err, sizeof(err));
+	int rc = capfile_open(path, CAPFILE_MMAP, &w.cf, err, sizeof(err));
 
 	if (rc != 0) {
 		CAP_LOG(ERR, "--filter-out: %s", err);
 		return rc;
 	}
-	while ((rc = capfile_next(cf, &r)) == 1 && r.index < n) {
-		seen = r.index + 1;
-		if (!((bits[r.index / 32] >> (r.index % 32)) & 1))
-			continue;
-		if (gpudp_pcapng_write(app->out, r.data, r.caplen, r.wirelen,
-				       r.ts_sec * 1000000000ull + r.ts_nsec) != 0) {
-			CAP_LOG(ERR, "--filter-out %s: write failed; no more packets are written",
-				app->conf.filter_out);
-			app->out_failed = 1;
-			break;
-		}
-		app->filter_written++;
-	}
-	if (rc >= 0 && (capfile_size(cf) != size || (rc == 0 && seen < n)))
+	w.buf = malloc(CAPFILE_MAX_SNAPLEN);
+	if (w.buf == NULL)
+		rc = -ENOMEM;
+	else if (cap_file_guarded(write_matched, &w, &rc) != 0)
+		rc = 1;   /* it shrank */
+	else if (rc >= 0 && (capfile_size(w.cf) != size || (rc == 0 && w.seen < n)))
 		rc = 1;
 	else if (rc > 0)
 		rc = 0;
-	capfile_close(cf);
+	free(w.buf);
+	capfile_close(w.cf);
 	return rc;
 }
 
@@ -85,15 +113,16 @@ check_changed(struct cap_app *app, const struct vdev_file *f, const struct cap_f
 	      uint64_t n, int changed)
 {
 	int other = !app_stop_requested && st->records != n;
+	struct stat sb;
 
 	if (!changed && !st->changed && !other && st->size_start == f->info.size)
 		return;
 	CAP_LOG(WARNING, "%s changed size while it was read: %" PRIu64 " bytes when inspected, "
-		"%" PRIu64 " when the direct reader began, %" PRIu64 " at its end; %" PRIu64
-		" packets read of the %" PRIu64 " inspected%s. The report covers what was read "
+		"%" PRIu64 " when the direct reader began, %" PRIu64 " now; %" PRIu64 " packets "
+		"read of the %" PRIu64 " inspected%s. The report covers what was read "
 		"(input_file.changed_while_read); exit status 1", f->path, f->info.size,
-		st->size_start, st->size_end, st->records, n, app_stop_requested ? " (stopped)" :
-		"");
+		st->size_start, stat(f->path, &sb) == 0 ? (uint64_t)sb.st_size : st->size_end,
+		st->records, n, app_stop_requested ? " (stopped)" : "");
 	if (!f->info.changed)   /* else counted when inspected */
 		app->files_changed++;
 }

@@ -184,6 +184,17 @@ bus_guarded(int (*fn)(void *), void *arg, int *rc)
 	return 0;
 }
 
+int
+cap_file_guarded(int (*fn)(void *), void *arg, int *rc)
+{
+	int faulted;
+
+	bus_install(1);
+	faulted = bus_guarded(fn, arg, rc);
+	bus_install(0);
+	return faulted;
+}
+
 /* A batch is done: its filter verdicts into the run's bitmap, by record. */
 static void
 ft_done(void *arg, const struct cap_batch *b)

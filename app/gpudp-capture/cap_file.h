@@ -194,4 +194,14 @@ void cap_file_mem_free(struct cap_file_mem *m);
 int cap_file_run(const struct cap_file_conf *conf, struct gpudp_analysis *out,
 		 struct cap_file_stats *st, char *err, size_t errlen);
 
+/**
+ * fn(arg), its reads of mapped capture files (CAPFILE_MMAP) guarded as
+ * cap_file_run()'s are: a read that faults (SIGBUS: the file shrank under
+ * the mapping) returns here instead of ending the process. fn must hold no
+ * lock where it reads a mapping (copy the bytes out before stdio sees
+ * them). Not while cap_file_run() runs.
+ * @return 0 (*rc: fn's result), or 1 (a read faulted; *rc is not set)
+ */
+int cap_file_guarded(int (*fn)(void *), void *arg, int *rc);
+
 #endif /* GPUDP_CAPTURE_FILE_H */
