@@ -19,8 +19,8 @@ gpudp_app_eal_init(const char *prog, int argc, char **argv)
 	/*
 	 * CUDA loads every kernel of a module when the module is loaded, not
 	 * at its first launch (CUDA's lazy loading): the first bursts and
-	 * batches do not wait for it, on any thread (gpudp-capture's 8 direct
-	 * reader threads: 20 -> 23 Mpps on an H200). Set before EAL, whose
+	 * batches do not wait for it, on any thread (gpudp-capture's direct
+	 * reader threads each waited for it). Set before EAL, whose
 	 * gpu_cuda driver may initialise CUDA; an environment that sets
 	 * CUDA_MODULE_LOADING keeps its value.
 	 */

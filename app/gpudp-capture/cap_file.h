@@ -47,9 +47,8 @@
  * for every thread and, for the GPU engine, registered with the GPU
  * (cap_engine_host_register(): pinned read-only); batches describe each
  * record where it is in the mapping (CAP_MEM_HOST), with no copy on the
- * host. Registering costs time in proportion to the file (measured on an
- * H200 host: about 0.7 s for 1.1 GB, more than copying every record), so
- * copies are the default; in place is there to measure and for hosts
+ * host. Registering costs time in proportion to the file (more than
+ * copying every record, doc/capture.md), so copies are the default; in place is there to measure and for hosts
  * where registering is cheap.
  */
 enum cap_file_stage {

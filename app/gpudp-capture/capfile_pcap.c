@@ -208,10 +208,10 @@ desc_set(struct capfile_desc *o, uint32_t off, uint32_t caplen, uint32_t wirelen
 /*
  * Bytes ahead of the record being read that descs_native() asks the caches
  * for. Records read where they lie in memory (not just copied there, where
- * they are in the cache already) otherwise arrive one at a time: on an H200
- * host, 10 million records of 80..128 bytes took 0.31 to 0.34 s on one
- * core without, 0.12 s with (1,024 bytes ahead: 0.14 s; 4,096: 0.11 to
- * 0.13 s), and 4 cores 0.09 s without, 0.034 s with.
+ * they are in the cache already) otherwise arrive one at a time, each load
+ * waiting for the one before: asking ahead takes the walk from DRAM's
+ * latency to its bandwidth. 2 KiB ahead was the fastest of 1, 2 and 4 KiB
+ * (doc/capture.md, reading the file).
  */
 #define DESCS_AHEAD 2048
 

@@ -245,8 +245,7 @@ pipe_pool(struct fwd_pipe *p)
 	pc.data_room = (uint16_t)(cf->data_room + RTE_PKTMBUF_HEADROOM);
 	/* GPU modes keep many mbufs in flight: with the largest per-lcore
 	 * cache rx allocates the mbufs tx just freed (warm headers) instead of
-	 * cycling the pool's ring (doc/fwd.md "Benchmarks": +20 to +35% in
-	 * persistent) */
+	 * cycling the pool's ring (doc/benchmarks.md, fwd_vs_testpmd) */
 	pc.cache_size = gpudp_ho_mode_is_gpu(cf->mode) ? RTE_MEMPOOL_CACHE_MAX_SIZE : 256;
 	pc.socket_id = rte_eth_dev_socket_id(p->rx_port);
 	pc.pin = cf->pin;

@@ -131,7 +131,7 @@ conf_fill(struct gpudp_handoff_conf *c)
 		c->graph_batch = RTE_MIN(8u, c->ring_size);
 	/* about 512 packets worked on at once: more blocks at small bursts,
 	 * while at large bursts more than 4 to 8 blocks only lengthen each
-	 * burst (the measurements: doc/benchmarks.md, "persistent blocks") */
+	 * burst (doc/fwd.md, --persistent-blocks) */
 	if (c->persistent_blocks == 0)
 		c->persistent_blocks = RTE_MIN(RTE_MIN(RTE_MAX(512u / c->burst_max, 4u), 16u),
 					       c->ring_size);
@@ -562,8 +562,8 @@ drops_add(uint64_t *drops, uint8_t v, uint64_t k)
 /*
  * A burst's drops by verdict, 8 verdicts at a time where they are all the
  * same (a burst mostly is: a work that passes nothing gives every packet
- * one verdict). One counter a packet was a chain of increments of the same
- * counter in memory: about 90 us for 32,768 packets on an H200 host.
+ * one verdict). One increment a packet is a chain of increments of the same
+ * counter in memory, each waiting for the one before.
  */
 static void
 drops_count(uint64_t *drops, const uint8_t *verdict, uint32_t n)

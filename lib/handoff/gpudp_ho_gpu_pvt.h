@@ -16,8 +16,7 @@
 /*
  * staged: consecutive bursts go round this many lanes, each a copy stream
  * and a kernel stream, so that several bursts' copies are in flight at once
- * (the bandwidth per lane count: doc/benchmarks.md, "8 lanes of copy and
- * kernel streams"; more than 8 gave nothing)
+ * (more than 8 lanes gave no more bandwidth)
  */
 #define STAGE_LANES 8
 

@@ -92,8 +92,8 @@ GPUDP_WDEV_ST_RELEASE(st_release_gpu, "gpu", uint32_t, "u32", "r")
  * (lane k holds packet k's staging address s, the bytes l and its packet's
  * address d, NULL for none). Eight lanes per packet, 16 bytes each, 128
  * bytes per round: each round leaves as coalesced writes of whole lines
- * (one thread per packet issued eight 16-byte PCIe writes per packet and
- * cost the staged path 15% of its bandwidth). __syncwarp orders the lanes'
+ * (one thread per packet issued eight separate 16-byte PCIe writes per
+ * packet, which cost the staged path bandwidth). __syncwarp orders the lanes'
  * work before the other lanes' reads.
  */
 __device__ __forceinline__ void
