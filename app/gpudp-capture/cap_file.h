@@ -48,8 +48,8 @@
  * (cap_engine_host_register(): pinned read-only); batches describe each
  * record where it is in the mapping (CAP_MEM_HOST), with no copy on the
  * host. Registering costs time in proportion to the file (more than
- * copying every record, doc/capture.md), so copies are the default; in place is there to measure and for hosts
- * where registering is cheap.
+ * copying every record, doc/capture.md), so copies are the default; in
+ * place is there to measure and for hosts where registering is cheap.
  */
 enum cap_file_stage {
 	/** the default: copies */
