@@ -95,6 +95,11 @@ def ext6(nh, data):
     return bytes([nh, (len(data) + 2) // 8 - 1]) + data
 
 
+def ah(nh, body=bytes(12)):
+    """an authentication header (RFC 4302) of 12 + len(body) bytes"""
+    return bytes([nh, (12 + len(body)) // 4 - 2, 0, 0]) + bytes(8) + body
+
+
 def frag6(nh, off, more):
     return struct.pack("!BBHI", nh, 0, off << 3 | more, 0xabcd)
 
@@ -166,10 +171,19 @@ def fixed_frames():
         ("GET / at the start and at the end", v6u(b"GET /....GET /")),
         ("payload is exactly the 32-byte pattern", v4t(P32)),
         ("payload is exactly one byte short of it", v4t(P32[:-1])),
-        ("tcp data offset 2 (invalid) counts as 5",
+        ("tcp data offset 2 (invalid, malformed): all after ethernet",
          eth(ipv4(6, tcp(b"GET /", doff=2, win=0xff)), 0x0800)),
-        ("tcp data offset 15 past the frame: no payload",
+        ("tcp header past the datagram (data offset 15, malformed): all after ethernet",
          eth(ipv4(6, tcp(b"evil evil", doff=15)), 0x0800)),
+        ("ipv4 ah then udp: the udp payload", eth(ipv4(51, ah(17) + udp(b"aa xyz")), 0x0800)),
+        ("llc/snap ipv4 udp: the udp payload",
+         eth(b"\xaa\xaa\x03\x00\x00\x00\x08\x00" + ipv4(17, udp(b"GET / aa")), 0x0030)),
+        ("pppoe session ipv4 tcp: the tcp payload",
+         eth(b"\x11\x00\x00\x01\x00\x30\x00\x21" + ipv4(6, tcp(b"xyzw evil")), 0x8864)),
+        ("pppoe session ipv6 udp: the udp payload",
+         eth(b"\x11\x00\x00\x01\x00\x40\x00\x57" + ipv6(17, udp(b"aaa")), 0x8864)),
+        ("pppoe discovery: all after ethernet",
+         eth(b"\x11\x09\x00\x00\x00\x04xyz!", 0x8863)),
         ("ipv6 payload length 0: no payload", eth(ipv6(17, udp(b"evil"), plen=0), 0x86dd)),
         ("ipv6 first fragment then udp", eth(ipv6(44, frag6(17, 0, 1) + udp(b"aab")), 0x86dd)),
         ("ipv6 non-first fragment: all after ethernet",
@@ -244,7 +258,16 @@ def payload_span(f, seg0=None):
         if tags == 8 or cap < l3 + 4:
             return n, n
         et, l3, tags = be16(h, l3 + 2), l3 + 4, tags + 1
+    if et <= 1500:              # 802.3: LLC/SNAP with OUI 0 or 00-00-f8
+        if cap >= l3 + 8 and h[l3:l3 + 5] == b"\xaa\xaa\x03\x00\x00" and h[l3 + 5] in (0, 0xf8):
+            et, l3 = be16(h, l3 + 6), l3 + 8
+    elif et == 0x8864:          # PPPoE session: PPP's IPv4 and IPv6
+        if cap < l3 + 8:
+            return n, n
+        if h[l3] == 0x11 and h[l3 + 1] == 0 and be16(h, l3 + 6) in (0x21, 0x57):
+            et, l3 = (0x0800 if be16(h, l3 + 6) == 0x21 else 0x86dd), l3 + 8
     rest = (l3, n)
+    last = True                 # not a fragment, or the last one
     if et == 0x0800:
         if cap < l3 + 20 or h[l3] >> 4 != 4:
             return rest
@@ -254,7 +277,12 @@ def payload_span(f, seg0=None):
         iplen = be16(h, l3 + 2)
         if iplen < ihl or be16(h, l3 + 6) & 0x1fff:
             return rest                  # malformed, or not the first fragment
-        proto, l4 = h[l3 + 9], l3 + ihl
+        proto, l4, last = h[l3 + 9], l3 + ihl, not be16(h, l3 + 6) & 0x2000
+        k = 0
+        while proto == 51:               # AH (at most 8), as in IPv6
+            if k == 8 or cap < l4 + 8:
+                return rest
+            proto, l4, k = h[l4], l4 + (h[l4 + 1] + 2) * 4, k + 1
     elif et == 0x86dd:
         if cap < l3 + 40 or h[l3] >> 4 != 6:
             return rest
@@ -266,7 +294,7 @@ def payload_span(f, seg0=None):
             if nh == 44:
                 if iplen < l4 + 8 - l3 or be16(h, l4 + 2) & 0xfff8:
                     return rest
-                hl = 8
+                hl, last = 8, not be16(h, l4 + 2) & 1
             elif nh == 51:
                 hl = (h[l4 + 1] + 2) * 4
             else:
@@ -277,7 +305,12 @@ def payload_span(f, seg0=None):
         return rest
     if proto not in (6, 17) or cap < l4 + (20 if proto == 6 else 8):
         return rest
-    hl = max(20, (h[l4 + 12] >> 4) * 4) if proto == 6 else 8
+    hl = (h[l4 + 12] >> 4) * 4 if proto == 6 else 8
+    # a TCP data offset under 5, or past the datagram (a first fragment's
+    # header may go on in the next one): malformed; cut by the capture:
+    # truncated
+    if proto == 6 and (hl < 20 or (last and l4 + hl > l3 + iplen) or cap < l4 + hl):
+        return rest
     return l4 + hl, min(n, l3 + iplen)
 
 
@@ -622,7 +655,7 @@ def main():
             all(any(e[2][k] for e in exp) for k in range(8)) and
             all(e[1] == 0 for (lb, _), e in zip(frames, exp)
                 if lb.startswith(("headers only", "ethernet padding", "runt", "vlan tag cut",
-                                  "tcp data offset 15", "ipv6 payload length 0",
+                                  "ipv6 payload length 0",
                                   "ipv6 AH"))) and
             0 < sum(e[0] for e in exp) < len(frames),
             [(lb, e[:2]) for (lb, _), e in zip(frames, exp)][:40])

@@ -12,15 +12,17 @@
  * installed SDK headers: the work's shared object links no gpudp library.
  *
  * The payload of a packet:
- * - TCP or UDP over IPv4 or IPv6 whose headers are complete: the bytes
- *   after the TCP header (its data offset; one under 5, invalid, counts as
- *   5) or the UDP header, up to the end of the IP datagram (its total or
- *   payload length), or of the frame if that comes first: Ethernet padding
- *   is not payload;
+ * - TCP or UDP over IPv4 or IPv6 (after VLAN tags, an LLC/SNAP header or
+ *   a PPPoE session header, and IPv4's or IPv6's extension headers, AH
+ *   included) whose headers are complete and valid: the bytes after the
+ *   TCP header (its data offset) or the UDP header, up to the end of the IP
+ *   datagram (its total or payload length), or of the frame if that comes
+ *   first: Ethernet padding is not payload;
  * - any other frame (ARP, ICMP, a non-first IP fragment, a truncated or
- *   malformed header...): every byte after the Ethernet header and its VLAN
- *   tags, up to the end of the frame; nothing when the Ethernet header or
- *   a tag is cut short.
+ *   malformed header, a TCP data offset under 5 or past the datagram...):
+ *   every byte after the layer 2 headers (Ethernet, its VLAN tags, LLC/SNAP
+ *   or PPPoE where IP follows them), up to the end of the frame; nothing
+ *   when the Ethernet header or a tag is cut short.
  * The headers are parsed (gpudp_pkt_parse()) in the first segment, where
  * gpudp puts them (a header/data split delivers the headers in segment 0).
  * A frame whose headers run past its first segment is a frame with
@@ -76,45 +78,6 @@ struct payload_match_params {
 /** Per-packet result (result_size 4): bit k set when pattern k was seen. */
 typedef uint32_t payload_match_result;
 
-/* IPv6 extension headers that gpudp_pkt_parse() walks */
-GPUDP_WORK_FN int
-payload_match_ipv6_ext(uint32_t nh)
-{
-	return nh == 0 || nh == 43 || nh == 44 || nh == 51 || nh == 60 || nh == 135 ||
-	       nh == 139 || nh == 140;
-}
-
-/*
- * The offset of the L4 header of a TCP or UDP packet that gpudp_pkt_parse()
- * parsed in the @p len bytes at @p h (@p pi, has_ports set): after the IPv4
- * header, or after the IPv6 header and the extension headers, walked as the
- * parser walked them. 0 if it cannot be found (not for a packet the parser
- * accepted).
- */
-GPUDP_WORK_FN uint32_t
-payload_match_l4_off(const uint8_t *h, uint32_t len, const struct gpudp_pkt_info *pi)
-{
-	uint32_t off = pi->l3_off, nh, hl, i;
-
-	if (pi->af == 4)
-		return off + (uint32_t)(h[off] & 0xf) * 4;
-	nh = h[off + 6];
-	off += 40;
-	for (i = 0; i < GPUDP_PKT_MAX_CHAIN && payload_match_ipv6_ext(nh); i++) {
-		if (off + 8 > len)
-			return 0;
-		if (nh == 44)
-			hl = 8;
-		else if (nh == 51)
-			hl = ((uint32_t)h[off + 1] + 2) * 4;
-		else
-			hl = ((uint32_t)h[off + 1] + 1) * 8;
-		nh = h[off];
-		off += hl;
-	}
-	return payload_match_ipv6_ext(nh) ? 0 : off;
-}
-
 /*
  * The payload of packet @p p (see the top of this file): bytes
  * [*start, *end) of the frame, empty when *start >= *end.
@@ -130,14 +93,10 @@ payload_match_bounds(const struct gpudp_work_pkt *p, uint32_t *start, uint32_t *
 		present += p->seg_len[s];
 	*end = present;
 	gpudp_pkt_parse(h, len, &pi);
-	if (pi.status == GPUDP_PKT_OK && pi.af != 0 && pi.has_ports &&
-	    (l4 = payload_match_l4_off(h, len, &pi)) != 0) {
-		hl = 8;
-		if (pi.l4proto == 6) {
-			hl = (uint32_t)(h[l4 + 12] >> 4) * 4;
-			if (hl < 20)
-				hl = 20;
-		}
+	if (pi.status == GPUDP_PKT_OK && pi.af != 0 && pi.has_ports) {
+		/* the parser checked the TCP header's data offset */
+		l4 = pi.l4_off;
+		hl = pi.l4proto == 6 ? (uint32_t)(h[l4 + 12] >> 4) * 4 : 8;
 		*start = l4 + hl;
 		if (pi.l3_off + pi.ip_len < *end)
 			*end = pi.l3_off + pi.ip_len;
