@@ -218,8 +218,9 @@ pool_bytes(uint64_t n, uint32_t room)
  * The pool against the ring, the bursts and the machine, before anything
  * is allocated: refused (-1, printed) what cannot work: more packets in
  * flight than a pool may hold, a pool smaller than one burst, pools in
- * host memory larger than the machine's memory; a warning for a pool
- * smaller than what the ring and the queues can hold. @return 0 or -1
+ * host memory larger than the machine's memory; a warning for a default
+ * pool over a quarter of it, and for a pool smaller than what the ring
+ * and the queues can hold. @return 0 or -1
  */
 static int
 pool_check(const struct fwd_conf *c)
