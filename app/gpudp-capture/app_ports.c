@@ -72,6 +72,24 @@ check_vdev_path(const char *vdev, const char *path)
 	return -1;
 }
 
+/* Capture file @p path of vdev @p vdev (up to its first ',') into app->files. */
+static int
+add_file(struct cap_app *app, const char *vdev, const char *path, int infinite)
+{
+	struct vdev_file *f;
+
+	if (app->n_files == MAX_VDEV_FILES) {
+		fprintf(stderr, "gpudp-capture: too many rx_pcap files (max %d)\n",
+			MAX_VDEV_FILES);
+		return -1;
+	}
+	f = &app->files[app->n_files++];
+	snprintf(f->vdev, sizeof(f->vdev), "%.*s", (int)strcspn(vdev, ","), vdev);
+	snprintf(f->path, sizeof(f->path), "%s", path);
+	f->infinite = infinite;
+	return 0;
+}
+
 /* Collect rx_pcap= files from the EAL part of argv (before "--"). */
 int
 app_scan_vdevs(struct cap_app *app, int argc, char **argv)
@@ -90,31 +108,22 @@ app_scan_vdevs(struct cap_app *app, int argc, char **argv)
 			v = argv[i] + 7;
 		if (v == NULL || strncmp(v, "net_pcap", 8) != 0)
 			continue;
+		if (strncmp(v, "net_pcap_gpudp", 14) == 0 && strstr(v, ",rx_pcap=") != NULL) {
+			/* a --pcap file's (init_eal()): its one argument is the
+			 * whole path, commas too (check_pmd_paths() refused
+			 * those for the PMD; the direct reader reads them) */
+			if (add_file(app, v, strstr(v, ",rx_pcap=") + 9, 0) != 0)
+				return -1;
+			continue;
+		}
 		snprintf(buf, sizeof(buf), "%s", v);
 		name = strtok_r(buf, ",", &save);
-		{
-			int infinite = strstr(v, "infinite_rx=1") != NULL;
-
-			while ((tok = strtok_r(NULL, ",", &save)) != NULL) {
-				struct vdev_file *f;
-
-				if (strncmp(tok, "rx_pcap=", 8) != 0)
-					continue;
-				/* (--pcap's under the direct reader go to no PMD) */
-				if ((app->conf.reader != CAP_CONF_READER_DIRECT ||
-				     strncmp(name, "net_pcap_gpudp", 14) != 0) &&
-				    check_vdev_path(v, tok + 8) != 0)
-					return -1;
-				if (app->n_files == MAX_VDEV_FILES) {
-					fprintf(stderr, "gpudp-capture: too many rx_pcap files "
-						"(max %d)\n", MAX_VDEV_FILES);
-					return -1;
-				}
-				f = &app->files[app->n_files++];
-				snprintf(f->vdev, sizeof(f->vdev), "%s", name);
-				snprintf(f->path, sizeof(f->path), "%s", tok + 8);
-				f->infinite = infinite;
-			}
+		while ((tok = strtok_r(NULL, ",", &save)) != NULL) {
+			if (strncmp(tok, "rx_pcap=", 8) != 0)
+				continue;
+			if (check_vdev_path(v, tok + 8) != 0 ||
+			    add_file(app, name, tok + 8, strstr(v, "infinite_rx=1") != NULL) != 0)
+				return -1;
 		}
 	}
 	return 0;

@@ -330,8 +330,6 @@ value_option(struct cap_conf *c, int o, const char *v)
 	case OPT_PCAP:
 		if (c->n_pcap == CAP_MAX_PCAP)
 			return bad("pcap", v, "more than 16 files");
-		if (strchr(v, ',') != NULL)
-			return bad("pcap", v, "a comma cannot be passed to net_pcap");
 		c->pcap[c->n_pcap++] = v;
 		return 0;
 	default:

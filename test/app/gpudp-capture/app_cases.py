@@ -192,25 +192,28 @@ def direct_counts(c, n_trunc):
 
 def devarg_paths(c):
     """A --pcap path that DPDK's device arguments cannot carry ('=': net_pcap
-    would be given another key and make no port) is refused under --reader
-    pmd, naming the path, the character and the direct reader, which reads
-    it; the same in an EAL --vdev."""
-    d = c.out("a=b")
-    os.makedirs(d, exist_ok=True)
-    path = os.path.join(d, "x=y.pcap")
-    shutil.copyfile(c.path("sample.pcap"), path)
-    for args in (["--reader", "pmd"], ["--mbufs", "1024"]):
-        r = c.run(None, "--pcap", path, "--cpu", "--quiet", *args)
-        c.check("pcap_path_with_equals_refused_for_net_pcap %s" % " ".join(args),
-                r.returncode == 2 and ("--pcap: bad value '%s'" % path) in r.stderr and
-                "contains '='" in r.stderr and "--reader direct" in r.stderr and
-                "no ports" not in r.stderr, (r.returncode, r.stderr[-400:]))
-    j = c.out("eq.json")
-    r = c.run(None, "--pcap", path, "--cpu", "--quiet", "--json", j)
-    rep = json.load(open(j)) if r.returncode == 0 and os.path.exists(j) else {}
-    c.check("pcap_path_with_equals_read_by_the_direct_reader", rep.get("packets") ==
-            len(pcap_records(c.path("sample.pcap"))[0]) and path in rep.get("input", ""),
-            (r.returncode, r.stderr[-300:]))
+    would be given another key and make no port; ',': DPDK would split the
+    path there) is refused under --reader pmd, naming the path, the
+    character and the direct reader, which reads it; '=' the same in an EAL
+    --vdev."""
+    for ch, name in (("=", "equals"), (",", "comma")):
+        d = c.out("a%sb" % ch)
+        os.makedirs(d, exist_ok=True)
+        path = os.path.join(d, "x%sy.pcap" % ch)
+        shutil.copyfile(c.path("sample.pcap"), path)
+        for args in (["--reader", "pmd"], ["--mbufs", "1024"]):
+            r = c.run(None, "--pcap", path, "--cpu", "--quiet", *args)
+            c.check("pcap_path_with_%s_refused_for_net_pcap %s" % (name, " ".join(args)),
+                    r.returncode == 2 and ("--pcap: bad value '%s'" % path) in r.stderr and
+                    ("contains '%s'" % ch) in r.stderr and "--reader direct" in r.stderr and
+                    "no ports" not in r.stderr, (r.returncode, r.stderr[-400:]))
+        j = c.out("eq.json")
+        r = c.run(None, "--pcap", path, "--cpu", "--quiet", "--json", j)
+        rep = json.load(open(j)) if r.returncode == 0 and os.path.exists(j) else {}
+        c.check("pcap_path_with_%s_read_by_the_direct_reader" % name, rep.get("packets") ==
+                len(pcap_records(c.path("sample.pcap"))[0]) and path in rep.get("input", ""),
+                (r.returncode, r.stderr[-300:]))
+    path = os.path.join(c.out("a=b"), "x=y.pcap")
     r = c.run(path, "--cpu", "--quiet")
     c.check("vdev_rx_pcap_path_with_equals_refused", r.returncode == 2 and
             "the rx_pcap path '%s' contains '='" % path in r.stderr and
