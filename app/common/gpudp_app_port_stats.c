@@ -260,23 +260,17 @@ gpudp_app_port_stats_get(uint16_t port, struct gpudp_app_port_stats *s)
 	return 0;
 }
 
+static void
+tel_member(const char *name, uint64_t value, void *arg)
+{
+	gpudp_tel_dict_u64(arg, name, value);
+}
+
 void
 gpudp_app_port_stats_tel(struct rte_tel_data *d, const struct gpudp_app_port_stats *s)
 {
-	unsigned int i;
-
 	rte_tel_data_add_dict_string(d, "driver", s->driver);
-	gpudp_tel_dict_u64(d, "rx_pkts", s->rx_pkts);
-	gpudp_tel_dict_u64(d, "rx_bytes", s->rx_bytes);
-	gpudp_tel_dict_u64(d, "tx_pkts", s->tx_pkts);
-	gpudp_tel_dict_u64(d, "tx_bytes", s->tx_bytes);
-	gpudp_tel_dict_u64(d, "imissed", s->imissed);
-	gpudp_tel_dict_u64(d, "ierrors", s->ierrors);
-	gpudp_tel_dict_u64(d, "oerrors", s->oerrors);
-	gpudp_tel_dict_u64(d, "rx_nombuf", s->rx_nombuf);
-	gpudp_tel_dict_u64(d, "drops", gpudp_app_port_stats_drops(s));
-	for (i = 0; i < s->n_xstats; i++)
-		gpudp_tel_dict_u64(d, s->xstats[i].name, s->xstats[i].value);
+	gpudp_app_port_stats_foreach(s, 1, tel_member, d);
 }
 
 void

@@ -67,6 +67,16 @@ int gpudp_app_port_stats_get(uint16_t port, struct gpudp_app_port_stats *s);
 uint64_t gpudp_app_port_stats_drops(const struct gpudp_app_port_stats *s);
 
 /**
+ * Call @p fn(name, value, @p arg) for each counter of @p s, in report order:
+ * rx_pkts, rx_bytes, tx_pkts, tx_bytes, imissed, ierrors, oerrors,
+ * rx_nombuf, drops (gpudp_app_port_stats_drops()); then, if @p xstats, each
+ * xstat kept, by its own name.
+ */
+void gpudp_app_port_stats_foreach(const struct gpudp_app_port_stats *s, int xstats,
+				  void (*fn)(const char *name, uint64_t value, void *arg),
+				  void *arg);
+
+/**
  * Print @p s on one line to @p f, after @p prefix: "port 0 (net_null): rx N
  * pkts N bytes tx N pkts N bytes imissed N ierrors N oerrors N rx_nombuf N"
  * and each xstat kept as " name=N", then a newline.

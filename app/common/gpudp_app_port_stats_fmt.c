@@ -29,6 +29,34 @@ gpudp_app_port_stats_print(FILE *f, const char *prefix, const struct gpudp_app_p
 }
 
 void
+gpudp_app_port_stats_foreach(const struct gpudp_app_port_stats *s, int xstats,
+			     void (*fn)(const char *name, uint64_t value, void *arg), void *arg)
+{
+	const struct {
+		const char *name;
+		uint64_t value;
+	} c[] = {
+		{ "rx_pkts", s->rx_pkts }, { "rx_bytes", s->rx_bytes },
+		{ "tx_pkts", s->tx_pkts }, { "tx_bytes", s->tx_bytes },
+		{ "imissed", s->imissed }, { "ierrors", s->ierrors },
+		{ "oerrors", s->oerrors }, { "rx_nombuf", s->rx_nombuf },
+		{ "drops", gpudp_app_port_stats_drops(s) },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		fn(c[i].name, c[i].value, arg);
+	for (i = 0; xstats && i < s->n_xstats; i++)
+		fn(s->xstats[i].name, s->xstats[i].value, arg);
+}
+
+static void
+json_member(const char *name, uint64_t value, void *arg)
+{
+	gpudp_json_u64(arg, name, value);
+}
+
+void
 gpudp_app_port_stats_json(struct gpudp_json *j, const struct gpudp_app_port_stats *s)
 {
 	unsigned int i;
@@ -36,15 +64,7 @@ gpudp_app_port_stats_json(struct gpudp_json *j, const struct gpudp_app_port_stat
 	gpudp_json_obj(j, NULL);
 	gpudp_json_u64(j, "port", s->port);
 	gpudp_json_str(j, "driver", s->driver);
-	gpudp_json_u64(j, "rx_pkts", s->rx_pkts);
-	gpudp_json_u64(j, "rx_bytes", s->rx_bytes);
-	gpudp_json_u64(j, "tx_pkts", s->tx_pkts);
-	gpudp_json_u64(j, "tx_bytes", s->tx_bytes);
-	gpudp_json_u64(j, "imissed", s->imissed);
-	gpudp_json_u64(j, "ierrors", s->ierrors);
-	gpudp_json_u64(j, "oerrors", s->oerrors);
-	gpudp_json_u64(j, "rx_nombuf", s->rx_nombuf);
-	gpudp_json_u64(j, "drops", gpudp_app_port_stats_drops(s));
+	gpudp_app_port_stats_foreach(s, 0, json_member, j);
 	gpudp_json_obj(j, "xstats");
 	for (i = 0; i < s->n_xstats; i++)
 		gpudp_json_u64(j, s->xstats[i].name, s->xstats[i].value);

@@ -192,6 +192,7 @@ def main():
         print("tshark not found: SKIP")
         return 77
     passed = failed = 0
+    results = []    # (name, problems, the checker's output)
     with tempfile.TemporaryDirectory() as tmp:
         truth = {}
         for name in {c[1] for c in CASES}:
@@ -226,22 +227,17 @@ def main():
                 problems.append("exit %d, not 1" % rc)
             if want is not None and want not in out:
                 problems.append("no %r in the output" % want)
-            if problems:
-                failed += 1
-                print("FAIL %s: %s\n%s" % (name, "; ".join(problems),
-                                           "\n".join("    " + x for x in out.splitlines()[-20:])))
-            else:
-                passed += 1
-                print("ok   %s" % name)
-        for name, problems, out in every_capture(checker, bench, data, tmp,
-                                                 os.path.join(tmp, "frag-ipv4.pcap.json")):
-            if problems:
-                failed += 1
-                print("FAIL %s: %s\n%s" % (name, "; ".join(problems),
-                                           "\n".join("    " + x for x in out.splitlines()[-20:])))
-            else:
-                passed += 1
-                print("ok   %s" % name)
+            results.append((name, problems, out))
+        results += every_capture(checker, bench, data, tmp,
+                                 os.path.join(tmp, "frag-ipv4.pcap.json"))
+    for name, problems, out in results:
+        if problems:
+            failed += 1
+            print("FAIL %s: %s\n%s" % (name, "; ".join(problems),
+                                       "\n".join("    " + x for x in out.splitlines()[-20:])))
+        else:
+            passed += 1
+            print("ok   %s" % name)
     print("%d passed, %d failed, 0 skipped" % (passed, failed))
     return 1 if failed else 0
 
