@@ -2,7 +2,8 @@
 /**
  * @file
  * Payload inspection options of gpudp-capture and gpudp-capture-bench
- * (doc/capture.md "Payload inspection"): `--match FILE`, `--match-scope
+ * (doc/match.md "Payload inspection in gpudp-capture"): `--match FILE`,
+ * `--match-scope
  * payload|frame`, and `--filter` expressions that use `match` / `match
  * NAME`, which need the pattern file first. No DPDK dependency.
  */

@@ -9,7 +9,7 @@
 #define GPUDP_CAPTURE_H
 
 /**
- * Run gpudp-capture: `[EAL options] -- [options]` as doc/capture.md
+ * Run gpudp-capture: `[EAL options] -- [options]` as doc/capture-options.md
  * describes. Starts and cleans up EAL; call it once per process.
  * @return the exit code (enum gpudp_app_exit)
  */

@@ -6,8 +6,8 @@ usage: bench_capture.py --bench=gpudp-capture-bench --app=gpudp-capture
                         [--hs-ref=hs-capture-ref] [--match-bench=test_gpu_match]
                         [--packets=N] OUT.json
 
-All in one run, GPU and CPU engines on the same files (doc/capture.md,
-"Performance"):
+All in one run, GPU and CPU engines on the same files (doc/benchmarks.md,
+"Capture analysis"):
   analysis   the analysis without payload inspection, end to end from memory
              (a generated capture of --packets 80..128-byte frames; 65,536
              flows, --flows 262144 on both engines): gpudp-capture-bench

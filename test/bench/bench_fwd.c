@@ -6,7 +6,7 @@
  * testpmd's, measured right before it (pairs: the host's speed drifts);
  * modes on GPU memory also against testpmd --mp-alloc=xbuf (the same
  * pinned-external-buffer mbufs, buffers in host memory).
- * Writes JSON (doc/fwd.md, "Benchmarks").
+ * Writes JSON (doc/benchmarks.md, "fwd_vs_testpmd").
  *
  * usage: bench_fwd --fwd=PATH --testpmd=PATH --json=FILE [--seconds=S]
  *        [--huge] [--modes=none,cpu,...] [--bursts=32,256,...] [--queues=N]

@@ -11,9 +11,9 @@ inside the forwarding loop (run_pkt_fwd_on_lcore for testpmd,
 fwd_lcore_main for gpudp-fwd) and nothing of start-up or shutdown. The
 count divided by the packets transmitted is the same on every run of the
 same binaries, whatever else the machine does, so unlike bench_fwd's
-packet rates it shows a change of a few instructions per packet (doc/fwd.md
-"Benchmarks"). It counts instructions, not cycles: cache misses and
-pipeline stalls are not in it.
+packet rates it shows a change of a few instructions per packet
+(doc/benchmarks.md "fwd_instructions_per_packet"). It counts instructions,
+not cycles: cache misses and pipeline stalls are not in it.
 
 Runs:
   testpmd io-forward, native mbufs (the peer of bench_fwd);
