@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* gpudp-fwd option parsing: getopt_long, one table, errors naming the
- * option and the bad value. No DPDK calls: it runs before rte_eal_init(). */
+ * option and the bad value; the options against each other are checked in
+ * fwd_conf_check.c. No DPDK calls: it runs before rte_eal_init(). */
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
-#include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <gpudp_app_gpu.h>
 #include <gpudp_app_work.h>
@@ -153,9 +152,59 @@ u64_arg(const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *ou
 	return gpudp_opt_u64(PROG, opt, v, min, max, out);
 }
 
-#define U_ARG(opt, v, min, max, dst) do { uint64_t x_; \
-	if (u64_arg((opt), (v), (min), (max), &x_) != 0) return -1; \
-	(dst) = (__typeof__(dst))x_; } while (0)
+#define FIELD(f) offsetof(struct fwd_conf, f), sizeof(((struct fwd_conf *)NULL)->f)
+
+/* the options with an integer for a value: its range and its field */
+static const struct int_opt {
+	int o;
+	const char *name;
+	uint64_t min, max;
+	size_t off, size;
+} int_opts[] = {
+	{ OPT_QUEUES, "queues", 1, 16, FIELD(queues) },
+	{ OPT_PIPELINE_LCORES, "pipeline-lcores", 1, 2, FIELD(pipeline_lcores) },
+	{ OPT_BURST, "burst", 1, GPUDP_HO_BURST_MAX, FIELD(burst) },
+	{ OPT_RX_BURST, "rx-burst", 1, GPUDP_HO_BURST_MAX, FIELD(rx_burst) },
+	{ OPT_FLUSH_US, "flush-us", 0, 10000000, FIELD(flush_us) },
+	{ OPT_RING, "ring", 2, GPUDP_HO_RING_MAX, FIELD(ring) },
+	{ OPT_THREADS, "threads", 32, 1024, FIELD(threads) },
+	{ OPT_GRAPH_BATCH, "graph-batch", 1, GPUDP_HO_RING_MAX, FIELD(graph_batch) },
+	{ OPT_PERSISTENT_BLOCKS, "persistent-blocks", 1, GPUDP_HO_RING_MAX,
+	  FIELD(persistent_blocks) },
+	{ OPT_GPU_POLL_NS, "gpu-poll-ns", 0, GPUDP_HO_POLL_NS_MAX, FIELD(poll_ns) },
+	{ OPT_MBUFS, "mbufs", FWD_MIN_MBUFS, FWD_MAX_MBUFS, FIELD(mbufs) },
+	{ OPT_DATA_ROOM, "data-room", FWD_MIN_DATA_ROOM, FWD_MAX_DATA_ROOM, FIELD(data_room) },
+	{ OPT_RXD, "rxd", 64, 16384, FIELD(rxd) },
+	{ OPT_TXD, "txd", 64, 16384, FIELD(txd) },
+	{ OPT_COUNT, "count", 0, UINT64_MAX, FIELD(count) },
+	{ OPT_MIN_FORWARDED, "min-forwarded", 0, UINT64_MAX, FIELD(min_forwarded) },
+};
+
+/* an option of int_opts: its value checked and stored in its field.
+ * @return 0, -1, or 1 if not one of them */
+static int
+int_option(struct fwd_conf *c, int o, const char *v)
+{
+	const struct int_opt *e = NULL;
+	unsigned int i;
+	char *field;
+	uint64_t x;
+
+	for (i = 0; i < RTE_DIM(int_opts) && e == NULL; i++)
+		if (int_opts[i].o == o)
+			e = &int_opts[i];
+	if (e == NULL)
+		return 1;
+	if (u64_arg(e->name, v, e->min, e->max, &x) != 0)
+		return -1;
+	field = (char *)c + e->off;
+	switch (e->size) {
+	case sizeof(uint16_t): *(uint16_t *)field = (uint16_t)x; break;
+	case sizeof(uint32_t): *(uint32_t *)field = (uint32_t)x; break;
+	default: *(uint64_t *)field = x; break;
+	}
+	return 0;
+}
 
 static int
 secs_arg(const char *opt, const char *v, double *out)
@@ -173,130 +222,67 @@ ports_arg(struct fwd_conf *c, const char *v)
 	return rc;
 }
 
-/* --gpu-map's syntax, before EAL (gpudp_app_gpu_map_check()) */
+/* --gpu auto or N */
 static int
-gpu_map_arg(const char *v)
+gpu_arg(struct fwd_conf *c, const char *v)
 {
-	char err[256];
+	uint64_t x;
 
-	return gpudp_app_gpu_map_check(v, FWD_MAX_GPUS, err, sizeof(err)) == 0 ? 0 :
-		bad("gpu-map", v, err);
-}
-
-enum gpudp_mem_type
-fwd_conf_mem(const struct fwd_conf *c)
-{
-	if (c->mem != FWD_MEM_AUTO)
-		return (enum gpudp_mem_type)c->mem;
-	switch (c->mode) {
-	case GPUDP_HO_LAUNCH:
-	case GPUDP_HO_PERSISTENT:
-	case GPUDP_HO_GRAPH:
-		return GPUDP_MEM_DEVICE;
-	default:
-		return GPUDP_MEM_HOST;
+	if (strcmp(v, "auto") == 0) {
+		c->gpu_sel = FWD_GPU_AUTO;
+		c->gpu = 0;
+		return 0;
 	}
-}
-
-uint64_t
-fwd_conf_mbufs(const struct fwd_conf *c)
-{
-	if (c->mbufs != 0)
-		return c->mbufs;
-	return (uint64_t)c->ring * c->burst + c->rxd + 2u * c->txd + 2048;
-}
-
-/* about the bytes of a pool of @p n mbufs of @p room bytes of data: the
- * mempool's object header, the mbuf, its headroom and data room */
-static double
-pool_bytes(uint64_t n, uint32_t room)
-{
-	return (double)n * (64 + 128 + RTE_ALIGN_CEIL(room + RTE_PKTMBUF_HEADROOM, 64u));
-}
-
-/*
- * The pool against the ring, the bursts and the machine, before anything
- * is allocated: refused (-1, printed) what cannot work: more packets in
- * flight than a pool may hold, a pool smaller than one burst, pools in
- * host memory larger than the machine's memory; a warning for a default
- * pool over a quarter of it, and for a pool smaller than what the ring
- * and the queues can hold. @return 0 or -1
- */
-static int
-pool_check(const struct fwd_conf *c)
-{
-	uint64_t inflight = (uint64_t)c->ring * c->burst, n = fwd_conf_mbufs(c);
-	uint64_t hold = inflight + c->rxd + 2u * c->txd;
-	unsigned int pipes = c->queues * (c->nb_ports > 0 ? c->nb_ports : 1u);
-	enum gpudp_mem_type mem = fwd_conf_mem(c);
-	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-	double bytes = pool_bytes(n, c->data_room) * pipes, ram;
-	int host;
-
-	if (inflight > FWD_MAX_MBUFS) {
-		fprintf(stderr, "gpudp-fwd: --ring: %u x --burst %u = %" PRIu64 " packets in "
-			"flight per pipeline, more than the largest pool holds (--mbufs at most "
-			"%u): lower --ring or --burst\n", c->ring, c->burst, inflight,
-			FWD_MAX_MBUFS);
+	if (v[0] == '\0' || strspn(v, "0123456789") != strlen(v))
+		return bad("gpu", v, "expected auto or a GPU number 0..31");
+	if (u64_arg("gpu", v, 0, FWD_MAX_GPUS - 1, &x) != 0)
 		return -1;
-	}
-	if (c->mbufs != 0 && c->mbufs < c->burst) {
-		fprintf(stderr, "gpudp-fwd: --mbufs: bad value '%u' (fewer than one --burst of "
-			"%u packets: no burst could ever fill)\n", c->mbufs, c->burst);
-		return -1;
-	}
-	if (n > FWD_MAX_MBUFS) {
-		fprintf(stderr, "gpudp-fwd: --ring %u x --burst %u: the default pool (ring * "
-			"burst + rxd + 2 * txd + 2048) would be %" PRIu64 " mbufs per pipeline, "
-			"more than a pool may have (%u): lower --ring or --burst, or give "
-			"--mbufs\n", c->ring, c->burst, n, FWD_MAX_MBUFS);
-		return -1;
-	}
-	host = !c->check && (mem == GPUDP_MEM_HOST || mem == GPUDP_MEM_PINNED) && pages > 0 &&
-	       psize > 0;
-	ram = host ? (double)pages * (double)psize : 0;
-	if (host && (bytes > ram || (c->mbufs == 0 && bytes > ram / 4))) {
-		fprintf(stderr, "gpudp-fwd: %s--mbufs %" PRIu64 "%s x --data-room %u: %u pool%s of "
-			"about %.1f GB%s, %s this machine's %.1f GB of memory: %s\n",
-			bytes > ram ? "" : "warning: ", n,
-			c->mbufs != 0 ? "" : " (the default: ring * burst + rxd + 2 * txd + 2048)",
-			c->data_room, pipes, pipes == 1 ? "" : "s",
-			bytes / pipes / 1e9, pipes == 1 ? "" : " each",
-			bytes > ram ? "more than" : "over a quarter of", ram / 1e9,
-			c->mbufs != 0 ? "fewer --mbufs or a smaller --data-room" :
-			"give --mbufs, or a smaller --ring x --burst or --data-room");
-		if (bytes > ram)
-			return -1;
-	}
-	if (c->mbufs != 0 && c->mbufs < hold)
-		fprintf(stderr, "gpudp-fwd: warning: --mbufs %u is fewer than the ring and the "
-			"queues can hold (--ring %u x --burst %u + --rxd %u + 2 x --txd %u = %"
-			PRIu64 "): the pool can run dry before the ring is full, and the port then "
-			"drops what it receives (rx_nombuf, or its own counters)\n", c->mbufs,
-			c->ring, c->burst, c->rxd, c->txd, hold);
+	c->gpu = (int16_t)x;
+	c->gpu_sel = FWD_GPU_ONE;
 	return 0;
 }
 
-/* which memory each mode can work on (the CPU cannot touch device memory,
- * the GPU cannot touch plain host memory) */
-static const uint8_t mode_mem_ok[GPUDP_HO_MODE_MAX][GPUDP_MEM_SPLIT + 1] = {
-	/* split: headers in GPU-registered host mbufs, payload in GPU mbufs:
-	 * every GPU mode sees both segments (staged copies the header segment
-	 * and reads the payload in place); the CPU cannot read the payload */
-	/*                         host pinned device split */
-	[GPUDP_HO_NONE]       = { 1, 1, 1, 1 },
-	[GPUDP_HO_CPU]        = { 1, 1, 0, 0 },
-	[GPUDP_HO_LAUNCH]     = { 0, 1, 1, 1 },
-	[GPUDP_HO_PERSISTENT] = { 0, 1, 1, 1 },
-	[GPUDP_HO_GRAPH]      = { 0, 1, 1, 1 },
-	[GPUDP_HO_STAGED]     = { 1, 1, 0, 1 },
-};
-
-int
-fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
+/* --gpu-map's syntax, before EAL (gpudp_app_gpu_map_check()) */
+static int
+gpu_map_arg(struct fwd_conf *c, const char *v)
 {
-	int opt, idx;
+	char err[256];
 
+	if (gpudp_app_gpu_map_check(v, FWD_MAX_GPUS, err, sizeof(err)) != 0)
+		return bad("gpu-map", v, err);
+	c->gpu_map = v;
+	return 0;
+}
+
+/* --persistent-blocks N or max */
+static int
+persistent_blocks_arg(struct fwd_conf *c, const char *v)
+{
+	if (strcmp(v, "max") == 0) {
+		c->persistent_blocks = GPUDP_HO_BLOCKS_FILL;
+		return 0;
+	}
+	if (v[0] < '0' || v[0] > '9')
+		return bad("persistent-blocks", v, "expected an integer 1.."
+			   RTE_STR(GPUDP_HO_RING_MAX) ", or max");
+	return int_option(c, OPT_PERSISTENT_BLOCKS, v);
+}
+
+/* --load-rounds N: checked here, parsed by the load work as its --work-arg */
+static int
+load_rounds_arg(struct fwd_conf *c, const char *v)
+{
+	uint64_t rounds;
+
+	if (u64_arg("load-rounds", v, 0, 1000000, &rounds) != 0)
+		return -1;
+	c->work_arg = v;
+	return 0;
+}
+
+static void
+conf_defaults(struct fwd_conf *c)
+{
 	memset(c, 0, sizeof(*c));
 	c->queues = 1;
 	c->pipeline_lcores = 2;
@@ -317,214 +303,143 @@ fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
 	c->rxd = 1024;
 	c->txd = 1024;
 	c->stats_period = 1;
+}
 
+/* @return the index of @p v in @p words, or -1 */
+static int
+word_index(const char *const *words, unsigned int n, const char *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(v, words[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* --pairing, --ring-full, --kernel, --mem, --pin, --mode: the words.
+ * @return 0, -1, or 1 if not one of them */
+static int
+word_option(struct fwd_conf *c, int o, const char *v)
+{
+	static const char *const pairings[] = { "paired", "same" };
+	static const enum fwd_pairing pairing_val[] = { FWD_PAIR_PAIRED, FWD_PAIR_SAME };
+	static const char *const fulls[] = { "wait", "drop" };
+	static const enum fwd_full full_val[] = { FWD_FULL_WAIT, FWD_FULL_DROP };
+	static const char *const kernels[] = { "macswap", "ipv4", "load" };
+	enum gpudp_mem_type t;
+	int i;
+
+	switch (o) {
+	case OPT_PAIRING:
+		if ((i = word_index(pairings, RTE_DIM(pairings), v)) < 0)
+			return bad("pairing", v, "expected paired or same");
+		c->pairing = pairing_val[i];
+		return 0;
+	case OPT_RING_FULL:
+		if ((i = word_index(fulls, RTE_DIM(fulls), v)) < 0)
+			return bad("ring-full", v, "expected wait or drop");
+		c->full = full_val[i];
+		return 0;
+	case OPT_KERNEL:
+		if (word_index(kernels, RTE_DIM(kernels), v) < 0)
+			return bad("kernel", v, "expected macswap, ipv4 or load");
+		c->work_spec = v;
+		return 0;
+	case OPT_MEM:
+		if (gpudp_mem_type_parse(v, &t) != 0 || (unsigned int)t > GPUDP_MEM_SPLIT)
+			return bad("mem", v, "expected host, pinned, device or split");
+		c->mem = (int)t;
+		return 0;
+	case OPT_PIN:
+		if (gpudp_pin_backend_parse(v, &c->pin) != 0)
+			return bad("pin", v, "expected auto, peermem, kmod or dmabuf");
+		return 0;
+	case OPT_MODE:
+		if (gpudp_ho_mode_parse(v, &c->mode) != 0)
+			return bad("mode", v,
+				   "expected none, cpu, launch, persistent, graph or staged");
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+/* the options with a value other than a word (word_option()): integers
+ * (int_opts), GPUs, files, seconds. @return 0, -1, or 1 if not one of them */
+static int
+value_option(struct fwd_conf *c, int o, const char *v)
+{
+	int rc;
+
+	switch (o) {
+	case OPT_PORTS: return ports_arg(c, v);
+	case OPT_GPU: return gpu_arg(c, v);
+	case OPT_GPU_MAP: return gpu_map_arg(c, v);
+	case OPT_WORK: c->work_spec = v; return 0;
+	case OPT_WORK_ARG: c->work_arg = v; return 0;
+	case OPT_LOAD_ROUNDS: return load_rounds_arg(c, v);
+	case OPT_PERSISTENT_BLOCKS: return persistent_blocks_arg(c, v);
+	case OPT_STATS: return secs_arg("stats", v, &c->stats_period);
+	case OPT_DURATION: return secs_arg("duration", v, &c->duration);
+	case OPT_JSON:
+		c->json = v;
+		return gpudp_opt_out_file(PROG, "json", v);
+	default:
+		break;
+	}
+	rc = int_option(c, o, v);
+	if (rc == 0 && o == OPT_RING && (c->ring & (c->ring - 1)) != 0)
+		rc = bad("ring", v, "expected a power of two");
+	if (rc == 0 && o == OPT_THREADS && c->threads % 32 != 0)
+		rc = bad("threads", v, "expected a multiple of 32");
+	return rc;
+}
+
+/* getopt_long's '?': an unknown option, or one without its value */
+static int
+option_error(char **argv)
+{
+	if (optopt != 0 && optopt < 256)
+		fprintf(stderr, "gpudp-fwd: unknown option '-%c'\n", optopt);
+	else if (optopt >= OPT_PORTS)
+		fprintf(stderr, "gpudp-fwd: --%s: missing value\n",
+			long_opts[optopt - OPT_PORTS].name);
+	else
+		fprintf(stderr, "gpudp-fwd: unknown option '%s'\n", argv[optind - 1]);
+	fprintf(stderr, "gpudp-fwd: --help lists the options\n");
+	return -1;
+}
+
+int
+fwd_conf_parse(struct fwd_conf *c, int argc, char **argv)
+{
+	int o, rc = 0;
+
+	conf_defaults(c);
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "", long_opts, &idx)) != -1) {
-		const char *v = optarg;
-
-		switch (opt) {
-		case OPT_PORTS:
-			if (ports_arg(c, v) != 0)
-				return -1;
-			break;
-		case OPT_QUEUES:
-			U_ARG("queues", v, 1, 16, c->queues);
-			break;
-		case OPT_PIPELINE_LCORES:
-			U_ARG("pipeline-lcores", v, 1, 2, c->pipeline_lcores);
-			break;
-		case OPT_PAIRING:
-			if (strcmp(v, "paired") == 0)
-				c->pairing = FWD_PAIR_PAIRED;
-			else if (strcmp(v, "same") == 0)
-				c->pairing = FWD_PAIR_SAME;
-			else
-				return bad("pairing", v, "expected paired or same");
-			break;
-		case OPT_GPU:
-			if (strcmp(v, "auto") == 0) {
-				c->gpu_sel = FWD_GPU_AUTO;
-				c->gpu = 0;
-				break;
-			}
-			if (v[0] == '\0' || strspn(v, "0123456789") != strlen(v))
-				return bad("gpu", v, "expected auto or a GPU number 0..31");
-			U_ARG("gpu", v, 0, FWD_MAX_GPUS - 1, c->gpu);
-			c->gpu_sel = FWD_GPU_ONE;
-			break;
-		case OPT_GPU_MAP:
-			if (gpu_map_arg(v) != 0)
-				return -1;
-			c->gpu_map = v;
-			break;
-		case OPT_MEM: {
-			enum gpudp_mem_type t;
-
-			if (gpudp_mem_type_parse(v, &t) != 0 || (unsigned int)t > GPUDP_MEM_SPLIT)
-				return bad("mem", v, "expected host, pinned, device or split");
-			c->mem = (int)t;
-			break;
-		}
-		case OPT_PIN:
-			if (gpudp_pin_backend_parse(v, &c->pin) != 0)
-				return bad("pin", v, "expected auto, peermem, kmod or dmabuf");
-			break;
-		case OPT_MODE:
-			if (gpudp_ho_mode_parse(v, &c->mode) != 0)
-				return bad("mode", v,
-					   "expected none, cpu, launch, persistent, graph or staged");
-			break;
-		case OPT_KERNEL:
-			if (strcmp(v, "macswap") != 0 && strcmp(v, "ipv4") != 0 &&
-			    strcmp(v, "load") != 0)
-				return bad("kernel", v, "expected macswap, ipv4 or load");
-			c->work_spec = v;
-			break;
-		case OPT_WORK:
-			c->work_spec = v;
-			break;
-		case OPT_LOAD_ROUNDS: {
-			uint32_t r;
-
-			U_ARG("load-rounds", v, 0, 1000000, r);
-			(void)r;
-			c->work_arg = v;
-			break;
-		}
-		case OPT_WORK_ARG:
-			c->work_arg = v;
-			break;
-		case OPT_BURST:
-			U_ARG("burst", v, 1, GPUDP_HO_BURST_MAX, c->burst);
-			break;
-		case OPT_RX_BURST:
-			U_ARG("rx-burst", v, 1, GPUDP_HO_BURST_MAX, c->rx_burst);
-			break;
-		case OPT_FLUSH_US:
-			U_ARG("flush-us", v, 0, 10000000, c->flush_us);
-			break;
-		case OPT_RING:
-			U_ARG("ring", v, 2, GPUDP_HO_RING_MAX, c->ring);
-			if ((c->ring & (c->ring - 1)) != 0)
-				return bad("ring", v, "expected a power of two");
-			break;
-		case OPT_THREADS:
-			U_ARG("threads", v, 32, 1024, c->threads);
-			if (c->threads % 32 != 0)
-				return bad("threads", v, "expected a multiple of 32");
-			break;
-		case OPT_GRAPH_BATCH:
-			U_ARG("graph-batch", v, 1, GPUDP_HO_RING_MAX, c->graph_batch);
-			break;
-		case OPT_PERSISTENT_BLOCKS:
-			if (strcmp(v, "max") == 0)
-				c->persistent_blocks = GPUDP_HO_BLOCKS_FILL;
-			else if (v[0] < '0' || v[0] > '9')
-				return bad("persistent-blocks", v, "expected an integer 1.."
-					   RTE_STR(GPUDP_HO_RING_MAX) ", or max");
-			else
-				U_ARG("persistent-blocks", v, 1, GPUDP_HO_RING_MAX,
-				      c->persistent_blocks);
-			break;
-		case OPT_GPU_POLL_NS:
-			U_ARG("gpu-poll-ns", v, 0, GPUDP_HO_POLL_NS_MAX, c->poll_ns);
-			break;
-		case OPT_RING_FULL:
-			if (strcmp(v, "wait") == 0)
-				c->full = FWD_FULL_WAIT;
-			else if (strcmp(v, "drop") == 0)
-				c->full = FWD_FULL_DROP;
-			else
-				return bad("ring-full", v, "expected wait or drop");
-			break;
-		case OPT_MBUFS:
-			U_ARG("mbufs", v, FWD_MIN_MBUFS, FWD_MAX_MBUFS, c->mbufs);
-			break;
-		case OPT_DATA_ROOM:
-			U_ARG("data-room", v, FWD_MIN_DATA_ROOM, FWD_MAX_DATA_ROOM, c->data_room);
-			break;
-		case OPT_RXD:
-			U_ARG("rxd", v, 64, 16384, c->rxd);
-			break;
-		case OPT_TXD:
-			U_ARG("txd", v, 64, 16384, c->txd);
-			break;
-		case OPT_STATS:
-			if (secs_arg("stats", v, &c->stats_period) != 0)
-				return -1;
-			break;
-		case OPT_DURATION:
-			if (secs_arg("duration", v, &c->duration) != 0)
-				return -1;
-			break;
-		case OPT_COUNT:
-			U_ARG("count", v, 0, UINT64_MAX, c->count);
-			break;
-		case OPT_MIN_FORWARDED:
-			U_ARG("min-forwarded", v, 0, UINT64_MAX, c->min_forwarded);
-			break;
-		case OPT_JSON:
-			c->json = v;
-			if (gpudp_opt_out_file(PROG, "json", v) != 0)
-				return -1;
-			break;
-		case OPT_CHECK:
-			c->check = 1;
-			break;
-		case OPT_QUIET:
-			c->quiet = 1;
-			break;
-		case OPT_HELP:
+	while (rc == 0 && (o = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
+		if (o == OPT_HELP) {
 			fwd_conf_usage(stdout, "gpudp-fwd");
 			return 1;
-		default:
-			if (optopt != 0 && optopt < 256)
-				fprintf(stderr, "gpudp-fwd: unknown option '-%c'\n", optopt);
-			else if (optopt >= OPT_PORTS)
-				fprintf(stderr, "gpudp-fwd: --%s: missing value\n",
-					long_opts[optopt - OPT_PORTS].name);
-			else
-				fprintf(stderr, "gpudp-fwd: unknown option '%s'\n",
-					argv[optind - 1]);
-			fprintf(stderr, "gpudp-fwd: --help lists the options\n");
-			return -1;
+		} else if (o == OPT_CHECK) {
+			c->check = 1;
+		} else if (o == OPT_QUIET) {
+			c->quiet = 1;
+		} else if ((rc = value_option(c, o, optarg)) == 1 &&
+			   (rc = word_option(c, o, optarg)) == 1) {
+			rc = option_error(argv);
 		}
 	}
+	if (rc != 0)
+		return -1;
 	if (optind < argc) {
 		fprintf(stderr, "gpudp-fwd: unexpected argument '%s'\n", argv[optind]);
 		return -1;
 	}
-	/* cross-option rules, each naming the options involved */
-	if (c->gpu_map != NULL && c->gpu_sel == FWD_GPU_ONE) {
-		fprintf(stderr, "gpudp-fwd: --gpu-map: '%s' cannot be combined with --gpu %d "
-			"(every pipeline on one GPU): leave --gpu out or give --gpu auto\n",
-			c->gpu_map, c->gpu);
+	if (fwd_conf_check(c) != 0)
 		return -1;
-	}
-	if (c->gpu_map != NULL)
-		c->gpu_sel = FWD_GPU_MAP;
-	if (c->ring % c->graph_batch != 0) {
-		fprintf(stderr, "gpudp-fwd: --graph-batch: %u does not divide --ring %u\n",
-			c->graph_batch, c->ring);
-		return -1;
-	}
-	if (c->persistent_blocks > c->ring && c->persistent_blocks != GPUDP_HO_BLOCKS_FILL) {
-		fprintf(stderr, "gpudp-fwd: --persistent-blocks: %u is more than --ring %u\n",
-			c->persistent_blocks, c->ring);
-		return -1;
-	}
-	if (!c->check && !mode_mem_ok[c->mode][fwd_conf_mem(c)]) {
-		fprintf(stderr, "gpudp-fwd: --mem: '%s' does not work with --mode %s "
-			"(cpu: host or pinned; staged: host, pinned or split; launch, "
-			"persistent, graph: pinned, device or split)\n", gpudp_mem_type_name(fwd_conf_mem(c)),
-			gpudp_ho_mode_name(c->mode));
-		return -1;
-	}
-	if (pool_check(c) != 0)
-		return -1;
-	if (c->rx_burst > c->burst)
-		c->rx_burst = c->burst;
 	/* the work is loaded here, before the EAL: a bad work file is a
 	 * usage error (exit 2), and so is an argument it refuses */
 	c->work = gpudp_app_work(PROG, c->work_spec, c->work_arg, gpudp_ho_mode_is_gpu(c->mode));

@@ -74,6 +74,11 @@ struct fwd_conf {
  *  @return 0; 1 after --help (printed); -1 after an error (printed). */
 int fwd_conf_parse(struct fwd_conf *c, int argc, char **argv);
 void fwd_conf_usage(FILE *f, const char *prog);
+/** The options against each other and the machine (fwd_conf_check.c), after
+ *  each was parsed: --gpu-map (then FWD_GPU_MAP), --graph-batch,
+ *  --persistent-blocks, --mem against --mode, the pools; --rx-burst cut to
+ *  --burst. @return 0, or -1 after an error (printed; warnings printed too) */
+int fwd_conf_check(struct fwd_conf *c);
 /** The memory type in force: --mem, or the mode's default. */
 enum gpudp_mem_type fwd_conf_mem(const struct fwd_conf *c);
 /** Mbufs per pipeline pool: --mbufs, or ring * burst + rxd + 2 * txd + 2048. */
