@@ -175,6 +175,8 @@ int fwd_lcore_main(void *arg);
 unsigned int fwd_rx_step(struct fwd_pipe *p);
 /** One tx poll of a pipeline; returns packets transmitted. */
 unsigned int fwd_tx_step(struct fwd_pipe *p);
+
+/* fwd_totals.c */
 /** io pipeline @p p: note its ports' byte counters, once the ports have
  *  started and before the lcores run (rx_bytes and tx_bytes count from there). */
 void fwd_io_start(struct fwd_pipe *p);
