@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_gpu_fwd --bench: handoff latency per mode against rte_gpu_comm_*, staged bandwidth. */
+/* test_gpu_fwd --bench: handoff latency per mode against rte_gpu_comm_*, staged
+ * bandwidth on whole frames (--frame-work). */
 #include "fwd_test_pvt.h"
 
 #ifdef GPUDP_HAS_CUDA
@@ -148,22 +149,66 @@ json_lat(FILE *f, const char *name, const struct lat *l, const char *sep)
 	       gpudp_ho_hist_quantile(&l->done, 0.999) / 1e3);
 }
 
-/* staged path bytes/s at 1500-byte packets in bursts of @p np, packets in
- * plain host memory (CPU copies) or in pinned memory (GPU copies); @p pkts
- * holds STAGED_POOL packets 1536 bytes apart, walked through burst by burst
- * (the way mbufs cycle: every burst reads other memory) */
+/*
+ * ---- staged_bw: whole frames through the staged path vs the pinned copy ----
+ *
+ * The TEST work "frame" (--frame-work, works-gpu/frame_work.h) has the
+ * whole frame for its span, so the staged path copies every byte of each
+ * 1500-byte frame into GPU memory (1536 bytes of staging a frame, rounded
+ * up to 64); it reads each frame's last byte. The bursts walk through a
+ * pool of STAGED_POOL frames STAGED_STRIDE bytes apart (the way mbufs
+ * cycle: every burst reads other memory).
+ */
 #define STAGED_POOL 16384u
-double
-staged_bw_run(uint8_t *pkts, int gpu_copy, uint32_t np)
+#define STAGED_STRIDE 1536u
+#define STAGED_PL 1500u
+/* bytes staged per run: bursts of np frames up to this many frame bytes */
+#define STAGED_RUN_BYTES (3u << 30)
+
+/* the last byte of pool frame @p k, as written and as the work adds it up */
+static uint8_t
+staged_last(uint32_t k)
 {
-	enum { PL = 1500, BYTES = 3u << 30 };
+	return (uint8_t)(k % 251 + 1);
+}
+
+static void
+staged_fill(uint8_t *pkts)
+{
+	uint32_t k;
+
+	memset(pkts, 0x11, (size_t)STAGED_POOL * STAGED_STRIDE);
+	for (k = 0; k < STAGED_POOL; k++)
+		pkts[(size_t)k * STAGED_STRIDE + STAGED_PL - 1] = staged_last(k);
+}
+
+/* what the work's counter "last" sums over the first @p n frames walked */
+static uint64_t
+staged_last_sum(uint64_t n)
+{
+	uint64_t t, sum = 0;
+
+	for (t = 0; t < n; t++)
+		sum += staged_last((uint32_t)(t % STAGED_POOL));
+	return sum;
+}
+
+/*
+ * Whole frames through the staged path in bursts of @p np, the frames in
+ * plain host memory (CPU copies) or in pinned memory (@p gpu_copy: the GPU
+ * gathers them). Every frame must reach work @p w whole, its last byte as
+ * written. @return frame bytes per second (GB/s), or -1 (printed)
+ */
+double
+staged_bw_run(uint8_t *pkts, int gpu_copy, uint32_t np, const struct gpudp_work *w)
+{
 	struct gpudp_handoff_conf c = { .name = "staged-bw", .mode = GPUDP_HO_STAGED,
-		.ring_size = 16, .burst_max = np,
-		.stage_bytes = PL, .stage_gpu_copy = gpu_copy,
+		.work = w, .ring_size = 16, .burst_max = np,
+		.stage_bytes = STAGED_PL, .stage_gpu_copy = gpu_copy,
 		.cu_ctx = (uint64_t)(uintptr_t)ctx };
 	struct gpudp_handoff *h = gpudp_handoff_create(&c);
-	uint32_t sub = 0, done = 0, bursts = BYTES / (np * PL), next = 0, i;
-	uint64_t t0, t1, cpu = 0;
+	uint32_t sub = 0, done = 0, bursts = STAGED_RUN_BYTES / (np * STAGED_PL), next = 0, i;
+	uint64_t t0, t1, cpu = 0, cut = 0, last = 0, want;
 
 	if (h == NULL)
 		return -1;
@@ -175,76 +220,109 @@ staged_bw_run(uint8_t *pkts, int gpu_copy, uint32_t np)
 			uint64_t s0 = gpudp_ho_now_ns();
 
 			for (i = 0; i < np; i++, next = (next + 1) % STAGED_POOL)
-				gpudp_ho_burst_add(b, pkts + (size_t)next * 1536, PL, NULL);
+				gpudp_ho_burst_add(b, pkts + (size_t)next * STAGED_STRIDE,
+						   STAGED_PL, NULL);
 			gpudp_handoff_submit(h, b);
 			cpu += gpudp_ho_now_ns() - s0;
 			sub++;
 		}
 		if ((b = gpudp_handoff_completed(h)) != NULL) {
+			cut += b->n - b->n_pass;
+			last += b->counters[0];
 			gpudp_handoff_release(h, b);
 			done++;
 		}
 	}
 	t1 = gpudp_ho_now_ns();
 	gpudp_handoff_destroy(h);
-	printf("    staged %s copies: %.1f us per %u-packet burst, %.1f us of it the CPU "
+	want = staged_last_sum((uint64_t)bursts * np);
+	if (cut != 0 || last != want) {
+		fprintf(stderr, "bench: staged %s copies: %" PRIu64 " frames not staged whole, "
+			"last bytes sum %" PRIu64 " (want %" PRIu64 ")\n",
+			gpu_copy ? "GPU" : "CPU", cut, last, want);
+		return -1;
+	}
+	printf("    staged %s copies: %.1f us per %u-frame burst, %.1f us of it the CPU "
 	       "describing and submitting\n", gpu_copy ? "GPU" : "CPU",
 	       (t1 - t0) / 1e3 / bursts, np, cpu / 1e3 / bursts);
-	return (double)bursts * np * PL / ((t1 - t0) / 1e9) / 1e9;
+	return (double)bursts * np * STAGED_PL / ((t1 - t0) / 1e9) / 1e9;
 }
 
-/* staged path bytes/s at 1500-byte packets vs the plain pinned copy */
-int
-bench_staged_bw(FILE *f)
+/* cuMemcpyHtoD of 64 MiB from pinned memory, 20 times. @return GB/s or -1 */
+static double
+pinned_copy_bw(void)
 {
-	enum { PL = 1500, CB = 64 << 20 };
-	size_t pool = (size_t)STAGED_POOL * 1536;
-	uint8_t *pkts = malloc(pool), *pinned = NULL, *src;
-	CUdeviceptr dst;
-	CUstream st;
-	uint32_t i;
+	enum { CB = 64 << 20, N = 20 };
+	uint8_t *src = NULL;
+	CUdeviceptr dst = 0;
+	CUstream st = NULL;
 	uint64_t t0, t1;
-	double staged, staged4k, staged_cpu, copy;
+	double copy = -1;
+	uint32_t i;
+
+	if (gpudp_cu->cuMemAllocHost((void **)&src, CB) == CUDA_SUCCESS &&
+	    gpudp_cu->cuMemAlloc(&dst, CB) == CUDA_SUCCESS &&
+	    gpudp_cu->cuStreamCreate(&st, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS) {
+		memset(src, 1, CB);
+		gpudp_cu->cuMemcpyHtoDAsync(dst, src, CB, st);
+		gpudp_cu->cuStreamSynchronize(st);
+		t0 = gpudp_ho_now_ns();
+		for (i = 0; i < N; i++)
+			gpudp_cu->cuMemcpyHtoDAsync(dst, src, CB, st);
+		if (gpudp_cu->cuStreamSynchronize(st) == CUDA_SUCCESS) {
+			t1 = gpudp_ho_now_ns();
+			copy = (double)N * CB / ((t1 - t0) / 1e9) / 1e9;
+		}
+	}
+	if (st != NULL)
+		gpudp_cu->cuStreamDestroy(st);
+	if (dst != 0)
+		gpudp_cu->cuMemFree(dst);
+	if (src != NULL)
+		gpudp_cu->cuMemFreeHost(src);
+	return copy;
+}
+
+/*
+ * Whole 1500-byte frames through the staged path (GPU copies from pinned
+ * frames in bursts of 1024 and 4096, CPU copies from host frames in bursts
+ * of 1024) against the pinned host-to-device copy of the same run, as
+ * "staged_bw" in @p f. @return 0, or -1 (printed; nothing written)
+ */
+int
+bench_staged_bw(FILE *f, const struct gpudp_work *w)
+{
+	size_t pool = (size_t)STAGED_POOL * STAGED_STRIDE;
+	uint8_t *pkts = malloc(pool), *pinned = NULL;
+	double staged = -1, staged4k = -1, staged_cpu = -1, copy;
 
 	if (pkts == NULL || gpudp_cu->cuMemAllocHost((void **)&pinned, pool) != CUDA_SUCCESS) {
 		free(pkts);
 		return -1;
 	}
-	memset(pkts, 0x11, pool);
-	memset(pinned, 0x11, pool);
-	staged_cpu = staged_bw_run(pkts, 0, 1024);
-	staged = staged_bw_run(pinned, 1, 1024);
-	staged4k = staged_bw_run(pinned, 1, 4096);
+	staged_fill(pkts);
+	staged_fill(pinned);
+	staged_cpu = staged_bw_run(pkts, 0, 1024, w);
+	if (staged_cpu >= 0)
+		staged = staged_bw_run(pinned, 1, 1024, w);
+	if (staged >= 0)
+		staged4k = staged_bw_run(pinned, 1, 4096, w);
 	free(pkts);
 	gpudp_cu->cuMemFreeHost(pinned);
-	if (staged < 0 || staged4k < 0 || staged_cpu < 0)
+	copy = pinned_copy_bw();
+	if (staged4k < 0 || copy <= 0)
 		return -1;
-	if (gpudp_cu->cuMemAllocHost((void **)&src, CB) != 0 || gpudp_cu->cuMemAlloc(&dst, CB) != 0 ||
-	    gpudp_cu->cuStreamCreate(&st, CU_STREAM_NON_BLOCKING) != 0)
-		return -1;
-	memset(src, 1, CB);
-	gpudp_cu->cuMemcpyHtoDAsync(dst, src, CB, st);
-	gpudp_cu->cuStreamSynchronize(st);
-	t0 = gpudp_ho_now_ns();
-	for (i = 0; i < 20; i++)
-		gpudp_cu->cuMemcpyHtoDAsync(dst, src, CB, st);
-	gpudp_cu->cuStreamSynchronize(st);
-	t1 = gpudp_ho_now_ns();
-	copy = 20.0 * CB / ((t1 - t0) / 1e9) / 1e9;
-	gpudp_cu->cuStreamDestroy(st);
-	gpudp_cu->cuMemFree(dst);
-	gpudp_cu->cuMemFreeHost(src);
-	printf("staged path at %u-byte packets: pinned mbufs (GPU copies) %.2f GB/s in bursts "
-	       "of 1024, %.2f GB/s in bursts of 4096; host mbufs (CPU copies) %.2f GB/s; "
-	       "pinned H2D copy %.2f GB/s (%.0f%%, %.0f%%, %.0f%%)\n", PL, staged, staged4k,
-	       staged_cpu, copy, 100 * staged / copy, 100 * staged4k / copy,
+	printf("staged path, whole %u-byte frames: pinned frames (GPU copies) %.2f GB/s in "
+	       "bursts of 1024, %.2f GB/s in bursts of 4096; host frames (CPU copies) %.2f "
+	       "GB/s; pinned H2D copy %.2f GB/s (%.0f%%, %.0f%%, %.0f%%)\n", STAGED_PL, staged,
+	       staged4k, staged_cpu, copy, 100 * staged / copy, 100 * staged4k / copy,
 	       100 * staged_cpu / copy);
-	fprintf(f, "  \"staged_bw\": {\"packet_bytes\": %u, \"burst\": 1024, "
-		"\"staged_gbytes_s\": %.3f, \"staged_gbytes_s_burst4096\": %.3f, "
+	fprintf(f, "  \"staged_bw\": {\"work\": \"%s\", \"span\": %u, \"packet_bytes\": %u, "
+		"\"burst\": 1024, \"staged_gbytes_s\": %.3f, \"staged_gbytes_s_burst4096\": %.3f, "
 		"\"staged_cpu_copy_gbytes_s\": %.3f, \"pinned_copy_gbytes_s\": %.3f, "
 		"\"ratio\": %.3f, \"ratio_burst4096\": %.3f, \"ratio_cpu_copy\": %.3f},\n",
-		PL, staged, staged4k, staged_cpu, copy, staged / copy, staged4k / copy,
-		staged_cpu / copy);
+		w->name, w->span, STAGED_PL, staged, staged4k, staged_cpu, copy, staged / copy,
+		staged4k / copy, staged_cpu / copy);
 	return 0;
 }
 
@@ -259,12 +337,21 @@ bench(const char *json)
 	struct rte_mbuf *mb[NP];
 	uint8_t *pk[NP];
 	static struct lat lat[8];
+	const struct gpudp_work *frame = NULL;
+	char err[256];
 	FILE *f;
 	uint32_t i, m;
+	int rc = GPUDP_TEST_PASS;
 
 	if (gpu_up() != 0 || eal_up() != 0 || rte_gpu_count_avail() == 0) {
 		fprintf(stderr, "bench: no GPU\n");
 		return GPUDP_TEST_SKIP;
+	}
+	if (frame_work_path == NULL) {
+		fprintf(stderr, "bench: no --frame-work given: staged_bw left out\n");
+	} else if ((frame = gpudp_work_load(frame_work_path, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "bench: --frame-work %s: %s\n", frame_work_path, err);
+		return GPUDP_TEST_FAIL;
 	}
 	memset(&pc, 0, sizeof(pc));
 	pc.name = "bench";
@@ -300,14 +387,19 @@ bench(const char *json)
 		fclose(f);
 		return GPUDP_TEST_FAIL;
 	}
-	if (bench_staged_bw(f) != 0)
+	/* whole frames staged, or null: left out (no --frame-work) or failed */
+	if (frame != NULL && bench_staged_bw(f, frame) != 0) {
 		fprintf(stderr, "bench: staged bandwidth failed\n");
+		rc = GPUDP_TEST_FAIL;
+	}
+	if (frame == NULL || rc != GPUDP_TEST_PASS)
+		fprintf(f, "  \"staged_bw\": null,\n");
 	json_lat(f, "rte_gpu_comm", &lat[7], "");
 	fprintf(f, "}\n");
 	fclose(f);
 	rte_pktmbuf_free_bulk(mb, NP);
 	gpudp_pool_destroy(pool);
-	return GPUDP_TEST_PASS;
+	return rc;
 }
 
 #endif /* GPUDP_HAS_CUDA */

@@ -40,6 +40,7 @@ extern const char *pcap_path;
 extern const char *user_work_path;  /* --user-work: the TEST work "probe" */
 extern const char *seg_work_path;   /* --seg-work: the TEST work "segsum" */
 extern const char *span_work_path;  /* --span-work: the TEST work "span" */
+extern const char *frame_work_path; /* --frame-work: the TEST work "frame" (--bench) */
 extern int have_gpu;
 
 /* the built-in works, by enum gpudp_fwd_kernel */
@@ -110,8 +111,8 @@ int eal_up(void);
 int staged_path_on_pcap_payloads_matches_cpu(void);
 int clock_model_shared_between_handoffs(void);
 void json_lat(FILE *f, const char *name, const struct lat *l, const char *sep);
-double staged_bw_run(uint8_t *pkts, int gpu_copy, uint32_t np);
-int bench_staged_bw(FILE *f);
+double staged_bw_run(uint8_t *pkts, int gpu_copy, uint32_t np, const struct gpudp_work *w);
+int bench_staged_bw(FILE *f, const struct gpudp_work *w);
 #endif
 
 #endif /* FWD_TEST_PVT_H */

@@ -5,7 +5,8 @@
  * One runner for two suites: the dpdk suite runs the CPU cases (GPU cases
  * skip), the gpu suite names the GPU cases (all skip, exit 77, without a
  * GPU). --bench FILE runs the handoff latency benchmark instead (per mode,
- * and DPDK's rte_gpu_comm_* list on the same GPU) and writes JSON.
+ * and DPDK's rte_gpu_comm_* list on the same GPU) and, given --frame-work,
+ * the staged path's bandwidth on whole frames, and writes JSON.
  * --pcap FILE names the capture the staged-path case reads through net_pcap.
  */
 #include "fwd_test_pvt.h"
@@ -14,6 +15,7 @@ const char *pcap_path;
 const char *user_work_path;  /* --user-work: the TEST work "probe" (works/) */
 const char *seg_work_path;   /* --seg-work: the TEST work "segsum" (works/) */
 const char *span_work_path;  /* --span-work: the TEST work "span" (works-gpu/) */
+const char *frame_work_path; /* --frame-work: the TEST work "frame" (works-gpu/), --bench */
 int have_gpu;
 
 const char *const kname[GPUDP_FWD_K_MAX] = { "macswap", "ipv4", "load" };
@@ -421,6 +423,8 @@ main(int argc, char **argv)
 			seg_work_path = argv[++i];
 		else if (strcmp(argv[i], "--span-work") == 0 && i + 1 < argc)
 			span_work_path = argv[++i];
+		else if (strcmp(argv[i], "--frame-work") == 0 && i + 1 < argc)
+			frame_work_path = argv[++i];
 		else if (strcmp(argv[i], "--bench") == 0 && i + 1 < argc)
 			bench_json = argv[++i];
 		else
