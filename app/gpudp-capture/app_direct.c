@@ -17,7 +17,7 @@
 
 #include "cap_app.h"
 #include "cap_file.h"
-#include "capfile.h"
+#include "gpudp_capfile.h"
 
 void
 app_describe_files(struct cap_app *app)
@@ -36,22 +36,22 @@ app_describe_files(struct cap_app *app)
 /* What write_matches() reads, for cap_file_guarded(). */
 struct wmatch {
 	struct cap_app *app;
-	struct capfile *cf;
+	struct gpudp_capfile *cf;
 	const uint32_t *bits;
 	uint64_t n;
 	uint64_t seen;       /* records read */
 	uint8_t *buf;        /* a matching record's bytes, copied out of the mapping */
 };
 
-/* The matching records among the first w->n to --filter-out. @return capfile_next()'s */
+/* The matching records among the first w->n to --filter-out. @return gpudp_capfile_next()'s */
 static int
 write_matched(void *arg)
 {
 	struct wmatch *w = arg;
-	struct capfile_rec r;
+	struct gpudp_capfile_rec r;
 	int rc;
 
-	while ((rc = capfile_next(w->cf, &r)) == 1 && r.index < w->n) {
+	while ((rc = gpudp_capfile_next(w->cf, &r)) == 1 && r.index < w->n) {
 		w->seen = r.index + 1;
 		if (!((w->bits[r.index / 32] >> (r.index % 32)) & 1))
 			continue;
@@ -82,23 +82,23 @@ write_matches(struct cap_app *app, const char *path, const uint32_t *bits, uint6
 {
 	struct wmatch w = { .app = app, .bits = bits, .n = n };
 	char err[512];
-	int rc = capfile_open(path, CAPFILE_MMAP, &w.cf, err, sizeof(err));
+	int rc = gpudp_capfile_open(path, GPUDP_CAPFILE_MMAP, &w.cf, err, sizeof(err));
 
 	if (rc != 0) {
 		CAP_LOG(ERR, "--filter-out: %s", err);
 		return rc;
 	}
-	w.buf = malloc(CAPFILE_MAX_SNAPLEN);
+	w.buf = malloc(GPUDP_CAPFILE_MAX_SNAPLEN);
 	if (w.buf == NULL)
 		rc = -ENOMEM;
 	else if (cap_file_guarded(write_matched, &w, &rc) != 0)
 		rc = 1;   /* it shrank */
-	else if (rc >= 0 && (capfile_size(w.cf) != size || (rc == 0 && w.seen < n)))
+	else if (rc >= 0 && (gpudp_capfile_size(w.cf) != size || (rc == 0 && w.seen < n)))
 		rc = 1;
 	else if (rc > 0)
 		rc = 0;
 	free(w.buf);
-	capfile_close(w.cf);
+	gpudp_capfile_close(w.cf);
 	return rc;
 }
 

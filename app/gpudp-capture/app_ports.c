@@ -174,8 +174,9 @@ app_check_files(struct cap_app *app)
 
 	for (i = 0; i < app->n_files; i++) {
 		struct vdev_file *f = &app->files[i];
-		const struct capfile_info *in = &f->info;
-		int rc = capfile_inspect(f->path, app->conf.data_room, &f->info, err, sizeof(err));
+		const struct gpudp_capfile_info *in = &f->info;
+		int rc = gpudp_capfile_inspect(f->path, app->conf.data_room, &f->info, err,
+					       sizeof(err));
 
 		if (rc != 0) {
 			fprintf(stderr, "gpudp-capture: input error: %s\n", err);
@@ -188,15 +189,15 @@ app_check_files(struct cap_app *app)
 				"analyses Ethernet frames only, and libpcap (net_pcap's reader) reads "
 				"one link type per file\n", f->path, in->other_ifid,
 				in->other_section, in->other_offset, in->other_linktype,
-				capfile_linktype_name(in->other_linktype), in->linktype,
-				capfile_linktype_name(in->linktype));
+				gpudp_capfile_linktype_name(in->other_linktype), in->linktype,
+				gpudp_capfile_linktype_name(in->linktype));
 			return -1;
 		}
-		if (in->linktype != CAPFILE_LINKTYPE_ETHERNET &&
-		    in->linktype != CAPFILE_LINKTYPE_NONE) {
+		if (in->linktype != GPUDP_CAPFILE_LINKTYPE_ETHERNET &&
+		    in->linktype != GPUDP_CAPFILE_LINKTYPE_NONE) {
 			fprintf(stderr, "gpudp-capture: input error: %s: link type %u (%s) is not "
 				"Ethernet; gpudp-capture analyses Ethernet frames only\n", f->path,
-				in->linktype, capfile_linktype_name(in->linktype));
+				in->linktype, gpudp_capfile_linktype_name(in->linktype));
 			return -1;
 		}
 		if (in->libpcap_diff[0] != '\0') {

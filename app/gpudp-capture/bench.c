@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capfile.h"
+#include "gpudp_capfile.h"
 #include "engine.h"
 #include "gpudp_analysis_pkt.h"
 #include "gpudp_json.h"
@@ -122,7 +122,7 @@ parse_u32(const char *opt, const char *v, uint32_t min, uint32_t max, uint32_t *
 
 /* Stream `passes` copies of the file through the engine in full batches. */
 static int
-feed(struct cap_engine *e, const struct capfile_packets *pk, uint32_t passes)
+feed(struct cap_engine *e, const struct gpudp_capfile_packets *pk, uint32_t passes)
 {
 	struct cap_batch *b = cap_engine_get_batch(e);
 	uint32_t r;
@@ -130,7 +130,7 @@ feed(struct cap_engine *e, const struct capfile_packets *pk, uint32_t passes)
 
 	for (r = 0; r < passes && b != NULL; r++) {
 		for (i = 0; i < pk->n && b != NULL; i++) {
-			const struct capfile_pkt *p = &pk->pkt[i];
+			const struct gpudp_capfile_pkt *p = &pk->pkt[i];
 			uint8_t *dst;
 			int rc = cap_engine_room(e, &b, p->caplen, p->wirelen, p->ts_ns, &dst);
 
@@ -154,7 +154,7 @@ feed(struct cap_engine *e, const struct capfile_packets *pk, uint32_t passes)
 }
 
 static int
-prepare_vary(const struct capfile_packets *pk, uint32_t n)
+prepare_vary(const struct gpudp_capfile_packets *pk, uint32_t n)
 {
 	size_t i;
 
@@ -183,7 +183,7 @@ prepare_vary(const struct capfile_packets *pk, uint32_t n)
 /* --threads: passes of the direct reader; the best is the result. */
 static int
 run_direct(const struct bench_conf *bc, const char *name, const struct gpudp_filter *filter,
-	   struct bench_result *res, struct capfile_packets *pk, const struct cap_file_mem *m)
+	   struct bench_result *res, struct gpudp_capfile_packets *pk, const struct cap_file_mem *m)
 {
 	struct cap_file_conf fc = {
 		.path = bc->input, .engine = name, .threads = bc->threads,
@@ -234,7 +234,7 @@ run_direct(const struct bench_conf *bc, const char *name, const struct gpudp_fil
 }
 
 static int
-run_engine(const struct bench_conf *bc, const char *name, const struct capfile_packets *pk,
+run_engine(const struct bench_conf *bc, const char *name, const struct gpudp_capfile_packets *pk,
 	   const struct gpudp_filter *filter, struct bench_result *res, int write_report)
 {
 	struct cap_engine_conf ec = {
@@ -373,7 +373,7 @@ print_result(struct gpudp_json *j, const char *name, const struct bench_result *
 
 /* The result: to --json FILE, else stdout. @return 0 or -1 */
 static int
-write_result(const struct bench_conf *bc, const struct capfile_packets *pk,
+write_result(const struct bench_conf *bc, const struct gpudp_capfile_packets *pk,
 	     const struct bench_result *cpu, const struct bench_result *gpu,
 	     const struct cap_file_mem *m)
 {
@@ -606,7 +606,7 @@ bench_direct(struct bench_conf *bc, const struct gpudp_filter *filter, int want_
 	     int want_gpu)
 {
 	struct bench_result cpu = { 0 }, gpu = { 0 };
-	struct capfile_packets pk = { 0 };
+	struct gpudp_capfile_packets pk = { 0 };
 	struct cap_file_mem m = { .buf = NULL };
 	char err[256];
 	int rc = 0;
@@ -643,7 +643,7 @@ main(int argc, char **argv)
 		.batch_bytes = 16u << 20, .flows = GPUDP_AN_DEFAULT_FLOWS, .inflight = 3,
 	};
 	struct bench_result cpu = { 0 }, gpu = { 0 };
-	struct capfile_packets pk;
+	struct gpudp_capfile_packets pk;
 	struct gpudp_filter filter;
 	char err[256];
 	int rc, want_cpu, want_gpu;
@@ -662,7 +662,7 @@ main(int argc, char **argv)
 		return 2;
 	if (bc.threads != 0)
 		return bench_direct(&bc, &filter, want_cpu, want_gpu);
-	rc = capfile_read_all(bc.input, &pk, err, sizeof(err));
+	rc = gpudp_capfile_read_all(bc.input, &pk, err, sizeof(err));
 	if (rc != 0) {
 		fprintf(stderr, "gpudp-capture-bench: %s\n", err);
 		cap_match_free(&bc.match);
@@ -679,7 +679,7 @@ main(int argc, char **argv)
 		run_engine(&bc, "gpu", &pk, &filter, &gpu, bc.report != NULL);
 	if (write_result(&bc, &pk, &cpu, &gpu, NULL) != 0) {
 		cap_match_free(&bc.match);
-		capfile_packets_free(&pk);
+		gpudp_capfile_packets_free(&pk);
 		free(addr_off);
 		free(addr_len);
 		return 1;
@@ -689,7 +689,7 @@ main(int argc, char **argv)
 	if (want_cpu && !cpu.ran)
 		fprintf(stderr, "gpudp-capture-bench: CPU engine failed: %s\n", cpu.note);
 	cap_match_free(&bc.match);
-	capfile_packets_free(&pk);
+	gpudp_capfile_packets_free(&pk);
 	free(addr_off);
 	free(addr_len);
 	if ((want_cpu && !cpu.ran) || (want_gpu && !gpu.ran))

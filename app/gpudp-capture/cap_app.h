@@ -24,7 +24,7 @@
 
 #include <gpudp_mem.h>
 
-#include "capfile.h"
+#include "gpudp_capfile.h"
 #include "gpudp_app_gpu.h"
 #include "engine.h"
 #include "gpudp_analysis.h"
@@ -42,7 +42,7 @@ struct vdev_file {
 	char vdev[64];
 	char path[512];
 	int infinite;
-	struct capfile_info info;
+	struct gpudp_capfile_info info;
 };
 
 #define CAP_MAX_RXQ 16
@@ -50,7 +50,7 @@ struct vdev_file {
 
 /* Original lengths of snapped records of the file an rx queue reads. */
 struct cap_rxq {
-	const struct capfile_snap *snaps;
+	const struct gpudp_capfile_snap *snaps;
 	size_t n_snaps, next;
 	uint64_t count;        /* packets received on the queue */
 };

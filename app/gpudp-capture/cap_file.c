@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cap_file.h"
-#include "capfile.h"
+#include "gpudp_capfile.h"
 
 #define CF_DIM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -44,7 +44,7 @@ struct fwalk {
 /*
  * A pcap file split by bytes: a thread takes the records whose header
  * starts in [from, to). It guesses where its first one starts
- * (capfile_find_record()); the split holds when every range's walk ends
+ * (gpudp_capfile_find_record()); the split holds when every range's walk ends
  * exactly where the next range's guess starts (then every guess is a real
  * record boundary, by induction from the first range's, and every record
  * is read once). No walk is shared: each thread reads only its bytes.
@@ -84,21 +84,21 @@ struct fthread {
 	char err[256];
 };
 
-_Static_assert(sizeof(struct capfile_desc) == sizeof(struct gpudp_an_pkt_desc) &&
-	       offsetof(struct capfile_desc, off) == offsetof(struct gpudp_an_pkt_desc, off) &&
-	       offsetof(struct capfile_desc, caplen) ==
+_Static_assert(sizeof(struct gpudp_capfile_desc) == sizeof(struct gpudp_an_pkt_desc) &&
+	       offsetof(struct gpudp_capfile_desc, off) == offsetof(struct gpudp_an_pkt_desc, off) &&
+	       offsetof(struct gpudp_capfile_desc, caplen) ==
 	       offsetof(struct gpudp_an_pkt_desc, caplen) &&
-	       offsetof(struct capfile_desc, wirelen) ==
+	       offsetof(struct gpudp_capfile_desc, wirelen) ==
 	       offsetof(struct gpudp_an_pkt_desc, wirelen) &&
-	       offsetof(struct capfile_desc, pad) == offsetof(struct gpudp_an_pkt_desc, pad) &&
-	       offsetof(struct capfile_desc, ts_ns) == offsetof(struct gpudp_an_pkt_desc, ts_ns),
+	       offsetof(struct gpudp_capfile_desc, pad) == offsetof(struct gpudp_an_pkt_desc, pad) &&
+	       offsetof(struct gpudp_capfile_desc, ts_ns) == offsetof(struct gpudp_an_pkt_desc, ts_ns),
 	       "the reader describes records as a batch does");
 
 /* In place: the file mapped once for every thread (a reader of its own,
- * CAPFILE_MMAP), registered with the GPU. */
+ * GPUDP_CAPFILE_MMAP), registered with the GPU. */
 struct fshared {
-	struct capfile *cf;           /* NULL: not mapped */
-	const uint8_t *base;          /* capfile_map(cf) */
+	struct gpudp_capfile *cf;           /* NULL: not mapped */
+	const uint8_t *base;          /* gpudp_capfile_map(cf) */
 	int registered;               /* with ft[0]'s engine */
 };
 
@@ -264,11 +264,11 @@ ft_stage(struct fthread *f, struct cap_batch **b, const uint8_t *data, uint32_t 
 
 /* One record of this thread's: staged. @return 0, 1 (past the limit) or a negative errno */
 static int
-ft_record(struct fthread *f, struct cap_batch **b, const struct capfile_rec *r)
+ft_record(struct fthread *f, struct cap_batch **b, const struct gpudp_capfile_rec *r)
 {
 	if (f->c->max_records != 0 && r->index >= f->c->max_records)
 		return 1;
-	if (r->linktype != CAPFILE_LINKTYPE_ETHERNET) {
+	if (r->linktype != GPUDP_CAPFILE_LINKTYPE_ETHERNET) {
 		snprintf(f->err, sizeof(f->err), "record %llu: link type %u, not Ethernet",
 			 (unsigned long long)r->index + 1, r->linktype);
 		return -EPROTONOSUPPORT;
@@ -277,7 +277,7 @@ ft_record(struct fthread *f, struct cap_batch **b, const struct capfile_rec *r)
 			r->ts_sec * 1000000000ull + r->ts_nsec, r->index);
 }
 
-/* Records read at once (capfile_next_many()), in bunches of */
+/* Records read at once (gpudp_capfile_next_many()), in bunches of */
 #define FT_MANY 256u
 
 /*
@@ -286,12 +286,12 @@ ft_record(struct fthread *f, struct cap_batch **b, const struct capfile_rec *r)
  * none there: *got says how many), 1 (past the limit) or a negative errno
  */
 static int
-ft_many(struct fthread *f, struct capfile *cf, struct cap_batch **b, uint32_t n, uint64_t end,
+ft_many(struct fthread *f, struct gpudp_capfile *cf, struct cap_batch **b, uint32_t n, uint64_t end,
 	uint32_t *got)
 {
-	struct capfile_mrec mr[FT_MANY];
+	struct gpudp_capfile_mrec mr[FT_MANY];
 	uint64_t lim = f->c->max_records;
-	uint32_t k = capfile_next_many(cf, mr, n < FT_MANY ? n : FT_MANY, end), i;
+	uint32_t k = gpudp_capfile_next_many(cf, mr, n < FT_MANY ? n : FT_MANY, end), i;
 	int rc;
 
 	*got = k;
@@ -308,11 +308,11 @@ ft_many(struct fthread *f, struct capfile *cf, struct cap_batch **b, uint32_t n,
 
 /* The end of a thread's records: a read error, or the last batch submitted. */
 static int
-ft_end(struct fthread *f, struct capfile *cf, struct cap_batch *b, int rc)
+ft_end(struct fthread *f, struct gpudp_capfile *cf, struct cap_batch *b, int rc)
 {
 	if (rc < 0) {
 		if (f->err[0] == '\0')
-			snprintf(f->err, sizeof(f->err), "%s", capfile_error(cf));
+			snprintf(f->err, sizeof(f->err), "%s", gpudp_capfile_error(cf));
 		return rc;
 	}
 	rc = cap_engine_submit(&f->e, b) != 0 ? -EIO : 0;
@@ -325,16 +325,16 @@ ft_end(struct fthread *f, struct capfile *cf, struct cap_batch *b, int rc)
 
 /* Walk the whole file; stage this thread's chunks. @return 0 or a negative errno */
 static int
-ft_walk(struct fthread *f, struct capfile *cf)
+ft_walk(struct fthread *f, struct gpudp_capfile *cf)
 {
 	const struct cap_file_conf *c = f->c;
 	struct cap_batch **b = &f->b;
-	struct capfile_rec r;
+	struct gpudp_capfile_rec r;
 	int rc;
 
 	if ((*b = cap_engine_get_batch(&f->e)) == NULL)
 		return -EIO;
-	while ((rc = capfile_next(cf, &r)) == 1) {
+	while ((rc = gpudp_capfile_next(cf, &r)) == 1) {
 		if ((r.index / f->chunk) % c->threads != f->t)
 			continue;
 		if (r.index % f->chunk == 0 && c->stop != NULL && *c->stop)
@@ -400,7 +400,7 @@ ft_next_batch(struct fthread *f, struct cap_batch **b)
  * Copies in bulk: the range's bytes from *pos on are read (pread(), no
  * mapping: no page faults, nothing to unmap) straight into the batch's
  * data area, and the records among them described where they landed, with
- * the reader's checks (capfile_parse_many()). Their headers stay between
+ * the reader's checks (gpudp_capfile_parse_many()). Their headers stay between
  * them: the GPU engine gathers each record's bytes alone. It stops at
  * @p to, and where a record is not passed by the checks or does not fit
  * an empty batch, so that the record-by-record reader takes it.
@@ -409,7 +409,7 @@ ft_next_batch(struct fthread *f, struct cap_batch **b)
  *   that are left whole are taken) or a negative errno
  */
 static int
-ft_bulk(struct fthread *f, struct capfile *cf, int fd, struct cap_batch **b, uint64_t *pos,
+ft_bulk(struct fthread *f, struct gpudp_capfile *cf, int fd, struct cap_batch **b, uint64_t *pos,
 	uint64_t to, uint64_t *idx)
 {
 	while (*pos < to) {
@@ -431,8 +431,8 @@ ft_bulk(struct fthread *f, struct capfile *cf, int fd, struct cap_batch **b, uin
 		}
 		shrank = want >= 16 && (uint64_t)got < want && *pos + (uint64_t)got < f->size;
 		/* described straight into the batch's descriptors */
-		k = capfile_parse_descs(cf, dst, *pos, (uint64_t)got, to, bb->data_used,
-					(struct capfile_desc *)(bb->desc + bb->n),
+		k = gpudp_capfile_parse_descs(cf, dst, *pos, (uint64_t)got, to, bb->data_used,
+					(struct gpudp_capfile_desc *)(bb->desc + bb->n),
 					cap_batch_pkt_room(bb), &used, &nb);
 		ft_took(f, bb, k, nb, used, pos, idx);
 		f->changed |= shrank;
@@ -453,7 +453,7 @@ ft_bulk(struct fthread *f, struct capfile *cf, int fd, struct cap_batch **b, uin
  * ft_bulk() does. @return 0 (*pos, *idx: where it stopped) or a negative errno
  */
 static int
-ft_mem(struct fthread *f, struct capfile *cf, struct cap_batch **b, uint64_t *pos,
+ft_mem(struct fthread *f, struct gpudp_capfile *cf, struct cap_batch **b, uint64_t *pos,
        uint64_t to, uint64_t *idx)
 {
 	const struct cap_file_conf *c = f->c;
@@ -467,9 +467,9 @@ ft_mem(struct fthread *f, struct capfile *cf, struct cap_batch **b, uint64_t *po
 			if (len > (bb->data_cap & ~15u))
 				len = bb->data_cap & ~15u;
 			cap_batch_lend(bb, c->mem + base, (uint32_t)len);
-			k = capfile_parse_descs(cf, c->mem + *pos, *pos, len - (*pos - base), to,
+			k = gpudp_capfile_parse_descs(cf, c->mem + *pos, *pos, len - (*pos - base), to,
 						(uint32_t)(*pos - base),
-						(struct capfile_desc *)bb->desc, bb->max_pkts,
+						(struct gpudp_capfile_desc *)bb->desc, bb->max_pkts,
 						&used, &nb);
 			if (k == 0) {
 				cap_batch_lend(bb, NULL, 0);
@@ -487,11 +487,11 @@ ft_mem(struct fthread *f, struct capfile *cf, struct cap_batch **b, uint64_t *po
 
 /* The records of this thread's byte range. */
 static int
-ft_range(struct fthread *f, struct capfile *cf)
+ft_range(struct fthread *f, struct gpudp_capfile *cf)
 {
 	struct frange *g = f->rg;
 	struct cap_batch **b = &f->b;
-	struct capfile_rec r;
+	struct gpudp_capfile_rec r;
 	/* copies: in bulk (ft_bulk()) or from memory (ft_mem()), the reader
 	 * taking what they leave */
 	int mem = f->shared == NULL && f->c->mem != NULL;
@@ -503,13 +503,13 @@ ft_range(struct fthread *f, struct capfile *cf)
 	if ((*b = cap_engine_get_batch(&f->e)) == NULL)
 		return -EIO;
 	if (f->t == 0)
-		g->guess = capfile_tell(cf);   /* right after the file header */
-	else if (capfile_find_record(cf, g->from, g->to, &g->guess) != 0)
+		g->guess = gpudp_capfile_tell(cf);   /* right after the file header */
+	else if (gpudp_capfile_find_record(cf, g->from, g->to, &g->guess) != 0)
 		g->guess = UINT64_MAX;         /* the split cannot hold */
 	if (g->guess != UINT64_MAX) {
 		if (fd < 0 && !mem)
 			ft_populate(f, g->guess, g->to);
-		rc = capfile_seek(cf, g->guess, 0);
+		rc = gpudp_capfile_seek(cf, g->guess, 0);
 		pos = g->guess;
 	}
 	while (g->guess != UINT64_MAX && rc == 0) {
@@ -525,7 +525,7 @@ ft_range(struct fthread *f, struct capfile *cf)
 				break;
 			}
 			if (rc == 0)
-				rc = capfile_seek(cf, pos, idx);
+				rc = gpudp_capfile_seek(cf, pos, idx);
 			if (rc != 0)
 				break;
 		} else {
@@ -534,7 +534,7 @@ ft_range(struct fthread *f, struct capfile *cf)
 				continue;
 		}
 		/* what the fast read leaves: the range's end, the file's, an error */
-		if ((rc = capfile_next(cf, &r)) != 1)
+		if ((rc = gpudp_capfile_next(cf, &r)) != 1)
 			break;
 		if (r.offset >= g->to) {
 			g->end = r.offset;
@@ -542,14 +542,14 @@ ft_range(struct fthread *f, struct capfile *cf)
 			break;
 		}
 		rc = ft_record(f, b, &r);
-		pos = capfile_tell(cf);
-		idx = capfile_index(cf);
+		pos = gpudp_capfile_tell(cf);
+		idx = gpudp_capfile_index(cf);
 	}
 	if (fd >= 0)
 		close(fd);
 	f->fd = -1;
 	if (rc == 0 && g->end == UINT64_MAX)
-		g->end = capfile_tell(cf);     /* the end of the file */
+		g->end = gpudp_capfile_tell(cf);     /* the end of the file */
 	return ft_end(f, cf, *b, rc > 0 ? 0 : rc);
 }
 
@@ -565,11 +565,11 @@ ft_chunk_wait(struct fwalk *w, uint64_t k)
 
 /* Read this thread's chunks where the shared walk says they start. */
 static int
-ft_chunks(struct fthread *f, struct capfile *cf)
+ft_chunks(struct fthread *f, struct gpudp_capfile *cf)
 {
 	const struct cap_file_conf *c = f->c;
 	struct cap_batch **b = &f->b;
-	struct capfile_rec r;
+	struct gpudp_capfile_rec r;
 	uint64_t k, i;
 	int rc = 0;
 
@@ -578,7 +578,7 @@ ft_chunks(struct fthread *f, struct capfile *cf)
 	for (k = f->t; rc == 0 && ft_chunk_wait(f->w, k); k += c->threads) {
 		if (c->stop != NULL && *c->stop)
 			break;
-		rc = capfile_seek(cf, f->w->starts[k], k * f->chunk);
+		rc = gpudp_capfile_seek(cf, f->w->starts[k], k * f->chunk);
 		if (rc == -EINVAL && f->changed)
 			rc = 1;   /* past the end of the file this thread opened, a smaller one */
 		if (rc == 0 && __atomic_load_n(&f->w->n_pub, __ATOMIC_ACQUIRE) > k + 1)
@@ -590,7 +590,7 @@ ft_chunks(struct fthread *f, struct capfile *cf)
 			i += got;
 			if (rc != 0 || got != 0)
 				continue;
-			rc = capfile_next(cf, &r);
+			rc = gpudp_capfile_next(cf, &r);
 			if (rc == 1)
 				rc = ft_record(f, b, &r);
 			else if (rc == 0)
@@ -616,7 +616,7 @@ ft_shared(const struct cap_file_conf *c)
 /* A thread's reader and the file it opened, for bus_guarded(). */
 struct fread_arg {
 	struct fthread *f;
-	struct capfile *cf;
+	struct gpudp_capfile *cf;
 };
 
 static int
@@ -636,7 +636,7 @@ ft_read(void *arg)
  * the mapping.
  */
 static int
-ft_fault(struct fthread *f, struct capfile *cf)
+ft_fault(struct fthread *f, struct gpudp_capfile *cf)
 {
 	struct cap_batch *b = f->b;
 
@@ -663,35 +663,35 @@ ft_main(void *arg)
 {
 	struct fthread *f = arg;
 	struct fread_arg ra = { .f = f };
-	struct capfile *cf;
+	struct gpudp_capfile *cf;
 	char name[16];
 
 	/* for top -H and perf: the reader threads by number */
 	snprintf(name, sizeof(name), "cap-read-%u", f->t);
 	pthread_setname_np(pthread_self(), name);
-	f->rc = capfile_open(f->c->path, CAPFILE_MMAP, &cf, f->err, sizeof(f->err));
+	f->rc = gpudp_capfile_open(f->c->path, GPUDP_CAPFILE_MMAP, &cf, f->err, sizeof(f->err));
 	if (f->rc != 0)
 		return NULL;
-	f->tmap = capfile_map(cf);
-	if (f->shared != NULL && (f->tmap == NULL || capfile_format_of(cf) != CAPFILE_PCAP)) {
+	f->tmap = gpudp_capfile_map(cf);
+	if (f->shared != NULL && (f->tmap == NULL || gpudp_capfile_format_of(cf) != GPUDP_CAPFILE_PCAP)) {
 		/* the file changed since the run looked at it */
 		snprintf(f->err, sizeof(f->err), "%s: no longer a mapped pcap file", f->c->path);
 		f->rc = -EIO;
-		capfile_close(cf);
+		gpudp_capfile_close(cf);
 		return NULL;
 	}
-	if (capfile_size(cf) != f->size)
+	if (gpudp_capfile_size(cf) != f->size)
 		f->changed = 1;   /* another size than when the run began */
 	ra.cf = cf;
 	if (bus_guarded(ft_read, &ra, &f->rc) != 0)
 		f->rc = ft_fault(f, cf);
-	else if (capfile_truncated(cf, &f->trunc_off)) {
+	else if (gpudp_capfile_truncated(cf, &f->trunc_off)) {
 		f->truncated = 1;
-		f->trunc_idx = capfile_index(cf);
+		f->trunc_idx = gpudp_capfile_index(cf);
 	}
 	if (f->rc != 0 && f->err[0] == '\0')
 		snprintf(f->err, sizeof(f->err), "%s", f->e.err);
-	capfile_close(cf);
+	gpudp_capfile_close(cf);
 	if (f->rc == 0 && !ft_shared(f->c)) {
 		/* the engine's tables read back (GPU) on this thread, beside the others */
 		double t0 = cap_now_s();
@@ -888,18 +888,18 @@ struct flayout {
 static void
 layout_get(const char *path, struct flayout *l)
 {
-	struct capfile *cf;
+	struct gpudp_capfile *cf;
 	char err[256];
 
 	memset(l, 0, sizeof(*l));
-	if (capfile_open(path, CAPFILE_SKIP_DATA, &cf, err, sizeof(err)) != 0)
+	if (gpudp_capfile_open(path, GPUDP_CAPFILE_SKIP_DATA, &cf, err, sizeof(err)) != 0)
 		return;   /* the threads say why */
-	l->size = capfile_size(cf);
-	if (capfile_format_of(cf) == CAPFILE_PCAP) {
+	l->size = gpudp_capfile_size(cf);
+	if (gpudp_capfile_format_of(cf) == GPUDP_CAPFILE_PCAP) {
 		l->pcap = 1;
-		l->start = capfile_tell(cf);
+		l->start = gpudp_capfile_tell(cf);
 	}
-	capfile_close(cf);
+	gpudp_capfile_close(cf);
 }
 
 /*
@@ -928,7 +928,7 @@ walk_new(const struct flayout *l, uint32_t chunk)
 struct wread_arg {
 	const struct cap_file_conf *c;
 	struct fwalk *w;
-	struct capfile *cf;
+	struct gpudp_capfile *cf;
 	uint32_t chunk;
 };
 
@@ -936,21 +936,21 @@ static int
 walk_chunks(void *arg)
 {
 	struct wread_arg *a = arg;
-	struct capfile_rec r;
+	struct gpudp_capfile_rec r;
 	uint64_t k;
 	int rc = 0;
 
-	/* chunk by chunk, by the records' lengths (capfile_skip()); where it
-	 * stops early, capfile_next() tells the end of the file from an error */
+	/* chunk by chunk, by the records' lengths (gpudp_capfile_skip()); where it
+	 * stops early, gpudp_capfile_next() tells the end of the file from an error */
 	for (k = 0; rc == 0 && k < a->w->cap; k++) {
-		uint64_t off = capfile_tell(a->cf);
+		uint64_t off = gpudp_capfile_tell(a->cf);
 
 		if (a->c->max_records != 0 && k * a->chunk >= a->c->max_records)
 			break;
-		if (capfile_skip(a->cf, a->chunk) == 0) {
-			rc = capfile_next(a->cf, &r);
+		if (gpudp_capfile_skip(a->cf, a->chunk) == 0) {
+			rc = gpudp_capfile_next(a->cf, &r);
 			if (rc == 1)
-				rc = -EINVAL;   /* capfile_skip() refused what capfile_next() takes */
+				rc = -EINVAL;   /* gpudp_capfile_skip() refused what gpudp_capfile_next() takes */
 			break;
 		}
 		a->w->starts[k] = off;
@@ -962,30 +962,30 @@ walk_chunks(void *arg)
 static void
 walk_run(const struct cap_file_conf *c, struct fwalk *w, uint32_t chunk, uint64_t size)
 {
-	struct capfile *cf = NULL;
+	struct gpudp_capfile *cf = NULL;
 	struct wread_arg a = { .c = c, .w = w, .chunk = chunk };
-	int rc = capfile_open(c->path, CAPFILE_MMAP | CAPFILE_SKIP_DATA, &cf, w->err,
+	int rc = gpudp_capfile_open(c->path, GPUDP_CAPFILE_MMAP | GPUDP_CAPFILE_SKIP_DATA, &cf, w->err,
 			      sizeof(w->err));
 
 	if (rc == 0) {
 		a.cf = cf;
 		/* a file that shrank: the chunks published are read, no more */
-		w->changed = capfile_size(cf) != size;
+		w->changed = gpudp_capfile_size(cf) != size;
 		if (bus_guarded(walk_chunks, &a, &rc) != 0) {
 			w->changed = 1;
 			rc = 0;
-		} else if (capfile_truncated(cf, &w->trunc_off)) {
+		} else if (gpudp_capfile_truncated(cf, &w->trunc_off)) {
 			w->truncated = 1;
-			w->trunc_idx = capfile_index(cf);
+			w->trunc_idx = gpudp_capfile_index(cf);
 		}
 	}
 	if (rc < 0) {
 		w->rc = rc;
 		if (cf != NULL)
-			snprintf(w->err, sizeof(w->err), "%s", capfile_error(cf)[0] != '\0' ?
-				 capfile_error(cf) : "the walk of the file failed");
+			snprintf(w->err, sizeof(w->err), "%s", gpudp_capfile_error(cf)[0] != '\0' ?
+				 gpudp_capfile_error(cf) : "the walk of the file failed");
 	}
-	capfile_close(cf);
+	gpudp_capfile_close(cf);
 	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 }
 
@@ -1032,7 +1032,7 @@ shared_unmap(struct fshared *m, struct fthread *ft0)
 {
 	if (m->registered)
 		cap_engine_host_unregister(&ft0->e, m->base);
-	capfile_close(m->cf);
+	gpudp_capfile_close(m->cf);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -1059,9 +1059,9 @@ ft_prepare(struct fthread *ft, const struct cap_file_conf *c, const struct flayo
 	rc = ft_create(ft, c, stage, err, errlen);
 	if (rc != 0 || stage == CAP_FILE_STAGE_COPY)
 		return rc;
-	rc = capfile_open(c->path, CAPFILE_MMAP, &m->cf, err, errlen);
+	rc = gpudp_capfile_open(c->path, GPUDP_CAPFILE_MMAP, &m->cf, err, errlen);
 	if (rc == 0) {
-		m->base = capfile_map(m->cf);
+		m->base = gpudp_capfile_map(m->cf);
 		rc = cap_engine_host_register(&ft[0].e, m->base, l->size);
 		m->registered = rc == 0;
 		if (rc != 0)

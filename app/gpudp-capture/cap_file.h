@@ -3,7 +3,7 @@
  * @file
  * gpudp-capture's direct reader (`--reader direct`, doc/capture.md
  * "Direct reading"): capture files analysed without a PMD. Each of
- * `--threads` host threads maps the file (CAPFILE_MMAP) and stages its
+ * `--threads` host threads maps the file (GPUDP_CAPFILE_MMAP) and stages its
  * share of the records into batches of an engine of its own (its own
  * handoff and streams on the GPU). The shares: a pcap file of at least
  * range_min bytes a thread, read without a record limit or verdicts by
@@ -70,7 +70,7 @@ int cap_file_stage_parse(const char *name, enum cap_file_stage *s);
 
 /** What to run. */
 struct cap_file_conf {
-	const char *path;            /**< a capture file checked by capfile_inspect() */
+	const char *path;            /**< a capture file checked by gpudp_capfile_inspect() */
 	const char *engine;          /**< "cpu" or "gpu" */
 	struct cap_engine_conf ec;   /**< each thread's engine (done and mem are set here) */
 	uint32_t threads;            /**< 1 .. CAP_FILE_THREADS_MAX */
@@ -183,7 +183,7 @@ void cap_file_mem_free(struct cap_file_mem *m);
  * @return 0, or a negative errno value: -EINVAL (bad conf), -ENOTSUP (a
  *   stage in place asked for that cannot be: a pcapng file, a GPU that
  *   cannot register the file), the engine's
- *   error (-ENODEV: no GPU, ...), -EIO (a read error: capfile_error()'s
+ *   error (-ENODEV: no GPU, ...), -EIO (a read error: gpudp_capfile_error()'s
  *   text in err), -ENOSPC (some flows did not fit @p out: counted as drops),
  *   -ESTALE (in place, the file shrank under the run). A file that changed
  *   size is not an error otherwise: see st->changed.
@@ -194,7 +194,7 @@ int cap_file_run(const struct cap_file_conf *conf, struct gpudp_analysis *out,
 		 struct cap_file_stats *st, char *err, size_t errlen);
 
 /**
- * fn(arg), its reads of mapped capture files (CAPFILE_MMAP) guarded as
+ * fn(arg), its reads of mapped capture files (GPUDP_CAPFILE_MMAP) guarded as
  * cap_file_run()'s are: a read that faults (SIGBUS: the file shrank under
  * the mapping) returns here instead of ending the process. fn must hold no
  * lock where it reads a mapping (copy the bytes out before stdio sees

@@ -336,7 +336,7 @@ teardown(struct cap_app *app, int rc)
 	gpudp_analysis_free(app->verify);
 	cap_conf_free(&app->conf);
 	for (i = 0; i < app->n_files; i++)
-		capfile_info_free(&app->files[i].info);
+		gpudp_capfile_info_free(&app->files[i].info);
 	gpudp_app_eal_cleanup();
 	return rc;
 }

@@ -24,7 +24,7 @@
 #include <gpudp_handoff.h>
 #include <gpudp_opt.h>
 
-#include "capfile.h"
+#include "gpudp_capfile.h"
 
 #ifdef GPUDP_HAS_CUDA
 #include <gpudp_cuda.h>
@@ -231,17 +231,17 @@ parse(struct opts *o, int argc, char **argv)
 	return 0;
 }
 
-/* the capture's packets (capfile_read_all()), laid out 64-byte aligned */
+/* the capture's packets (gpudp_capfile_read_all()), laid out 64-byte aligned */
 static int
 pkts_read(const char *path, uint64_t max, struct pkts *p)
 {
-	struct capfile_packets cp;
+	struct gpudp_capfile_packets cp;
 	char err[512];
 	size_t i, off = 0;
 	int ret;
 
 	memset(p, 0, sizeof(*p));
-	ret = capfile_read_all(path, &cp, err, sizeof(err));
+	ret = gpudp_capfile_read_all(path, &cp, err, sizeof(err));
 	if (ret != 0) {
 		fprintf(stderr, PROG ": --pcap: %s\n", err);
 		return -1;
@@ -249,7 +249,7 @@ pkts_read(const char *path, uint64_t max, struct pkts *p)
 	p->n = (uint32_t)(max != 0 && max < cp.n ? max : RTE_MIN(cp.n, (size_t)UINT32_MAX));
 	if (p->n == 0) {
 		fprintf(stderr, PROG ": --pcap: %s has no packet\n", path);
-		capfile_packets_free(&cp);
+		gpudp_capfile_packets_free(&cp);
 		return -1;
 	}
 	p->len = calloc(p->n, sizeof(*p->len));
@@ -260,7 +260,7 @@ pkts_read(const char *path, uint64_t max, struct pkts *p)
 	p->orig = calloc(1, p->bytes);
 	if (p->len == NULL || p->off == NULL || p->orig == NULL) {
 		fprintf(stderr, PROG ": --pcap: %s: out of memory\n", path);
-		capfile_packets_free(&cp);
+		gpudp_capfile_packets_free(&cp);
 		return -1;
 	}
 	for (i = 0, off = 0; i < p->n; i++) {
@@ -270,7 +270,7 @@ pkts_read(const char *path, uint64_t max, struct pkts *p)
 		memcpy(p->orig + off, cp.pkt[i].data, cp.pkt[i].caplen);
 		off += cp.pkt[i].caplen;
 	}
-	capfile_packets_free(&cp);
+	gpudp_capfile_packets_free(&cp);
 	return 0;
 }
 

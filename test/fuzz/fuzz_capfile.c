@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libFuzzer target: gpudp-capture's capture file reader (app/gpudp-capture/
- * capfile.c). The input is a capture file, written to a memfd and read
- * through its /proc path, so the reader's stdio, fstat and seeking paths run
- * too. Beyond the sanitizers, it aborts when the reader's three ways of
- * reading a file disagree: capfile_inspect(), capfile_read_all() and the
- * iterator with and without CAPFILE_SKIP_DATA, and mapped (CAPFILE_MMAP),
- * must give the same records; capfile_skip() must step over exactly the
- * records the iterator reads; capfile_next_many() (with capfile_next()
- * where it reads none) must read the iterator's records and end the same
- * way, and capfile_parse_many() over the file's bytes a prefix of them
- * (capfile_parse_descs() the same records as batch descriptors);
- * capfile_find_record() and a seek to what it finds must stay inside the
- * file (the direct reader's byte ranges).
+ * libFuzzer target: the capture file reader (lib/capfile, gpudp_capfile.h).
+ * The input is a capture file, written to a memfd and read through its
+ * /proc path, so the reader's stdio, fstat and seeking paths run too.
+ * Beyond the sanitizers, it aborts when the reader's three ways of reading
+ * a file disagree: gpudp_capfile_inspect(), gpudp_capfile_read_all() and
+ * the iterator with and without GPUDP_CAPFILE_SKIP_DATA, and mapped
+ * (GPUDP_CAPFILE_MMAP), must give the same records; gpudp_capfile_skip()
+ * must step over exactly the records the iterator reads;
+ * gpudp_capfile_next_many() (with gpudp_capfile_next() where it reads none)
+ * must read the iterator's records and end the same way, and
+ * gpudp_capfile_parse_many() over the file's bytes a prefix of them
+ * (gpudp_capfile_parse_descs() the same records as batch descriptors);
+ * gpudp_capfile_find_record() and a seek to what it finds must stay inside
+ * the file (the direct reader's byte ranges).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -22,7 +23,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "capfile.h"
+#include "gpudp_capfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -45,24 +46,24 @@ put_file(const uint8_t *data, size_t size)
 }
 
 /* Walk with the iterator; every record's fields against read_all's
- * packet. @return how it ended (capfile_next()'s last code) */
+ * packet. @return how it ended (gpudp_capfile_next()'s last code) */
 static int
-walk(unsigned int flags, const struct capfile_packets *pk, uint64_t *n)
+walk(unsigned int flags, const struct gpudp_capfile_packets *pk, uint64_t *n)
 {
-	struct capfile_rec rec;
-	struct capfile *cf;
+	struct gpudp_capfile_rec rec;
+	struct gpudp_capfile *cf;
 	char err[512];
 	int rc;
 
 	*n = 0;
-	if (capfile_open(path, flags, &cf, err, sizeof(err)) != 0)
+	if (gpudp_capfile_open(path, flags, &cf, err, sizeof(err)) != 0)
 		return 1;
-	while ((rc = capfile_next(cf, &rec)) == 1) {
+	while ((rc = gpudp_capfile_next(cf, &rec)) == 1) {
 		CHECK(rec.index == *n);
 		CHECK(rec.ts_nsec < 1000000000u);
-		CHECK(rec.data != NULL || (flags & CAPFILE_SKIP_DATA));
+		CHECK(rec.data != NULL || (flags & GPUDP_CAPFILE_SKIP_DATA));
 		if (pk != NULL && *n < pk->n) {
-			const struct capfile_pkt *p = &pk->pkt[*n];
+			const struct gpudp_capfile_pkt *p = &pk->pkt[*n];
 
 			CHECK(p->caplen == rec.caplen);
 			CHECK(rec.data == NULL || memcmp(p->data, rec.data, rec.caplen) == 0);
@@ -70,15 +71,15 @@ walk(unsigned int flags, const struct capfile_packets *pk, uint64_t *n)
 		(*n)++;
 	}
 	CHECK(rc <= 0);
-	CHECK(capfile_next(cf, &rec) == rc);  /* the end, or the error, stays */
-	capfile_close(cf);
+	CHECK(gpudp_capfile_next(cf, &rec) == rc);  /* the end, or the error, stays */
+	gpudp_capfile_close(cf);
 	return rc;
 }
 
-/* Record @p i of capfile_next_many() or capfile_parse_many() against the
+/* Record @p i of gpudp_capfile_next_many() or gpudp_capfile_parse_many() against the
  * iterator's (read_all's packet @p pk, when it read the file) */
 static void
-same_rec(const struct capfile_packets *pk, uint64_t i, const struct capfile_mrec *r)
+same_rec(const struct gpudp_capfile_packets *pk, uint64_t i, const struct gpudp_capfile_mrec *r)
 {
 	CHECK(r->index == i);
 	if (pk == NULL || i >= pk->n)
@@ -88,54 +89,56 @@ same_rec(const struct capfile_packets *pk, uint64_t i, const struct capfile_mrec
 }
 
 /*
- * A mapped file read by capfile_next_many() in bunches of 1..7, stopping
- * every 5 records (its end argument), with capfile_next() where it reads
+ * A mapped file read by gpudp_capfile_next_many() in bunches of 1..7, stopping
+ * every 5 records (its end argument), with gpudp_capfile_next() where it reads
  * none: the iterator's @p n_expected records and its end (@p rc_expected).
- * Then capfile_parse_many() over the input's bytes: the records it reads
+ * Then gpudp_capfile_parse_many() over the input's bytes: the records it reads
  * before it first stops are the iterator's first ones.
  */
 static void
-many(const uint8_t *data, size_t size, const struct capfile_packets *pk, uint64_t n_expected,
+many(const uint8_t *data, size_t size, const struct gpudp_capfile_packets *pk, uint64_t n_expected,
      int rc_expected)
 {
-	struct capfile_mrec mr[8];
-	struct capfile_rec rec;
-	struct capfile *cf;
+	struct gpudp_capfile_mrec mr[8];
+	struct gpudp_capfile_rec rec;
+	struct gpudp_capfile *cf;
 	uint64_t n = 0, pos, used;
 	uint32_t bunch = 1, k, i;
 	char err[512];
 	int rc;
 
-	if (capfile_open(path, CAPFILE_MMAP, &cf, err, sizeof(err)) != 0)
+	if (gpudp_capfile_open(path, GPUDP_CAPFILE_MMAP, &cf, err, sizeof(err)) != 0)
 		return;
-	pos = capfile_tell(cf);
+	pos = gpudp_capfile_tell(cf);
 	for (;;) {
-		k = capfile_next_many(cf, mr, bunch, n % 5 == 4 ? capfile_tell(cf) : UINT64_MAX);
+		k = gpudp_capfile_next_many(cf, mr, bunch, n % 5 == 4 ? gpudp_capfile_tell(cf) :
+					    UINT64_MAX);
 		bunch = bunch % 7 + 1;
 		for (i = 0; i < k; i++, n++)
 			same_rec(pk, n, &mr[i]);
 		if (k != 0)
 			continue;
-		rc = capfile_next(cf, &rec);
+		rc = gpudp_capfile_next(cf, &rec);
 		if (rc != 1)
 			break;
 		CHECK(rec.index == n);
 		n++;
 	}
 	CHECK(n == n_expected && rc == rc_expected);
-	capfile_close(cf);
-	if (capfile_open(path, 0, &cf, err, sizeof(err)) != 0)
+	gpudp_capfile_close(cf);
+	if (gpudp_capfile_open(path, 0, &cf, err, sizeof(err)) != 0)
 		return;
 	n = 0;
-	while (pos < size && (k = capfile_parse_many(cf, data + pos, pos, size - pos,
-						     UINT64_MAX, n, mr, 8, &used)) > 0) {
-		struct capfile_desc d[8];
+	while (pos < size && (k = gpudp_capfile_parse_many(cf, data + pos, pos, size - pos,
+							   UINT64_MAX, n, mr, 8, &used)) > 0) {
+		struct gpudp_capfile_desc d[8];
 		uint64_t dused, dbytes, sum = 0;
 
 		CHECK(used <= size - pos);
 		/* the same records as batch descriptors (offsets from 7) */
-		CHECK(capfile_parse_descs(cf, data + pos, pos, size - pos, UINT64_MAX, 7, d, 8,
-					  &dused, &dbytes) == k && dused == used);
+		CHECK(gpudp_capfile_parse_descs(cf, data + pos, pos, size - pos, UINT64_MAX, 7, d,
+						8,
+						&dused, &dbytes) == k && dused == used);
 		for (i = 0; i < k; i++, n++) {
 			CHECK(mr[i].data >= data + pos && mr[i].data + mr[i].caplen <= data + size);
 			same_rec(pk, n, &mr[i]);
@@ -149,50 +152,51 @@ many(const uint8_t *data, size_t size, const struct capfile_packets *pk, uint64_
 		pos += used;
 	}
 	CHECK(n <= n_expected);
-	capfile_close(cf);
+	gpudp_capfile_close(cf);
 }
 
-/* A mapped file: capfile_skip() in steps of 7 against the iterator's count;
+/* A mapped file: gpudp_capfile_skip() in steps of 7 against the iterator's count;
  * a guess of a record in the second half, and a read from it. */
 static void
 skim(uint64_t n_expected)
 {
-	struct capfile_rec rec;
-	struct capfile *cf;
+	struct gpudp_capfile_rec rec;
+	struct gpudp_capfile *cf;
 	uint64_t n = 0, m, off;
 	char err[512];
 
-	if (capfile_open(path, CAPFILE_MMAP | CAPFILE_SKIP_DATA, &cf, err, sizeof(err)) != 0)
+	if (gpudp_capfile_open(path, GPUDP_CAPFILE_MMAP | GPUDP_CAPFILE_SKIP_DATA, &cf, err,
+			       sizeof(err)) != 0)
 		return;
-	if (capfile_format_of(cf) == CAPFILE_PCAP) {
-		while ((m = capfile_skip(cf, 7)) > 0)
+	if (gpudp_capfile_format_of(cf) == GPUDP_CAPFILE_PCAP) {
+		while ((m = gpudp_capfile_skip(cf, 7)) > 0)
 			n += m;
 		CHECK(n == n_expected);
-		CHECK(capfile_next(cf, &rec) <= 0);
+		CHECK(gpudp_capfile_next(cf, &rec) <= 0);
 	}
-	capfile_close(cf);
-	if (capfile_open(path, CAPFILE_MMAP, &cf, err, sizeof(err)) != 0)
+	gpudp_capfile_close(cf);
+	if (gpudp_capfile_open(path, GPUDP_CAPFILE_MMAP, &cf, err, sizeof(err)) != 0)
 		return;
-	if (capfile_find_record(cf, capfile_tell(cf) + 1, UINT64_MAX, &off) == 0 &&
-	    capfile_seek(cf, off, 0) == 0) {
-		while (capfile_next(cf, &rec) == 1)
+	if (gpudp_capfile_find_record(cf, gpudp_capfile_tell(cf) + 1, UINT64_MAX, &off) == 0 &&
+	    gpudp_capfile_seek(cf, off, 0) == 0) {
+		while (gpudp_capfile_next(cf, &rec) == 1)
 			CHECK(rec.offset >= off && rec.caplen <= 262144);
 	}
-	capfile_close(cf);
+	gpudp_capfile_close(cf);
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct capfile_packets pk;
-	struct capfile_info info;
+	struct gpudp_capfile_packets pk;
+	struct gpudp_capfile_info info;
 	char err[512];
 	uint64_t n_data, n_skip, n_mmap, sum = 0;
 	int irc, rrc, mrc;
 	size_t i;
 
 	put_file(data, size);
-	irc = capfile_inspect(path, 1500, &info, err, sizeof(err));
+	irc = gpudp_capfile_inspect(path, 1500, &info, err, sizeof(err));
 	CHECK(irc <= 0);
 	CHECK(irc == 0 || err[0] != '\0');
 	if (irc == 0) {
@@ -202,7 +206,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (i = 1; i < info.n_snaps; i++)
 			CHECK(info.snaps[i].index > info.snaps[i - 1].index);
 	}
-	rrc = capfile_read_all(path, &pk, err, sizeof(err));
+	rrc = gpudp_capfile_read_all(path, &pk, err, sizeof(err));
 	if (irc != 0) {
 		/* a file inspection refuses is refused the same way, unless a
 		 * record of another link type than Ethernet came first */
@@ -211,7 +215,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(pk.n == info.packets);
 		CHECK(pk.buf != NULL);
 		for (i = 0; i < pk.n; i++) {
-			const struct capfile_pkt *p = &pk.pkt[i];
+			const struct gpudp_capfile_pkt *p = &pk.pkt[i];
 			volatile uint8_t x = 0;
 			uint32_t k;
 
@@ -227,9 +231,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(rrc == -EPROTONOSUPPORT || rrc == -ENOMEM);
 	}
 	walk(0, rrc == 0 ? &pk : NULL, &n_data);
-	walk(CAPFILE_SKIP_DATA, NULL, &n_skip);
+	walk(GPUDP_CAPFILE_SKIP_DATA, NULL, &n_skip);
 	CHECK(n_data == n_skip);
-	mrc = walk(CAPFILE_MMAP, rrc == 0 ? &pk : NULL, &n_mmap);
+	mrc = walk(GPUDP_CAPFILE_MMAP, rrc == 0 ? &pk : NULL, &n_mmap);
 	CHECK(n_data == n_mmap);
 	if (mrc != 1)   /* it opened */
 		many(data, size, rrc == 0 ? &pk : NULL, n_mmap, mrc);
@@ -237,8 +241,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (irc == 0)
 		CHECK(n_data == info.packets);
 	if (rrc == 0)
-		capfile_packets_free(&pk);
+		gpudp_capfile_packets_free(&pk);
 	if (irc == 0)
-		capfile_info_free(&info);
+		gpudp_capfile_info_free(&info);
 	return 0;
 }

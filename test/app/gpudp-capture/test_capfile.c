@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of gpudp-capture's capture file reader (app/gpudp-capture/
- * capfile.c): lengths that would wrap, zero-length records, what libpcap
+ * gpudp_capfile.c): lengths that would wrap, zero-length records, what libpcap
  * 1.10 does with snap lengths, versions and options, and pcapng files with
  * several sections and interfaces. Files are built byte by byte below and
  * written to temporary files. Pure C, no DPDK.
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capfile.h"
+#include "gpudp_capfile.h"
 #include "gpudp_test.h"
 
 #define DIM(a) (sizeof(a) / sizeof((a)[0]))
@@ -207,25 +207,25 @@ save(void)
 }
 
 static int
-inspect(struct capfile_info *info, char *err, size_t errlen)
+inspect(struct gpudp_capfile_info *info, char *err, size_t errlen)
 {
 	int rc;
 
 	if (save() != 0)
 		return -EIO;
-	rc = capfile_inspect(path, 2048, info, err, errlen);
+	rc = gpudp_capfile_inspect(path, 2048, info, err, errlen);
 	unlink(path);
 	return rc;
 }
 
 static int
-read_all(struct capfile_packets *pk, char *err, size_t errlen)
+read_all(struct gpudp_capfile_packets *pk, char *err, size_t errlen)
 {
 	int rc;
 
 	if (save() != 0)
 		return -EIO;
-	rc = capfile_read_all(path, pk, err, errlen);
+	rc = gpudp_capfile_read_all(path, pk, err, errlen);
 	unlink(path);
 	return rc;
 }
@@ -246,8 +246,8 @@ data_is(const uint8_t *d, uint32_t n, uint8_t tag)
 static int
 epb_captured_length_near_2_32_is_refused(void)
 {
-	struct capfile_packets pk;
-	struct capfile_info info;
+	struct gpudp_capfile_packets pk;
+	struct gpudp_capfile_info info;
 	struct fb *b = &scratch;
 	char err[512];
 
@@ -273,7 +273,7 @@ epb_captured_length_near_2_32_is_refused(void)
 static int
 zero_length_records_are_read(void)
 {
-	struct capfile_packets pk;
+	struct gpudp_capfile_packets pk;
 	char err[512];
 	size_t i;
 
@@ -287,7 +287,7 @@ zero_length_records_are_read(void)
 	for (i = 0; i < pk.n; i++)
 		GPUDP_TEST_ASSERT(pk.pkt[i].data != NULL && pk.pkt[i].caplen == 0 &&
 				  pk.pkt[i].wirelen == 60, "packet %zu", i);
-	capfile_packets_free(&pk);
+	gpudp_capfile_packets_free(&pk);
 	/* an empty record between two others */
 	fb_reset(&file, 1);
 	ng_shb(&file);
@@ -298,7 +298,7 @@ zero_length_records_are_read(void)
 	GPUDP_TEST_ASSERT(read_all(&pk, err, sizeof(err)) == 0, "%s", err);
 	GPUDP_TEST_ASSERT(pk.n == 3 && pk.pkt[1].caplen == 0 && data_is(pk.pkt[2].data, 61, 3),
 			  "%zu packets", pk.n);
-	capfile_packets_free(&pk);
+	gpudp_capfile_packets_free(&pk);
 	return GPUDP_TEST_PASS;
 }
 
@@ -306,7 +306,7 @@ static int
 lengths_over_every_limit_are_refused(void)
 {
 	static const uint32_t caplens[] = { 262145, 0x80000000u, 0xFFFFFFF0u, 0xFFFFFFFFu };
-	struct capfile_info info;
+	struct gpudp_capfile_info info;
 	char err[512];
 	unsigned int i;
 
@@ -348,8 +348,8 @@ lengths_over_every_limit_are_refused(void)
 static int
 pcap_record_over_snaplen_is_cut_like_libpcap(void)
 {
-	struct capfile_packets pk;
-	struct capfile_info info;
+	struct gpudp_capfile_packets pk;
+	struct gpudp_capfile_info info;
 	char err[512];
 
 	fb_reset(&file, 0);
@@ -361,19 +361,19 @@ pcap_record_over_snaplen_is_cut_like_libpcap(void)
 			  info.bytes == 150 && info.n_snaps == 1 && info.snaps[0].index == 0 &&
 			  info.snaps[0].wirelen == 100, "packets %llu, max %u, snaps %zu",
 			  (unsigned long long)info.packets, info.max_caplen, info.n_snaps);
-	capfile_info_free(&info);
+	gpudp_capfile_info_free(&info);
 	GPUDP_TEST_ASSERT(read_all(&pk, err, sizeof(err)) == 0, "%s", err);
 	GPUDP_TEST_ASSERT(pk.n == 2 && pk.pkt[0].caplen == 64 && pk.pkt[0].wirelen == 100 &&
 			  data_is(pk.pkt[0].data, 64, 7) && data_is(pk.pkt[1].data, 50, 9),
 			  "records not cut at 64");
-	capfile_packets_free(&pk);
+	gpudp_capfile_packets_free(&pk);
 	return GPUDP_TEST_PASS;
 }
 
 static int
 pcapng_record_over_interface_snaplen_is_refused(void)
 {
-	struct capfile_info info;
+	struct gpudp_capfile_info info;
 	char err[512];
 
 	fb_reset(&file, 0);
@@ -390,8 +390,8 @@ static int
 pcap_versions_and_magics_read_like_libpcap(void)
 {
 	static const uint16_t bad[][2] = { { 2, 99 }, { 2, 5 }, { 1, 0 }, { 3, 0 }, { 543, 1 } };
-	struct capfile_packets pk;
-	struct capfile_info info;
+	struct gpudp_capfile_packets pk;
+	struct gpudp_capfile_info info;
 	char err[512];
 	unsigned int i;
 
@@ -410,7 +410,7 @@ pcap_versions_and_magics_read_like_libpcap(void)
 	GPUDP_TEST_ASSERT(read_all(&pk, err, sizeof(err)) == 0, "%s", err);
 	GPUDP_TEST_ASSERT(pk.n == 1 && pk.pkt[0].caplen == 60 && pk.pkt[0].wirelen == 80 &&
 			  data_is(pk.pkt[0].data, 60, 4), "2.2 lengths not swapped");
-	capfile_packets_free(&pk);
+	gpudp_capfile_packets_free(&pk);
 	/* a1b2cd34: 24-byte record headers */
 	fb_reset(&file, 0);
 	pcap_header(&file, 0xa1b2cd34, 2, 4, 0, 1);
@@ -421,7 +421,7 @@ pcap_versions_and_magics_read_like_libpcap(void)
 	file.n += 60;
 	GPUDP_TEST_ASSERT(read_all(&pk, err, sizeof(err)) == 0, "%s", err);
 	GPUDP_TEST_ASSERT(pk.n == 1 && data_is(pk.pkt[0].data, 60, 5), "a1b2cd34 misread");
-	capfile_packets_free(&pk);
+	gpudp_capfile_packets_free(&pk);
 	/* link type: the low 26 bits (the high 6 say the FCS length) */
 	fb_reset(&file, 0);
 	pcap_header(&file, 0xa1b2c3d4, 2, 4, 0, 0x14000001u);
@@ -450,7 +450,7 @@ pcapng_interface_options_checked_like_libpcap(void)
 		{ 0, 4, { 0 }, "opt_endofopt of length 4" },
 		{ 2, 40, "eth0", "option 2 of length 40 runs past the block" },
 	};
-	struct capfile_info info;
+	struct gpudp_capfile_info info;
 	char err[512];
 	unsigned int i;
 
@@ -481,7 +481,7 @@ pcapng_interface_options_checked_like_libpcap(void)
 static int
 pcapng_timestamps_per_interface(void)
 {
-	struct capfile_packets pk;
+	struct gpudp_capfile_packets pk;
 	char err[512];
 	int64_t off = -3600;
 
@@ -506,7 +506,7 @@ pcapng_timestamps_per_interface(void)
 			  (unsigned long long)pk.pkt[1].ts_ns);
 	GPUDP_TEST_ASSERT(pk.pkt[2].ts_ns == 1700000000654321000ull, "us: %llu",
 			  (unsigned long long)pk.pkt[2].ts_ns);
-	capfile_packets_free(&pk);
+	gpudp_capfile_packets_free(&pk);
 	return GPUDP_TEST_PASS;
 }
 
@@ -515,8 +515,8 @@ pcapng_timestamps_per_interface(void)
 static int
 pcapng_sections_keep_their_byte_order(void)
 {
-	struct capfile_packets pk;
-	struct capfile_info info;
+	struct gpudp_capfile_packets pk;
+	struct gpudp_capfile_info info;
 	char err[512];
 	int be;
 
@@ -532,21 +532,21 @@ pcapng_sections_keep_their_byte_order(void)
 	GPUDP_TEST_ASSERT(pk.n == 4 && pk.pkt[2].caplen == 61 && data_is(pk.pkt[2].data, 61, 10) &&
 			  pk.pkt[3].caplen == 71 && data_is(pk.pkt[3].data, 71, 11),
 			  "%zu packets", pk.n);
-	capfile_packets_free(&pk);
+	gpudp_capfile_packets_free(&pk);
 	/* libpcap 1.10 stops at the second section: the app must know */
 	GPUDP_TEST_ASSERT(inspect(&info, err, sizeof(err)) == 0 && info.packets == 4 &&
 			  info.sections == 2, "%s", err);
 	GPUDP_TEST_ASSERT(strstr(info.libpcap_diff, "byte order") != NULL, "diff '%s'",
 			  info.libpcap_diff);
-	capfile_info_free(&info);
+	gpudp_capfile_info_free(&info);
 	return GPUDP_TEST_PASS;
 }
 
 static int
 pcapng_link_type_is_per_interface(void)
 {
-	struct capfile_packets pk;
-	struct capfile_info info;
+	struct gpudp_capfile_packets pk;
+	struct gpudp_capfile_info info;
 	char err[512];
 
 	/* a Linux-cooked section, then an Ethernet one: the cooked frame must
@@ -566,7 +566,7 @@ pcapng_link_type_is_per_interface(void)
 			  info.other_ifid == 0 && info.other_offset == 168, "other %u %u %u %llu",
 			  info.other_linktype, info.other_section, info.other_ifid,
 			  (unsigned long long)info.other_offset);
-	capfile_info_free(&info);
+	gpudp_capfile_info_free(&info);
 	/* an unused cooked interface beside an Ethernet one: read_all reads the
 	 * Ethernet packets; the inspection flags the mix (libpcap refuses it) */
 	fb_reset(&file, 1);
@@ -575,17 +575,17 @@ pcapng_link_type_is_per_interface(void)
 	ng_idb(&file, 113, 0, NULL);
 	ng_epb(&file, 0, 1, 60, 60, 60, 0);
 	GPUDP_TEST_ASSERT(read_all(&pk, err, sizeof(err)) == 0 && pk.n == 1, "%s", err);
-	capfile_packets_free(&pk);
+	gpudp_capfile_packets_free(&pk);
 	GPUDP_TEST_ASSERT(inspect(&info, err, sizeof(err)) == 0 && info.mixed_linktypes &&
 			  info.libpcap_diff[0] != '\0', "mix not flagged");
-	capfile_info_free(&info);
+	gpudp_capfile_info_free(&info);
 	return GPUDP_TEST_PASS;
 }
 
 static int
 pcapng_more_than_64_interfaces(void)
 {
-	struct capfile_info info;
+	struct gpudp_capfile_info info;
 	char err[512];
 	unsigned int i;
 
@@ -598,7 +598,7 @@ pcapng_more_than_64_interfaces(void)
 	GPUDP_TEST_ASSERT(inspect(&info, err, sizeof(err)) == 0, "%s", err);
 	GPUDP_TEST_ASSERT(info.packets == 2 && info.interfaces == 100 &&
 			  info.libpcap_diff[0] == '\0', "packets %llu", (unsigned long long)info.packets);
-	capfile_info_free(&info);
+	gpudp_capfile_info_free(&info);
 	/* a packet on interface 100 of 100 */
 	ng_epb(&file, 100, 1, 60, 60, 60, 0);
 	GPUDP_TEST_ASSERT(inspect(&info, err, sizeof(err)) == -EINVAL &&
@@ -609,7 +609,7 @@ pcapng_more_than_64_interfaces(void)
 static int
 pcapng_interface_snaplens_must_agree_for_libpcap(void)
 {
-	struct capfile_info info;
+	struct gpudp_capfile_info info;
 	char err[512];
 
 	fb_reset(&file, 0);
@@ -622,14 +622,14 @@ pcapng_interface_snaplens_must_agree_for_libpcap(void)
 	GPUDP_TEST_ASSERT(strstr(info.libpcap_diff, "interface 2 of section 0") &&
 			  strstr(info.libpcap_diff, "snap length 65535"), "diff '%s'",
 			  info.libpcap_diff);
-	capfile_info_free(&info);
+	gpudp_capfile_info_free(&info);
 	return GPUDP_TEST_PASS;
 }
 
 static int
 pcapng_without_a_complete_interface_is_reported(void)
 {
-	struct capfile_info info;
+	struct gpudp_capfile_info info;
 	char err[512];
 	size_t cut;
 
@@ -637,17 +637,17 @@ pcapng_without_a_complete_interface_is_reported(void)
 	fb_reset(&file, 0);
 	ng_shb(&file);
 	GPUDP_TEST_ASSERT(inspect(&info, err, sizeof(err)) == 0, "%s", err);
-	GPUDP_TEST_ASSERT(info.linktype == CAPFILE_LINKTYPE_NONE && info.packets == 0 &&
+	GPUDP_TEST_ASSERT(info.linktype == GPUDP_CAPFILE_LINKTYPE_NONE && info.packets == 0 &&
 			  strstr(info.libpcap_diff, "no interface description block"),
 			  "link type %u, diff '%s'", info.linktype, info.libpcap_diff);
-	capfile_info_free(&info);
+	gpudp_capfile_info_free(&info);
 	/* cut inside the first interface */
 	ng_idb(&file, 1, 0, NULL);
 	file.n -= 6;
 	GPUDP_TEST_ASSERT(inspect(&info, err, sizeof(err)) == 0 && info.truncated &&
 			  strstr(info.libpcap_diff, "first interface description block"),
 			  "diff '%s'", info.libpcap_diff);
-	capfile_info_free(&info);
+	gpudp_capfile_info_free(&info);
 	/* cut inside the section header: at every length */
 	fb_reset(&file, 0);
 	ng_shb(&file);
@@ -662,7 +662,7 @@ pcapng_without_a_complete_interface_is_reported(void)
 static int
 truncation_in_every_field_keeps_complete_records(void)
 {
-	struct capfile_info info;
+	struct gpudp_capfile_info info;
 	char err[512];
 	size_t full, cut;
 
@@ -694,15 +694,15 @@ truncation_in_every_field_keeps_complete_records(void)
 /*
  * A reader tells the size it opened, the size now (a file that grew or
  * shrank since), and where it found the file cut (nowhere before it read
- * there); capfile_inspect() the size it walked and no change.
+ * there); gpudp_capfile_inspect() the size it walked and no change.
  */
 static int
 reader_tells_its_size_and_where_the_file_is_cut(void)
 {
-	static const unsigned int modes[] = { 0, CAPFILE_MMAP };
-	struct capfile_info info;
-	struct capfile_rec r;
-	struct capfile *cf;
+	static const unsigned int modes[] = { 0, GPUDP_CAPFILE_MMAP };
+	struct gpudp_capfile_info info;
+	struct gpudp_capfile_rec r;
+	struct gpudp_capfile *cf;
 	uint64_t size, now, off;
 	char err[512];
 	unsigned int m;
@@ -717,25 +717,30 @@ reader_tells_its_size_and_where_the_file_is_cut(void)
 			  !info.changed && info.truncated && info.trunc_offset == 100, "%s", err);
 	for (m = 0; m < DIM(modes); m++) {
 		GPUDP_TEST_ASSERT(save() == 0, "write %s", path);
-		GPUDP_TEST_ASSERT(capfile_open(path, modes[m], &cf, err, sizeof(err)) == 0, "%s", err);
+		GPUDP_TEST_ASSERT(gpudp_capfile_open(path, modes[m], &cf, err, sizeof(err)) == 0,
+				  "%s", err);
 		off = 1;
-		GPUDP_TEST_ASSERT(capfile_size(cf) == size && capfile_truncated(cf, &off) == 0 &&
+		GPUDP_TEST_ASSERT(gpudp_capfile_size(cf) == size &&
+				  gpudp_capfile_truncated(cf, &off) == 0 &&
 				  off == 1, "mode %u: size %llu, before reading", modes[m],
-				  (unsigned long long)capfile_size(cf));
-		GPUDP_TEST_ASSERT(capfile_next(cf, &r) == 1 && capfile_next(cf, &r) == 0 &&
-				  capfile_truncated(cf, &off) == 1 && off == 100,
+				  (unsigned long long)gpudp_capfile_size(cf));
+		GPUDP_TEST_ASSERT(gpudp_capfile_next(cf, &r) == 1 &&
+				  gpudp_capfile_next(cf, &r) == 0 &&
+				  gpudp_capfile_truncated(cf, &off) == 1 && off == 100,
 				  "mode %u: cut at %llu", modes[m], (unsigned long long)off);
-		GPUDP_TEST_ASSERT(capfile_size_now(cf, &now) == 0 && now == size, "mode %u", modes[m]);
+		GPUDP_TEST_ASSERT(gpudp_capfile_size_now(cf, &now) == 0 && now == size, "mode %u",
+				  modes[m]);
 		fd = open(path, O_WRONLY | O_APPEND);
 		GPUDP_TEST_ASSERT(fd >= 0 && write(fd, file.b, 40) == 40 && close(fd) == 0,
 				  "append to %s", path);
-		GPUDP_TEST_ASSERT(capfile_size_now(cf, &now) == 0 && now == size + 40 &&
-				  capfile_size(cf) == size, "mode %u: grown to %llu", modes[m],
-				  (unsigned long long)now);
-		GPUDP_TEST_ASSERT(truncate(path, 50) == 0 && capfile_size_now(cf, &now) == 0 &&
-				  now == 50 && capfile_size(cf) == size, "mode %u: shrunk to %llu",
+		GPUDP_TEST_ASSERT(gpudp_capfile_size_now(cf, &now) == 0 && now == size + 40 &&
+				  gpudp_capfile_size(cf) == size, "mode %u: grown to %llu",
 				  modes[m], (unsigned long long)now);
-		capfile_close(cf);
+		GPUDP_TEST_ASSERT(truncate(path, 50) == 0 &&
+				  gpudp_capfile_size_now(cf, &now) == 0 && now == 50 &&
+				  gpudp_capfile_size(cf) == size, "mode %u: shrunk to %llu",
+				  modes[m], (unsigned long long)now);
+		gpudp_capfile_close(cf);
 		unlink(path);
 	}
 	return GPUDP_TEST_PASS;
@@ -744,13 +749,14 @@ reader_tells_its_size_and_where_the_file_is_cut(void)
 static int
 directory_is_refused_as_such(void)
 {
-	struct capfile_info info;
+	struct gpudp_capfile_info info;
 	char err[512];
 
-	GPUDP_TEST_ASSERT(capfile_inspect("/tmp", 2048, &info, err, sizeof(err)) == -EISDIR,
+	GPUDP_TEST_ASSERT(gpudp_capfile_inspect("/tmp", 2048, &info, err, sizeof(err)) == -EISDIR,
 			  "%s", err);
 	GPUDP_TEST_ASSERT(strstr(err, "is a directory") != NULL, "%s", err);
-	GPUDP_TEST_ASSERT(capfile_inspect("/dev/null", 2048, &info, err, sizeof(err)) == -EINVAL,
+	GPUDP_TEST_ASSERT(gpudp_capfile_inspect("/dev/null", 2048, &info, err,
+						sizeof(err)) == -EINVAL,
 			  "%s", err);
 	GPUDP_TEST_ASSERT(strstr(err, "not a regular file") != NULL, "%s", err);
 	return GPUDP_TEST_PASS;
@@ -759,8 +765,8 @@ directory_is_refused_as_such(void)
 static int
 iterator_gives_each_record_its_interface(void)
 {
-	struct capfile_rec rec;
-	struct capfile *cf;
+	struct gpudp_capfile_rec rec;
+	struct gpudp_capfile *cf;
 	char err[512];
 	int rc, n = 0;
 
@@ -774,10 +780,10 @@ iterator_gives_each_record_its_interface(void)
 	ng_idb(&file, 113, 0, NULL);
 	ng_epb(&file, 0, 2000002, 61, 61, 61, 2);
 	GPUDP_TEST_ASSERT(save() == 0, "save");
-	rc = capfile_open(path, 0, &cf, err, sizeof(err));
+	rc = gpudp_capfile_open(path, 0, &cf, err, sizeof(err));
 	unlink(path);
 	GPUDP_TEST_ASSERT(rc == 0, "%s", err);
-	while ((rc = capfile_next(cf, &rec)) == 1) {
+	while ((rc = gpudp_capfile_next(cf, &rec)) == 1) {
 		if (n == 0)
 			GPUDP_TEST_ASSERT(rec.index == 0 && rec.section == 0 && rec.ifid == 1 &&
 					  rec.linktype == 1 && rec.caplen == 60 &&
@@ -790,13 +796,14 @@ iterator_gives_each_record_its_interface(void)
 					  data_is(rec.data, 61, 2), "record 1");
 		n++;
 	}
-	GPUDP_TEST_ASSERT(rc == 0 && n == 2, "rc %d, %d records: %s", rc, n, capfile_error(cf));
-	GPUDP_TEST_ASSERT(capfile_next(cf, &rec) == 0, "end is sticky");
-	capfile_close(cf);
+	GPUDP_TEST_ASSERT(rc == 0 && n == 2, "rc %d, %d records: %s", rc, n,
+			  gpudp_capfile_error(cf));
+	GPUDP_TEST_ASSERT(gpudp_capfile_next(cf, &rec) == 0, "end is sticky");
+	gpudp_capfile_close(cf);
 	return GPUDP_TEST_PASS;
 }
 
-/* ---- capfile_next_many(): the records capfile_next() gives ---- */
+/* ---- gpudp_capfile_next_many(): the records gpudp_capfile_next() gives ---- */
 
 /* What the record-by-record reader gives of a record. */
 struct seen {
@@ -818,8 +825,8 @@ bytes_sum(const uint8_t *d, uint32_t n)
 
 /*
  * Read the saved file record by record (@p many 0), or with
- * capfile_next_many() in bunches of 1..7 and stops at the byte offsets of
- * @p ends (each used once, then none) with capfile_next() where it gives
+ * gpudp_capfile_next_many() in bunches of 1..7 and stops at the byte offsets of
+ * @p ends (each used once, then none) with gpudp_capfile_next() where it gives
  * none. @return the records (up to max) in s, the last call's code in *rc,
  * its error text in err; -1 when the file does not open or map
  */
@@ -827,17 +834,18 @@ static int
 read_recs(int many, const uint64_t *ends, uint32_t n_ends, struct seen *s, uint32_t max,
 	  int *rc, char *err, size_t errlen)
 {
-	struct capfile_mrec mr[8];
-	struct capfile_rec r;
-	struct capfile *cf;
+	struct gpudp_capfile_mrec mr[8];
+	struct gpudp_capfile_rec r;
+	struct gpudp_capfile *cf;
 	uint32_t n = 0, e = 0, k, i, bunch = 1, fast = 0;
 
-	if (capfile_open(path, CAPFILE_MMAP, &cf, err, errlen) != 0 || capfile_map(cf) == NULL)
+	if (gpudp_capfile_open(path, GPUDP_CAPFILE_MMAP, &cf, err, errlen) != 0 ||
+	    gpudp_capfile_map(cf) == NULL)
 		return -1;
 	for (;;) {
 		uint64_t end = e < n_ends ? ends[e] : UINT64_MAX;
 
-		k = many ? capfile_next_many(cf, mr, bunch, end) : 0;
+		k = many ? gpudp_capfile_next_many(cf, mr, bunch, end) : 0;
 		bunch = bunch % 7 + 1;
 		if (k > 0) {
 			for (i = 0; i < k && n < max; i++, n++)
@@ -851,20 +859,20 @@ read_recs(int many, const uint64_t *ends, uint32_t n_ends, struct seen *s, uint3
 			e++;      /* at that end: on past it */
 			continue;
 		}
-		*rc = capfile_next(cf, &r);
+		*rc = gpudp_capfile_next(cf, &r);
 		if (*rc != 1)
 			break;
 		if (n < max)
 			s[n++] = (struct seen){ r.index, r.offset, r.ts_sec * 1000000000ull + r.ts_nsec,
 						r.caplen, r.wirelen, bytes_sum(r.data, r.caplen) };
 	}
-	snprintf(err, errlen, "%s", capfile_error(cf));
-	capfile_close(cf);
+	snprintf(err, errlen, "%s", gpudp_capfile_error(cf));
+	gpudp_capfile_close(cf);
 	return (int)(many && fast == 0 ? -2 : (int)n);
 }
 
 /*
- * capfile_find_record() on a nanosecond capture whose packets are 100 ns
+ * gpudp_capfile_find_record() on a nanosecond capture whose packets are 100 ns
  * apart with equal captured and original lengths: read 4 bytes late, each
  * header passes for one (its fraction as seconds, its lengths one field on)
  * and chains through the real records. Every guess must be a real record.
@@ -873,7 +881,7 @@ static int
 find_record_is_not_fooled_by_a_late_header(void)
 {
 	uint64_t starts[400], off;
-	struct capfile *cf;
+	struct gpudp_capfile *cf;
 	char err[256];
 	uint32_t i, k = 0, j;
 
@@ -890,11 +898,12 @@ find_record_is_not_fooled_by_a_late_header(void)
 		file.b[file.n - len + 3] = 0;
 	}
 	GPUDP_TEST_ASSERT(save() == 0, "save");
-	GPUDP_TEST_ASSERT(capfile_open(path, CAPFILE_MMAP, &cf, err, sizeof(err)) == 0, "%s", err);
+	GPUDP_TEST_ASSERT(gpudp_capfile_open(path, GPUDP_CAPFILE_MMAP, &cf, err, sizeof(err)) == 0,
+			  "%s", err);
 	for (off = 25; off < starts[390]; off += 37) {
 		uint64_t got;
 
-		GPUDP_TEST_ASSERT(capfile_find_record(cf, off, file.n, &got) == 0,
+		GPUDP_TEST_ASSERT(gpudp_capfile_find_record(cf, off, file.n, &got) == 0,
 				  "nothing found from %llu", (unsigned long long)off);
 		for (j = 0; j < 400 && starts[j] != got; j++)
 			;
@@ -902,7 +911,7 @@ find_record_is_not_fooled_by_a_late_header(void)
 				  (unsigned long long)off, (unsigned long long)got);
 		k++;
 	}
-	capfile_close(cf);
+	gpudp_capfile_close(cf);
 	unlink(path);
 	GPUDP_TEST_ASSERT(k > 100, "%u guesses", k);
 	return GPUDP_TEST_PASS;
@@ -986,7 +995,7 @@ next_many_gives_what_next_gives(void)
 						  (unsigned long long)a[j].ts_ns,
 						  (unsigned long long)b[j].ts_ns);
 		}
-	/* another link type: none at once, capfile_next() gives them */
+	/* another link type: none at once, gpudp_capfile_next() gives them */
 	fb_reset(&file, 0);
 	pcap_header(&file, 0xa1b2c3d4, 2, 4, 0, 113);
 	pcap_record(&file, 1, 0, 60, 60, 60, 0);

@@ -34,7 +34,7 @@
 
 #include "cap_file.h"
 #include "cap_match.h"
-#include "capfile.h"
+#include "gpudp_capfile.h"
 #include "gpudp_test.h"
 
 static const char *engine;
@@ -47,12 +47,12 @@ static struct gpudp_analysis *
 reference(const char *path, uint64_t max, uint32_t **bits)
 {
 	struct gpudp_analysis *a = gpudp_analysis_create(4096, &filter);
-	struct capfile_packets pk;
+	struct gpudp_capfile_packets pk;
 	char err[256];
 	size_t i, n;
 
 	if (a == NULL || gpudp_analysis_set_match(a, pats.db, 0) != 0 ||
-	    capfile_read_all(path, &pk, err, sizeof(err)) != 0) {
+	    gpudp_capfile_read_all(path, &pk, err, sizeof(err)) != 0) {
 		gpudp_analysis_free(a);
 		return NULL;
 	}
@@ -62,7 +62,7 @@ reference(const char *path, uint64_t max, uint32_t **bits)
 		if (gpudp_analysis_packet(a, pk.pkt[i].data, pk.pkt[i].caplen, pk.pkt[i].wirelen,
 					  pk.pkt[i].ts_ns))
 			(*bits)[i / 32] |= 1u << (i % 32);
-	capfile_packets_free(&pk);
+	gpudp_capfile_packets_free(&pk);
 	return a;
 }
 
@@ -94,13 +94,13 @@ is_pcapng(const char *path)
 static int
 file_seen_right(const char *path, uint64_t max, const struct cap_file_stats *st)
 {
-	struct capfile_info in;
+	struct gpudp_capfile_info in;
 	char err[256];
 	int cut;
 
-	if (capfile_inspect(path, 2048, &in, err, sizeof(err)) != 0)
+	if (gpudp_capfile_inspect(path, 2048, &in, err, sizeof(err)) != 0)
 		return 0;
-	capfile_info_free(&in);
+	gpudp_capfile_info_free(&in);
 	cut = in.truncated && (max == 0 || max >= in.packets);
 	if (st->errors == (uint64_t)cut && (!cut || st->trunc_offset == in.trunc_offset) &&
 	    !st->changed && st->size_start == in.size && st->size_end == in.size)

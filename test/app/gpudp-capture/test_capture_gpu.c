@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capfile.h"
+#include "gpudp_capfile.h"
 #include "engine.h"
 #include "gpudp_analysis.h"
 #include "gpudp_analysis_work.h"
@@ -39,7 +39,7 @@ on_done(void *arg, const struct cap_batch *b)
 
 /* Analyse pk with engine `name`; results in r. */
 static int
-analyse(const char *name, const struct capfile_packets *pk, uint32_t batch, uint32_t flows,
+analyse(const char *name, const struct gpudp_capfile_packets *pk, uint32_t batch, uint32_t flows,
 	const char *filter, struct run *r)
 {
 	struct cap_engine_conf ec = {
@@ -117,13 +117,13 @@ compare(const struct run *c, const struct run *g)
 static int
 same_results_on(const char *path, uint32_t batch, const char *filter)
 {
-	struct capfile_packets pk;
+	struct gpudp_capfile_packets pk;
 	struct run c, g;
 	char err[256];
 	int rc;
 
 	GPUDP_TEST_SKIP_IF(!gpu_ok, "no GPU: %s", gpudp_cuda_last_error());
-	GPUDP_TEST_ASSERT(capfile_read_all(path, &pk, err, sizeof(err)) == 0, "%s", err);
+	GPUDP_TEST_ASSERT(gpudp_capfile_read_all(path, &pk, err, sizeof(err)) == 0, "%s", err);
 	GPUDP_TEST_ASSERT(analyse("cpu", &pk, batch, 4096, filter, &c) == 0, "cpu run");
 	GPUDP_TEST_ASSERT(analyse("gpu", &pk, batch, 4096, filter, &g) == 0, "gpu run");
 	GPUDP_TEST_ASSERT(c.a->ctr.pkts == pk.n && c.a->ctr.filter_pkts > 0, "cpu saw %llu",
@@ -131,7 +131,7 @@ same_results_on(const char *path, uint32_t batch, const char *filter)
 	rc = compare(&c, &g);
 	run_free(&c);
 	run_free(&g);
-	capfile_packets_free(&pk);
+	gpudp_capfile_packets_free(&pk);
 	GPUDP_TEST_ASSERT(rc == 0, "cpu and gpu differ on %s", path);
 	return GPUDP_TEST_PASS;
 }
@@ -185,7 +185,7 @@ gpu_equals_cpu_on_fragments(void)
 static int
 gpu_concurrent_fragments_make_one_datagram_each(void)
 {
-	struct capfile_packets f4, f6, big;
+	struct gpudp_capfile_packets f4, f6, big;
 	struct gpudp_frag_summary fs;
 	struct run c, g;
 	char err[256];
@@ -194,8 +194,10 @@ gpu_concurrent_fragments_make_one_datagram_each(void)
 	int rc;
 
 	GPUDP_TEST_SKIP_IF(!gpu_ok, "no GPU");
-	GPUDP_TEST_ASSERT(capfile_read_all(frag4_path, &f4, err, sizeof(err)) == 0, "%s", err);
-	GPUDP_TEST_ASSERT(capfile_read_all(frag6_path, &f6, err, sizeof(err)) == 0, "%s", err);
+	GPUDP_TEST_ASSERT(gpudp_capfile_read_all(frag4_path, &f4, err, sizeof(err)) == 0, "%s",
+			  err);
+	GPUDP_TEST_ASSERT(gpudp_capfile_read_all(frag6_path, &f6, err, sizeof(err)) == 0, "%s",
+			  err);
 	big.n = (f4.n + f6.n) * copies;
 	big.pkt = calloc(big.n, sizeof(*big.pkt));
 	big.buf = NULL;
@@ -203,7 +205,8 @@ gpu_concurrent_fragments_make_one_datagram_each(void)
 	GPUDP_TEST_ASSERT(big.pkt != NULL && buf != NULL, "alloc");
 	for (j = 0; j < copies; j++)
 		for (i = 0; i < f4.n + f6.n; i++) {
-			const struct capfile_pkt *q = i < f4.n ? &f4.pkt[i] : &f6.pkt[i - f4.n];
+			const struct gpudp_capfile_pkt *q = i < f4.n ? &f4.pkt[i] :
+							    &f6.pkt[i - f4.n];
 			uint8_t *d = buf + k * 1600;
 
 			GPUDP_TEST_ASSERT(q->caplen <= 1600, "frame of %u bytes", q->caplen);
@@ -231,8 +234,8 @@ gpu_concurrent_fragments_make_one_datagram_each(void)
 	run_free(&g);
 	free(big.pkt);
 	free(buf);
-	capfile_packets_free(&f4);
-	capfile_packets_free(&f6);
+	gpudp_capfile_packets_free(&f4);
+	gpudp_capfile_packets_free(&f6);
 	GPUDP_TEST_ASSERT(rc == 0, "cpu and gpu differ");
 	return GPUDP_TEST_PASS;
 }
@@ -241,14 +244,15 @@ gpu_concurrent_fragments_make_one_datagram_each(void)
 static int
 gpu_concurrent_inserts_make_one_flow_each(void)
 {
-	struct capfile_packets pk, big;
+	struct gpudp_capfile_packets pk, big;
 	struct run c, g;
 	char err[256];
 	size_t i, j, k = 0;
 	int rc;
 
 	GPUDP_TEST_SKIP_IF(!gpu_ok, "no GPU");
-	GPUDP_TEST_ASSERT(capfile_read_all(sample_path, &pk, err, sizeof(err)) == 0, "%s", err);
+	GPUDP_TEST_ASSERT(gpudp_capfile_read_all(sample_path, &pk, err, sizeof(err)) == 0, "%s",
+			  err);
 	/* 200 copies of the sample, interleaved: each flow's packets land in
 	 * many threads of the same launch */
 	big.n = pk.n * 200;
@@ -264,7 +268,7 @@ gpu_concurrent_inserts_make_one_flow_each(void)
 	run_free(&c);
 	run_free(&g);
 	free(big.pkt);
-	capfile_packets_free(&pk);
+	gpudp_capfile_packets_free(&pk);
 	GPUDP_TEST_ASSERT(rc == 0, "cpu and gpu differ");
 	return GPUDP_TEST_PASS;
 }
@@ -313,7 +317,7 @@ static int
 gpu_headers_past_the_span_equal_cpu(void)
 {
 	enum { N = 3000, L = 600 };
-	struct capfile_packets pk;
+	struct gpudp_capfile_packets pk;
 	struct run c, g;
 	uint8_t *buf;
 	uint32_t i, past = 0;
@@ -332,7 +336,7 @@ gpu_headers_past_the_span_equal_cpu(void)
 		if (i % 10 == 3)
 			len = 54 + (units + 1) * 8 + 7;  /* cut inside the TCP header */
 		frame_v6_ext(f, len, i % 5 == 0 ? 0 : units, i);
-		pk.pkt[i] = (struct capfile_pkt){ .data = f, .caplen = len,
+		pk.pkt[i] = (struct gpudp_capfile_pkt){ .data = f, .caplen = len,
 			.wirelen = i % 10 == 3 ? len + 100 : len, .ts_ns = 1000000ull * i };
 		past += i % 5 != 0 && 54 + (units + 1) * 8 + 20 > GPUDP_AN_SPAN;
 	}
@@ -358,7 +362,7 @@ gpu_headers_past_the_span_equal_cpu(void)
 static int
 gpu_full_flow_table_accounts_every_packet(void)
 {
-	struct capfile_packets pk;
+	struct gpudp_capfile_packets pk;
 	struct gpudp_flow_record *fl;
 	struct run c, g;
 	char err[256];
@@ -366,7 +370,8 @@ gpu_full_flow_table_accounts_every_packet(void)
 	uint64_t in_flows = 0, want = 0;
 
 	GPUDP_TEST_SKIP_IF(!gpu_ok, "no GPU");
-	GPUDP_TEST_ASSERT(capfile_read_all(sample_path, &pk, err, sizeof(err)) == 0, "%s", err);
+	GPUDP_TEST_ASSERT(gpudp_capfile_read_all(sample_path, &pk, err, sizeof(err)) == 0, "%s",
+			  err);
 	/* what a table large enough holds */
 	GPUDP_TEST_ASSERT(analyse("cpu", &pk, 4096, 4096, "", &c) == 0, "cpu");
 	GPUDP_TEST_ASSERT(gpudp_analysis_flows(c.a, &fl, &n) == 0 && n > 16, "flows %zu", n);
@@ -390,7 +395,7 @@ gpu_full_flow_table_accounts_every_packet(void)
 	free(fl);
 	run_free(&c);
 	run_free(&g);
-	capfile_packets_free(&pk);
+	gpudp_capfile_packets_free(&pk);
 	return GPUDP_TEST_PASS;
 }
 

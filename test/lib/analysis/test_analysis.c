@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "capfile.h"
+#include "gpudp_capfile.h"
 #include "gpudp_analysis.h"
 #include "gpudp_analysis_pkt.h"
 #include "gpudp_pcapng.h"
@@ -1057,23 +1057,23 @@ static struct gpudp_analysis *
 analyse_file(const char *path, uint32_t flows, const size_t *perm, size_t *n_pkts)
 {
 	struct gpudp_analysis *a = gpudp_analysis_create(flows, NULL);
-	struct capfile_packets pk;
+	struct gpudp_capfile_packets pk;
 	char err[256];
 	size_t i;
 
-	if (a == NULL || capfile_read_all(path, &pk, err, sizeof(err)) != 0) {
+	if (a == NULL || gpudp_capfile_read_all(path, &pk, err, sizeof(err)) != 0) {
 		fprintf(stderr, "    %s: %s\n", path, a == NULL ? "create" : err);
 		gpudp_analysis_free(a);
 		return NULL;
 	}
 	for (i = 0; i < pk.n; i++) {
-		const struct capfile_pkt *q = &pk.pkt[perm != NULL ? perm[i] : i];
+		const struct gpudp_capfile_pkt *q = &pk.pkt[perm != NULL ? perm[i] : i];
 
 		gpudp_analysis_packet(a, q->data, q->caplen, q->wirelen, q->ts_ns);
 	}
 	if (n_pkts != NULL)
 		*n_pkts = pk.n;
-	capfile_packets_free(&pk);
+	gpudp_capfile_packets_free(&pk);
 	return a;
 }
 
@@ -1673,8 +1673,8 @@ static int
 pcapng_roundtrip_keeps_timestamps(void)
 {
 	char path[] = "/tmp/gpudp-test-XXXXXX";
-	struct capfile_packets pk;
-	struct capfile_info info;
+	struct gpudp_capfile_packets pk;
+	struct gpudp_capfile_info info;
 	struct gpudp_pcapng *w;
 	struct pb p;
 	char err[256];
@@ -1689,18 +1689,19 @@ pcapng_roundtrip_keeps_timestamps(void)
 	GPUDP_TEST_ASSERT(gpudp_pcapng_write(w, p.b, 20, 20, 5) == 0, "w2");
 	GPUDP_TEST_ASSERT(gpudp_pcapng_count(w) == 2, "count");
 	GPUDP_TEST_ASSERT(gpudp_pcapng_close(w) == 0, "close");
-	GPUDP_TEST_ASSERT(capfile_inspect(path, 2048, &info, err, sizeof(err)) == 0, "%s", err);
-	GPUDP_TEST_ASSERT(info.format == CAPFILE_PCAPNG && info.packets == 2 &&
+	GPUDP_TEST_ASSERT(gpudp_capfile_inspect(path, 2048, &info, err, sizeof(err)) == 0, "%s",
+			  err);
+	GPUDP_TEST_ASSERT(info.format == GPUDP_CAPFILE_PCAPNG && info.packets == 2 &&
 			  info.linktype == 1 && !info.truncated, "inspect");
 	GPUDP_TEST_ASSERT(info.n_snaps == 1 && info.snaps[0].index == 0 &&
 			  info.snaps[0].wirelen == 1500, "snapped record listed");
-	capfile_info_free(&info);
-	GPUDP_TEST_ASSERT(capfile_read_all(path, &pk, err, sizeof(err)) == 0, "%s", err);
+	gpudp_capfile_info_free(&info);
+	GPUDP_TEST_ASSERT(gpudp_capfile_read_all(path, &pk, err, sizeof(err)) == 0, "%s", err);
 	GPUDP_TEST_ASSERT(pk.n == 2 && pk.pkt[0].ts_ns == 1700000000123456789ull &&
 			  pk.pkt[0].caplen == p.n && pk.pkt[0].wirelen == 1500 &&
 			  memcmp(pk.pkt[0].data, p.b, p.n) == 0, "first packet");
 	GPUDP_TEST_ASSERT(pk.pkt[1].ts_ns == 5 && pk.pkt[1].caplen == 20, "second packet");
-	capfile_packets_free(&pk);
+	gpudp_capfile_packets_free(&pk);
 	unlink(path);
 	return GPUDP_TEST_PASS;
 }
@@ -1708,40 +1709,42 @@ pcapng_roundtrip_keeps_timestamps(void)
 static int
 capfile_reports_bad_inputs(void)
 {
-	struct capfile_info info;
-	struct capfile_packets pk;
+	struct gpudp_capfile_info info;
+	struct gpudp_capfile_packets pk;
 	char err[512];
 
-	GPUDP_TEST_ASSERT(capfile_inspect(CAP_TEST_DATA "/empty.pcap", 2048, &info, err,
-					  sizeof(err)) == -ENODATA, "empty: %s", err);
+	GPUDP_TEST_ASSERT(gpudp_capfile_inspect(CAP_TEST_DATA "/empty.pcap", 2048, &info, err,
+						sizeof(err)) == -ENODATA, "empty: %s", err);
 	GPUDP_TEST_ASSERT(strstr(err, "empty") != NULL, "message: %s", err);
-	GPUDP_TEST_ASSERT(capfile_inspect(CAP_TEST_DATA "/corrupt-header.pcap", 2048, &info, err,
-					  sizeof(err)) == -EINVAL, "corrupt header");
+	GPUDP_TEST_ASSERT(gpudp_capfile_inspect(CAP_TEST_DATA "/corrupt-header.pcap", 2048, &info,
+						err, sizeof(err)) == -EINVAL, "corrupt header");
 	GPUDP_TEST_ASSERT(strstr(err, "magic") != NULL, "message: %s", err);
-	GPUDP_TEST_ASSERT(capfile_inspect(CAP_TEST_DATA "/truncated.pcap", 2048, &info, err,
-					  sizeof(err)) == 0 && info.truncated && info.packets > 0,
-			  "truncated flagged");
-	GPUDP_TEST_ASSERT(capfile_inspect(CAP_TEST_DATA "/corrupt-record.pcap", 2048, &info, err,
-					  sizeof(err)) == 0 && info.truncated && info.packets == 2,
+	GPUDP_TEST_ASSERT(gpudp_capfile_inspect(CAP_TEST_DATA "/truncated.pcap", 2048, &info, err,
+						sizeof(err)) == 0 &&
+			  info.truncated && info.packets > 0, "truncated flagged");
+	GPUDP_TEST_ASSERT(gpudp_capfile_inspect(CAP_TEST_DATA "/corrupt-record.pcap", 2048, &info,
+						err, sizeof(err)) == 0 &&
+			  info.truncated && info.packets == 2,
 			  "corrupt record: %u packets", (unsigned int)info.packets);
-	GPUDP_TEST_ASSERT(capfile_inspect(CAP_TEST_DATA "/header-only.pcap", 2048, &info, err,
-					  sizeof(err)) == 0 && info.packets == 0 && !info.truncated,
-			  "header only");
-	GPUDP_TEST_ASSERT(capfile_inspect(CAP_TEST_DATA "/linux-cooked.pcap", 2048, &info, err,
-					  sizeof(err)) == 0 && info.linktype != 1, "cooked");
-	GPUDP_TEST_ASSERT(capfile_read_all(CAP_TEST_DATA "/linux-cooked.pcap", &pk, err,
-					   sizeof(err)) == -EPROTONOSUPPORT, "cooked read");
+	GPUDP_TEST_ASSERT(gpudp_capfile_inspect(CAP_TEST_DATA "/header-only.pcap", 2048, &info, err,
+						sizeof(err)) == 0 &&
+			  info.packets == 0 && !info.truncated, "header only");
+	GPUDP_TEST_ASSERT(gpudp_capfile_inspect(CAP_TEST_DATA "/linux-cooked.pcap", 2048, &info,
+						err, sizeof(err)) == 0 && info.linktype != 1,
+			  "cooked");
+	GPUDP_TEST_ASSERT(gpudp_capfile_read_all(CAP_TEST_DATA "/linux-cooked.pcap", &pk, err,
+						 sizeof(err)) == -EPROTONOSUPPORT, "cooked read");
 	GPUDP_TEST_ASSERT(strstr(err, "not Ethernet") != NULL, "message: %s", err);
-	GPUDP_TEST_ASSERT(capfile_inspect(CAP_TEST_DATA "/jumbo.pcap", 2048, &info, err,
-					  sizeof(err)) == 0 && info.oversize > 0 &&
+	GPUDP_TEST_ASSERT(gpudp_capfile_inspect(CAP_TEST_DATA "/jumbo.pcap", 2048, &info, err,
+						sizeof(err)) == 0 && info.oversize > 0 &&
 			  info.max_caplen > 2048 && info.n_snaps == 0, "jumbo: oversize %llu",
 			  (unsigned long long)info.oversize);
-	GPUDP_TEST_ASSERT(capfile_inspect(CAP_TEST_DATA "/snapped.pcap", 2048, &info, err,
-					  sizeof(err)) == 0 && info.n_snaps > 0 &&
+	GPUDP_TEST_ASSERT(gpudp_capfile_inspect(CAP_TEST_DATA "/snapped.pcap", 2048, &info, err,
+						sizeof(err)) == 0 && info.n_snaps > 0 &&
 			  info.snaps[0].wirelen > 96, "snapped: %zu", info.n_snaps);
-	capfile_info_free(&info);
-	GPUDP_TEST_ASSERT(capfile_inspect(CAP_TEST_DATA "/no-such-file.pcap", 2048, &info, err,
-					  sizeof(err)) == -ENOENT, "missing file");
+	gpudp_capfile_info_free(&info);
+	GPUDP_TEST_ASSERT(gpudp_capfile_inspect(CAP_TEST_DATA "/no-such-file.pcap", 2048, &info,
+						err, sizeof(err)) == -ENOENT, "missing file");
 	return GPUDP_TEST_PASS;
 }
 
@@ -1749,14 +1752,14 @@ static int
 sample_capture_is_fully_parsed(void)
 {
 	struct gpudp_analysis *a = gpudp_analysis_create(0, NULL);
-	struct capfile_packets pk;
+	struct gpudp_capfile_packets pk;
 	char err[512];
 	size_t i;
 	unsigned int k;
 
 	GPUDP_TEST_ASSERT(a != NULL, "create");
-	GPUDP_TEST_ASSERT(capfile_read_all(CAP_TEST_DATA "/sample.pcap", &pk, err,
-					   sizeof(err)) == 0, "%s", err);
+	GPUDP_TEST_ASSERT(gpudp_capfile_read_all(CAP_TEST_DATA "/sample.pcap", &pk, err,
+						 sizeof(err)) == 0, "%s", err);
 	for (i = 0; i < pk.n; i++)
 		gpudp_analysis_packet(a, pk.pkt[i].data, pk.pkt[i].caplen, pk.pkt[i].wirelen,
 				      pk.pkt[i].ts_ns);
@@ -1767,7 +1770,7 @@ sample_capture_is_fully_parsed(void)
 	GPUDP_TEST_ASSERT(a->ctr.proto_pkts[GPUDP_AN_PROTO_QINQ] > 0 &&
 			  a->ctr.proto_pkts[GPUDP_AN_PROTO_IPV6_EXT] > 0 &&
 			  a->ctr.proto_pkts[GPUDP_AN_PROTO_FRAG] > 0, "sample lacks a feature");
-	capfile_packets_free(&pk);
+	gpudp_capfile_packets_free(&pk);
 	gpudp_analysis_free(a);
 	return GPUDP_TEST_PASS;
 }

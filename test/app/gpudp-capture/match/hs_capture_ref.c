@@ -34,7 +34,7 @@
 #include <gpudp_match.h>
 #include <gpudp_test_hs.h>
 
-#include "capfile.h"
+#include "gpudp_capfile.h"
 
 static void
 usage(FILE *f)
@@ -119,7 +119,7 @@ main(int argc, char **argv)
 	};
 	const char *pat_path = NULL, *scope = "payload", *out_path = NULL, *list = NULL;
 	struct gpudp_match_pattern *pats = NULL;
-	struct capfile_packets pk;
+	struct gpudp_capfile_packets pk;
 	struct gpudp_test_hs h;
 	uint64_t scanned_bytes = 0;
 	uint32_t n_pats = 0, i, list_id = UINT32_MAX;
@@ -171,7 +171,7 @@ main(int argc, char **argv)
 		free(pats);
 		return 1;
 	}
-	rc = capfile_read_all(argv[optind], &pk, err, sizeof(err));
+	rc = gpudp_capfile_read_all(argv[optind], &pk, err, sizeof(err));
 	if (rc != 0) {
 		fprintf(stderr, "hs-capture-ref: %s\n", err);
 		gpudp_test_hs_close(&h);
@@ -230,7 +230,7 @@ main(int argc, char **argv)
 		rc = 1;
 	}
 done:
-	capfile_packets_free(&pk);
+	gpudp_capfile_packets_free(&pk);
 	gpudp_test_hs_close(&h);
 	free(pats);
 	return rc;

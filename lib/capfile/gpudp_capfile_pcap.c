@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Capture file reader: classic pcap (the rules are at the top of capfile.c). */
+/* Capture file reader: classic pcap (the rules are at the top of gpudp_capfile.c). */
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
 
-#include "capfile_pvt.h"
+#include "gpudp_capfile_pvt.h"
 
 int
-cf_pcap_open(struct capfile *cf, uint8_t *hdr)
+gpudp_cf_pcap_open(struct gpudp_capfile *cf, uint8_t *hdr)
 {
 	uint32_t magic, lt, snap;
 	uint16_t vmaj, vmin;
@@ -16,7 +16,7 @@ cf_pcap_open(struct capfile *cf, uint8_t *hdr)
 	if (cf->size < 24)
 		return cf_fail(cf, -EINVAL, "truncated pcap file header (%llu of 24 bytes)",
 			       (unsigned long long)cf->size);
-	rc = cf_read(cf, hdr + 4, 20);
+	rc = gpudp_cf_read(cf, hdr + 4, 20);
 	if (rc != 0)
 		return rc < 0 ? rc : cf_fail(cf, -EINVAL, "truncated pcap file header");
 	memcpy(&magic, hdr, 4);
@@ -28,13 +28,13 @@ cf_pcap_open(struct capfile *cf, uint8_t *hdr)
 		return cf_fail(cf, -EINVAL, "unsupported pcap version %u.%u (libpcap reads 2.0 "
 			       "to 2.4)", vmaj, vmin);
 	cf->lenswap = vmaj == 543 || vmin < 3 ? 1 : vmin == 3 ? 2 : 0;
-	cf->format = CAPFILE_PCAP;
+	cf->format = GPUDP_CAPFILE_PCAP;
 	cf->nsec = magic == PCAP_MAGIC_NS;
 	cf->hdrsize = magic == PCAP_MAGIC_KUZ ? 24 : 16;
 	lt = rd32(cf->swap, hdr + 20) & 0x03FFFFFFu;  /* the high 6 bits: FCS length */
-	snap = lt_snaplen(lt, rd32(cf->swap, hdr + 16));
+	snap = gpudp_cf_lt_snaplen(lt, rd32(cf->swap, hdr + 16));
 	/* libpcap: such files may hold cooked captures with a 14-byte fake header */
-	if (magic == PCAP_MAGIC_KUZ && lt == CAPFILE_LINKTYPE_ETHERNET)
+	if (magic == PCAP_MAGIC_KUZ && lt == GPUDP_CAPFILE_LINKTYPE_ETHERNET)
 		snap = snap <= INT_MAX - 14 ? snap + 14 : INT_MAX;
 	cf->snaplen = snap;
 	cf->sections = 1;
@@ -51,7 +51,7 @@ cf_pcap_open(struct capfile *cf, uint8_t *hdr)
  * (cf->lenswap).
  */
 static inline void
-pcap_lens(const struct capfile *cf, const uint8_t *h, uint32_t *caplen, uint32_t *wirelen)
+pcap_lens(const struct gpudp_capfile *cf, const uint8_t *h, uint32_t *caplen, uint32_t *wirelen)
 {
 	uint32_t c = rd32(cf->swap, h + 8), w = rd32(cf->swap, h + 12);
 
@@ -65,10 +65,10 @@ pcap_lens(const struct capfile *cf, const uint8_t *h, uint32_t *caplen, uint32_t
 }
 
 int
-cf_pcap_next(struct capfile *cf, struct capfile_rec *rec)
+gpudp_cf_pcap_next(struct gpudp_capfile *cf, struct gpudp_capfile_rec *rec)
 {
 	uint8_t rh[24];
-	uint64_t off = cf->pos, left = cf_left(cf), ns;
+	uint64_t off = cf->pos, left = gpudp_cf_left(cf), ns;
 	uint32_t caplen, wirelen, keep;
 	int rc;
 
@@ -77,34 +77,34 @@ cf_pcap_next(struct capfile *cf, struct capfile_rec *rec)
 		return 0;
 	}
 	if (left < cf->hdrsize)
-		return cf_truncated(cf, off);
-	rc = cf_read(cf, rh, cf->hdrsize);
+		return gpudp_cf_truncated(cf, off);
+	rc = gpudp_cf_read(cf, rh, cf->hdrsize);
 	if (rc != 0)
-		return rc < 0 ? rc : cf_truncated(cf, off);
+		return rc < 0 ? rc : gpudp_cf_truncated(cf, off);
 	pcap_lens(cf, rh, &caplen, &wirelen);
-	if (caplen > lt_max(cf->first_lt))
+	if (caplen > gpudp_cf_lt_max(cf->first_lt))
 		return cf_fail(cf, -EINVAL, "corrupt record %llu at offset %llu: captured length %u "
 			       "exceeds %u, the largest record of link type %u",
 			       (unsigned long long)cf->index + 1, (unsigned long long)off, caplen,
-			       lt_max(cf->first_lt), cf->first_lt);
+			       gpudp_cf_lt_max(cf->first_lt), cf->first_lt);
 	if (caplen > left - cf->hdrsize)
-		return cf_truncated(cf, off);
+		return gpudp_cf_truncated(cf, off);
 	keep = caplen > cf->snaplen ? cf->snaplen : caplen;
 	rec->data = NULL;
-	if (cf->map != NULL && !(cf->flags & CAPFILE_SKIP_DATA)) {
+	if (cf->map != NULL && !(cf->flags & GPUDP_CAPFILE_SKIP_DATA)) {
 		/* the record where it lies in the mapping */
 		rec->data = cf->map + cf->pos;
-		rc = cf_skip(cf, caplen);
-	} else if (!(cf->flags & CAPFILE_SKIP_DATA)) {
-		rc = cf_reserve(cf, keep);
+		rc = gpudp_cf_skip(cf, caplen);
+	} else if (!(cf->flags & GPUDP_CAPFILE_SKIP_DATA)) {
+		rc = gpudp_cf_reserve(cf, keep);
 		if (rc == 0)
-			rc = cf_read(cf, cf->buf, keep);
+			rc = gpudp_cf_read(cf, cf->buf, keep);
 		if (rc != 0)
-			return rc < 0 ? rc : cf_truncated(cf, off);
+			return rc < 0 ? rc : gpudp_cf_truncated(cf, off);
 		rec->data = cf->buf;
-		rc = cf_skip(cf, caplen - keep);
+		rc = gpudp_cf_skip(cf, caplen - keep);
 	} else {
-		rc = cf_skip(cf, caplen);
+		rc = gpudp_cf_skip(cf, caplen);
 	}
 	if (rc != 0)
 		return rc;
@@ -120,13 +120,13 @@ cf_pcap_next(struct capfile *cf, struct capfile_rec *rec)
 	return 1;
 }
 
-/* capfile_skip() of a mapped pcap file: the checks of cf_pcap_next() on lengths. */
+/* gpudp_capfile_skip() of a mapped pcap file: the checks of gpudp_cf_pcap_next() on lengths. */
 uint64_t
-cf_pcap_skip(struct capfile *cf, uint64_t n)
+gpudp_cf_pcap_skip(struct gpudp_capfile *cf, uint64_t n)
 {
 	const uint8_t *m = cf->map;
 	uint64_t pos = cf->pos, size = cf->size, done = 0;
-	uint32_t hs = cf->hdrsize, max = lt_max(cf->first_lt);
+	uint32_t hs = cf->hdrsize, max = gpudp_cf_lt_max(cf->first_lt);
 
 	while (done < n && size - pos >= hs) {
 		uint32_t caplen, wirelen;
@@ -144,11 +144,11 @@ cf_pcap_skip(struct capfile *cf, uint64_t n)
 
 /*
  * The record header at @p h (with @p left bytes from it on): its lengths
- * (caplen as in the file) and timestamp, when cf_pcap_next()'s checks on
+ * (caplen as in the file) and timestamp, when gpudp_cf_pcap_next()'s checks on
  * lengths pass and its bytes are all there. @return 1, or 0 to stop
  */
 static inline int
-pcap_hdr(const struct capfile *cf, const uint8_t *h, uint64_t left, uint32_t max,
+pcap_hdr(const struct gpudp_capfile *cf, const uint8_t *h, uint64_t left, uint32_t max,
 	 uint32_t *caplen, uint32_t *wirelen, uint64_t *ts_ns)
 {
 	pcap_lens(cf, h, caplen, wirelen);
@@ -162,16 +162,16 @@ pcap_hdr(const struct capfile *cf, const uint8_t *h, uint64_t left, uint32_t max
 /*
  * Up to @p n records of a pcap file among @p len of its bytes at @p m (the
  * bytes at file offset @p base), before file offset @p end, with
- * cf_pcap_next()'s checks on lengths: it stops before the first record
+ * gpudp_cf_pcap_next()'s checks on lengths: it stops before the first record
  * they would not pass, and before one that runs past the bytes (cut short,
  * or read only in part). @return the records; *used: the bytes they take
  */
 static uint32_t
-pcap_many(const struct capfile *cf, const uint8_t *m, uint64_t base, uint64_t len,
-	  uint64_t end, uint64_t idx, struct capfile_mrec *r, uint32_t n, uint64_t *used)
+pcap_many(const struct gpudp_capfile *cf, const uint8_t *m, uint64_t base, uint64_t len,
+	  uint64_t end, uint64_t idx, struct gpudp_capfile_mrec *r, uint32_t n, uint64_t *used)
 {
 	uint64_t pos = 0;
-	uint32_t hs = cf->hdrsize, max = lt_max(cf->first_lt), snap = cf->snaplen, k;
+	uint32_t hs = cf->hdrsize, max = gpudp_cf_lt_max(cf->first_lt), snap = cf->snaplen, k;
 
 	for (k = 0; k < n && base + pos < end && len - pos >= hs; k++) {
 		uint32_t caplen, wirelen;
@@ -190,9 +190,9 @@ pcap_many(const struct capfile *cf, const uint8_t *m, uint64_t base, uint64_t le
 }
 
 /* Descriptor @p o of a record whose data is at @p off: its lengths cut to
- * the snap length as capfile_next() gives them. @return its captured bytes */
+ * the snap length as gpudp_capfile_next() gives them. @return its captured bytes */
 static inline uint32_t
-desc_set(struct capfile_desc *o, uint32_t off, uint32_t caplen, uint32_t wirelen,
+desc_set(struct gpudp_capfile_desc *o, uint32_t off, uint32_t caplen, uint32_t wirelen,
 	 uint32_t snap, uint64_t ts_ns)
 {
 	uint32_t keep = caplen > snap ? snap : caplen;
@@ -216,17 +216,17 @@ desc_set(struct capfile_desc *o, uint32_t off, uint32_t caplen, uint32_t wirelen
 #define DESCS_AHEAD 2048
 
 /*
- * cf_pcap_parse_descs()'s loop, for files in this host's byte order whose
+ * gpudp_cf_pcap_parse_descs()'s loop, for files in this host's byte order whose
  * header lengths need no swapping (nearly all): the header's fields read as
  * they are, the reader's settings in registers (stores to @p d could alias
  * the reader's fields). The checks are pcap_hdr()'s.
  */
 static uint32_t
 descs_native(const uint8_t *buf, uint64_t len, uint64_t lim, uint32_t off0, uint32_t hs,
-	     uint32_t max, uint32_t snap, uint64_t mult, struct capfile_desc *d, uint32_t n,
+	     uint32_t max, uint32_t snap, uint64_t mult, struct gpudp_capfile_desc *d, uint32_t n,
 	     uint64_t *used, uint64_t *bytes)
 {
-	struct capfile_desc *o = d, *oe = d + n;
+	struct gpudp_capfile_desc *o = d, *oe = d + n;
 	uint64_t pos = 0, sum = 0;
 
 	/* a header starts before both the limit and the last hs bytes */
@@ -255,14 +255,14 @@ descs_native(const uint8_t *buf, uint64_t len, uint64_t lim, uint32_t off0, uint
 	return (uint32_t)(o - d);
 }
 
-/* capfile_parse_descs() of a pcap file */
+/* gpudp_capfile_parse_descs() of a pcap file */
 uint32_t
-cf_pcap_parse_descs(const struct capfile *cf, const uint8_t *buf, uint64_t base, uint64_t len,
-		    uint64_t end, uint32_t off0, struct capfile_desc *d, uint32_t n,
-		    uint64_t *used, uint64_t *bytes)
+gpudp_cf_pcap_parse_descs(const struct gpudp_capfile *cf, const uint8_t *buf, uint64_t base,
+			  uint64_t len, uint64_t end, uint32_t off0, struct gpudp_capfile_desc *d,
+			  uint32_t n, uint64_t *used, uint64_t *bytes)
 {
 	uint64_t pos = 0, sum = 0;
-	uint32_t hs = cf->hdrsize, max = lt_max(cf->first_lt), snap = cf->snaplen, k;
+	uint32_t hs = cf->hdrsize, max = gpudp_cf_lt_max(cf->first_lt), snap = cf->snaplen, k;
 
 	if (!cf->swap && !cf->lenswap)
 		return descs_native(buf, len, end > base ? end - base : 0, off0, hs, max, snap,
@@ -281,9 +281,10 @@ cf_pcap_parse_descs(const struct capfile *cf, const uint8_t *buf, uint64_t base,
 	return k;
 }
 
-/* capfile_next_many() of a mapped pcap file: the records in the mapping */
+/* gpudp_capfile_next_many() of a mapped pcap file: the records in the mapping */
 uint32_t
-cf_pcap_next_many(struct capfile *cf, struct capfile_mrec *r, uint32_t n, uint64_t end)
+gpudp_cf_pcap_next_many(struct gpudp_capfile *cf, struct gpudp_capfile_mrec *r, uint32_t n,
+			uint64_t end)
 {
 	uint64_t used;
 	uint32_t k = pcap_many(cf, cf->map + cf->pos, cf->pos, cf->size - cf->pos, end,
@@ -294,26 +295,26 @@ cf_pcap_next_many(struct capfile *cf, struct capfile_mrec *r, uint32_t n, uint64
 	return k;
 }
 
-/* capfile_parse_many() of a pcap file */
+/* gpudp_capfile_parse_many() of a pcap file */
 uint32_t
-cf_pcap_parse_many(const struct capfile *cf, const uint8_t *buf, uint64_t base, uint64_t len,
-		   uint64_t end, uint64_t index, struct capfile_mrec *r, uint32_t n,
-		   uint64_t *used)
+gpudp_cf_pcap_parse_many(const struct gpudp_capfile *cf, const uint8_t *buf, uint64_t base,
+			 uint64_t len, uint64_t end, uint64_t index, struct gpudp_capfile_mrec *r,
+			 uint32_t n, uint64_t *used)
 {
 	return pcap_many(cf, buf, base, len, end, index, r, n, used);
 }
 
 /*
- * capfile_find_record(): up to 8 records from @p off that cf_pcap_next()
+ * gpudp_capfile_find_record(): up to 8 records from @p off that gpudp_cf_pcap_next()
  * would take, none captured longer than sent, stamped within a day of the
  * first, or at least one and then the end of the file (or a record cut
  * short by it).
  */
 int
-cf_pcap_plausible(const struct capfile *cf, uint64_t off)
+gpudp_cf_pcap_plausible(const struct gpudp_capfile *cf, uint64_t off)
 {
 	const uint8_t *m = cf->map;
-	uint32_t hs = cf->hdrsize, max = lt_max(cf->first_lt), k;
+	uint32_t hs = cf->hdrsize, max = gpudp_cf_lt_max(cf->first_lt), k;
 	uint32_t frac_max = cf->nsec ? 1000000000u : 1000000u, sec0 = 0;
 
 	for (k = 0; k < 8; k++) {
@@ -322,7 +323,9 @@ cf_pcap_plausible(const struct capfile *cf, uint64_t off)
 		if (off == cf->size)
 			return k > 0;   /* records up to the end of the file */
 		if (cf->size - off < hs)
-			return k > 0;   /* records up to a cut header at the end (capfile_next() stops there) */
+			/* records up to a cut header at the end (gpudp_capfile_next()
+			 * stops there) */
+			return k > 0;
 		pcap_lens(cf, m + off, &caplen, &wirelen);
 		sec = rd32(cf->swap, m + off);
 		if (k == 0)

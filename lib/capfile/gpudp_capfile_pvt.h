@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Internal to the capture file reader (capfile.c: the API, the reading
- * helpers, inspection; capfile_pcap.c; capfile_pcapng.c). Not installed.
+ * Internal to the capture file reader (gpudp_capfile.c: the API and the
+ * reading helpers; gpudp_capfile_inspect.c: inspection and whole files;
+ * gpudp_capfile_pcap.c; gpudp_capfile_pcapng.c). Not installed.
  */
-#ifndef CAPFILE_PVT_H
-#define CAPFILE_PVT_H
+#ifndef GPUDP_CAPFILE_PVT_H
+#define GPUDP_CAPFILE_PVT_H
 
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "capfile.h"
+#include "gpudp_capfile.h"
 
 #define PCAP_MAGIC_US  0xa1b2c3d4u
 #define PCAP_MAGIC_KUZ 0xa1b2cd34u  /* Kuznetzov's: 8 more bytes per record header */
@@ -39,9 +40,9 @@ struct cf_iface {
 	uint64_t tsoffset;     /* seconds added (a signed value, added modulo 2^64) */
 };
 
-struct capfile {
+struct gpudp_capfile {
 	FILE *fp;
-	const uint8_t *map;    /* CAPFILE_MMAP: the whole file, else NULL */
+	const uint8_t *map;    /* GPUDP_CAPFILE_MMAP: the whole file, else NULL */
 	char *path;
 	unsigned int flags;
 	uint64_t size;         /* of the file when opened */
@@ -49,7 +50,7 @@ struct capfile {
 	int failed;            /* the error every call returns once one happened */
 	int done;              /* end of file or truncation reached */
 	char err[640];
-	enum capfile_format format;
+	enum gpudp_capfile_format format;
 	int swap;              /* the file (section) is in the other byte order */
 	uint64_t index;        /* of the next record */
 	uint8_t *buf;          /* record data or the current block */
@@ -64,7 +65,7 @@ struct capfile {
 	uint32_t n_if, cap_if;
 	uint32_t max_block;
 	int first_swap;
-	/* what capfile_describe() reports */
+	/* what gpudp_capfile_describe() reports */
 	uint32_t sections;
 	uint64_t interfaces;
 	int have_if;
@@ -79,7 +80,7 @@ struct capfile {
 
 #define NG_AGAIN 2  /* a block without a packet was read */
 
-/* ---- reading helpers (capfile.c) ---- */
+/* ---- reading helpers (gpudp_capfile.c) ---- */
 
 static inline uint16_t
 rd16(int swap, const uint8_t *p)
@@ -108,43 +109,49 @@ rd64(int swap, const uint8_t *p)
 	return swap ? __builtin_bswap64(v) : v;
 }
 
-int cf_fail(struct capfile *cf, int rc, const char *fmt, ...)
+/* the error every later call returns: "PATH: " and the message in cf->err, @return rc */
+int gpudp_cf_fail(struct gpudp_capfile *cf, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-void cf_diff(struct capfile *cf, const char *fmt, ...)
+/* the first way libpcap 1.10 would read the file differently, kept in cf->diff */
+void gpudp_cf_diff(struct gpudp_capfile *cf, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-uint64_t cf_left(const struct capfile *cf);
-int cf_read(struct capfile *cf, void *dst, size_t n);
-int cf_skip(struct capfile *cf, uint64_t n);
-int cf_reserve(struct capfile *cf, size_t n);
-int cf_truncated(struct capfile *cf, uint64_t off);
-uint32_t lt_max(uint32_t linktype);
-uint64_t cf_pcap_skip(struct capfile *cf, uint64_t n);
-uint32_t cf_pcap_next_many(struct capfile *cf, struct capfile_mrec *r, uint32_t n,
-			   uint64_t end);
-uint32_t cf_pcap_parse_many(const struct capfile *cf, const uint8_t *buf, uint64_t base,
-			    uint64_t len, uint64_t end, uint64_t index, struct capfile_mrec *r,
-			    uint32_t n, uint64_t *used);
-uint32_t cf_pcap_parse_descs(const struct capfile *cf, const uint8_t *buf, uint64_t base,
-			     uint64_t len, uint64_t end, uint32_t off0, struct capfile_desc *d,
-			     uint32_t n, uint64_t *used, uint64_t *bytes);
-int cf_pcap_plausible(const struct capfile *cf, uint64_t off);
-uint32_t lt_snaplen(uint32_t linktype, uint32_t snaplen);
+/* the short names the reader's files call them by */
+#define cf_fail gpudp_cf_fail
+#define cf_diff gpudp_cf_diff
+uint64_t gpudp_cf_left(const struct gpudp_capfile *cf);
+int gpudp_cf_read(struct gpudp_capfile *cf, void *dst, size_t n);
+int gpudp_cf_skip(struct gpudp_capfile *cf, uint64_t n);
+int gpudp_cf_reserve(struct gpudp_capfile *cf, size_t n);
+int gpudp_cf_truncated(struct gpudp_capfile *cf, uint64_t off);
+uint32_t gpudp_cf_lt_max(uint32_t linktype);
+uint64_t gpudp_cf_pcap_skip(struct gpudp_capfile *cf, uint64_t n);
+uint32_t gpudp_cf_pcap_next_many(struct gpudp_capfile *cf, struct gpudp_capfile_mrec *r, uint32_t n,
+				 uint64_t end);
+uint32_t gpudp_cf_pcap_parse_many(const struct gpudp_capfile *cf, const uint8_t *buf, uint64_t base,
+				  uint64_t len, uint64_t end, uint64_t index,
+				  struct gpudp_capfile_mrec *r, uint32_t n, uint64_t *used);
+uint32_t gpudp_cf_pcap_parse_descs(const struct gpudp_capfile *cf, const uint8_t *buf,
+				   uint64_t base, uint64_t len, uint64_t end, uint32_t off0,
+				   struct gpudp_capfile_desc *d, uint32_t n, uint64_t *used,
+				   uint64_t *bytes);
+int gpudp_cf_pcap_plausible(const struct gpudp_capfile *cf, uint64_t off);
+uint32_t gpudp_cf_lt_snaplen(uint32_t linktype, uint32_t snaplen);
 
-/* ---- pcap (capfile_pcap.c) ---- */
+/* ---- pcap (gpudp_capfile_pcap.c) ---- */
 
 /* the file header (24 bytes at @p hdr, read): the format, the byte order, the snap length */
-int cf_pcap_open(struct capfile *cf, uint8_t *hdr);
+int gpudp_cf_pcap_open(struct gpudp_capfile *cf, uint8_t *hdr);
 /* the next record, 1; 0 at the end; a negative errno */
-int cf_pcap_next(struct capfile *cf, struct capfile_rec *rec);
+int gpudp_cf_pcap_next(struct gpudp_capfile *cf, struct gpudp_capfile_rec *rec);
 
-/* ---- pcapng (capfile_pcapng.c) ---- */
+/* ---- pcapng (gpudp_capfile_pcapng.c) ---- */
 
 /* the first section header */
-int cf_ng_open(struct capfile *cf);
+int gpudp_cf_ng_open(struct gpudp_capfile *cf);
 /* the next block: 1 with a record, NG_AGAIN for a block without one, 0 at the end,
  * a negative errno */
-int cf_ng_block(struct capfile *cf, struct capfile_rec *rec);
+int gpudp_cf_ng_block(struct gpudp_capfile *cf, struct gpudp_capfile_rec *rec);
 /* at the end of the file: what the last section leaves to report */
-void cf_ng_finish(struct capfile *cf);
+void gpudp_cf_ng_finish(struct gpudp_capfile *cf);
 
-#endif /* CAPFILE_PVT_H */
+#endif /* GPUDP_CAPFILE_PVT_H */

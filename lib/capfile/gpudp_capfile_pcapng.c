@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Capture file reader: pcapng (the rules are at the top of capfile.c). */
+/* Capture file reader: pcapng (the rules are at the top of gpudp_capfile.c). */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "capfile_pvt.h"
+#include "gpudp_capfile_pvt.h"
 
 static int
-ng_shb(struct capfile *cf, const uint8_t *b, int swap, uint64_t off)
+ng_shb(struct gpudp_capfile *cf, const uint8_t *b, int swap, uint64_t off)
 {
 	uint16_t vmaj = rd16(swap, b + 4), vmin = rd16(swap, b + 6);
 
@@ -35,7 +35,7 @@ ng_shb(struct capfile *cf, const uint8_t *b, int swap, uint64_t off)
 
 /* the options of an interface description block: if_tsresol, if_tsoffset */
 static int
-ng_idb_options(struct capfile *cf, const uint8_t *b, uint32_t blen, uint64_t off,
+ng_idb_options(struct gpudp_capfile *cf, const uint8_t *b, uint32_t blen, uint64_t off,
 	       struct cf_iface *ifc_out)
 {
 	struct cf_iface ifc = *ifc_out;
@@ -109,7 +109,7 @@ ng_idb_options(struct capfile *cf, const uint8_t *b, uint32_t blen, uint64_t off
 
 /* a new interface of the current section: the table, what libpcap would do */
 static int
-ng_idb_add(struct capfile *cf, const struct cf_iface *ifc_in, uint64_t off)
+ng_idb_add(struct gpudp_capfile *cf, const struct cf_iface *ifc_in, uint64_t off)
 {
 	struct cf_iface ifc = *ifc_in;
 	uint32_t need;
@@ -149,7 +149,7 @@ ng_idb_add(struct capfile *cf, const struct cf_iface *ifc_in, uint64_t off)
 			cf->first_snap);
 	}
 	/* libpcap: room for a largest record and 128 KiB of options */
-	need = lt_max(ifc.linktype) + 131072u + 32u;
+	need = gpudp_cf_lt_max(ifc.linktype) + 131072u + 32u;
 	if (need > cf->max_block)
 		cf->max_block = need;
 	cf->ifs[cf->n_if++] = ifc;
@@ -159,7 +159,7 @@ ng_idb_add(struct capfile *cf, const struct cf_iface *ifc_in, uint64_t off)
 
 /* An interface description block of blen bytes (between header and trailer). */
 static int
-ng_idb(struct capfile *cf, const uint8_t *b, uint32_t blen, uint64_t off)
+ng_idb(struct gpudp_capfile *cf, const uint8_t *b, uint32_t blen, uint64_t off)
 {
 	struct cf_iface ifc = { .tsresol = 1000000 };
 	int rc;
@@ -168,7 +168,7 @@ ng_idb(struct capfile *cf, const uint8_t *b, uint32_t blen, uint64_t off)
 		return cf_fail(cf, -EINVAL, "corrupt interface description block at offset %llu: "
 			       "%u bytes, below 8", (unsigned long long)off, blen);
 	ifc.linktype = rd16(cf->swap, b);
-	ifc.snaplen = lt_snaplen(ifc.linktype, rd32(cf->swap, b + 4));
+	ifc.snaplen = gpudp_cf_lt_snaplen(ifc.linktype, rd32(cf->swap, b + 4));
 	rc = ng_idb_options(cf, b, blen, off, &ifc);
 	if (rc != 0)
 		return rc;
@@ -176,8 +176,8 @@ ng_idb(struct capfile *cf, const uint8_t *b, uint32_t blen, uint64_t off)
 }
 
 static int
-ng_packet(struct capfile *cf, uint32_t type, const uint8_t *b, uint32_t blen, uint64_t off,
-	  struct capfile_rec *rec)
+ng_packet(struct gpudp_capfile *cf, uint32_t type, const uint8_t *b, uint32_t blen, uint64_t off,
+	  struct gpudp_capfile_rec *rec)
 {
 	const char *what = type == NG_EPB ? "enhanced packet block" :
 		type == NG_PB ? "packet block" : "simple packet block";
@@ -208,10 +208,11 @@ ng_packet(struct capfile *cf, uint32_t type, const uint8_t *b, uint32_t blen, ui
 		return cf_fail(cf, -EINVAL, "corrupt %s at offset %llu: captured length %u runs past "
 			       "the block (%u bytes of data)", what, (unsigned long long)off, caplen,
 			       blen - hdr);
-	if (caplen > lt_max(ifc->linktype))
+	if (caplen > gpudp_cf_lt_max(ifc->linktype))
 		return cf_fail(cf, -EINVAL, "corrupt %s at offset %llu: captured length %u exceeds "
 			       "%u, the largest record of link type %u", what,
-			       (unsigned long long)off, caplen, lt_max(ifc->linktype), ifc->linktype);
+			       (unsigned long long)off, caplen, gpudp_cf_lt_max(ifc->linktype),
+			       ifc->linktype);
 	if (caplen > ifc->snaplen)
 		return cf_fail(cf, -EINVAL, "corrupt %s at offset %llu: captured length %u exceeds "
 			       "the snap length %u of interface %u (libpcap refuses such a record)",
@@ -243,7 +244,7 @@ struct ng_head {
  * an error.
  */
 static int
-ng_block_head(struct capfile *cf, uint64_t off, uint64_t left, struct ng_head *h)
+ng_block_head(struct gpudp_capfile *cf, uint64_t off, uint64_t left, struct ng_head *h)
 {
 	uint32_t type, max;
 	int rc;
@@ -251,19 +252,19 @@ ng_block_head(struct capfile *cf, uint64_t off, uint64_t left, struct ng_head *h
 	h->swap = cf->swap;
 	h->have = 0;
 	if (left < 8)
-		return cf_truncated(cf, off);
-	rc = cf_read(cf, h->bh, 8);
+		return gpudp_cf_truncated(cf, off);
+	rc = gpudp_cf_read(cf, h->bh, 8);
 	if (rc != 0)
-		return rc < 0 ? rc : cf_truncated(cf, off);
+		return rc < 0 ? rc : gpudp_cf_truncated(cf, off);
 	memcpy(&type, h->bh, 4);
 	if (type == NG_SHB) {
 		uint32_t bom;
 
 		if (left < 12)
-			return cf_truncated(cf, off);
-		rc = cf_read(cf, h->bh + 8, 4);
+			return gpudp_cf_truncated(cf, off);
+		rc = gpudp_cf_read(cf, h->bh + 8, 4);
 		if (rc != 0)
-			return rc < 0 ? rc : cf_truncated(cf, off);
+			return rc < 0 ? rc : gpudp_cf_truncated(cf, off);
 		h->have = 4;
 		memcpy(&bom, h->bh + 8, 4);
 		if (bom == NG_BOM)
@@ -288,7 +289,7 @@ ng_block_head(struct capfile *cf, uint64_t off, uint64_t left, struct ng_head *h
 		return cf_fail(cf, -EINVAL, "corrupt pcapng block at offset %llu: length %u exceeds "
 			       "%u, libpcap's limit", (unsigned long long)off, h->len, max);
 	if (h->len > left)
-		return cf_truncated(cf, off);
+		return gpudp_cf_truncated(cf, off);
 	return 1;
 }
 
@@ -298,29 +299,30 @@ ng_block_head(struct capfile *cf, uint64_t off, uint64_t left, struct ng_head *h
  * ends inside the block) or an error.
  */
 static int
-ng_block_body(struct capfile *cf, const struct ng_head *h, uint64_t off)
+ng_block_body(struct gpudp_capfile *cf, const struct ng_head *h, uint64_t off)
 {
 	uint32_t type = h->type, len = h->len, blen = len - 12, trail;
 	int rc;
 
 	if (type == NG_SHB || type == NG_IDB || type == NG_EPB || type == NG_PB ||
 	    type == NG_SPB) {
-		rc = cf_reserve(cf, (size_t)len - 8);
+		rc = gpudp_cf_reserve(cf, (size_t)len - 8);
 		if (rc == 0) {
 			memcpy(cf->buf, h->bh + 8, (size_t)h->have);
-			rc = cf_read(cf, cf->buf + h->have, (size_t)len - 8 - (size_t)h->have);
+			rc = gpudp_cf_read(cf, cf->buf + h->have,
+					   (size_t)len - 8 - (size_t)h->have);
 		}
 		if (rc != 0)
-			return rc < 0 ? rc : cf_truncated(cf, off);
+			return rc < 0 ? rc : gpudp_cf_truncated(cf, off);
 		trail = rd32(h->swap, cf->buf + blen);
 	} else {
 		uint8_t t4[4];
 
-		rc = cf_skip(cf, blen);
+		rc = gpudp_cf_skip(cf, blen);
 		if (rc == 0)
-			rc = cf_read(cf, t4, 4);
+			rc = gpudp_cf_read(cf, t4, 4);
 		if (rc != 0)
-			return rc < 0 ? rc : cf_truncated(cf, off);
+			return rc < 0 ? rc : gpudp_cf_truncated(cf, off);
 		trail = rd32(h->swap, t4);
 	}
 	if (trail != len)
@@ -331,9 +333,9 @@ ng_block_body(struct capfile *cf, const struct ng_head *h, uint64_t off)
 
 /* Read one block: 1 (a packet in rec), NG_AGAIN, 0 (end) or an error. */
 int
-cf_ng_block(struct capfile *cf, struct capfile_rec *rec)
+gpudp_cf_ng_block(struct gpudp_capfile *cf, struct gpudp_capfile_rec *rec)
 {
-	uint64_t off = cf->pos, left = cf_left(cf);
+	uint64_t off = cf->pos, left = gpudp_cf_left(cf);
 	struct ng_head h;
 	uint32_t blen;
 	int rc;
@@ -365,7 +367,7 @@ cf_ng_block(struct capfile *cf, struct capfile_rec *rec)
 
 /* The end (or truncation) of a pcapng file was reached. */
 void
-cf_ng_finish(struct capfile *cf)
+gpudp_cf_ng_finish(struct gpudp_capfile *cf)
 {
 	if (cf->have_if)
 		return;
@@ -379,17 +381,17 @@ cf_ng_finish(struct capfile *cf)
 }
 
 int
-cf_ng_open(struct capfile *cf)
+gpudp_cf_ng_open(struct gpudp_capfile *cf)
 {
-	struct capfile_rec rec;
+	struct gpudp_capfile_rec rec;
 	int rc;
 
-	cf->format = CAPFILE_PCAPNG;
+	cf->format = GPUDP_CAPFILE_PCAPNG;
 	cf->max_block = NG_BLOCK_MAX;
 	if (fseeko(cf->fp, 0, SEEK_SET) != 0)
 		return cf_fail(cf, -EIO, "seek error");
 	cf->pos = 0;
-	rc = cf_ng_block(cf, &rec);
+	rc = gpudp_cf_ng_block(cf, &rec);
 	if (rc < 0)
 		return rc;
 	if (cf->truncated)
