@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gpudp-capture's direct reader (--reader direct, doc/capture.md "Direct
- * reading"): the --pcap files analysed by cap_file_run() without a PMD,
+ * reading"): the --pcap files analysed by gpudp_cap_reader_run() without a PMD,
  * the matching records written to --filter-out in file order, the report.
  * A file's cut last record is counted in rx_errors, as net_pcap counts it;
  * a file that changed size while it was read is said, counted
@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "cap_app.h"
-#include "cap_file.h"
+#include "gpudp_cap_reader.h"
 #include "gpudp_capfile.h"
 
 void
@@ -33,7 +33,7 @@ app_describe_files(struct cap_app *app)
 	}
 }
 
-/* What write_matches() reads, for cap_file_guarded(). */
+/* What write_matches() reads, for gpudp_cap_reader_guarded(). */
 struct wmatch {
 	struct cap_app *app;
 	struct gpudp_capfile *cf;
@@ -91,7 +91,7 @@ write_matches(struct cap_app *app, const char *path, const uint32_t *bits, uint6
 	w.buf = malloc(GPUDP_CAPFILE_MAX_SNAPLEN);
 	if (w.buf == NULL)
 		rc = -ENOMEM;
-	else if (cap_file_guarded(write_matched, &w, &rc) != 0)
+	else if (gpudp_cap_reader_guarded(write_matched, &w, &rc) != 0)
 		rc = 1;   /* it shrank */
 	else if (rc >= 0 && (gpudp_capfile_size(w.cf) != size || (rc == 0 && w.seen < n)))
 		rc = 1;
@@ -109,8 +109,8 @@ write_matches(struct cap_app *app, const char *path, const uint32_t *bits, uint6
  * @p changed (--filter-out's pass found it so). Said and counted once a file.
  */
 static void
-check_changed(struct cap_app *app, const struct vdev_file *f, const struct cap_file_stats *st,
-	      uint64_t n, int changed)
+check_changed(struct cap_app *app, const struct vdev_file *f,
+	      const struct gpudp_cap_reader_stats *st, uint64_t n, int changed)
 {
 	int other = !app_stop_requested && st->records != n;
 	struct stat sb;
@@ -130,15 +130,15 @@ check_changed(struct cap_app *app, const struct vdev_file *f, const struct cap_f
 /* One file through the direct reader, into app->result. */
 static int
 run_file(struct cap_app *app, const struct vdev_file *f, uint64_t limit,
-	 struct cap_file_stats *st)
+	 struct gpudp_cap_reader_stats *st)
 {
 	uint64_t n = limit != 0 && limit < f->info.packets ? limit : f->info.packets;
-	struct cap_file_conf fc = {
+	struct gpudp_cap_reader_conf fc = {
 		.path = f->path, .engine = app->engine_name, .ec = app->eng.conf,
 		/* a limit only when one applies, or verdicts by record are kept
 		 * (their bitmap has n bits: a file grown since it was inspected
 		 * is read no further); without, large pcap files are split by
-		 * byte ranges (cap_file.h) */
+		 * byte ranges (gpudp_cap_reader.h) */
 		.threads = app->conf.threads,
 		.max_records = n < f->info.packets || app->out != NULL ? n : 0,
 		.stop = (volatile int *)&app_stop_requested,
@@ -152,7 +152,7 @@ run_file(struct cap_app *app, const struct vdev_file *f, uint64_t limit,
 		if (fc.match_bits == NULL)
 			return -ENOMEM;
 	}
-	rc = cap_file_run(&fc, app->result, st, err, sizeof(err));
+	rc = gpudp_cap_reader_run(&fc, app->result, st, err, sizeof(err));
 	if (rc != 0 && rc != -ENOSPC) {
 		CAP_LOG(ERR, "%s: %s", f->path, err);
 		if (st->changed)
@@ -173,17 +173,17 @@ run_file(struct cap_app *app, const struct vdev_file *f, uint64_t limit,
 
 /* A file's figures into the app's (the report's engine and rx sections). */
 static void
-add_stats(struct cap_app *app, const struct cap_file_stats *st)
+add_stats(struct cap_app *app, const struct gpudp_cap_reader_stats *st)
 {
 	app->rx_total += st->records;
 	app->rx_errors += st->errors;   /* a cut last record, as net_pcap counts it */
-	cap_engine_stats_add(&app->eng.st, &st->eng);
+	gpudp_cap_engine_stats_add(&app->eng.st, &st->eng);
 }
 
 int
 app_run_direct(struct cap_app *app)
 {
-	struct cap_file_stats st;
+	struct gpudp_cap_reader_stats st;
 	double secs = 0;
 	unsigned int i;
 	int rc = 0;

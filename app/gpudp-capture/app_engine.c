@@ -21,7 +21,7 @@
 
 /* --verify: the same batch on the CPU; filter bits must agree packet by packet */
 static void
-verify_batch(struct cap_app *app, const struct cap_batch *b)
+verify_batch(struct cap_app *app, const struct gpudp_cap_batch *b)
 {
 	uint32_t words = (b->n + 31) / 32, i;
 	uint32_t *bits = calloc(words ? words : 1, sizeof(*bits));
@@ -36,7 +36,7 @@ verify_batch(struct cap_app *app, const struct cap_batch *b)
 		for (i = 0; i < b->n; i++) {
 			uint32_t cl, wl;
 			uint64_t ts;
-			const uint8_t *d = cap_batch_pkt(b, i, &cl, &wl, &ts);
+			const uint8_t *d = gpudp_cap_batch_pkt(b, i, &cl, &wl, &ts);
 
 			if (d != NULL && gpudp_analysis_packet(app->verify, d, cl, wl, ts))
 				bits[i / 32] |= 1u << (i % 32);
@@ -49,7 +49,7 @@ verify_batch(struct cap_app *app, const struct cap_batch *b)
 
 /* A batch is finished: --verify's check, then its matches to --filter-out. */
 static void
-batch_done(void *arg, const struct cap_batch *b)
+batch_done(void *arg, const struct gpudp_cap_batch *b)
 {
 	struct cap_app *app = arg;
 	uint32_t i;
@@ -63,10 +63,10 @@ batch_done(void *arg, const struct cap_batch *b)
 		uint64_t ts;
 		const uint8_t *d;
 
-		if (!cap_batch_matched(b, i))
+		if (!gpudp_cap_batch_matched(b, i))
 			continue;
 		/* in place: the packet where it is, or (device memory) its copy */
-		d = cap_batch_pkt(b, i, &caplen, &wirelen, &ts);
+		d = gpudp_cap_batch_pkt(b, i, &caplen, &wirelen, &ts);
 		if (d == NULL) {
 			app->unreadable_written++;
 			continue;
@@ -132,14 +132,14 @@ gpudev_context(struct cap_app *app)
 static int
 setup_engine(struct cap_app *app)
 {
-	struct cap_engine_conf ec = {
+	struct gpudp_cap_engine_conf ec = {
 		.batch_pkts = app->conf.batch_pkts, .batch_bytes = app->conf.batch_bytes,
 		.flow_capacity = app->conf.flows, .filter = app->conf.filter,
 		.match = app->conf.match.db, .match_flags = app->conf.match.flags,
 		.gpu_device = (int)app->conf.gpu, .inflight = app->conf.inflight,
 		.done = batch_done, .done_arg = app,
 		.mem = app->mem, .release = app_batch_release,
-		.cpu_view = app->mem == CAP_MEM_DEVICE ? cpu_view : NULL, .view_arg = app,
+		.cpu_view = app->mem == GPUDP_CAP_MEM_DEVICE ? cpu_view : NULL, .view_arg = app,
 	};
 	char err[256];
 	int rc;
@@ -153,7 +153,7 @@ setup_engine(struct cap_app *app)
 		if (gpu_engine_possible(app->engine_note, sizeof(app->engine_note))) {
 #ifdef GPUDP_HAS_CUDA
 			ec.cu_ctx = gpudev_context(app);
-			rc = cap_engine_create(&app->eng, "gpu", &ec, err, sizeof(err));
+			rc = gpudp_cap_engine_create(&app->eng, "gpu", &ec, err, sizeof(err));
 			if (rc == 0) {
 				app->engine_name = "gpu";
 				return 0;
@@ -168,7 +168,7 @@ setup_engine(struct cap_app *app)
 		}
 		CAP_LOG(NOTICE, "%s; analysing on the CPU", app->engine_note);
 	}
-	rc = cap_engine_create(&app->eng, "cpu", &ec, err, sizeof(err));
+	rc = gpudp_cap_engine_create(&app->eng, "cpu", &ec, err, sizeof(err));
 	if (rc != 0) {
 		CAP_LOG(ERR, "cannot create the CPU engine: %s", err);
 		return rc;
@@ -198,11 +198,11 @@ app_choose_engine_and_mem(struct cap_app *app)
 	if (setup_engine(app) != 0)
 		return app->conf.engine == CAP_CONF_ENGINE_GPU ? GPUDP_EXIT_NO_GPU :
 		       GPUDP_EXIT_FAILURE;
-	if (app->conf.mem == CAP_CONF_MEM_AUTO && app->mem != CAP_MEM_STAGED &&
+	if (app->conf.mem == CAP_CONF_MEM_AUTO && app->mem != GPUDP_CAP_MEM_STAGED &&
 	    strcmp(app->engine_name, "gpu") != 0) {
 		/* auto chose GPU memory for the GPU engine, which then failed */
-		cap_engine_destroy(&app->eng);
-		app->mem = CAP_MEM_STAGED;
+		gpudp_cap_engine_destroy(&app->eng);
+		app->mem = GPUDP_CAP_MEM_STAGED;
 		snprintf(app->mem_note, sizeof(app->mem_note), "--mem auto: staged, because the "
 			 "GPU engine failed");
 		CAP_LOG(NOTICE, "%s", app->mem_note);

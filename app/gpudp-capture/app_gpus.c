@@ -107,7 +107,7 @@ app_place_ports(struct cap_app *app)
 int
 app_create_gpu_engines(struct cap_app *app)
 {
-	struct cap_engine_conf ec = app->eng.conf;
+	struct gpudp_cap_engine_conf ec = app->eng.conf;
 	char err[256];
 	unsigned int g;
 
@@ -135,7 +135,7 @@ app_create_gpu_engines(struct cap_app *app)
 		}
 		ec.gpu_device = gp->info.ordinal;
 		ec.cu_ctx = gp->info.ctx;
-		if (cap_engine_create(gp->eng, "gpu", &ec, err, sizeof(err)) != 0) {
+		if (gpudp_cap_engine_create(gp->eng, "gpu", &ec, err, sizeof(err)) != 0) {
 			CAP_LOG(ERR, "GPU %d (%s): cannot create its analysis engine: %s",
 				gp->info.ordinal, gp->info.pci, err);
 			free(gp->eng);
@@ -156,7 +156,7 @@ app_n_engines(const struct cap_app *app)
 	return app->n_gpus > 1 ? app->n_gpus : 1;
 }
 
-struct cap_engine *
+struct gpudp_cap_engine *
 app_engine(struct cap_app *app, unsigned int i)
 {
 	return app->n_gpus > 1 ? app->gpus[i].eng : &app->eng;
@@ -165,13 +165,13 @@ app_engine(struct cap_app *app, unsigned int i)
 int
 app_collect_engines(struct cap_app *app)
 {
-	struct cap_engine_stats *sum = &app->eng_sum;
+	struct gpudp_cap_engine_stats *sum = &app->eng_sum;
 	unsigned int g;
-	int rc = cap_engine_collect(&app->eng, app->result), rc2;
+	int rc = gpudp_cap_engine_collect(&app->eng, app->result), rc2;
 	size_t off;
 
 	memset(sum, 0, sizeof(*sum));
-	cap_engine_stats_add(sum, &app->eng.st);
+	gpudp_cap_engine_stats_add(sum, &app->eng.st);
 	off = (size_t)snprintf(sum->device, sizeof(sum->device), "%u GPUs", app->n_gpus);
 	for (g = 0; g < app->n_gpus; g++) {
 		struct cap_gpu *gp = &app->gpus[g];
@@ -182,7 +182,7 @@ app_collect_engines(struct cap_app *app)
 						gp->info.pci);
 		if (g == 0 || (rc != 0 && rc != -ENOSPC))
 			continue;
-		rc2 = cap_engine_collect(gp->eng, gp->part);
+		rc2 = gpudp_cap_engine_collect(gp->eng, gp->part);
 		if (rc2 == 0 || rc2 == -ENOSPC)
 			rc2 = gpudp_analysis_add(app->result, gp->part) == 0 ? rc2 : -ENOSPC;
 		else
@@ -190,7 +190,7 @@ app_collect_engines(struct cap_app *app)
 				 gp->info.ordinal, gp->eng->err);
 		if (rc2 != 0 && (rc == 0 || rc2 != -ENOSPC))
 			rc = rc2;
-		cap_engine_stats_add(sum, &gp->eng->st);
+		gpudp_cap_engine_stats_add(sum, &gp->eng->st);
 	}
 	return rc;
 }
@@ -202,7 +202,7 @@ app_destroy_gpu_engines(struct cap_app *app)
 
 	for (g = 1; g < app->n_gpus; g++) {
 		if (app->gpus[g].eng != NULL) {
-			cap_engine_destroy(app->gpus[g].eng);
+			gpudp_cap_engine_destroy(app->gpus[g].eng);
 			free(app->gpus[g].eng);
 			app->gpus[g].eng = NULL;
 		}

@@ -36,9 +36,9 @@ app_find_gpu(struct cap_app *app)
 
 /* The --mem name of the memory in use. */
 const char *
-cap_mem_name(enum cap_mem m)
+cap_mem_name(enum gpudp_cap_mem m)
 {
-	return m == CAP_MEM_HOST ? "pinned" : m == CAP_MEM_DEVICE ? "device" : "staged";
+	return m == GPUDP_CAP_MEM_HOST ? "pinned" : m == GPUDP_CAP_MEM_DEVICE ? "device" : "staged";
 }
 
 /* Whether lib/mem has a pin backend for a device pool here; why not in @p why. */
@@ -69,7 +69,7 @@ app_resolve_mem(struct cap_app *app, int gpu_engine)
 
 	app->mem_note[0] = '\0';
 	if (c->mem == CAP_CONF_MEM_STAGED) {
-		app->mem = CAP_MEM_STAGED;
+		app->mem = GPUDP_CAP_MEM_STAGED;
 		return 0;
 	}
 	if (c->mem == CAP_CONF_MEM_DEVICE) {
@@ -91,7 +91,8 @@ app_resolve_mem(struct cap_app *app, int gpu_engine)
 				cap_conf_mem_name(c->mem), app->gpu_why);
 			return GPUDP_EXIT_NO_GPU;
 		}
-		app->mem = c->mem == CAP_CONF_MEM_PINNED ? CAP_MEM_HOST : CAP_MEM_DEVICE;
+		app->mem = c->mem == CAP_CONF_MEM_PINNED ? GPUDP_CAP_MEM_HOST :
+			GPUDP_CAP_MEM_DEVICE;
 		return 0;
 	}
 	/* auto: GPU memory only where it works without a CPU copy and is read by the GPU */
@@ -117,17 +118,17 @@ app_resolve_mem(struct cap_app *app, int gpu_engine)
 			snprintf(why, sizeof(why), "%s", pin);
 	}
 	if (why[0] != '\0') {
-		app->mem = CAP_MEM_STAGED;
+		app->mem = GPUDP_CAP_MEM_STAGED;
 		snprintf(app->mem_note, sizeof(app->mem_note), "--mem auto: staged, because %s",
 			 why);
 	} else if (c->verify) {
 		/* --verify analyses every batch on the CPU too, which cannot read device memory */
-		app->mem = CAP_MEM_HOST;
+		app->mem = GPUDP_CAP_MEM_HOST;
 		snprintf(app->mem_note, sizeof(app->mem_note), "--mem auto: pinned, because "
 			 "--verify reads every packet on the CPU too, which cannot read --mem "
 			 "device packets (the GPU still analyses them in place)");
 	} else {
-		app->mem = CAP_MEM_DEVICE;
+		app->mem = GPUDP_CAP_MEM_DEVICE;
 		snprintf(app->mem_note, sizeof(app->mem_note), "--mem auto: device: every port "
 			 "DMAs into its buffers and the GPU analyses them (GPUDirect RDMA)");
 	}
@@ -157,7 +158,7 @@ app_create_pool(struct cap_app *app)
 	uint32_t room = app->conf.data_room, big = files_max_caplen(app);
 	unsigned int i;
 
-	if (app->mem == CAP_MEM_STAGED) {
+	if (app->mem == GPUDP_CAP_MEM_STAGED) {
 		app->pool = rte_pktmbuf_pool_create("cap_rx", app->conf.mbufs, 256, 0,
 						    (uint16_t)(room + RTE_PKTMBUF_HEADROOM),
 						    (int)rte_socket_id());
@@ -183,7 +184,7 @@ app_create_pool(struct cap_app *app)
 		ids[i] = app->ports[i].id;
 	memset(&pc, 0, sizeof(pc));
 	pc.name = "cap_rx";
-	pc.type = app->mem == CAP_MEM_HOST ? GPUDP_MEM_PINNED : GPUDP_MEM_DEVICE;
+	pc.type = app->mem == GPUDP_CAP_MEM_HOST ? GPUDP_MEM_PINNED : GPUDP_MEM_DEVICE;
 	pc.gpu_id = app->gpu_id;
 	pc.ports = ids;
 	pc.nb_ports = (uint16_t)app->n_ports;
@@ -208,8 +209,8 @@ app_create_pool(struct cap_app *app)
 		"host memory, %u chunk%s%s%s", cap_mem_name(app->mem), app->pinfo.nb_mbufs, room,
 		app->pinfo.gpu_bytes, app->pinfo.host_bytes, app->pinfo.chunks,
 		app->pinfo.chunks == 1 ? "" : "s",
-		app->mem == CAP_MEM_DEVICE ? ", pin backend " : "",
-		app->mem == CAP_MEM_DEVICE ? gpudp_pin_backend_name(app->pinfo.pin) : "");
+		app->mem == GPUDP_CAP_MEM_DEVICE ? ", pin backend " : "",
+		app->mem == GPUDP_CAP_MEM_DEVICE ? gpudp_pin_backend_name(app->pinfo.pin) : "");
 	return 0;
 }
 
@@ -271,7 +272,7 @@ app_release_pool(struct cap_app *app)
 				"gpudp-capture: --mem %s pool released (%zu bytes of GPU memory, %zu "
 				"bytes registered); GPU %d (%s): %zu allocations, %zu registrations, "
 				"%zu CPU mappings left\n", cap_mem_name(app->mem), app->pinfo.gpu_bytes,
-				app->mem == CAP_MEM_HOST ? app->pinfo.data_bytes : (size_t)0,
+				app->mem == GPUDP_CAP_MEM_HOST ? app->pinfo.data_bytes : (size_t)0,
 				app->conf.gpu, pr.pci_addr, pr.n_allocs, pr.n_registered,
 				pr.n_cpu_mapped);
 			if (left)

@@ -301,7 +301,7 @@ configure_port(struct cap_app *app, struct cap_port *p)
 
 	/* in place, a packet must be one buffer: no scatter (the data room is
 	 * raised for capture files instead, see app_create_pool) */
-	if (app->mem == CAP_MEM_STAGED)
+	if (app->mem == GPUDP_CAP_MEM_STAGED)
 		pc.rx_offloads = RTE_ETH_RX_OFFLOAD_SCATTER;
 	if (app->gpool != NULL) {
 		for (q = 0; q < p->nb_rxq; q++)

@@ -117,7 +117,8 @@ app_report(struct cap_app *app, double elapsed, int final)
 		.top_n = app->conf.top, .match = &app->conf.match,
 		.mem = cap_mem_name(app->mem),
 		.mem_note = app->mem_note[0] ? app->mem_note : NULL,
-		.pin = app->mem == CAP_MEM_DEVICE ? gpudp_pin_backend_name(app->pinfo.pin) : NULL,
+		.pin = app->mem == GPUDP_CAP_MEM_DEVICE ? gpudp_pin_backend_name(app->pinfo.pin) :
+			NULL,
 		/* the direct reader's records are never in mbufs */
 		.pool_mbufs = app->conf.reader == CAP_CONF_READER_DIRECT ? 0 : app->conf.mbufs,
 		.pool_data_room = app->conf.reader == CAP_CONF_READER_DIRECT ? 0 :
@@ -132,14 +133,14 @@ app_report(struct cap_app *app, double elapsed, int final)
 	 * GPUs: each engine's results added up */
 	int rc = app->conf.reader == CAP_CONF_READER_DIRECT ? 0 :
 		 app_n_engines(app) > 1 ? app_collect_engines(app) :
-		 cap_engine_collect(&app->eng, app->result);
+		 gpudp_cap_engine_collect(&app->eng, app->result);
 
 	if (app_n_engines(app) > 1)
 		r.eng = &app->eng_sum;
 	report_gpus(app, gpus, &r);
 
 	r.staging_drops += app->eng.st.unreadable;
-	if (app->mem == CAP_MEM_DEVICE) {
+	if (app->mem == GPUDP_CAP_MEM_DEVICE) {
 		struct gpudp_regcache_stats st;
 
 		gpudp_mem_pin_stats(&st);

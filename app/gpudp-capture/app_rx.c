@@ -82,14 +82,14 @@ pkt_ts(const struct cap_app *app, const struct cap_port *p, const struct rte_mbu
  * the batch, never more; 1 if the batch is full.
  */
 static int
-stage(struct cap_app *app, struct cap_batch *b, const struct cap_port *p, struct rte_mbuf *m,
+stage(struct cap_app *app, struct gpudp_cap_batch *b, const struct cap_port *p, struct rte_mbuf *m,
       uint32_t len, uint32_t wirelen)
 {
 	const struct rte_mbuf *s;
 	uint32_t left = len;
 	uint8_t *dst;
 
-	dst = cap_batch_alloc(b, len, wirelen, pkt_ts(app, p, m));
+	dst = gpudp_cap_batch_alloc(b, len, wirelen, pkt_ts(app, p, m));
 	if (dst == NULL)
 		return 1;
 	if (m->nb_segs > 1)
@@ -123,16 +123,17 @@ note_pmd_cut(struct cap_app *app, const struct cap_port *p, const struct rte_mbu
 
 /* In place: a reference to the mbuf's data, where the PMD put it; 1 if the batch is full. */
 static int
-take_ref(struct cap_app *app, struct cap_batch *b, const struct cap_port *p, struct rte_mbuf *m,
-	 uint32_t wirelen)
+take_ref(struct cap_app *app, struct gpudp_cap_batch *b, const struct cap_port *p,
+	 struct rte_mbuf *m, uint32_t wirelen)
 {
-	return cap_batch_add_ref(b, (uintptr_t)rte_pktmbuf_mtod(m, void *), m->data_len, wirelen,
-				 pkt_ts(app, p, m), m);
+	return gpudp_cap_batch_add_ref(b, (uintptr_t)rte_pktmbuf_mtod(m, void *), m->data_len,
+				       wirelen,
+				       pkt_ts(app, p, m), m);
 }
 
 /* On an engine failure: in place, the batch being filled still holds mbufs. */
 static void
-drop_batch(struct cap_app *app, struct cap_batch *b)
+drop_batch(struct cap_app *app, struct gpudp_cap_batch *b)
 {
 	if (b != NULL && b->inplace && b->n > 0) {
 		app_batch_release(app, b->owner, b->n);
@@ -145,14 +146,14 @@ drop_batch(struct cap_app *app, struct cap_batch *b)
  * batch's mbufs are dropped before the pointer is lost.
  * @return the next batch, or NULL if the engine failed
  */
-static struct cap_batch *
-submit_and_next(struct cap_app *app, struct cap_engine *eng, struct cap_batch *b)
+static struct gpudp_cap_batch *
+submit_and_next(struct cap_app *app, struct gpudp_cap_engine *eng, struct gpudp_cap_batch *b)
 {
-	if (cap_engine_submit(eng, b) != 0) {
+	if (gpudp_cap_engine_submit(eng, b) != 0) {
 		drop_batch(app, b);
 		return NULL;
 	}
-	return cap_engine_get_batch(eng);
+	return gpudp_cap_engine_get_batch(eng);
 }
 
 /*
@@ -162,13 +163,13 @@ submit_and_next(struct cap_app *app, struct cap_engine *eng, struct cap_batch *b
  * @return 0, or -EIO (engine failure) with *bp possibly replaced
  */
 static int
-ensure_mbufs(struct cap_app *app, struct cap_engine *eng, struct cap_batch **bp)
+ensure_mbufs(struct cap_app *app, struct gpudp_cap_engine *eng, struct gpudp_cap_batch **bp)
 {
 	unsigned int need = app->conf.burst;
 	int rc;
 
 	while (rte_mempool_avail_count(app->pool) < need) {
-		rc = cap_engine_reap(eng);
+		rc = gpudp_cap_engine_reap(eng);
 		if (rc < 0)
 			return -EIO;
 		if (rc > 0)
@@ -185,7 +186,7 @@ ensure_mbufs(struct cap_app *app, struct cap_engine *eng, struct cap_batch **bp)
 /* The receive loop's batches being filled (one per engine), its clock and
  * its deadlines. */
 struct rx_loop {
-	struct cap_batch *b[CAP_MAX_GPUS];
+	struct gpudp_cap_batch *b[CAP_MAX_GPUS];
 	uint64_t batch_start[CAP_MAX_GPUS];
 	unsigned int n_lanes;
 	int inplace;
@@ -205,7 +206,7 @@ lane_of(const struct rx_loop *l, const struct cap_port *p)
  * in place): counted in drops.staging and freed. 1 if so.
  */
 static int
-refuse_pkt(struct cap_app *app, const struct rx_loop *l, const struct cap_batch *b,
+refuse_pkt(struct cap_app *app, const struct rx_loop *l, const struct gpudp_cap_batch *b,
 	   const struct cap_port *p, struct rte_mbuf *m, uint32_t len)
 {
 	if (len <= b->data_cap && !(l->inplace && m->nb_segs > 1))
@@ -232,7 +233,7 @@ rx_pkt(struct cap_app *app, struct rx_loop *l, struct cap_port *p, uint16_t q,
 	uint32_t len = rte_pktmbuf_pkt_len(m);
 	uint32_t wl = wire_len(app, &p->rxq[q], len);
 	unsigned int e = lane_of(l, p);
-	struct cap_engine *eng = app_engine(app, e);
+	struct gpudp_cap_engine *eng = app_engine(app, e);
 
 	if (unlikely(m->nb_segs > 1 || m->data_len != len)) {
 		/* what the segments carry of the packet */
@@ -275,7 +276,7 @@ poll_queue(struct cap_app *app, struct rx_loop *l, struct cap_port *p, uint16_t 
 
 	if (l->inplace) {
 		unsigned int e = lane_of(l, p);
-		struct cap_engine *eng = app_engine(app, e);
+		struct gpudp_cap_engine *eng = app_engine(app, e);
 
 		if (ensure_mbufs(app, eng, &l->b[e]) != 0) {
 			CAP_LOG(ERR, "analysis engine failed: %s", eng->err);
@@ -390,8 +391,8 @@ rx_round_end(struct cap_app *app, struct rx_loop *l, uint32_t got)
 	if (got > 0)
 		l->last_rx = l->now;
 	for (e = 0; e < l->n_lanes; e++) {
-		struct cap_batch *b = l->b[e];
-		struct cap_engine *eng = app_engine(app, e);
+		struct gpudp_cap_batch *b = l->b[e];
+		struct gpudp_cap_engine *eng = app_engine(app, e);
 
 		if (b->n == 0 || (b->n < b->max_pkts && !(got == 0 && app->any_live &&
 				  l->now - l->batch_start[e] > l->hz / 1000)))
@@ -415,13 +416,13 @@ rx_finish(struct cap_app *app, struct rx_loop *l)
 	if (app_stop_requested)
 		CAP_LOG(NOTICE, "interrupted: final counters follow");
 	for (e = 0; e < l->n_lanes; e++) {
-		struct cap_engine *eng = app_engine(app, e);
+		struct gpudp_cap_engine *eng = app_engine(app, e);
 
-		rc = cap_engine_submit(eng, l->b[e]);
+		rc = gpudp_cap_engine_submit(eng, l->b[e]);
 		if (rc != 0)
 			drop_batch(app, l->b[e]);
 		if (rc == 0)
-			rc = cap_engine_flush(eng);
+			rc = gpudp_cap_engine_flush(eng);
 		if (rc != 0) {
 			CAP_LOG(ERR, "analysis engine failed: %s", eng->err);
 			return rc;
@@ -445,14 +446,14 @@ app_run(struct cap_app *app)
 
 	memset(&l, 0, sizeof(l));
 	l.n_lanes = app_n_engines(app);
-	l.inplace = app->mem != CAP_MEM_STAGED;
+	l.inplace = app->mem != GPUDP_CAP_MEM_STAGED;
 	l.hz = rte_get_timer_hz();
 	l.start = rte_get_timer_cycles();
 	l.last_rx = l.start;
 	l.next_progress = l.start + (uint64_t)(c->progress_s * l.hz);
 	l.next_period = l.start + (uint64_t)(c->period_s * l.hz);
 	for (e = 0; e < l.n_lanes; e++) {
-		l.b[e] = cap_engine_get_batch(app_engine(app, e));
+		l.b[e] = gpudp_cap_engine_get_batch(app_engine(app, e));
 		if (l.b[e] == NULL)
 			return -EIO;
 	}

@@ -15,10 +15,10 @@
 #include <string.h>
 
 #include "gpudp_capfile.h"
-#include "engine.h"
+#include "gpudp_cap_engine.h"
 #include "gpudp_analysis_pkt.h"
 #include "gpudp_json.h"
-#include "cap_file.h"
+#include "gpudp_cap_reader.h"
 #include "report.h"
 
 struct bench_conf {
@@ -38,7 +38,8 @@ struct bench_conf {
 	uint32_t threads;         /* --threads: 0, the file in memory; else the direct reader */
 	uint64_t generate;        /* --generate N: write N frames to the file, then exit */
 	uint32_t frame_size;      /* --frame-size: generated frames of this size (0: 80..128) */
-	enum cap_file_stage stage; /* --stage: how the direct reader's records reach the engine */
+	/* --stage: how the direct reader's records reach the engine */
+	enum gpudp_cap_reader_stage stage;
 	uint32_t read_bytes;      /* --read-bytes: the direct reader's reads (0: its default) */
 	int memory;               /* --memory: the direct reader over a copy of the file in memory */
 };
@@ -54,11 +55,12 @@ struct bench_result {
 	char note[256];
 	uint64_t pkts;
 	double seconds;
-	struct cap_engine_stats st;
-	double read_s, collect_s, merge_s;  /* --threads: the best pass's parts (cap_file.h) */
+	struct gpudp_cap_engine_stats st;
+	/* --threads: the best pass's parts (gpudp_cap_reader.h) */
+	double read_s, collect_s, merge_s;
 	double register_s;
-	enum cap_file_stage stage;
-	struct cap_file_stats pass[16];     /* --threads: the first passes (pass 0 first) */
+	enum gpudp_cap_reader_stage stage;
+	struct gpudp_cap_reader_stats pass[16];     /* --threads: the first passes (pass 0 first) */
 	double warmup_s;                    /* --threads: pass 0's (the first in the process) */
 	uint32_t n_pass;
 	int in_memory;                      /* --memory: the passes read the copy in memory */
@@ -122,9 +124,9 @@ parse_u32(const char *opt, const char *v, uint32_t min, uint32_t max, uint32_t *
 
 /* Stream `passes` copies of the file through the engine in full batches. */
 static int
-feed(struct cap_engine *e, const struct gpudp_capfile_packets *pk, uint32_t passes)
+feed(struct gpudp_cap_engine *e, const struct gpudp_capfile_packets *pk, uint32_t passes)
 {
-	struct cap_batch *b = cap_engine_get_batch(e);
+	struct gpudp_cap_batch *b = gpudp_cap_engine_get_batch(e);
 	uint32_t r;
 	size_t i;
 
@@ -132,7 +134,8 @@ feed(struct cap_engine *e, const struct gpudp_capfile_packets *pk, uint32_t pass
 		for (i = 0; i < pk->n && b != NULL; i++) {
 			const struct gpudp_capfile_pkt *p = &pk->pkt[i];
 			uint8_t *dst;
-			int rc = cap_engine_room(e, &b, p->caplen, p->wirelen, p->ts_ns, &dst);
+			int rc = gpudp_cap_engine_room(e, &b, p->caplen, p->wirelen, p->ts_ns,
+						       &dst);
 
 			if (rc != 0)
 				return rc;
@@ -148,7 +151,7 @@ feed(struct cap_engine *e, const struct gpudp_capfile_packets *pk, uint32_t pass
 			}
 		}
 	}
-	if (b == NULL || cap_engine_submit(e, b) != 0)
+	if (b == NULL || gpudp_cap_engine_submit(e, b) != 0)
 		return -EIO;
 	return 0;
 }
@@ -183,9 +186,10 @@ prepare_vary(const struct gpudp_capfile_packets *pk, uint32_t n)
 /* --threads: passes of the direct reader; the best is the result. */
 static int
 run_direct(const struct bench_conf *bc, const char *name, const struct gpudp_filter *filter,
-	   struct bench_result *res, struct gpudp_capfile_packets *pk, const struct cap_file_mem *m)
+	   struct bench_result *res, struct gpudp_capfile_packets *pk,
+	   const struct gpudp_cap_reader_mem *m)
 {
-	struct cap_file_conf fc = {
+	struct gpudp_cap_reader_conf fc = {
 		.path = bc->input, .engine = name, .threads = bc->threads,
 		.ec = { .batch_pkts = bc->batch_pkts, .batch_bytes = bc->batch_bytes,
 			.flow_capacity = bc->flows, .filter = *filter, .gpu_device = bc->gpu,
@@ -194,7 +198,7 @@ run_direct(const struct bench_conf *bc, const char *name, const struct gpudp_fil
 		.stage = bc->stage, .read_bytes = bc->read_bytes,
 		.mem = m != NULL ? m->buf : NULL, .mem_len = m != NULL ? m->len : 0,
 	};
-	struct cap_file_stats st;
+	struct gpudp_cap_reader_stats st;
 	uint32_t r;
 	int rc = 0;
 
@@ -205,7 +209,7 @@ run_direct(const struct bench_conf *bc, const char *name, const struct gpudp_fil
 		rc = a == NULL ? -ENOMEM : gpudp_analysis_set_match(a, bc->match.db,
 								    bc->match.flags);
 		if (rc == 0)
-			rc = cap_file_run(&fc, a, &st, res->note, sizeof(res->note));
+			rc = gpudp_cap_reader_run(&fc, a, &st, res->note, sizeof(res->note));
 		gpudp_analysis_free(a);
 		if (rc == -ENOSPC)
 			rc = 0;   /* more flows than --flows: counted, not an error here */
@@ -237,16 +241,16 @@ static int
 run_engine(const struct bench_conf *bc, const char *name, const struct gpudp_capfile_packets *pk,
 	   const struct gpudp_filter *filter, struct bench_result *res, int write_report)
 {
-	struct cap_engine_conf ec = {
+	struct gpudp_cap_engine_conf ec = {
 		.batch_pkts = bc->batch_pkts, .batch_bytes = bc->batch_bytes,
 		.flow_capacity = bc->flows, .filter = *filter, .gpu_device = bc->gpu,
 		.inflight = bc->inflight, .match = bc->match.db, .match_flags = bc->match.flags,
 	};
-	struct cap_engine e;
+	struct gpudp_cap_engine e;
 	double t0;
 	int rc;
 
-	rc = cap_engine_create(&e, name, &ec, res->note, sizeof(res->note));
+	rc = gpudp_cap_engine_create(&e, name, &ec, res->note, sizeof(res->note));
 	if (rc != 0)
 		return rc;
 	if (write_report) {
@@ -263,7 +267,7 @@ run_engine(const struct bench_conf *bc, const char *name, const struct gpudp_cap
 		if (rc == 0)
 			rc = feed(&e, pk, 1);
 		if (rc == 0)
-			rc = cap_engine_collect(&e, a);
+			rc = gpudp_cap_engine_collect(&e, a);
 		if (rc == 0) {
 			rep.a = a;
 			rep.rx_pkts = pk->n;
@@ -275,10 +279,10 @@ run_engine(const struct bench_conf *bc, const char *name, const struct gpudp_cap
 			snprintf(res->note, sizeof(res->note), "%s", e.err);
 		}
 		gpudp_analysis_free(a);
-		cap_engine_destroy(&e);
+		gpudp_cap_engine_destroy(&e);
 		if (rc != 0)
 			return rc;
-		rc = cap_engine_create(&e, name, &ec, res->note, sizeof(res->note));
+		rc = gpudp_cap_engine_create(&e, name, &ec, res->note, sizeof(res->note));
 		if (rc != 0)
 			return rc;
 	}
@@ -286,20 +290,20 @@ run_engine(const struct bench_conf *bc, const char *name, const struct gpudp_cap
 	rc = feed(&e, pk, (uint32_t)(((uint64_t)(bc->inflight + 1) * bc->batch_pkts +
 				      pk->n - 1) / (pk->n ? pk->n : 1)) + 1);
 	if (rc == 0)
-		rc = cap_engine_flush(&e);
+		rc = gpudp_cap_engine_flush(&e);
 	memset(&e.st.pkts, 0, sizeof(e.st) - sizeof(e.st.device));
-	t0 = cap_now_s();
+	t0 = gpudp_cap_now_s();
 	if (rc == 0)
 		rc = feed(&e, pk, bc->repeat);
 	if (rc == 0)
-		rc = cap_engine_flush(&e);
-	res->seconds = cap_now_s() - t0;
+		rc = gpudp_cap_engine_flush(&e);
+	res->seconds = gpudp_cap_now_s() - t0;
 	if (rc != 0)
 		snprintf(res->note, sizeof(res->note), "%s", e.err);
 	res->pkts = e.st.pkts;
 	res->st = e.st;
 	res->ran = rc == 0;
-	cap_engine_destroy(&e);
+	gpudp_cap_engine_destroy(&e);
 	return rc;
 }
 
@@ -311,7 +315,7 @@ print_parts(struct gpudp_json *j, const struct bench_result *r)
 
 	gpudp_json_arr(j, "pass_parts");
 	for (i = 0; i < r->n_pass; i++) {
-		const struct cap_file_stats *p = &r->pass[i];
+		const struct gpudp_cap_reader_stats *p = &r->pass[i];
 
 		gpudp_json_obj(j, NULL);
 		gpudp_json_dbl(j, "seconds", p->seconds, 6);
@@ -359,7 +363,7 @@ print_result(struct gpudp_json *j, const char *name, const struct bench_result *
 		gpudp_json_dbl(j, "collect_s", r->collect_s, 6);
 		gpudp_json_dbl(j, "merge_s", r->merge_s, 6);
 		gpudp_json_dbl(j, "register_s", r->register_s, 6);
-		gpudp_json_str(j, "stage", cap_file_stage_name(r->stage));
+		gpudp_json_str(j, "stage", gpudp_cap_reader_stage_name(r->stage));
 		gpudp_json_bool(j, "in_memory", r->in_memory);
 		gpudp_json_dbl(j, "warmup_s", r->warmup_s, 6);
 		gpudp_json_arr(j, "passes_s");   /* after the warm-up */
@@ -375,7 +379,7 @@ print_result(struct gpudp_json *j, const char *name, const struct bench_result *
 static int
 write_result(const struct bench_conf *bc, const struct gpudp_capfile_packets *pk,
 	     const struct bench_result *cpu, const struct bench_result *gpu,
-	     const struct cap_file_mem *m)
+	     const struct gpudp_cap_reader_mem *m)
 {
 	struct gpudp_json j;
 	int rc;
@@ -556,7 +560,8 @@ parse_args(struct bench_conf *out, int argc, char **argv)
 		case 'j': bc.json = optarg; break;
 		case 'R': bc.report = optarg; break;
 		case 'm': bc.match.file = optarg; break;
-		case 't': if (parse_u32("threads", optarg, 1, CAP_FILE_THREADS_MAX, &bc.threads))
+		case 't': if (parse_u32("threads", optarg, 1, GPUDP_CAP_READER_THREADS_MAX,
+					&bc.threads))
 				return 2;
 			break;
 		case 'G': if (parse_u32("generate", optarg, 1, 4000000000u, &gen)) return 2;
@@ -569,7 +574,7 @@ parse_args(struct bench_conf *out, int argc, char **argv)
 			break;
 		case 'S': if (cap_match_scope("gpudp-capture-bench", optarg, &bc.match)) return 2;
 			break;
-		case 'T': if (cap_file_stage_parse(optarg, &bc.stage) != 0) {
+		case 'T': if (gpudp_cap_reader_stage_parse(optarg, &bc.stage) != 0) {
 				fprintf(stderr, "gpudp-capture-bench: --stage: bad value '%s' "
 					"(auto, copy, gather or read)\n", optarg);
 				return 2;
@@ -607,24 +612,24 @@ bench_direct(struct bench_conf *bc, const struct gpudp_filter *filter, int want_
 {
 	struct bench_result cpu = { 0 }, gpu = { 0 };
 	struct gpudp_capfile_packets pk = { 0 };
-	struct cap_file_mem m = { .buf = NULL };
+	struct gpudp_cap_reader_mem m = { .buf = NULL };
 	char err[256];
 	int rc = 0;
 
 	/* --memory: the file read before the passes, registered for the GPU's */
-	if (bc->memory && cap_file_mem_load(&m, bc->input, err, sizeof(err)) != 0) {
+	if (bc->memory && gpudp_cap_reader_mem_load(&m, bc->input, err, sizeof(err)) != 0) {
 		fprintf(stderr, "gpudp-capture-bench: --memory: %s\n", err);
 		cap_match_free(&bc->match);
 		return 1;
 	}
 	if (want_cpu)
 		run_direct(bc, "cpu", filter, &cpu, &pk, bc->memory ? &m : NULL);
-	if (want_gpu && (!bc->memory ||
-			 cap_file_mem_register(&m, bc->gpu, gpu.note, sizeof(gpu.note)) == 0))
+	if (want_gpu && (!bc->memory || gpudp_cap_reader_mem_register(&m, bc->gpu, gpu.note,
+									 sizeof(gpu.note)) == 0))
 		run_direct(bc, "gpu", filter, &gpu, &pk, bc->memory ? &m : NULL);
 	if (write_result(bc, &pk, &cpu, &gpu, bc->memory ? &m : NULL) != 0)
 		rc = 1;
-	cap_file_mem_free(&m);
+	gpudp_cap_reader_mem_free(&m);
 	if (want_gpu && !gpu.ran)
 		fprintf(stderr, "gpudp-capture-bench: GPU engine not run: %s\n", gpu.note);
 	if (want_cpu && !cpu.ran)

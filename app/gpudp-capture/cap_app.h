@@ -26,7 +26,7 @@
 
 #include "gpudp_capfile.h"
 #include "gpudp_app_gpu.h"
-#include "engine.h"
+#include "gpudp_cap_engine.h"
 #include "gpudp_analysis.h"
 #include "gpudp_pcapng.h"
 #include "options.h"
@@ -77,8 +77,8 @@ struct cap_port {
  */
 struct cap_gpu {
 	struct gpudp_app_gpu_info info;
-	struct cap_engine *eng;         /* &cap_app.eng for the first, else own */
-	struct gpudp_analysis *part;    /* the second and later: cap_engine_collect()'s */
+	struct gpudp_cap_engine *eng;         /* &cap_app.eng for the first, else own */
+	struct gpudp_analysis *part;    /* the second and later: gpudp_cap_engine_collect()'s */
 	unsigned int n_ports;
 };
 
@@ -89,7 +89,7 @@ struct cap_app {
 	struct cap_port ports[CAP_MAX_PORTS];
 	unsigned int n_ports;
 	struct rte_mempool *pool;
-	struct cap_engine eng;
+	struct gpudp_cap_engine eng;
 	const char *engine_name;
 	char engine_note[320];
 	struct gpudp_analysis *result;
@@ -113,7 +113,7 @@ struct cap_app {
 	struct gpudp_analysis *verify;  /* --verify: the CPU's analysis of the same batches */
 	uint64_t verify_mismatch;       /* batches whose filter bits differed */
 	/* --mem */
-	enum cap_mem mem;               /* what is used */
+	enum gpudp_cap_mem mem;               /* what is used */
 	char mem_note[448];             /* why (auto), or empty */
 	int16_t gpu_id;                 /* gpudev id of --gpu, -1: none */
 	char gpu_why[256];              /* why there is none */
@@ -130,7 +130,7 @@ struct cap_app {
 	 * put them on several; with the CPU engine, one engine (app->eng) */
 	struct cap_gpu gpus[CAP_MAX_GPUS];
 	unsigned int n_gpus;            /* 0: no placement (one GPU or the CPU) */
-	struct cap_engine_stats eng_sum; /* the engines' stats added up (several GPUs) */
+	struct gpudp_cap_engine_stats eng_sum; /* the engines' stats added up (several GPUs) */
 	char eal_ports[96];             /* the first port the EAL arguments add (--vdev,
 					 * -a), or empty */
 };
@@ -149,7 +149,7 @@ void app_describe_input(struct cap_app *app);
 
 /* app_mem.c */
 int16_t app_find_gpu(struct cap_app *app);
-const char *cap_mem_name(enum cap_mem m);
+const char *cap_mem_name(enum gpudp_cap_mem m);
 int app_resolve_mem(struct cap_app *app, int gpu_engine);
 int app_create_pool(struct cap_app *app);
 int app_map_for_cpu(struct cap_app *app);
@@ -169,7 +169,7 @@ int app_create_gpu_engines(struct cap_app *app);
 /** How many engines the ports use (1, or the GPUs of the placement). */
 unsigned int app_n_engines(const struct cap_app *app);
 /** Engine @p i (0: app->eng). */
-struct cap_engine *app_engine(struct cap_app *app, unsigned int i);
+struct gpudp_cap_engine *app_engine(struct cap_app *app, unsigned int i);
 /** With several engines: every engine's results added into app->result (each
  *  collected into its own analysis object), their stats into app->eng_sum.
  *  @return 0 or a negative errno (the engine's err says why) */

@@ -220,7 +220,7 @@ open_outputs(struct cap_app *app)
 	if (app->conf.verify) {
 		if (strcmp(app->engine_name, "gpu") != 0) {
 			CAP_LOG(NOTICE, "--verify: no GPU in use, nothing to verify (exit 77)");
-			cap_engine_destroy(&app->eng);
+			gpudp_cap_engine_destroy(&app->eng);
 			return GPUDP_EXIT_NO_GPU;
 		}
 		app->verify = gpudp_analysis_create(app->conf.flows, &app->conf.filter);
@@ -285,7 +285,7 @@ capture(struct cap_app *app)
 		return GPUDP_EXIT_FAILURE;
 	app_report_telemetry(app);
 	app_describe_input(app);
-	if (app->mem == CAP_MEM_DEVICE && strcmp(app->engine_name, "cpu") == 0 &&
+	if (app->mem == GPUDP_CAP_MEM_DEVICE && strcmp(app->engine_name, "cpu") == 0 &&
 	    app_map_for_cpu(app) != 0)
 		return GPUDP_EXIT_FAILURE;
 	ret = open_outputs(app);
@@ -295,8 +295,9 @@ capture(struct cap_app *app)
 		CAP_LOG(INFO, "analysing on %u GPUs, each port's batches on its GPU, the "
 			"results added up", app->n_gpus);
 	CAP_LOG(INFO, "analysing on %s, %s memory%s; %s", app->eng.st.device,
-		cap_mem_name(app->mem), app->mem == CAP_MEM_STAGED ? " (copied into batches)" :
-		" (in place)", app->any_live ? "live input: Ctrl-C stops" : "capture file input");
+		cap_mem_name(app->mem),
+		app->mem == GPUDP_CAP_MEM_STAGED ? " (copied into batches)" : " (in place)",
+		app->any_live ? "live input: Ctrl-C stops" : "capture file input");
 	return app_run(app) == 0 ? GPUDP_EXIT_OK : GPUDP_EXIT_FAILURE;
 }
 
@@ -312,7 +313,7 @@ teardown(struct cap_app *app, int rc)
 	unsigned int i;
 
 	app_destroy_gpu_engines(app);
-	cap_engine_destroy(&app->eng);
+	gpudp_cap_engine_destroy(&app->eng);
 	if (app->out != NULL && gpudp_pcapng_close(app->out) != 0) {
 		fprintf(stderr, "gpudp-capture: --filter-out %s: write error\n",
 			app->conf.filter_out);

@@ -304,7 +304,8 @@ value_option(struct cap_conf *c, int o, const char *v)
 		return gpudp_opt_out_file(PROG, "json", v);
 	case OPT_FILTER: c->filter_expr = v; return 0;
 	case OPT_MATCH: c->match.file = v; return 0;
-	case OPT_THREADS: return u32_arg("threads", v, 1, CAP_FILE_THREADS_MAX, &c->threads);
+	case OPT_THREADS: return u32_arg("threads", v, 1, GPUDP_CAP_READER_THREADS_MAX,
+					 &c->threads);
 	case OPT_MATCH_SCOPE: return cap_match_scope(PROG, v, &c->match);
 	case OPT_FILTER_OUT: c->filter_out = v; return 0;
 	case OPT_PORTS: return ports_arg(c, v);

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cap_file.h"
+#include "gpudp_cap_reader.h"
 #include "cap_match.h"
 #include "gpudp_analysis.h"
 

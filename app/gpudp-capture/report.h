@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "cap_match.h"
-#include "engine.h"
+#include "gpudp_cap_engine.h"
 #include "gpudp_analysis.h"
 #include "gpudp_app_port_stats.h"
 
@@ -37,7 +37,7 @@ struct cap_report {
 	const char *input;          /**< what was read, e.g. "port 0 (net_pcap0)" */
 	const char *engine;         /**< "gpu" or "cpu" */
 	const char *engine_note;    /**< why this engine (e.g. "no GPU: ..."), may be NULL */
-	const struct cap_engine_stats *eng;
+	const struct gpudp_cap_engine_stats *eng;
 	const struct gpudp_analysis *a;
 	int final;                  /**< 0: periodic report of a live run */
 	double elapsed_s;           /**< wall time of the analysis */

@@ -4,7 +4,7 @@
  * gpudp analysis: traffic statistics over captured Ethernet frames, computed
  * by the same per-packet code on the CPU (this library) and on the GPU
  * (capture.cu here, the GPU image "capture" of the gpudp_analysis_gpu library;
- * app/gpudp-capture/engine_gpu.c runs it).
+ * lib/capture's GPU engine, gpudp_cap_engine.h, runs it).
  *
  * An analysis object holds:
  * - global counters (struct gpudp_an_counters): packets, bytes, protocol

@@ -14,7 +14,8 @@
  * records at a time (gpudp_capfile_next_many()), and bytes of a pcap file
  * read elsewhere are described as records (gpudp_capfile_parse_many(),
  * gpudp_capfile_parse_descs()), for readers that share a file between
- * threads or read it in bulk (gpudp-capture's direct reader).
+ * threads or read it in bulk (lib/capture's threaded reader,
+ * gpudp_cap_reader.h).
  *
  * gpudp-capture inspects every rx_pcap= file with gpudp_capfile_inspect()
  * before EAL starts, so that empty, corrupt, truncated and non-Ethernet
@@ -65,7 +66,8 @@ struct gpudp_capfile;
  * through stdio; a pcap record's data then points into the mapping (no
  * copy). A file that shrinks while it is open makes reads of the mapping
  * past its new end fault (SIGBUS): for capture files at rest, or for
- * callers that catch that fault (gpudp-capture's direct reader does).
+ * callers that catch that fault (lib/capture's threaded reader does,
+ * gpudp_cap_reader_guarded()).
  */
 #define GPUDP_CAPFILE_MMAP 2u
 

@@ -71,11 +71,12 @@ def main():
     lib = dest + libdir
     have = lambda p: os.path.exists(p)
     headers = sorted(os.path.basename(h) for h in glob.glob(root + "/include/gpudp/*.h"))
-    want_h = ["gpudp_analysis.h", "gpudp_capfile.h", "gpudp_handoff.h", "gpudp_mem.h",
-              "gpudp_pcapng.h", "gpudp_pin.h", "gpudp_pin_client.h", "gpudp_regcache.h"]
+    want_h = ["gpudp_analysis.h", "gpudp_cap_engine.h", "gpudp_cap_reader.h", "gpudp_capfile.h",
+              "gpudp_handoff.h", "gpudp_mem.h", "gpudp_pcapng.h", "gpudp_pin.h",
+              "gpudp_pin_client.h", "gpudp_regcache.h"]
     c.check("public headers in include/gpudp", all(h in headers for h in want_h),
             "have %s" % headers)
-    want_l = ["gpudp_mem", "gpudp_handoff", "gpudp_analysis", "gpudp_capfile",
+    want_l = ["gpudp_mem", "gpudp_handoff", "gpudp_analysis", "gpudp_capfile", "gpudp_capture",
               "gpudp_pin_client", "gpudp_regcache"]
     c.check("libraries in libdir", all(have("%s/lib%s.a" % (lib, n)) for n in want_l),
             os.listdir(lib) if have(lib) else "no " + lib)

@@ -1,26 +1,26 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The direct reader (cap_file.h): a capture file analysed by 1 or 3 host
+ * The direct reader (gpudp_cap_reader.h): a capture file analysed by 1 or 3 host
  * threads (chunks of 32 records dealt round-robin, small batches) gives
  * exactly what one gpudp_analysis_packet() call per record gives: counters,
  * flows, fragments, per-pattern payload matches, and the filter's verdict
  * of every record, in file order. --max-records stops where it says.
- * Each for every way records reach the engine (cap_file_conf.stage: auto,
+ * Each for every way records reach the engine (gpudp_cap_reader_conf.stage: auto,
  * copies, in place with the GPU's gather or its kernel reading the mapped
  * file); in place on a pcapng file is refused with a message.
  * Without verdicts by record, pcap files are split by byte ranges: the same
  * results, and a split whose guess falls on record headers faked inside a
  * packet's bytes is caught and read again through the shared walk.
- * With the file's bytes in memory (cap_file_conf.mem, registered with the
+ * With the file's bytes in memory (gpudp_cap_reader_conf.mem, registered with the
  * GPU for the gpu engine), the threads describe the records where they are
  * there: the same results, with batches whose byte windows cut records
  * (16 KiB); a copy of the wrong size is refused, and one the GPU cannot
  * read is not read (the file is, through the shared walk).
- * A file that ends inside a record gives one error (cap_file_stats.errors,
+ * A file that ends inside a record gives one error (gpudp_cap_reader_stats.errors,
  * the app's rx_errors, as net_pcap counts it) when the run reads up to it,
  * none when a limit stops it before; a file that shrinks or grows while
  * it is read (changed once a reader has it mapped) is told
- * (cap_file_stats.changed), the run ends, and what it counts is what it
+ * (gpudp_cap_reader_stats.changed), the run ends, and what it counts is what it
  * analysed.
  * Usage: test_capture_file ENGINE PATTERNS FILE... (ENGINE cpu or gpu;
  * gpu exits 77 without a usable GPU)
@@ -32,7 +32,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cap_file.h"
+#include "gpudp_cap_reader.h"
 #include "cap_match.h"
 #include "gpudp_capfile.h"
 #include "gpudp_test.h"
@@ -40,7 +40,7 @@
 static const char *engine;
 static struct cap_match pats = { .file = NULL };
 static struct gpudp_filter filter;
-static enum cap_file_stage stage;    /* how the runs below stage records */
+static enum gpudp_cap_reader_stage stage;    /* how the runs below stage records */
 
 /* The reference: every record through gpudp_analysis_packet(), bits by record. */
 static struct gpudp_analysis *
@@ -67,10 +67,10 @@ reference(const char *path, uint64_t max, uint32_t **bits)
 }
 
 /* A run of @p threads over @p path: small batches, the test's patterns and filter. */
-static struct cap_file_conf
+static struct gpudp_cap_reader_conf
 test_conf(const char *path, uint32_t threads)
 {
-	struct cap_file_conf fc = {
+	struct gpudp_cap_reader_conf fc = {
 		.path = path, .engine = engine, .threads = threads,
 		.ec = { .batch_pkts = 16, .batch_bytes = 1u << 20, .flow_capacity = 4096,
 			.filter = filter, .inflight = 2, .match = pats.db },
@@ -92,7 +92,7 @@ is_pcapng(const char *path)
  * unchanged. @return 1 if @p st says so
  */
 static int
-file_seen_right(const char *path, uint64_t max, const struct cap_file_stats *st)
+file_seen_right(const char *path, uint64_t max, const struct gpudp_cap_reader_stats *st)
 {
 	struct gpudp_capfile_info in;
 	char err[256];
@@ -114,23 +114,23 @@ file_seen_right(const char *path, uint64_t max, const struct cap_file_stats *st)
 }
 
 /* The stage a run of `stage` must report: auto is copies */
-static enum cap_file_stage
+static enum gpudp_cap_reader_stage
 expected_stage(void)
 {
-	return stage == CAP_FILE_STAGE_AUTO ? CAP_FILE_STAGE_COPY : stage;
+	return stage == GPUDP_CAP_READER_STAGE_AUTO ? GPUDP_CAP_READER_STAGE_COPY : stage;
 }
 
 /* A run of @p fc refused with @p want and @p msg in its error. @return 0, 1 or 77 */
 static int
-refused(const struct cap_file_conf *fc, int want, const char *msg, const char *what)
+refused(const struct gpudp_cap_reader_conf *fc, int want, const char *msg, const char *what)
 {
 	struct gpudp_analysis *a = gpudp_analysis_create(4096, &filter);
-	struct cap_file_stats st;
+	struct gpudp_cap_reader_stats st;
 	char err[320] = "";
 	int rc;
 
 	GPUDP_TEST_ASSERT(a != NULL, "analysis");
-	rc = cap_file_run(fc, a, &st, err, sizeof(err));
+	rc = gpudp_cap_reader_run(fc, a, &st, err, sizeof(err));
 	gpudp_analysis_free(a);
 	if (rc == -ENODEV)
 		return 77;
@@ -144,9 +144,9 @@ refused(const struct cap_file_conf *fc, int want, const char *msg, const char *w
 static int
 inplace_pcapng_is_refused(const char *path)
 {
-	struct cap_file_conf fc = test_conf(path, 2);
+	struct gpudp_cap_reader_conf fc = test_conf(path, 2);
 
-	fc.stage = CAP_FILE_STAGE_GATHER;
+	fc.stage = GPUDP_CAP_READER_STAGE_GATHER;
 	return refused(&fc, -ENOTSUP, "pcap files only", "--stage gather");
 }
 
@@ -154,9 +154,9 @@ inplace_pcapng_is_refused(const char *path)
 static int
 direct_equals_reference(const char *path, uint32_t threads, uint64_t max)
 {
-	struct cap_file_conf fc = test_conf(path, threads);
+	struct gpudp_cap_reader_conf fc = test_conf(path, threads);
 	struct gpudp_analysis *ref, *got = gpudp_analysis_create(4096, &filter);
-	struct cap_file_stats st;
+	struct gpudp_cap_reader_stats st;
 	uint32_t *want = NULL;
 	char why[256], err[320];
 	size_t words;
@@ -169,7 +169,7 @@ direct_equals_reference(const char *path, uint32_t threads, uint64_t max)
 	gpudp_analysis_set_match(got, pats.db, 0);
 	words = (ref->ctr.pkts + 31) / 32 + 1;
 	fc.match_bits = calloc(words + 1, sizeof(uint32_t));
-	rc = cap_file_run(&fc, got, &st, err, sizeof(err));
+	rc = gpudp_cap_reader_run(&fc, got, &st, err, sizeof(err));
 	if (rc == -ENODEV || rc == -ENOTSUP) {
 		printf("SKIP %s: %s\n", path, err);
 		rc = 77;
@@ -181,13 +181,13 @@ direct_equals_reference(const char *path, uint32_t threads, uint64_t max)
 		   st.records != ref->ctr.pkts || st.stage != expected_stage() ||
 		   !file_seen_right(path, max, &st)) {
 		printf("FAIL %s, %u threads, --stage %s (ran %s): %s; %llu records, %s filter "
-		       "bits\n", path, threads, cap_file_stage_name(stage),
-		       cap_file_stage_name(st.stage), why, (unsigned long long)st.records,
+		       "bits\n", path, threads, gpudp_cap_reader_stage_name(stage),
+		       gpudp_cap_reader_stage_name(st.stage), why, (unsigned long long)st.records,
 		       memcmp(want, fc.match_bits, words * 4) ? "different" : "same");
 		rc = 1;
 	} else {
 		printf("ok   %s, %s engine, %u threads, records by %s, %llu records (%llu "
-		       "matches)\n", path, engine, threads, cap_file_stage_name(st.stage),
+		       "matches)\n", path, engine, threads, gpudp_cap_reader_stage_name(st.stage),
 		       (unsigned long long)st.records, (unsigned long long)ref->ctr.match_pkts);
 	}
 	free(fc.match_bits);
@@ -200,17 +200,17 @@ direct_equals_reference(const char *path, uint32_t threads, uint64_t max)
 /* Whether mem_copy() registers the copy with the GPU for the gpu engine */
 static int register_copies = 1;
 
-/* The file's copy in memory for cap_file_conf.mem, as the bench makes it
+/* The file's copy in memory for gpudp_cap_reader_conf.mem, as the bench makes it
  * (registered with the GPU for the gpu engine). @return 0, or
- * cap_file_mem_load()'s or cap_file_mem_register()'s error (-ENODEV: no GPU) */
+ * gpudp_cap_reader_mem_load()'s or gpudp_cap_reader_mem_register()'s error (-ENODEV: no GPU) */
 static int
-mem_copy(const char *path, struct cap_file_mem *m)
+mem_copy(const char *path, struct gpudp_cap_reader_mem *m)
 {
 	char err[256];
-	int rc = cap_file_mem_load(m, path, err, sizeof(err));
+	int rc = gpudp_cap_reader_mem_load(m, path, err, sizeof(err));
 
 	if (rc == 0 && strcmp(engine, "gpu") == 0 && register_copies)
-		rc = cap_file_mem_register(m, 0, err, sizeof(err));
+		rc = gpudp_cap_reader_mem_register(m, 0, err, sizeof(err));
 	if (rc != 0 && rc != -ENODEV)
 		printf("     %s\n", err);
 	return rc;
@@ -219,16 +219,16 @@ mem_copy(const char *path, struct cap_file_mem *m)
 /*
  * Byte ranges (no verdict bitmap, @p threads threads): the reference's
  * analysis; @p ranges whether the split should hold. With @p mem_bytes,
- * from the file's copy in memory (cap_file_conf.mem) in batches of that
+ * from the file's copy in memory (gpudp_cap_reader_conf.mem) in batches of that
  * many bytes. @return 0, 1 or 77
  */
 static int
 ranges_equal_reference(const char *path, uint32_t threads, int ranges, uint32_t mem_bytes)
 {
-	struct cap_file_conf fc = test_conf(path, threads);
+	struct gpudp_cap_reader_conf fc = test_conf(path, threads);
 	struct gpudp_analysis *ref, *got = gpudp_analysis_create(4096, &filter);
-	struct cap_file_mem mc = { .buf = NULL };
-	struct cap_file_stats st;
+	struct gpudp_cap_reader_mem mc = { .buf = NULL };
+	struct gpudp_cap_reader_stats st;
 	uint32_t *want = NULL;
 	char why[256], err[320] = "";
 	int rc = 0;
@@ -246,7 +246,7 @@ ranges_equal_reference(const char *path, uint32_t threads, int ranges, uint32_t 
 			  "%s: reference, copy in memory", path);
 	gpudp_analysis_set_match(got, pats.db, 0);
 	if (rc == 0)
-		rc = cap_file_run(&fc, got, &st, err, sizeof(err));
+		rc = gpudp_cap_reader_run(&fc, got, &st, err, sizeof(err));
 	if (rc == -ENODEV || rc == -ENOTSUP) {
 		rc = 77;
 	} else if (rc != 0 || gpudp_analysis_compare(ref, got, why, sizeof(why)) != 0 ||
@@ -261,7 +261,7 @@ ranges_equal_reference(const char *path, uint32_t threads, int ranges, uint32_t 
 		       threads > 1 ? "s" : "", ranges ? "joined" : "did not join: the shared walk",
 		       mem_bytes != 0 ? ", from memory" : "", (unsigned long long)st.records);
 	}
-	cap_file_mem_free(&mc);
+	gpudp_cap_reader_mem_free(&mc);
 	free(want);
 	gpudp_analysis_free(ref);
 	gpudp_analysis_free(got);
@@ -289,16 +289,16 @@ unregistered_copy_is_not_read(const char *path)
 static int
 short_copy_is_refused(const char *path)
 {
-	struct cap_file_conf fc = test_conf(path, 2);
-	struct cap_file_mem mc;
+	struct gpudp_cap_reader_conf fc = test_conf(path, 2);
+	struct gpudp_cap_reader_mem mc;
 	char err[256];
 	int rc;
 
-	GPUDP_TEST_ASSERT(cap_file_mem_load(&mc, path, err, sizeof(err)) == 0, "%s", err);
+	GPUDP_TEST_ASSERT(gpudp_cap_reader_mem_load(&mc, path, err, sizeof(err)) == 0, "%s", err);
 	fc.mem = mc.buf;
 	fc.mem_len = mc.len - 1;
 	rc = refused(&fc, -EINVAL, "the copy in memory has", "a copy one byte short");
-	cap_file_mem_free(&mc);
+	gpudp_cap_reader_mem_free(&mc);
 	return rc;
 }
 
@@ -418,8 +418,8 @@ change_while_read_is_seen(uint32_t threads, int chunks, int grow)
 	char path[] = "/tmp/gpudp-changing-XXXXXX";
 	struct changer ch = { .path = path, .grow = grow };
 	struct gpudp_analysis *got = gpudp_analysis_create(4096, &filter);
-	struct cap_file_conf fc = test_conf(path, threads);
-	struct cap_file_stats st;
+	struct gpudp_cap_reader_conf fc = test_conf(path, threads);
+	struct gpudp_cap_reader_stats st;
 	char err[320] = "";
 	pthread_t tid;
 	int fd = mkstemp(path), rc;
@@ -430,7 +430,7 @@ change_while_read_is_seen(uint32_t threads, int chunks, int grow)
 	fc.range_min = 64;
 	fc.max_records = chunks ? N + 1 : 0;   /* a limit: the shared walk */
 	GPUDP_TEST_ASSERT(pthread_create(&tid, NULL, changer_main, &ch) == 0, "thread");
-	rc = cap_file_run(&fc, got, &st, err, sizeof(err));
+	rc = gpudp_cap_reader_run(&fc, got, &st, err, sizeof(err));
 	ch.quit = 1;
 	pthread_join(tid, NULL);
 	unlink(path);
@@ -475,17 +475,17 @@ changes_while_read_are_seen(int *fails, int *skips)
 static int
 bad_conf_is_refused(void)
 {
-	struct cap_file_conf fc = { .path = "x.pcap", .engine = "cpu", .threads = 0 };
+	struct gpudp_cap_reader_conf fc = { .path = "x.pcap", .engine = "cpu", .threads = 0 };
 	struct gpudp_analysis *a = gpudp_analysis_create(64, NULL);
-	struct cap_file_stats st;
+	struct gpudp_cap_reader_stats st;
 	char err[128];
-	int rc0 = cap_file_run(&fc, a, &st, err, sizeof(err)), rc1, rc2;
+	int rc0 = gpudp_cap_reader_run(&fc, a, &st, err, sizeof(err)), rc1, rc2;
 
-	fc.threads = CAP_FILE_THREADS_MAX + 1;
-	rc1 = cap_file_run(&fc, a, &st, err, sizeof(err));
+	fc.threads = GPUDP_CAP_READER_THREADS_MAX + 1;
+	rc1 = gpudp_cap_reader_run(&fc, a, &st, err, sizeof(err));
 	fc.threads = 2;
 	fc.chunk = 33;
-	rc2 = cap_file_run(&fc, a, &st, err, sizeof(err));
+	rc2 = gpudp_cap_reader_run(&fc, a, &st, err, sizeof(err));
 	gpudp_analysis_free(a);
 	GPUDP_TEST_ASSERT(rc0 == -EINVAL && rc1 == -EINVAL && rc2 == -EINVAL,
 			  "bad configurations: %d %d %d", rc0, rc1, rc2);
@@ -508,15 +508,15 @@ main(int argc, char **argv)
 		return 1;
 	fails += bad_conf_is_refused();
 	for (i = 3; i < argc; i++) {
-		static const enum cap_file_stage stages[] = {
-			CAP_FILE_STAGE_AUTO, CAP_FILE_STAGE_COPY, CAP_FILE_STAGE_GATHER,
-			CAP_FILE_STAGE_READ,
+		static const enum gpudp_cap_reader_stage stages[] = {
+			GPUDP_CAP_READER_STAGE_AUTO, GPUDP_CAP_READER_STAGE_COPY,
+			GPUDP_CAP_READER_STAGE_GATHER, GPUDP_CAP_READER_STAGE_READ,
 		};
 		uint32_t t, k;
 
 		for (k = 0; k < sizeof(stages) / sizeof(stages[0]); k++) {
 			stage = stages[k];
-			if (is_pcapng(argv[i]) && stage > CAP_FILE_STAGE_COPY)
+			if (is_pcapng(argv[i]) && stage > GPUDP_CAP_READER_STAGE_COPY)
 				continue;   /* refused: below */
 			for (t = 1; t <= 3; t += 2) {
 				rc = direct_equals_reference(argv[i], t, 0);
@@ -536,7 +536,7 @@ main(int argc, char **argv)
 					skips += rc == 77;
 				}
 		}
-		stage = CAP_FILE_STAGE_AUTO;
+		stage = GPUDP_CAP_READER_STAGE_AUTO;
 		/* from a copy in memory: 1 MiB batches, and 16 KiB ones whose
 		 * windows cut records */
 		if (!is_pcapng(argv[i]) && strstr(argv[i], "header-only") == NULL) {

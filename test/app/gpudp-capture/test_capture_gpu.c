@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "gpudp_capfile.h"
-#include "engine.h"
+#include "gpudp_cap_engine.h"
 #include "gpudp_analysis.h"
 #include "gpudp_analysis_work.h"
 #include "gpudp_cuda.h"
@@ -28,13 +28,13 @@ struct run {
 };
 
 static void
-on_done(void *arg, const struct cap_batch *b)
+on_done(void *arg, const struct gpudp_cap_batch *b)
 {
 	struct run *r = arg;
 	uint32_t i;
 
 	for (i = 0; i < b->n && r->next < r->n; i++)
-		r->matched[r->next++] = (uint8_t)cap_batch_matched(b, i);
+		r->matched[r->next++] = (uint8_t)gpudp_cap_batch_matched(b, i);
 }
 
 /* Analyse pk with engine `name`; results in r. */
@@ -42,12 +42,12 @@ static int
 analyse(const char *name, const struct gpudp_capfile_packets *pk, uint32_t batch, uint32_t flows,
 	const char *filter, struct run *r)
 {
-	struct cap_engine_conf ec = {
+	struct gpudp_cap_engine_conf ec = {
 		.batch_pkts = batch, .batch_bytes = 4u << 20, .flow_capacity = flows,
 		.gpu_device = 0, .inflight = 3, .done = on_done, .done_arg = r,
 	};
-	struct cap_engine e;
-	struct cap_batch *b;
+	struct gpudp_cap_engine e;
+	struct gpudp_cap_batch *b;
 	char err[256];
 	size_t i;
 	int rc;
@@ -62,26 +62,26 @@ analyse(const char *name, const struct gpudp_capfile_packets *pk, uint32_t batch
 	r->a = gpudp_analysis_create(flows, &ec.filter);
 	if (r->matched == NULL || r->a == NULL)
 		return -ENOMEM;
-	rc = cap_engine_create(&e, name, &ec, err, sizeof(err));
+	rc = gpudp_cap_engine_create(&e, name, &ec, err, sizeof(err));
 	if (rc != 0) {
 		fprintf(stderr, "    %s engine: %s\n", name, err);
 		return rc;
 	}
-	b = cap_engine_get_batch(&e);
+	b = gpudp_cap_engine_get_batch(&e);
 	for (i = 0; i < pk->n && b != NULL; i++) {
 		uint8_t *d;
 
-		if (cap_engine_room(&e, &b, pk->pkt[i].caplen, pk->pkt[i].wirelen,
-				    pk->pkt[i].ts_ns, &d) != 0)
+		if (gpudp_cap_engine_room(&e, &b, pk->pkt[i].caplen, pk->pkt[i].wirelen,
+					  pk->pkt[i].ts_ns, &d) != 0)
 			break;
 		memcpy(d, pk->pkt[i].data, pk->pkt[i].caplen);
 	}
-	rc = b == NULL || i < pk->n ? -EIO : cap_engine_submit(&e, b);
+	rc = b == NULL || i < pk->n ? -EIO : gpudp_cap_engine_submit(&e, b);
 	if (rc == 0)
-		rc = cap_engine_collect(&e, r->a);
+		rc = gpudp_cap_engine_collect(&e, r->a);
 	if (rc != 0)
 		fprintf(stderr, "    %s engine: %s\n", name, e.err);
-	cap_engine_destroy(&e);
+	gpudp_cap_engine_destroy(&e);
 	return rc;
 }
 

@@ -5,14 +5,14 @@
  * bursts, streams and ordering rule that gpudp-fwd's pipelines use. One
  * batch is one burst; conf.inflight batches are in flight.
  *
- * Staged (CAP_MEM_STAGED): the caller copies packets into the slot's data
+ * Staged (GPUDP_CAP_MEM_STAGED): the caller copies packets into the slot's data
  * area, in pinned host memory (16-byte aligned). submit describes each
  * packet to the handoff (its address there, its length, its metadata:
  * timestamp and original length) and submits the burst in the handoff's
  * staged mode: a gather kernel copies the packets into GPU staging on a
  * copy stream, and the work's kernel runs after the copy.
  *
- * In place (CAP_MEM_HOST, CAP_MEM_DEVICE): the packets stay in the mbufs the
+ * In place (GPUDP_CAP_MEM_HOST, GPUDP_CAP_MEM_DEVICE): the packets stay in the mbufs the
  * PMD filled; the burst describes them where they are and runs in the
  * handoff's launch mode: the kernel reads each packet at its address
  * (device memory, or registered host memory through unified addressing).
@@ -45,7 +45,7 @@
 #include "gpudp_analysis_work.h"
 #include "gpudp_cuda.h"
 #include "gpudp_handoff.h"
-#include "engine.h"
+#include "gpudp_cap_engine.h"
 
 /* what the kernel reads per packet besides its bytes: address, length, metadata */
 #define DESC_BYTES (sizeof(uint64_t) + sizeof(uint32_t) + sizeof(struct gpudp_work_meta))
@@ -65,7 +65,7 @@ _Static_assert(sizeof(struct gpudp_an_counters) == GPUDP_AN_WORK_COUNTERS * size
 	       "the work's counters are struct gpudp_an_counters");
 
 struct gpu_slot {
-	struct cap_batch b;
+	struct gpudp_cap_batch b;
 	struct gpudp_ho_burst *hb;  /* the handoff's burst while in flight */
 	int dead;                   /* its submission failed: the caller freed the packets */
 };
@@ -75,7 +75,7 @@ struct gpu_priv {
 	CUcontext ctx;
 	int retained;            /* primary context retained here */
 	struct gpudp_handoff *ho;
-	CUstream copy_stream;    /* CAP_MEM_DEVICE: matches copied out of GPU memory */
+	CUstream copy_stream;    /* GPUDP_CAP_MEM_DEVICE: matches copied out of GPU memory */
 	CUdeviceptr d_flows, d_filter, d_frags;
 	CUdeviceptr d_match, d_match_cnt;  /* payload inspection: database, counts */
 	uint32_t frag_capacity;
@@ -97,7 +97,7 @@ struct gpu_priv {
 } while (0)
 
 static void
-gpu_fini(struct cap_engine *e)
+gpu_fini(struct gpudp_cap_engine *e)
 {
 	struct gpu_priv *p = e->priv;
 	uint32_t i;
@@ -118,7 +118,7 @@ gpu_fini(struct cap_engine *e)
 		/* a failed engine: the owners go back all the same */
 		if (s->hb != NULL && !s->dead && s->b.inplace && s->b.n > 0)
 			e->conf.release(e->conf.done_arg, s->b.owner, s->b.n);
-		cap_batch_arrays_free(&s->b, 0);
+		gpudp_cap_batch_arrays_free(&s->b, 0);
 	}
 	free(p->slots);
 	if (p->pinned != NULL)
@@ -145,7 +145,7 @@ gpu_fini(struct cap_engine *e)
 
 /* the context: the caller's (gpudev's), or the GPU's primary one */
 static int
-gpu_context(struct cap_engine *e)
+gpu_context(struct gpudp_cap_engine *e)
 {
 	struct gpu_priv *p = e->priv;
 	char name[64], bus[32];
@@ -171,7 +171,7 @@ gpu_context(struct cap_engine *e)
 	if (gpudp_cu->cuDeviceGetPCIBusId(bus, sizeof(bus), p->dev) != CUDA_SUCCESS)
 		snprintf(bus, sizeof(bus), "?");
 	snprintf(e->st.device, sizeof(e->st.device), "GPU %d: %s (%s)", (int)p->dev, name, bus);
-	if (e->conf.mem == CAP_MEM_HOST) {
+	if (e->conf.mem == GPUDP_CAP_MEM_HOST) {
 		int uva = 0, hostptr = 0;
 
 		CU(e, gpudp_cu->cuDeviceGetAttribute(&uva, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING,
@@ -190,7 +190,7 @@ gpu_context(struct cap_engine *e)
 
 /* payload inspection: the database and the per-pattern counts in GPU memory */
 static int
-gpu_match_tables(struct cap_engine *e)
+gpu_match_tables(struct gpudp_cap_engine *e)
 {
 	struct gpu_priv *p = e->priv;
 	const struct gpudp_match_db *db = e->conf.match;
@@ -208,7 +208,7 @@ gpu_match_tables(struct cap_engine *e)
 
 /* the work's parameters: where the tables are (its own, or the owner's) */
 static void
-gpu_params(struct cap_engine *e, struct gpudp_an_work_params *prm)
+gpu_params(struct gpudp_cap_engine *e, struct gpudp_an_work_params *prm)
 {
 	struct gpu_priv *p = e->priv;
 
@@ -228,7 +228,7 @@ gpu_params(struct cap_engine *e, struct gpudp_an_work_params *prm)
 
 /* the per-pattern counts read back into @p out (which has the database) */
 static int
-gpu_match_collect(struct cap_engine *e, struct gpudp_analysis *out)
+gpu_match_collect(struct gpudp_cap_engine *e, struct gpudp_analysis *out)
 {
 	struct gpu_priv *p = e->priv;
 	uint32_t n;
@@ -254,13 +254,13 @@ gpu_match_collect(struct cap_engine *e, struct gpudp_analysis *out)
 
 /* conf.share: the owner's tables (the same context, shapes and settings) */
 static int
-gpu_tables_shared(struct cap_engine *e, struct gpudp_an_work_params *prm)
+gpu_tables_shared(struct gpudp_cap_engine *e, struct gpudp_an_work_params *prm)
 {
 	struct gpu_priv *p = e->priv;
-	const struct cap_engine *o = e->conf.share;
+	const struct gpudp_cap_engine *o = e->conf.share;
 	const struct gpu_priv *q = o->priv;
 
-	if (o->ops != &cap_engine_gpu_ops || q == NULL || q->shared || q->ctx != p->ctx ||
+	if (o->ops != &gpudp_cap_engine_gpu_ops || q == NULL || q->shared || q->ctx != p->ctx ||
 	    o->conf.flow_capacity != e->conf.flow_capacity || o->conf.match != e->conf.match ||
 	    o->conf.match_flags != e->conf.match_flags ||
 	    memcmp(&o->conf.filter, &e->conf.filter, sizeof(e->conf.filter)) != 0) {
@@ -281,7 +281,7 @@ gpu_tables_shared(struct cap_engine *e, struct gpudp_an_work_params *prm)
 
 /* the analysis tables in GPU memory: the work's parameters */
 static int
-gpu_tables(struct cap_engine *e, struct gpudp_an_work_params *prm)
+gpu_tables(struct gpudp_cap_engine *e, struct gpudp_an_work_params *prm)
 {
 	struct gpu_priv *p = e->priv;
 	size_t flows_bytes = sizeof(struct gpudp_flow_slot) * (size_t)e->conf.flow_capacity;
@@ -305,14 +305,14 @@ gpu_tables(struct cap_engine *e, struct gpudp_an_work_params *prm)
 
 /* the handoff that runs the work: staged or launch mode, one burst per batch */
 static int
-gpu_handoff(struct cap_engine *e, const struct gpudp_an_work_params *prm, uint32_t data_cap)
+gpu_handoff(struct gpudp_cap_engine *e, const struct gpudp_an_work_params *prm, uint32_t data_cap)
 {
 	struct gpu_priv *p = e->priv;
 	/* only the headers are staged, unless the payload is inspected */
 	const struct gpudp_work *w = e->conf.match != NULL ? gpudp_analysis_work_payload() :
 		gpudp_analysis_work();
-	int staged = e->conf.mem == CAP_MEM_STAGED ||
-		(e->conf.mem == CAP_MEM_HOST && e->conf.gather);
+	int staged = e->conf.mem == GPUDP_CAP_MEM_STAGED ||
+		(e->conf.mem == GPUDP_CAP_MEM_HOST && e->conf.gather);
 	struct gpudp_handoff_conf hc = {
 		.name = "capture",
 		.mode = staged ? GPUDP_HO_STAGED : GPUDP_HO_LAUNCH,
@@ -351,7 +351,7 @@ gpu_handoff(struct cap_engine *e, const struct gpudp_an_work_params *prm, uint32
 }
 
 static int
-gpu_setup(struct cap_engine *e)
+gpu_setup(struct gpudp_cap_engine *e)
 {
 	struct gpu_priv *p = e->priv;
 	struct gpudp_an_work_params prm;
@@ -370,7 +370,7 @@ gpu_setup(struct cap_engine *e)
 	rc = gpu_context(e);
 	if (rc == 0)
 		rc = gpu_tables(e, &prm);
-	if (rc == 0 && e->conf.mem == CAP_MEM_DEVICE)
+	if (rc == 0 && e->conf.mem == GPUDP_CAP_MEM_DEVICE)
 		CU(e, gpudp_cu->cuStreamCreate(&p->copy_stream, CU_STREAM_NON_BLOCKING));
 	if (rc != 0)
 		return rc;
@@ -382,23 +382,23 @@ gpu_setup(struct cap_engine *e)
 	}
 	/* staged: the packets, read by the handoff's gather kernel; device
 	 * in place: the matches copied out */
-	if (e->conf.mem != CAP_MEM_HOST)
+	if (e->conf.mem != GPUDP_CAP_MEM_HOST)
 		CU(e, gpudp_cu->cuMemAllocHost((void **)&p->pinned,
 					       (size_t)p->n_slots * data_cap));
 	/* staged: the descriptors too, which the GPU reads as they are */
-	if (e->conf.mem == CAP_MEM_STAGED)
+	if (e->conf.mem == GPUDP_CAP_MEM_STAGED)
 		CU(e, gpudp_cu->cuMemAllocHost((void **)&p->pdesc, (size_t)p->n_slots *
 					       e->conf.batch_pkts * sizeof(*p->pdesc)));
 	for (i = 0; i < p->n_slots; i++) {
 		struct gpu_slot *s = &p->slots[i];
-		struct cap_engine_conf c = e->conf;
+		struct gpudp_cap_engine_conf c = e->conf;
 
 		uint8_t *data = p->pinned != NULL ? p->pinned + (size_t)i * data_cap : NULL;
 		struct gpudp_an_pkt_desc *desc = p->pdesc != NULL ?
 			p->pdesc + (size_t)i * e->conf.batch_pkts : NULL;
 
 		c.batch_bytes = data_cap;
-		if (cap_batch_arrays_alloc(&s->b, &c, data, desc) != 0) {
+		if (gpudp_cap_batch_arrays_alloc(&s->b, &c, data, desc) != 0) {
 			snprintf(e->err, sizeof(e->err), "out of memory");
 			return -ENOMEM;
 		}
@@ -410,7 +410,7 @@ gpu_setup(struct cap_engine *e)
 }
 
 static int
-gpu_init(struct cap_engine *e, char *err, size_t errlen)
+gpu_init(struct gpudp_cap_engine *e, char *err, size_t errlen)
 {
 	int rc = gpudp_cuda_init();
 
@@ -438,21 +438,21 @@ gpu_init(struct cap_engine *e, char *err, size_t errlen)
  * so that only that copy is waited for, not the batches queued behind it.
  */
 static int
-inplace_views(struct cap_engine *e, struct gpu_slot *s)
+inplace_views(struct gpudp_cap_engine *e, struct gpu_slot *s)
 {
 	struct gpu_priv *p = e->priv;
-	struct cap_batch *b = &s->b;
+	struct gpudp_cap_batch *b = &s->b;
 	uint32_t i, off = 0;
 
 	for (i = 0; i < b->n; i++) {
 		const struct gpudp_an_pkt_ref *r = &b->ref[i];
 
-		if (e->conf.mem == CAP_MEM_HOST) {
+		if (e->conf.mem == GPUDP_CAP_MEM_HOST) {
 			b->view[i] = (const uint8_t *)(uintptr_t)r->addr;
 			continue;
 		}
 		b->view[i] = NULL;
-		if (!cap_batch_matched(b, i) || r->caplen > b->data_cap - off)
+		if (!gpudp_cap_batch_matched(b, i) || r->caplen > b->data_cap - off)
 			continue;
 		CU(e, gpudp_cu->cuMemcpyDtoHAsync(b->data + off, (CUdeviceptr)r->addr, r->caplen,
 						  p->copy_stream));
@@ -468,7 +468,7 @@ inplace_views(struct cap_engine *e, struct gpu_slot *s)
 
 /* the filter's verdicts as the batch's match bitmap */
 static void
-match_bitmap(struct cap_batch *b, const struct gpudp_ho_burst *hb)
+match_bitmap(struct gpudp_cap_batch *b, const struct gpudp_ho_burst *hb)
 {
 	uint32_t i, words = (b->n + 31) / 32;
 
@@ -489,7 +489,7 @@ match_bitmap(struct cap_batch *b, const struct gpudp_ho_burst *hb)
 
 /* Wait for the oldest in-flight batch, run its callbacks, free its slot. */
 static int
-gpu_complete_oldest(struct cap_engine *e)
+gpu_complete_oldest(struct gpudp_cap_engine *e)
 {
 	struct gpu_priv *p = e->priv;
 	struct gpu_slot *s = &p->slots[p->oldest];
@@ -540,15 +540,15 @@ gpu_complete_oldest(struct cap_engine *e)
 	return 0;
 }
 
-static struct cap_batch *
-gpu_get_batch(struct cap_engine *e)
+static struct gpudp_cap_batch *
+gpu_get_batch(struct gpudp_cap_engine *e)
 {
 	struct gpu_priv *p = e->priv;
 	struct gpu_slot *s = &p->slots[p->next];
 
 	if (s->hb != NULL && gpu_complete_oldest(e) != 0)
 		return NULL;
-	cap_batch_reset(&s->b);
+	gpudp_cap_batch_reset(&s->b);
 	return &s->b;
 }
 
@@ -575,7 +575,7 @@ burst_add_frame(struct gpudp_ho_burst *hb, uint32_t span, uint8_t *d, uint32_t l
  * the burst still completes, as an error, and is skipped then.
  */
 static int
-gpu_submit(struct cap_engine *e, struct cap_batch *b)
+gpu_submit(struct gpudp_cap_engine *e, struct gpudp_cap_batch *b)
 {
 	struct gpu_priv *p = e->priv;
 	struct gpu_slot *s = &p->slots[b->slot];
@@ -602,10 +602,10 @@ gpu_submit(struct cap_engine *e, struct cap_batch *b)
 		gpudp_handoff_submit_desc(p->ho, hb, b->data, RTE_ALIGN_CEIL(b->data_used, 16),
 					  (const struct gpudp_ho_desc *)b->desc, b->n);
 	if (rc == -EINVAL && b->own_data != NULL) {
-		/* lent bytes (cap_batch_lend()) that the GPU cannot read: each
+		/* lent bytes (gpudp_cap_batch_lend()) that the GPU cannot read: each
 		 * packet described would fault its copy just the same */
 		snprintf(e->err, sizeof(e->err), "a batch's bytes at %p are not memory the GPU "
-			 "can read (pin them, or register them: cap_engine_host_register())",
+			 "can read (pin them, or register them: gpudp_cap_engine_host_register())",
 			 (void *)b->data);
 		return -EINVAL;
 	}
@@ -654,7 +654,7 @@ submitted:
 
 /* busy and kernel time from the handoff's histograms (every batch is timed) */
 static void
-gpu_times(struct cap_engine *e)
+gpu_times(struct gpudp_cap_engine *e)
 {
 	struct gpu_priv *p = e->priv;
 	struct gpudp_handoff_stats hs;
@@ -666,7 +666,7 @@ gpu_times(struct cap_engine *e)
 }
 
 static int
-gpu_flush(struct cap_engine *e)
+gpu_flush(struct gpudp_cap_engine *e)
 {
 	struct gpu_priv *p = e->priv;
 	int rc;
@@ -681,7 +681,7 @@ gpu_flush(struct cap_engine *e)
 }
 
 static int
-gpu_reap(struct cap_engine *e)
+gpu_reap(struct gpudp_cap_engine *e)
 {
 	struct gpu_priv *p = e->priv;
 	int rc;
@@ -698,7 +698,7 @@ gpu_reap(struct cap_engine *e)
  * (gpudp_analysis_pkt.h's lookups and hash), so they need no merge.
  */
 static int
-gpu_collect_in_place(struct cap_engine *e, struct gpudp_analysis *out,
+gpu_collect_in_place(struct gpudp_cap_engine *e, struct gpudp_analysis *out,
 		     const struct gpudp_an_counters *ctr)
 {
 	struct gpu_priv *p = e->priv;
@@ -719,7 +719,7 @@ gpu_collect_in_place(struct cap_engine *e, struct gpudp_analysis *out,
 }
 
 static int
-gpu_collect(struct cap_engine *e, struct gpudp_analysis *out)
+gpu_collect(struct gpudp_cap_engine *e, struct gpudp_analysis *out)
 {
 	struct gpu_priv *p = e->priv;
 	struct gpudp_handoff_stats hs;
@@ -767,7 +767,7 @@ gpu_collect(struct cap_engine *e, struct gpudp_analysis *out)
 }
 
 static int
-gpu_host_register(struct cap_engine *e, const void *addr, size_t len)
+gpu_host_register(struct gpudp_cap_engine *e, const void *addr, size_t len)
 {
 	struct gpu_priv *p = e->priv;
 	int ro = 0;
@@ -787,7 +787,7 @@ gpu_host_register(struct cap_engine *e, const void *addr, size_t len)
 }
 
 static void
-gpu_host_unregister(struct cap_engine *e, const void *addr)
+gpu_host_unregister(struct gpudp_cap_engine *e, const void *addr)
 {
 	struct gpu_priv *p = e->priv;
 
@@ -795,7 +795,7 @@ gpu_host_unregister(struct cap_engine *e, const void *addr)
 	gpudp_cu->cuMemHostUnregister((void *)(uintptr_t)addr);
 }
 
-const struct cap_engine_ops cap_engine_gpu_ops = {
+const struct gpudp_cap_engine_ops gpudp_cap_engine_gpu_ops = {
 	.name = "gpu",
 	.init = gpu_init,
 	.get_batch = gpu_get_batch,

@@ -6,21 +6,21 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine.h"
+#include "gpudp_cap_engine.h"
 
 int
-cap_engine_create(struct cap_engine *e, const char *name, const struct cap_engine_conf *conf,
-		  char *err, size_t errlen)
+gpudp_cap_engine_create(struct gpudp_cap_engine *e, const char *name,
+			const struct gpudp_cap_engine_conf *conf, char *err, size_t errlen)
 {
-	const struct cap_engine_ops *ops = NULL;
+	const struct gpudp_cap_engine_ops *ops = NULL;
 	int rc;
 
 	memset(e, 0, sizeof(*e));
 	if (strcmp(name, "cpu") == 0)
-		ops = &cap_engine_cpu_ops;
+		ops = &gpudp_cap_engine_cpu_ops;
 #ifdef GPUDP_HAS_CUDA
 	else if (strcmp(name, "gpu") == 0)
-		ops = &cap_engine_gpu_ops;
+		ops = &gpudp_cap_engine_gpu_ops;
 #endif
 	if (ops == NULL) {
 		snprintf(err, errlen, "engine '%s' is not available in this build%s", name,
@@ -29,12 +29,13 @@ cap_engine_create(struct cap_engine *e, const char *name, const struct cap_engin
 	}
 	if (conf->batch_pkts == 0 || conf->batch_bytes == 0 ||
 	    gpudp_analysis_capacity(conf->flow_capacity) != conf->flow_capacity ||
-	    (unsigned int)conf->mem > CAP_MEM_DEVICE ||
-	    (conf->mem != CAP_MEM_STAGED && conf->release == NULL)) {
+	    (unsigned int)conf->mem > GPUDP_CAP_MEM_DEVICE ||
+	    (conf->mem != GPUDP_CAP_MEM_STAGED && conf->release == NULL)) {
 		snprintf(err, errlen, "bad engine configuration");
 		return -EINVAL;
 	}
-	if (ops == &cap_engine_cpu_ops && conf->mem == CAP_MEM_DEVICE && conf->cpu_view == NULL) {
+	if (ops == &gpudp_cap_engine_cpu_ops && conf->mem == GPUDP_CAP_MEM_DEVICE &&
+	    conf->cpu_view == NULL) {
 		snprintf(err, errlen, "the CPU engine cannot read device memory without a CPU "
 			 "mapping of it");
 		return -ENOTSUP;
@@ -50,7 +51,8 @@ cap_engine_create(struct cap_engine *e, const char *name, const struct cap_engin
 }
 
 void
-cap_engine_stats_add(struct cap_engine_stats *dst, const struct cap_engine_stats *src)
+gpudp_cap_engine_stats_add(struct gpudp_cap_engine_stats *dst,
+			   const struct gpudp_cap_engine_stats *src)
 {
 	dst->pkts += src->pkts;
 	dst->bytes += src->bytes;
@@ -65,7 +67,7 @@ cap_engine_stats_add(struct cap_engine_stats *dst, const struct cap_engine_stats
 }
 
 void
-cap_engine_destroy(struct cap_engine *e)
+gpudp_cap_engine_destroy(struct gpudp_cap_engine *e)
 {
 	if (e->ops == NULL)
 		return;
@@ -78,17 +80,17 @@ cap_engine_destroy(struct cap_engine *e)
 
 struct cpu_priv {
 	struct gpudp_analysis *a;
-	struct cap_batch b;
+	struct gpudp_cap_batch b;
 };
 
 /* A batch's arrays: staged (descriptors and data) or in place (references,
  * owners, views; data only for what the GPU engine copies out). */
 int
-cap_batch_arrays_alloc(struct cap_batch *b, const struct cap_engine_conf *c, uint8_t *data,
-		       struct gpudp_an_pkt_desc *desc)
+gpudp_cap_batch_arrays_alloc(struct gpudp_cap_batch *b, const struct gpudp_cap_engine_conf *c,
+			     uint8_t *data, struct gpudp_an_pkt_desc *desc)
 {
 	b->match = calloc((c->batch_pkts + 31) / 32, sizeof(uint32_t));
-	if (c->mem == CAP_MEM_STAGED) {
+	if (c->mem == GPUDP_CAP_MEM_STAGED) {
 		b->desc = desc != NULL ? desc : calloc(c->batch_pkts, sizeof(*b->desc));
 		b->data = data != NULL ? data : malloc(c->batch_bytes);
 		if (b->desc == NULL || b->data == NULL)
@@ -107,9 +109,9 @@ cap_batch_arrays_alloc(struct cap_batch *b, const struct cap_engine_conf *c, uin
 }
 
 void
-cap_batch_arrays_free(struct cap_batch *b, int free_data)
+gpudp_cap_batch_arrays_free(struct gpudp_cap_batch *b, int free_data)
 {
-	cap_batch_lend(b, NULL, 0);   /* its own area back */
+	gpudp_cap_batch_lend(b, NULL, 0);   /* its own area back */
 	if (free_data) {
 		free(b->desc);
 		free(b->data);
@@ -127,7 +129,7 @@ cap_batch_arrays_free(struct cap_batch *b, int free_data)
 }
 
 double
-cap_now_s(void)
+gpudp_cap_now_s(void)
 {
 	struct timespec ts;
 
@@ -136,20 +138,20 @@ cap_now_s(void)
 }
 
 static void
-cpu_fini(struct cap_engine *e)
+cpu_fini(struct gpudp_cap_engine *e)
 {
 	struct cpu_priv *p = e->priv;
 
 	if (p == NULL)
 		return;
 	gpudp_analysis_free(p->a);
-	cap_batch_arrays_free(&p->b, 1);
+	gpudp_cap_batch_arrays_free(&p->b, 1);
 	free(p);
 	e->priv = NULL;
 }
 
 static int
-cpu_init(struct cap_engine *e, char *err, size_t errlen)
+cpu_init(struct gpudp_cap_engine *e, char *err, size_t errlen)
 {
 	struct cpu_priv *p = calloc(1, sizeof(*p));
 
@@ -157,7 +159,7 @@ cpu_init(struct cap_engine *e, char *err, size_t errlen)
 	if (p == NULL)
 		goto nomem;
 	p->a = gpudp_analysis_create(e->conf.flow_capacity, &e->conf.filter);
-	if (p->a == NULL || cap_batch_arrays_alloc(&p->b, &e->conf, NULL, NULL) != 0 ||
+	if (p->a == NULL || gpudp_cap_batch_arrays_alloc(&p->b, &e->conf, NULL, NULL) != 0 ||
 	    gpudp_analysis_set_match(p->a, e->conf.match, e->conf.match_flags) != 0)
 		goto nomem;
 	snprintf(e->st.device, sizeof(e->st.device), "CPU");
@@ -168,26 +170,26 @@ nomem:
 	return -ENOMEM;
 }
 
-static struct cap_batch *
-cpu_get_batch(struct cap_engine *e)
+static struct gpudp_cap_batch *
+cpu_get_batch(struct gpudp_cap_engine *e)
 {
 	struct cpu_priv *p = e->priv;
 
-	cap_batch_reset(&p->b);
+	gpudp_cap_batch_reset(&p->b);
 	return &p->b;
 }
 
 /* In place on the CPU: each packet where it is (host memory, or device
  * memory through the caller's CPU mapping). */
 static uint32_t
-cpu_analyse_refs(struct cap_engine *e, struct gpudp_analysis *a, struct cap_batch *b)
+cpu_analyse_refs(struct gpudp_cap_engine *e, struct gpudp_analysis *a, struct gpudp_cap_batch *b)
 {
 	uint32_t i, hits = 0;
 
 	memset(b->match, 0, sizeof(*b->match) * ((b->n + 31) / 32));
 	for (i = 0; i < b->n; i++) {
 		const struct gpudp_an_pkt_ref *r = &b->ref[i];
-		const uint8_t *p = e->conf.mem == CAP_MEM_HOST ?
+		const uint8_t *p = e->conf.mem == GPUDP_CAP_MEM_HOST ?
 			(const uint8_t *)(uintptr_t)r->addr :
 			e->conf.cpu_view(e->conf.view_arg, r->addr, r->caplen);
 
@@ -205,19 +207,19 @@ cpu_analyse_refs(struct cap_engine *e, struct gpudp_analysis *a, struct cap_batc
 }
 
 static int
-cpu_submit(struct cap_engine *e, struct cap_batch *b)
+cpu_submit(struct gpudp_cap_engine *e, struct gpudp_cap_batch *b)
 {
 	struct cpu_priv *p = e->priv;
 	double t0;
 
 	if (b->n == 0)
 		return 0;
-	t0 = cap_now_s();
+	t0 = gpudp_cap_now_s();
 	if (b->inplace)
 		b->n_match = cpu_analyse_refs(e, p->a, b);
 	else
 		b->n_match = gpudp_analysis_batch(p->a, b->desc, b->data, b->n, b->match);
-	e->st.busy_ms += (cap_now_s() - t0) * 1e3;
+	e->st.busy_ms += (gpudp_cap_now_s() - t0) * 1e3;
 	e->st.pkts += b->n;
 	e->st.bytes += b->cap_bytes;
 	e->st.batches++;
@@ -232,7 +234,7 @@ cpu_submit(struct cap_engine *e, struct cap_batch *b)
 }
 
 static int
-cpu_flush(struct cap_engine *e)
+cpu_flush(struct gpudp_cap_engine *e)
 {
 	(void)e;
 	return 0;
@@ -240,14 +242,14 @@ cpu_flush(struct cap_engine *e)
 
 /* The CPU engine finishes every batch in submit: nothing is ever in flight. */
 static int
-cpu_reap(struct cap_engine *e)
+cpu_reap(struct gpudp_cap_engine *e)
 {
 	(void)e;
 	return 0;
 }
 
 static int
-cpu_collect(struct cap_engine *e, struct gpudp_analysis *out)
+cpu_collect(struct gpudp_cap_engine *e, struct gpudp_analysis *out)
 {
 	struct cpu_priv *p = e->priv;
 
@@ -255,7 +257,7 @@ cpu_collect(struct cap_engine *e, struct gpudp_analysis *out)
 	return gpudp_analysis_add(out, p->a);
 }
 
-const struct cap_engine_ops cap_engine_cpu_ops = {
+const struct gpudp_cap_engine_ops gpudp_cap_engine_cpu_ops = {
 	.name = "cpu",
 	.init = cpu_init,
 	.get_batch = cpu_get_batch,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The direct reader: capture files analysed by several host threads (cap_file.h). */
+/* The threaded reader: capture files analysed by several host threads (gpudp_cap_reader.h). */
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cap_file.h"
+#include "gpudp_cap_reader.h"
 #include "gpudp_capfile.h"
 
 #define CF_DIM(a) (sizeof(a) / sizeof((a)[0]))
@@ -34,7 +34,7 @@ struct fwalk {
 	uint64_t n_pub;      /* chunks published (atomic, release) */
 	int done;            /* the walk is over (atomic, release, after n_pub) */
 	int rc;              /* its error, or 0 */
-	int changed;         /* it saw the file change size (cap_file_stats.changed) */
+	int changed;         /* it saw the file change size (gpudp_cap_reader_stats.changed) */
 	int truncated;       /* it found the file ending inside a record, at trunc_off */
 	uint64_t trunc_off;
 	uint64_t trunc_idx;  /* after that many complete records */
@@ -57,25 +57,25 @@ struct frange {
 
 /* One thread: its engine, its share of the records, its result. */
 struct fthread {
-	const struct cap_file_conf *c;
+	const struct gpudp_cap_reader_conf *c;
 	struct fwalk *w;              /* the shared walk, or NULL */
 	struct frange *rg;            /* its byte range, or NULL */
 	uint32_t t;
 	uint32_t chunk;
-	struct cap_engine e;
+	struct gpudp_cap_engine e;
 	struct gpudp_analysis *a;     /* the engine's result, collected */
 	uint64_t *slot_idx[FT_SLOTS]; /* per batch slot: record index of each packet */
 	uint64_t records, bytes;
-	struct cap_batch *b;          /* the batch being filled */
+	struct gpudp_cap_batch *b;          /* the batch being filled */
 	uint8_t *volatile copying;    /* where a record is being copied into it, or NULL */
 	int fd;                       /* copies in bulk: the file read with pread(), or -1 */
 	uint64_t size;                /* the file's bytes when the run began */
-	int changed;                  /* it saw the file change size (cap_file_stats.changed) */
+	int changed;                  /* it saw the file change size (gpudp_cap_reader_stats.changed) */
 	int truncated;                /* it found the file ending inside a record, at trunc_off */
 	uint64_t trunc_off;
 	uint64_t trunc_idx;           /* after that many complete records */
 	int rc;
-	int crc;                      /* cap_engine_collect()'s */
+	int crc;                      /* gpudp_cap_engine_collect()'s */
 	double collect_s;             /* how long it took */
 	double staged_at, flushed_at; /* when it submitted its last batch, when that was done */
 	uint32_t bulk;                /* bytes read at once (conf read_bytes, FT_BULK_BYTES) */
@@ -103,24 +103,24 @@ struct fshared {
 };
 
 static const char *const stage_names[] = {
-	[CAP_FILE_STAGE_AUTO] = "auto", [CAP_FILE_STAGE_COPY] = "copy",
-	[CAP_FILE_STAGE_GATHER] = "gather", [CAP_FILE_STAGE_READ] = "read",
+	[GPUDP_CAP_READER_STAGE_AUTO] = "auto", [GPUDP_CAP_READER_STAGE_COPY] = "copy",
+	[GPUDP_CAP_READER_STAGE_GATHER] = "gather", [GPUDP_CAP_READER_STAGE_READ] = "read",
 };
 
 const char *
-cap_file_stage_name(enum cap_file_stage s)
+gpudp_cap_reader_stage_name(enum gpudp_cap_reader_stage s)
 {
 	return (unsigned int)s < CF_DIM(stage_names) ? stage_names[s] : "?";
 }
 
 int
-cap_file_stage_parse(const char *name, enum cap_file_stage *s)
+gpudp_cap_reader_stage_parse(const char *name, enum gpudp_cap_reader_stage *s)
 {
 	uint32_t i;
 
 	for (i = 0; i < CF_DIM(stage_names); i++)
 		if (strcmp(name, stage_names[i]) == 0) {
-			*s = (enum cap_file_stage)i;
+			*s = (enum gpudp_cap_reader_stage)i;
 			return 0;
 		}
 	return -EINVAL;
@@ -130,7 +130,7 @@ cap_file_stage_parse(const char *name, enum cap_file_stage *s)
  * A file that shrinks while it is read: the pages of its mapping past its
  * new end fault (SIGBUS). While a thread reads through bus_guarded(), such
  * a fault returns there instead, and the thread reads no more (the file
- * changed: cap_file_stats.changed). cap_file_run() installs the handler for
+ * changed: gpudp_cap_reader_stats.changed). gpudp_cap_reader_run() installs the handler for
  * its run; any other SIGBUS goes to the handler there was before.
  */
 static _Thread_local sigjmp_buf *bus_jmp;
@@ -185,7 +185,7 @@ bus_guarded(int (*fn)(void *), void *arg, int *rc)
 }
 
 int
-cap_file_guarded(int (*fn)(void *), void *arg, int *rc)
+gpudp_cap_reader_guarded(int (*fn)(void *), void *arg, int *rc)
 {
 	int faulted;
 
@@ -197,7 +197,7 @@ cap_file_guarded(int (*fn)(void *), void *arg, int *rc)
 
 /* A batch is done: its filter verdicts into the run's bitmap, by record. */
 static void
-ft_done(void *arg, const struct cap_batch *b)
+ft_done(void *arg, const struct gpudp_cap_batch *b)
 {
 	struct fthread *f = arg;
 	uint32_t *bits = f->c->match_bits;
@@ -209,13 +209,13 @@ ft_done(void *arg, const struct cap_batch *b)
 		return;
 	/* chunks are whole bitmap words: no other thread writes these */
 	for (i = 0; i < b->n; i++)
-		if (cap_batch_matched(b, i))
+		if (gpudp_cap_batch_matched(b, i))
 			bits[idx[i] / 32] |= 1u << (idx[i] % 32);
 }
 
 /* Remember where packet b->n - 1 came from (for the filter's bitmap). */
 static int
-ft_note(struct fthread *f, const struct cap_batch *b, uint64_t index)
+ft_note(struct fthread *f, const struct gpudp_cap_batch *b, uint64_t index)
 {
 	uint64_t **s;
 
@@ -232,17 +232,17 @@ ft_note(struct fthread *f, const struct cap_batch *b, uint64_t index)
 
 /* One record into the thread's current batch (a full batch is submitted). */
 static int
-ft_stage(struct fthread *f, struct cap_batch **b, const uint8_t *data, uint32_t caplen,
+ft_stage(struct fthread *f, struct gpudp_cap_batch **b, const uint8_t *data, uint32_t caplen,
 	 uint32_t wirelen, uint64_t ts, uint64_t index)
 {
 	uint8_t *dst = NULL;
 	int rc;
 
 	if (f->shared != NULL)   /* in place: where it is in the run's mapping */
-		rc = cap_engine_room_ref(&f->e, b, (uint64_t)(uintptr_t)(f->shared +
+		rc = gpudp_cap_engine_room_ref(&f->e, b, (uint64_t)(uintptr_t)(f->shared +
 					 (data - f->tmap)), caplen, wirelen, ts);
 	else
-		rc = cap_engine_room(&f->e, b, caplen, wirelen, ts, &dst);
+		rc = gpudp_cap_engine_room(&f->e, b, caplen, wirelen, ts, &dst);
 	if (rc == -E2BIG)
 		snprintf(f->err, sizeof(f->err), "record %llu: %u bytes do not fit a batch "
 			 "(--batch-bytes)", (unsigned long long)index + 1, caplen);
@@ -264,7 +264,7 @@ ft_stage(struct fthread *f, struct cap_batch **b, const uint8_t *data, uint32_t 
 
 /* One record of this thread's: staged. @return 0, 1 (past the limit) or a negative errno */
 static int
-ft_record(struct fthread *f, struct cap_batch **b, const struct gpudp_capfile_rec *r)
+ft_record(struct fthread *f, struct gpudp_cap_batch **b, const struct gpudp_capfile_rec *r)
 {
 	if (f->c->max_records != 0 && r->index >= f->c->max_records)
 		return 1;
@@ -286,8 +286,8 @@ ft_record(struct fthread *f, struct cap_batch **b, const struct gpudp_capfile_re
  * none there: *got says how many), 1 (past the limit) or a negative errno
  */
 static int
-ft_many(struct fthread *f, struct gpudp_capfile *cf, struct cap_batch **b, uint32_t n, uint64_t end,
-	uint32_t *got)
+ft_many(struct fthread *f, struct gpudp_capfile *cf, struct gpudp_cap_batch **b, uint32_t n,
+	uint64_t end, uint32_t *got)
 {
 	struct gpudp_capfile_mrec mr[FT_MANY];
 	uint64_t lim = f->c->max_records;
@@ -308,18 +308,18 @@ ft_many(struct fthread *f, struct gpudp_capfile *cf, struct cap_batch **b, uint3
 
 /* The end of a thread's records: a read error, or the last batch submitted. */
 static int
-ft_end(struct fthread *f, struct gpudp_capfile *cf, struct cap_batch *b, int rc)
+ft_end(struct fthread *f, struct gpudp_capfile *cf, struct gpudp_cap_batch *b, int rc)
 {
 	if (rc < 0) {
 		if (f->err[0] == '\0')
 			snprintf(f->err, sizeof(f->err), "%s", gpudp_capfile_error(cf));
 		return rc;
 	}
-	rc = cap_engine_submit(&f->e, b) != 0 ? -EIO : 0;
-	f->staged_at = cap_now_s();
+	rc = gpudp_cap_engine_submit(&f->e, b) != 0 ? -EIO : 0;
+	f->staged_at = gpudp_cap_now_s();
 	if (rc == 0)
-		rc = cap_engine_flush(&f->e);
-	f->flushed_at = cap_now_s();
+		rc = gpudp_cap_engine_flush(&f->e);
+	f->flushed_at = gpudp_cap_now_s();
 	return rc;
 }
 
@@ -327,12 +327,12 @@ ft_end(struct fthread *f, struct gpudp_capfile *cf, struct cap_batch *b, int rc)
 static int
 ft_walk(struct fthread *f, struct gpudp_capfile *cf)
 {
-	const struct cap_file_conf *c = f->c;
-	struct cap_batch **b = &f->b;
+	const struct gpudp_cap_reader_conf *c = f->c;
+	struct gpudp_cap_batch **b = &f->b;
 	struct gpudp_capfile_rec r;
 	int rc;
 
-	if ((*b = cap_engine_get_batch(&f->e)) == NULL)
+	if ((*b = gpudp_cap_engine_get_batch(&f->e)) == NULL)
 		return -EIO;
 	while ((rc = gpudp_capfile_next(cf, &r)) == 1) {
 		if ((r.index / f->chunk) % c->threads != f->t)
@@ -372,12 +372,12 @@ ft_populate(const struct fthread *f, uint64_t from, uint64_t to)
  * thread's and the walk's counts.
  */
 static void
-ft_took(struct fthread *f, struct cap_batch *bb, uint32_t k, uint64_t nb, uint64_t used,
+ft_took(struct fthread *f, struct gpudp_cap_batch *bb, uint32_t k, uint64_t nb, uint64_t used,
 	uint64_t *pos, uint64_t *idx)
 {
 	bb->n += k;
 	bb->cap_bytes += (uint32_t)nb;
-	cap_batch_take(bb, (uint32_t)used);
+	gpudp_cap_batch_take(bb, (uint32_t)used);
 	f->bytes += nb;
 	f->records += k;
 	*idx += k;
@@ -386,9 +386,10 @@ ft_took(struct fthread *f, struct cap_batch *bb, uint32_t k, uint64_t nb, uint64
 
 /* The batch submitted, *b the next free one. @return 0 or -EIO */
 static int
-ft_next_batch(struct fthread *f, struct cap_batch **b)
+ft_next_batch(struct fthread *f, struct gpudp_cap_batch **b)
 {
-	if (cap_engine_submit(&f->e, *b) != 0 || (*b = cap_engine_get_batch(&f->e)) == NULL)
+	if (gpudp_cap_engine_submit(&f->e, *b) != 0 ||
+	    (*b = gpudp_cap_engine_get_batch(&f->e)) == NULL)
 		return -EIO;
 	return 0;
 }
@@ -409,13 +410,13 @@ ft_next_batch(struct fthread *f, struct cap_batch **b)
  *   that are left whole are taken) or a negative errno
  */
 static int
-ft_bulk(struct fthread *f, struct gpudp_capfile *cf, int fd, struct cap_batch **b, uint64_t *pos,
-	uint64_t to, uint64_t *idx)
+ft_bulk(struct fthread *f, struct gpudp_capfile *cf, int fd, struct gpudp_cap_batch **b,
+	uint64_t *pos, uint64_t to, uint64_t *idx)
 {
 	while (*pos < to) {
-		struct cap_batch *bb = *b;
-		uint8_t *dst = cap_batch_tail(bb);
-		uint32_t want = cap_batch_tail_room(bb), k;
+		struct gpudp_cap_batch *bb = *b;
+		uint8_t *dst = gpudp_cap_batch_tail(bb);
+		uint32_t want = gpudp_cap_batch_tail_room(bb), k;
 		uint64_t used, nb;
 		ssize_t got = 0;
 		int shrank;
@@ -433,14 +434,14 @@ ft_bulk(struct fthread *f, struct gpudp_capfile *cf, int fd, struct cap_batch **
 		/* described straight into the batch's descriptors */
 		k = gpudp_capfile_parse_descs(cf, dst, *pos, (uint64_t)got, to, bb->data_used,
 					(struct gpudp_capfile_desc *)(bb->desc + bb->n),
-					cap_batch_pkt_room(bb), &used, &nb);
+					      gpudp_cap_batch_pkt_room(bb), &used, &nb);
 		ft_took(f, bb, k, nb, used, pos, idx);
 		f->changed |= shrank;
 		if (used == 0 && bb->n == 0)   /* a record for the record-by-record reader, */
 			return shrank ? -ESTALE : 0;   /* or the end of what is left */
 		/* nothing taken (the next record does not fit what is left), or
 		 * full: the next batch */
-		if ((used == 0 || cap_batch_tail_room(bb) < 64) && ft_next_batch(f, b) != 0)
+		if ((used == 0 || gpudp_cap_batch_tail_room(bb) < 64) && ft_next_batch(f, b) != 0)
 			return -EIO;
 	}
 	return 0;
@@ -449,33 +450,33 @@ ft_bulk(struct fthread *f, struct gpudp_capfile *cf, int fd, struct cap_batch **
 /*
  * In memory (conf.mem): the range's records described where they are in
  * the caller's copy of the file, each batch lent the bytes that hold its
- * records (cap_batch_lend()): nothing is read or copied. It stops where
+ * records (gpudp_cap_batch_lend()): nothing is read or copied. It stops where
  * ft_bulk() does. @return 0 (*pos, *idx: where it stopped) or a negative errno
  */
 static int
-ft_mem(struct fthread *f, struct gpudp_capfile *cf, struct cap_batch **b, uint64_t *pos,
+ft_mem(struct fthread *f, struct gpudp_capfile *cf, struct gpudp_cap_batch **b, uint64_t *pos,
        uint64_t to, uint64_t *idx)
 {
-	const struct cap_file_conf *c = f->c;
+	const struct gpudp_cap_reader_conf *c = f->c;
 
 	while (*pos < to) {
-		struct cap_batch *bb = *b;
+		struct gpudp_cap_batch *bb = *b;
 		uint64_t base = *pos & ~(uint64_t)15, len = c->mem_len - base, used, nb;
 		uint32_t k;
 
 		if (bb->n == 0) {
 			if (len > (bb->data_cap & ~15u))
 				len = bb->data_cap & ~15u;
-			cap_batch_lend(bb, c->mem + base, (uint32_t)len);
+			gpudp_cap_batch_lend(bb, c->mem + base, (uint32_t)len);
 			k = gpudp_capfile_parse_descs(cf, c->mem + *pos, *pos, len - (*pos - base), to,
 						(uint32_t)(*pos - base),
 						(struct gpudp_capfile_desc *)bb->desc, bb->max_pkts,
 						&used, &nb);
 			if (k == 0) {
-				cap_batch_lend(bb, NULL, 0);
+				gpudp_cap_batch_lend(bb, NULL, 0);
 				return 0;   /* a record for the record-by-record reader */
 			}
-			cap_batch_take(bb, (uint32_t)(*pos - base));   /* before the first */
+			gpudp_cap_batch_take(bb, (uint32_t)(*pos - base));   /* before the first */
 			ft_took(f, bb, k, nb, used, pos, idx);
 		}
 		/* full, or holding what the record-by-record reader staged */
@@ -490,7 +491,7 @@ static int
 ft_range(struct fthread *f, struct gpudp_capfile *cf)
 {
 	struct frange *g = f->rg;
-	struct cap_batch **b = &f->b;
+	struct gpudp_cap_batch **b = &f->b;
 	struct gpudp_capfile_rec r;
 	/* copies: in bulk (ft_bulk()) or from memory (ft_mem()), the reader
 	 * taking what they leave */
@@ -500,7 +501,7 @@ ft_range(struct fthread *f, struct gpudp_capfile *cf)
 
 	f->fd = fd;   /* closed by ft_main() if a read of the mapping faults */
 	g->end = UINT64_MAX;
-	if ((*b = cap_engine_get_batch(&f->e)) == NULL)
+	if ((*b = gpudp_cap_engine_get_batch(&f->e)) == NULL)
 		return -EIO;
 	if (f->t == 0)
 		g->guess = gpudp_capfile_tell(cf);   /* right after the file header */
@@ -567,13 +568,13 @@ ft_chunk_wait(struct fwalk *w, uint64_t k)
 static int
 ft_chunks(struct fthread *f, struct gpudp_capfile *cf)
 {
-	const struct cap_file_conf *c = f->c;
-	struct cap_batch **b = &f->b;
+	const struct gpudp_cap_reader_conf *c = f->c;
+	struct gpudp_cap_batch **b = &f->b;
 	struct gpudp_capfile_rec r;
 	uint64_t k, i;
 	int rc = 0;
 
-	if ((*b = cap_engine_get_batch(&f->e)) == NULL)
+	if ((*b = gpudp_cap_engine_get_batch(&f->e)) == NULL)
 		return -EIO;
 	for (k = f->t; rc == 0 && ft_chunk_wait(f->w, k); k += c->threads) {
 		if (c->stop != NULL && *c->stop)
@@ -608,7 +609,7 @@ ft_chunks(struct fthread *f, struct gpudp_capfile *cf)
  * stay each thread's own.
  */
 static int
-ft_shared(const struct cap_file_conf *c)
+ft_shared(const struct gpudp_cap_reader_conf *c)
 {
 	return c->threads > 1 && strcmp(c->engine, "gpu") == 0;
 }
@@ -638,7 +639,7 @@ ft_read(void *arg)
 static int
 ft_fault(struct fthread *f, struct gpudp_capfile *cf)
 {
-	struct cap_batch *b = f->b;
+	struct gpudp_cap_batch *b = f->b;
 
 	f->changed = 1;
 	if (f->fd >= 0)
@@ -694,10 +695,10 @@ ft_main(void *arg)
 	gpudp_capfile_close(cf);
 	if (f->rc == 0 && !ft_shared(f->c)) {
 		/* the engine's tables read back (GPU) on this thread, beside the others */
-		double t0 = cap_now_s();
+		double t0 = gpudp_cap_now_s();
 
-		f->crc = cap_engine_collect(&f->e, f->a);
-		f->collect_s = cap_now_s() - t0;
+		f->crc = gpudp_cap_engine_collect(&f->e, f->a);
+		f->collect_s = gpudp_cap_now_s() - t0;
 	}
 	return NULL;
 }
@@ -718,39 +719,39 @@ ft_release(void *arg, void **owner, uint32_t n)
 static void
 ft_collect_shared(struct fthread *ft, uint32_t n)
 {
-	double t0 = cap_now_s();
+	double t0 = gpudp_cap_now_s();
 	uint32_t t;
 
 	for (t = 0; t < n; t++)
 		if (ft[t].rc != 0)
 			return;
 	for (t = n; t-- > 0; )
-		ft[t].crc = cap_engine_collect(&ft[t].e, ft[t].a);
-	ft[0].collect_s = cap_now_s() - t0;
+		ft[t].crc = gpudp_cap_engine_collect(&ft[t].e, ft[t].a);
+	ft[0].collect_s = gpudp_cap_now_s() - t0;
 }
 
 /* The threads' engines, made one after the other (errors said once). */
 static int
-ft_create(struct fthread *ft, const struct cap_file_conf *c, enum cap_file_stage stage,
-	  char *err, size_t errlen)
+ft_create(struct fthread *ft, const struct gpudp_cap_reader_conf *c,
+	  enum gpudp_cap_reader_stage stage, char *err, size_t errlen)
 {
-	struct cap_engine_conf ec = c->ec;
+	struct gpudp_cap_engine_conf ec = c->ec;
 	uint32_t t;
 	int rc;
 
-	ec.mem = stage == CAP_FILE_STAGE_COPY ? CAP_MEM_STAGED : CAP_MEM_HOST;
-	ec.gather = stage == CAP_FILE_STAGE_GATHER;
+	ec.mem = stage == GPUDP_CAP_READER_STAGE_COPY ? GPUDP_CAP_MEM_STAGED : GPUDP_CAP_MEM_HOST;
+	ec.gather = stage == GPUDP_CAP_READER_STAGE_GATHER;
 	ec.release = ft_release;
 	ec.done = ft_done;
 	for (t = 0; t < c->threads; t++) {
 		ft[t].c = c;
 		ft[t].t = t;
-		ft[t].chunk = c->chunk != 0 ? c->chunk : CAP_FILE_CHUNK;
+		ft[t].chunk = c->chunk != 0 ? c->chunk : GPUDP_CAP_READER_CHUNK;
 		ft[t].bulk = c->read_bytes != 0 ? c->read_bytes : FT_BULK_BYTES;
 		ft[t].fd = -1;
 		ec.done_arg = &ft[t];
 		ec.share = t > 0 && ft_shared(c) ? &ft[0].e : NULL;
-		rc = cap_engine_create(&ft[t].e, c->engine, &ec, err, errlen);
+		rc = gpudp_cap_engine_create(&ft[t].e, c->engine, &ec, err, errlen);
 		if (rc != 0)
 			return rc;
 		ft[t].a = gpudp_analysis_create(ec.flow_capacity, &ec.filter);
@@ -780,7 +781,7 @@ mjob_main(void *arg)
 
 /* A thread on conf->cpus when given (else where the caller may run). @return 0 or an errno */
 static int
-cf_thread(const struct cap_file_conf *c, pthread_t *tid, void *(*fn)(void *), void *arg)
+cf_thread(const struct gpudp_cap_reader_conf *c, pthread_t *tid, void *(*fn)(void *), void *arg)
 {
 	pthread_attr_t at;
 	int rc = pthread_attr_init(&at);
@@ -801,12 +802,12 @@ cf_thread(const struct cap_file_conf *c, pthread_t *tid, void *(*fn)(void *), vo
  * @return 0 or -ENOSPC (flows that did not fit, counted as drops)
  */
 static int
-ft_merge_all(const struct cap_file_conf *c, struct fthread *ft, uint32_t n,
+ft_merge_all(const struct gpudp_cap_reader_conf *c, struct fthread *ft, uint32_t n,
 	     struct gpudp_analysis *out)
 {
-	struct mjob job[CAP_FILE_THREADS_MAX / 2];
-	pthread_t tid[CAP_FILE_THREADS_MAX / 2];
-	int started[CAP_FILE_THREADS_MAX / 2];
+	struct mjob job[GPUDP_CAP_READER_THREADS_MAX / 2];
+	pthread_t tid[GPUDP_CAP_READER_THREADS_MAX / 2];
+	int started[GPUDP_CAP_READER_THREADS_MAX / 2];
 	uint32_t step, i, k, nj;
 	int rc = 0;
 
@@ -836,7 +837,7 @@ ft_merge_all(const struct cap_file_conf *c, struct fthread *ft, uint32_t n,
 
 /* Thread t's stats into @p st (its times from @p t0 on). @return its engine's collect error, or 0 */
 static int
-ft_stats(struct fthread *f, struct cap_file_stats *st, double t0)
+ft_stats(struct fthread *f, struct gpudp_cap_reader_stats *st, double t0)
 {
 	int rc = f->crc;
 
@@ -844,7 +845,7 @@ ft_stats(struct fthread *f, struct cap_file_stats *st, double t0)
 		return rc;
 	st->records += f->records;
 	st->bytes += f->bytes;
-	cap_engine_stats_add(&st->eng, &f->e.st);
+	gpudp_cap_engine_stats_add(&st->eng, &f->e.st);
 	if (f->collect_s > st->collect_s)
 		st->collect_s = f->collect_s;
 	if (f->staged_at - t0 > st->staged_s)
@@ -858,7 +859,7 @@ ft_stats(struct fthread *f, struct cap_file_stats *st, double t0)
 
 /* A thread, on conf->cpus when given. @return 0 or an error number */
 static int
-ft_start(const struct cap_file_conf *c, pthread_t *tid, struct fthread *f)
+ft_start(const struct gpudp_cap_reader_conf *c, pthread_t *tid, struct fthread *f)
 {
 	return cf_thread(c, tid, ft_main, f);
 }
@@ -870,7 +871,7 @@ ft_free(struct fthread *ft, uint32_t n)
 
 	/* the sharers first: the owner's tables outlive them */
 	for (t = n; t-- > 0; ) {
-		cap_engine_destroy(&ft[t].e);
+		gpudp_cap_engine_destroy(&ft[t].e);
 		gpudp_analysis_free(ft[t].a);
 		for (s = 0; s < FT_SLOTS; s++)
 			free(ft[t].slot_idx[s]);
@@ -926,7 +927,7 @@ walk_new(const struct flayout *l, uint32_t chunk)
 
 /* The walk's reader, for bus_guarded(). */
 struct wread_arg {
-	const struct cap_file_conf *c;
+	const struct gpudp_cap_reader_conf *c;
 	struct fwalk *w;
 	struct gpudp_capfile *cf;
 	uint32_t chunk;
@@ -960,7 +961,7 @@ walk_chunks(void *arg)
 }
 
 static void
-walk_run(const struct cap_file_conf *c, struct fwalk *w, uint32_t chunk, uint64_t size)
+walk_run(const struct gpudp_cap_reader_conf *c, struct fwalk *w, uint32_t chunk, uint64_t size)
 {
 	struct gpudp_capfile *cf = NULL;
 	struct wread_arg a = { .c = c, .w = w, .chunk = chunk };
@@ -998,7 +999,7 @@ walk_run(const struct cap_file_conf *c, struct fwalk *w, uint32_t chunk, uint64_
  * numbers). @return the ranges (free() them), or NULL
  */
 static struct frange *
-ranges_new(const struct cap_file_conf *c, const struct flayout *l)
+ranges_new(const struct gpudp_cap_reader_conf *c, const struct flayout *l)
 {
 	uint64_t min = c->range_min != 0 ? c->range_min : RANGE_MIN_BYTES;
 	uint64_t size = l->size, start = l->start;
@@ -1031,7 +1032,7 @@ static void
 shared_unmap(struct fshared *m, struct fthread *ft0)
 {
 	if (m->registered)
-		cap_engine_host_unregister(&ft0->e, m->base);
+		gpudp_cap_engine_host_unregister(&ft0->e, m->base);
 	gpudp_capfile_close(m->cf);
 	memset(m, 0, sizeof(*m));
 }
@@ -1041,28 +1042,28 @@ shared_unmap(struct fshared *m, struct fthread *ft0)
  * mapped and registered through thread 0's engine.
  */
 static int
-ft_prepare(struct fthread *ft, const struct cap_file_conf *c, const struct flayout *l,
-	   struct fshared *m, struct cap_file_stats *st, char *err, size_t errlen)
+ft_prepare(struct fthread *ft, const struct gpudp_cap_reader_conf *c, const struct flayout *l,
+	   struct fshared *m, struct gpudp_cap_reader_stats *st, char *err, size_t errlen)
 {
-	enum cap_file_stage stage = c->stage == CAP_FILE_STAGE_AUTO ? CAP_FILE_STAGE_COPY :
-		c->stage;
-	double t0 = cap_now_s();
+	enum gpudp_cap_reader_stage stage = c->stage == GPUDP_CAP_READER_STAGE_AUTO ?
+		GPUDP_CAP_READER_STAGE_COPY : c->stage;
+	double t0 = gpudp_cap_now_s();
 	uint32_t t;
 	int rc;
 
 	st->stage = stage;
-	if (stage != CAP_FILE_STAGE_COPY && !l->pcap) {
+	if (stage != GPUDP_CAP_READER_STAGE_COPY && !l->pcap) {
 		snprintf(err, errlen, "--stage %s: records are read in place from pcap files "
-			 "only (%s)", cap_file_stage_name(stage), c->path);
+			 "only (%s)", gpudp_cap_reader_stage_name(stage), c->path);
 		return -ENOTSUP;
 	}
 	rc = ft_create(ft, c, stage, err, errlen);
-	if (rc != 0 || stage == CAP_FILE_STAGE_COPY)
+	if (rc != 0 || stage == GPUDP_CAP_READER_STAGE_COPY)
 		return rc;
 	rc = gpudp_capfile_open(c->path, GPUDP_CAPFILE_MMAP, &m->cf, err, errlen);
 	if (rc == 0) {
 		m->base = gpudp_capfile_map(m->cf);
-		rc = cap_engine_host_register(&ft[0].e, m->base, l->size);
+		rc = gpudp_cap_engine_host_register(&ft[0].e, m->base, l->size);
 		m->registered = rc == 0;
 		if (rc != 0)
 			snprintf(err, errlen, "cannot register %s with the GPU for reading in "
@@ -1070,7 +1071,7 @@ ft_prepare(struct fthread *ft, const struct cap_file_conf *c, const struct flayo
 	}
 	for (t = 0; rc == 0 && t < c->threads; t++)
 		ft[t].shared = m->base;
-	st->register_s = cap_now_s() - t0;
+	st->register_s = gpudp_cap_now_s() - t0;
 	return rc;
 }
 
@@ -1082,8 +1083,8 @@ ft_prepare(struct fthread *ft, const struct cap_file_conf *c, const struct flayo
  * opened it, on a read, at the end).
  */
 static void
-file_seen(const struct cap_file_conf *c, const struct fthread *ft, const struct fwalk *w,
-	  uint64_t size, struct cap_file_stats *st)
+file_seen(const struct gpudp_cap_reader_conf *c, const struct fthread *ft, const struct fwalk *w,
+	  uint64_t size, struct gpudp_cap_reader_stats *st)
 {
 	int cut = w != NULL && w->truncated;
 	uint64_t at = w != NULL ? w->trunc_off : 0, idx = w != NULL ? w->trunc_idx : 0;
@@ -1116,14 +1117,14 @@ file_seen(const struct cap_file_conf *c, const struct fthread *ft, const struct 
  * thread's read error there), nothing is merged: -EAGAIN.
  */
 static int
-file_run(const struct cap_file_conf *c, const struct flayout *l, struct frange *rg,
-	 struct gpudp_analysis *out, struct cap_file_stats *st, char *err, size_t errlen)
+file_run(const struct gpudp_cap_reader_conf *c, const struct flayout *l, struct frange *rg,
+	 struct gpudp_analysis *out, struct gpudp_cap_reader_stats *st, char *err, size_t errlen)
 {
-	uint32_t chunk = c->chunk != 0 ? c->chunk : CAP_FILE_CHUNK;
+	uint32_t chunk = c->chunk != 0 ? c->chunk : GPUDP_CAP_READER_CHUNK;
 	struct fshared m = { 0 };
 	struct fthread *ft;
 	struct fwalk *w;
-	pthread_t tid[CAP_FILE_THREADS_MAX];
+	pthread_t tid[GPUDP_CAP_READER_THREADS_MAX];
 	uint32_t t, started = 0;
 	double t0;
 	int rc;
@@ -1142,7 +1143,7 @@ file_run(const struct cap_file_conf *c, const struct flayout *l, struct frange *
 		ft[t].size = l->size;
 	}
 	/* registering the file is part of the run (it is proportional to it) */
-	t0 = cap_now_s() - st->register_s;
+	t0 = gpudp_cap_now_s() - st->register_s;
 	for (t = 0; rc == 0 && t < c->threads; t++, started++)
 		if (ft_start(c, &tid[t], &ft[t]) != 0) {
 			snprintf(err, errlen, "cannot start thread %u", t);
@@ -1156,7 +1157,7 @@ file_run(const struct cap_file_conf *c, const struct flayout *l, struct frange *
 		pthread_join(tid[t], NULL);
 	if (rc == 0 && ft_shared(c))
 		ft_collect_shared(ft, c->threads);
-	st->read_s = cap_now_s() - t0;
+	st->read_s = gpudp_cap_now_s() - t0;
 	if (rc == 0 && w != NULL && w->rc != 0) {
 		snprintf(err, errlen, "%s", w->err);
 		rc = w->rc;
@@ -1179,10 +1180,10 @@ file_run(const struct cap_file_conf *c, const struct flayout *l, struct frange *
 	if ((rc == 0 || rc == -ENOSPC) && ft_merge_all(c, ft, c->threads, out) != 0)
 		rc = -ENOSPC;
 	file_seen(c, ft, w, l->size, st);
-	st->seconds = cap_now_s() - t0;
+	st->seconds = gpudp_cap_now_s() - t0;
 	st->merge_s = st->seconds - st->read_s;
 	st->ranges = rg != NULL && rc != -EAGAIN;
-	st->in_memory = st->ranges && c->mem != NULL && st->stage == CAP_FILE_STAGE_COPY;
+	st->in_memory = st->ranges && c->mem != NULL && st->stage == GPUDP_CAP_READER_STAGE_COPY;
 	/* every batch is done (the threads flushed): the GPU reads it no more */
 	shared_unmap(&m, &ft[0]);
 	ft_free(ft, c->threads);
@@ -1196,9 +1197,10 @@ file_run(const struct cap_file_conf *c, const struct flayout *l, struct frange *
 #define MEM_ALIGN (2u << 20)
 
 int
-cap_file_mem_load(struct cap_file_mem *m, const char *path, char *err, size_t errlen)
+gpudp_cap_reader_mem_load(struct gpudp_cap_reader_mem *m, const char *path, char *err,
+			  size_t errlen)
 {
-	double t0 = cap_now_s();
+	double t0 = gpudp_cap_now_s();
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
 	struct stat st;
 	uint64_t got = 0;
@@ -1231,44 +1233,45 @@ cap_file_mem_load(struct cap_file_mem *m, const char *path, char *err, size_t er
 			snprintf(err, errlen, "reading %s: %s", path,
 				 r < 0 ? strerror(errno) : "it shrank");
 			close(fd);
-			cap_file_mem_free(m);
+			gpudp_cap_reader_mem_free(m);
 			return -EIO;
 		}
 		got += (uint64_t)r;
 	}
 	close(fd);
-	m->load_s = cap_now_s() - t0;
+	m->load_s = gpudp_cap_now_s() - t0;
 	return 0;
 }
 
 int
-cap_file_mem_register(struct cap_file_mem *m, int gpu_device, char *err, size_t errlen)
+gpudp_cap_reader_mem_register(struct gpudp_cap_reader_mem *m, int gpu_device, char *err,
+			      size_t errlen)
 {
-	struct cap_engine_conf ec = {
+	struct gpudp_cap_engine_conf ec = {
 		.batch_pkts = 64, .batch_bytes = 65536, .flow_capacity = 1024,
 		.gpu_device = gpu_device, .inflight = 1,
 	};
-	double t0 = cap_now_s();
-	int rc = cap_engine_create(&m->reg, "gpu", &ec, err, errlen);
+	double t0 = gpudp_cap_now_s();
+	int rc = gpudp_cap_engine_create(&m->reg, "gpu", &ec, err, errlen);
 
 	if (rc != 0)
 		return rc;   /* m->reg.ops is NULL */
-	rc = cap_engine_host_register(&m->reg, m->buf, m->alloc);
+	rc = gpudp_cap_engine_host_register(&m->reg, m->buf, m->alloc);
 	if (rc != 0) {
 		snprintf(err, errlen, "registering the copy in memory: %.200s", m->reg.err);
-		cap_engine_destroy(&m->reg);
+		gpudp_cap_engine_destroy(&m->reg);
 		return rc;
 	}
-	m->register_s = cap_now_s() - t0;
+	m->register_s = gpudp_cap_now_s() - t0;
 	return 0;
 }
 
 void
-cap_file_mem_free(struct cap_file_mem *m)
+gpudp_cap_reader_mem_free(struct gpudp_cap_reader_mem *m)
 {
 	if (m->reg.ops != NULL) {
-		cap_engine_host_unregister(&m->reg, m->buf);
-		cap_engine_destroy(&m->reg);
+		gpudp_cap_engine_host_unregister(&m->reg, m->buf);
+		gpudp_cap_engine_destroy(&m->reg);
 	}
 	if (m->buf != NULL)
 		munmap(m->buf, m->alloc);
@@ -1276,15 +1279,15 @@ cap_file_mem_free(struct cap_file_mem *m)
 }
 
 int
-cap_file_run(const struct cap_file_conf *c, struct gpudp_analysis *out,
-	     struct cap_file_stats *st, char *err, size_t errlen)
+gpudp_cap_reader_run(const struct gpudp_cap_reader_conf *c, struct gpudp_analysis *out,
+		     struct gpudp_cap_reader_stats *st, char *err, size_t errlen)
 {
 	struct flayout l;
 	struct frange *rg;
 	int rc, changed;
 
 	memset(st, 0, sizeof(*st));
-	if (c->threads == 0 || c->threads > CAP_FILE_THREADS_MAX || c->path == NULL ||
+	if (c->threads == 0 || c->threads > GPUDP_CAP_READER_THREADS_MAX || c->path == NULL ||
 	    c->chunk % 32 != 0) {
 		snprintf(err, errlen, "bad direct reader configuration");
 		return -EINVAL;
