@@ -2,16 +2,21 @@
 /* Port set-up shared by gpudp's apps: see gpudp_app_port.h. */
 #include <errno.h>
 #include <string.h>
+#include <net/if.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_log.h>
 
 #include <gpudp_errf.h>
 #include <gpudp_mem.h>
 
 #include "gpudp_app_port.h"
 #include "gpudp_app_port_stats.h"
+
+/* log type gpudp.app: what the app layer says of ports */
+RTE_LOG_REGISTER(gpudp_app_logtype, gpudp.app, INFO);
 
 const char *
 gpudp_app_port_driver(uint16_t port)
@@ -95,6 +100,28 @@ gpudp_app_port_setup(uint16_t port, const struct gpudp_app_port_conf *c, char *e
 	return 0;
 }
 
+/*
+ * A port on an existing kernel interface (net_af_packet) changes that
+ * interface for the kernel's own users: say how, once it has started.
+ */
+static void
+kernel_side_effects(uint16_t port)
+{
+	struct rte_eth_dev_info info;
+	char name[IF_NAMESIZE] = "?";
+
+	if (rte_eth_dev_info_get(port, &info) != 0 || info.driver_name == NULL ||
+	    strcmp(info.driver_name, "net_af_packet") != 0)
+		return;
+	if (info.if_index == 0 || if_indextoname(info.if_index, name) == NULL)
+		snprintf(name, sizeof(name), "?");
+	rte_log(RTE_LOG_NOTICE, gpudp_app_logtype,
+		"gpudp.app: port %u (net_af_packet on %s): the interface is now in promiscuous "
+		"mode, and stays so after the app ends; starting the port set its MAC address "
+		"again, so the kernel flushed its neighbour table, permanent entries too "
+		"(doc/fwd.md, \"Live interfaces\")\n", port, name);
+}
+
 int
 gpudp_app_port_start(uint16_t port, char *err, size_t len)
 {
@@ -108,6 +135,7 @@ gpudp_app_port_start(uint16_t port, char *err, size_t len)
 	rte_eth_promiscuous_enable(port); /* not every PMD has it */
 	/* the run's port counters count from here (gpudp_app_port_stats.h) */
 	gpudp_app_port_stats_mark(port);
+	kernel_side_effects(port);
 	return 0;
 }
 

@@ -44,7 +44,9 @@ int gpudp_app_port_setup(uint16_t port, const struct gpudp_app_port_conf *c, cha
 /**
  * Start port @p port, then ask for promiscuous mode (a PMD without it is
  * not an error), and mark its counters (gpudp_app_port_stats_mark()): the
- * apps report what the port counted from here.
+ * apps report what the port counted from here. A net_af_packet port gets a
+ * notice (log type gpudp.app) of what starting it did to its kernel
+ * interface: promiscuous mode, its neighbour table flushed.
  * @return 0, or a negative errno (with @p err)
  */
 int gpudp_app_port_start(uint16_t port, char *err, size_t len);

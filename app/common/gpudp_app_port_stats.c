@@ -227,7 +227,7 @@ gpudp_app_port_stats_get(uint16_t port, struct gpudp_app_port_stats *s)
 {
 	static const struct port_mark none;
 	const struct port_mark *m;
-	struct port_mark *am = &marks[port];
+	struct port_mark *am;
 	struct rte_eth_stats st;
 	unsigned int i;
 	int rc;
@@ -239,6 +239,7 @@ gpudp_app_port_stats_get(uint16_t port, struct gpudp_app_port_stats *s)
 	rc = rte_eth_stats_get(port, &st);
 	if (rc != 0)
 		return rc;
+	am = &marks[port];
 	m = am->marked ? am : &none;
 	snprintf(s->driver, sizeof(s->driver), "%s", gpudp_app_port_driver(port));
 	s->rx_pkts = since(st.ipackets, m->base.ipackets);

@@ -16,6 +16,8 @@ of the PMD's socket overflows; then it goes on and ends on SIGINT. Checks:
 - stderr warns that the port lost packets, with the count;
 - telemetry's ports command (/gpudp/fwd/ports, /gpudp/capture/ports) gives
   the same imissed before the end;
+- a notice says that v0 is now promiscuous and its neighbour table was
+  flushed;
 - exit 0 and the final port line.
 Exits 77 where a namespace cannot be made (not root, no ip netns).
 """
@@ -159,6 +161,9 @@ def main():
              "the app's packets %s = the port's rx_pkts %s" % (app_rx, port.get("rx_pkts"))),
             ("WARNING: port 0 (net_af_packet) lost %s packets" % port.get("imissed") in stderr,
              "the warning names the port and the count"),
+            ("gpudp.app: port 0 (net_af_packet on v0): the interface is now in promiscuous "
+             "mode" in stderr and "flushed its neighbour table" in stderr,
+             "a notice of what starting the port did to v0"),
             (("final port 0 (net_af_packet): rx %s pkts" % port.get("rx_pkts")) in stdout or
              ("ports      port 0 (net_af_packet): rx %s pkts" % port.get("rx_pkts")) in stdout,
              "the port's line in the final report"),
