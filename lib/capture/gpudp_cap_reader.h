@@ -15,8 +15,13 @@
  * other pcap files in chunks of GPUDP_CAP_READER_CHUNK records dealt
  * round-robin, whose starts the calling thread publishes as it walks the
  * record lengths; pcapng files in the same chunks, each thread walking the
- * whole file (a record's meaning depends on the blocks before it). The GPU
- * engines of a run share one set of tables in GPU memory
+ * whole file (a record's meaning depends on the blocks before it). Copies
+ * of a byte range land in the batches in bulk (read into a batch's data
+ * area, or lent from conf.mem) and are described where they landed
+ * (gpudp_capfile_parse_descs()); every other record is staged one by one,
+ * copied or in place.
+ *
+ * The GPU engines of a run share one set of tables in GPU memory
  * (gpudp_cap_engine_conf.share), read back once at the end; the CPU
  * engines' results are merged into one analysis object. The analysis state
  * is only ever added to, so the result is the one a single thread gives,

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Internal to the GPU engine (gpudp_cap_engine.h): its state.
+ *   gpudp_cap_engine_gpu_setup.c  its context, tables and handoff; host memory registered
+ *   gpudp_cap_engine_gpu.c        its batches: submitted, completed, collected
+ * Not installed.
+ */
+#ifndef GPUDP_CAP_ENGINE_GPU_PVT_H
+#define GPUDP_CAP_ENGINE_GPU_PVT_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_bitops.h>
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_pause.h>
+
+#include "gpudp_analysis_work.h"
+#include "gpudp_cuda.h"
+#include "gpudp_handoff.h"
+#include "gpudp_cap_engine.h"
+
+/* what the kernel reads per packet besides its bytes: address, length, metadata */
+#define DESC_BYTES (sizeof(uint64_t) + sizeof(uint32_t) + sizeof(struct gpudp_work_meta))
+/* the handoff's GPU clock model is measured again this often (ns) */
+#define CLOCK_SYNC_NS 100000000ull
+
+/* staged batches go to the handoff as they are (gpudp_handoff_submit_desc()) */
+_Static_assert(sizeof(struct gpudp_an_pkt_desc) == sizeof(struct gpudp_ho_desc) &&
+	       offsetof(struct gpudp_an_pkt_desc, off) == offsetof(struct gpudp_ho_desc, off) &&
+	       offsetof(struct gpudp_an_pkt_desc, caplen) == offsetof(struct gpudp_ho_desc, len) &&
+	       offsetof(struct gpudp_an_pkt_desc, wirelen) ==
+	       offsetof(struct gpudp_ho_desc, wire_len) &&
+	       offsetof(struct gpudp_an_pkt_desc, pad) == offsetof(struct gpudp_ho_desc, mark) &&
+	       offsetof(struct gpudp_an_pkt_desc, ts_ns) == offsetof(struct gpudp_ho_desc, ts_ns),
+	       "a staged batch's descriptors are the handoff's");
+_Static_assert(sizeof(struct gpudp_an_counters) == GPUDP_AN_WORK_COUNTERS * sizeof(uint64_t),
+	       "the work's counters are struct gpudp_an_counters");
+
+struct gpu_slot {
+	struct gpudp_cap_batch b;
+	struct gpudp_ho_burst *hb;  /* the handoff's burst while in flight */
+	int dead;                   /* its submission failed: the caller freed the packets */
+};
+
+struct gpu_priv {
+	CUdevice dev;
+	CUcontext ctx;
+	int retained;            /* primary context retained here */
+	struct gpudp_handoff *ho;
+	CUstream copy_stream;    /* GPUDP_CAP_MEM_DEVICE: matches copied out of GPU memory */
+	CUdeviceptr d_flows, d_filter, d_frags;
+	CUdeviceptr d_match, d_match_cnt;  /* payload inspection: database, counts */
+	uint32_t frag_capacity;
+	int shared;              /* the tables are conf.share's (not freed here) */
+	uint32_t span;           /* staged: the work's span (the rest of a frame stays put) */
+	uint8_t *pinned;         /* staged: the slots' data areas; device: their copy-out areas */
+	struct gpudp_an_pkt_desc *pdesc; /* staged: the slots' descriptors (pinned) */
+	uint32_t n_slots, next, oldest, n_inflight;
+	uint64_t clk_t;          /* when the clock model was last measured */
+	struct gpu_slot *slots;
+};
+
+#define CU(e, call) do { \
+	CUresult r_ = (call); \
+	if (r_ != CUDA_SUCCESS) { \
+		snprintf((e)->err, sizeof((e)->err), "%s: %s", #call, gpudp_cuda_errstr(r_)); \
+		return -EIO; \
+	} \
+} while (0)
+
+/* ---- gpudp_cap_engine_gpu_setup.c ---- */
+
+/* The ops' init: the context, the tables, the handoff, the slots. */
+int gpudp_cap_gpu_init(struct gpudp_cap_engine *e, char *err, size_t errlen);
+/* The ops' fini: everything init made (the owners of batches still out go back). */
+void gpudp_cap_gpu_fini(struct gpudp_cap_engine *e);
+/* gpudp_cap_engine_host_register() */
+int gpudp_cap_gpu_host_register(struct gpudp_cap_engine *e, const void *addr, size_t len);
+/* gpudp_cap_engine_host_unregister() */
+void gpudp_cap_gpu_host_unregister(struct gpudp_cap_engine *e, const void *addr);
+
+#endif /* GPUDP_CAP_ENGINE_GPU_PVT_H */
