@@ -260,7 +260,7 @@ gpudp_analysis_packet(struct gpudp_analysis *a, const uint8_t *data,
 }
 
 uint32_t
-gpudp_analysis_batch(struct gpudp_analysis *a, const struct gpudp_an_pkt_desc *desc,
+gpudp_analysis_batch(struct gpudp_analysis *a, const struct gpudp_pkt_desc *desc,
 		     const uint8_t *data, uint32_t n, uint32_t *match)
 {
 	struct gpudp_an_sink sk;
@@ -270,7 +270,7 @@ gpudp_analysis_batch(struct gpudp_analysis *a, const struct gpudp_an_pkt_desc *d
 	if (match != NULL)
 		memset(match, 0, sizeof(*match) * ((n + 31) / 32));
 	for (i = 0; i < n; i++) {
-		const struct gpudp_an_pkt_desc *d = &desc[i];
+		const struct gpudp_pkt_desc *d = &desc[i];
 
 		if (gpudp_an_account(&sk, data + d->off, d->caplen, d->wirelen, d->ts_ns)) {
 			hits++;

@@ -197,7 +197,7 @@ int gpudp_analysis_packet(struct gpudp_analysis *a, const uint8_t *data,
  * @return number of packets that matched the filter
  */
 uint32_t gpudp_analysis_batch(struct gpudp_analysis *a,
-			      const struct gpudp_an_pkt_desc *desc,
+			      const struct gpudp_pkt_desc *desc,
 			      const uint8_t *data, uint32_t n, uint32_t *match);
 
 /**

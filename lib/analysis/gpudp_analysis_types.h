@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 
+#include "gpudp_pkt_desc.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -212,17 +214,12 @@ struct gpudp_filter {
 };
 
 /**
- * Descriptor of one packet in a staged batch. The packet's bytes are at
- * data + off in the batch's data area (host or device memory).
+ * Deprecated: the descriptor of one packet in a staged batch
+ * (gpudp_analysis_batch()) is struct gpudp_pkt_desc (gpudp_pkt_desc.h),
+ * the one type of the capture file reader, the analysis and the handoff;
+ * struct gpudp_an_pkt_desc and its field pad (mark there) still compile.
  */
-struct gpudp_an_pkt_desc {
-	uint32_t off;     /**< offset of the first byte in the batch data area */
-	uint32_t caplen;  /**< bytes present at off */
-	uint32_t wirelen; /**< original length on the wire (as the capture gives it;
-	                       below caplen in a bogus record, counted as is) */
-	uint32_t pad;
-	uint64_t ts_ns;   /**< capture timestamp, ns since the epoch (0 if unknown) */
-};
+#define gpudp_an_pkt_desc gpudp_pkt_desc
 
 /**
  * Descriptor of one packet analysed in place, where the NIC or PMD put it

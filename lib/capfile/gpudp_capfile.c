@@ -338,7 +338,7 @@ gpudp_capfile_parse_many(const struct gpudp_capfile *cf, const uint8_t *buf, uin
 
 uint32_t
 gpudp_capfile_parse_descs(const struct gpudp_capfile *cf, const uint8_t *buf, uint64_t base,
-			  uint64_t len, uint64_t end, uint32_t off0, struct gpudp_capfile_desc *d,
+			  uint64_t len, uint64_t end, uint32_t off0, struct gpudp_pkt_desc *d,
 			  uint32_t n, uint64_t *used, uint64_t *bytes)
 {
 	*used = 0;

@@ -37,6 +37,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gpudp_pkt_desc.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -204,28 +206,20 @@ uint32_t gpudp_capfile_parse_many(const struct gpudp_capfile *cf, const uint8_t 
 				  uint64_t base, uint64_t len, uint64_t end, uint64_t index,
 				  struct gpudp_capfile_mrec *r, uint32_t n, uint64_t *used);
 
-/** A record of gpudp_capfile_parse_descs(): where its bytes are, and their description. */
-struct gpudp_capfile_desc {
-	uint32_t off;      /**< its first byte: @p off0 + where it lies in the buffer */
-	uint32_t caplen;   /**< as gpudp_capfile_next()'s (cut to the snap length) */
-	uint32_t wirelen;  /**< as gpudp_capfile_next()'s */
-	uint32_t pad;      /**< 0 */
-	uint64_t ts_ns;    /**< capture time, ns */
-};
-
 /**
- * gpudp_capfile_parse_many() in the form of a batch's descriptors: the
- * same records, each described by where its bytes are in @p buf (plus
- * @p off0) rather than by a pointer, its lengths and its time (no record
- * numbers nor file offsets: a reader that stages bytes in bulk needs no
- * more).
+ * gpudp_capfile_parse_many() in the form of a batch's descriptors
+ * (gpudp_pkt_desc.h): the same records, each described by where its bytes
+ * are in @p buf (plus @p off0) rather than by a pointer, its lengths (as
+ * gpudp_capfile_next()'s: caplen cut to the snap length, wirelen as
+ * written), its time, and a mark of 0 (no record numbers nor file
+ * offsets: a reader that stages bytes in bulk needs no more).
  *
  * @param cf     the reader (any flags)
  * @param buf    the bytes, starting at a record header
  * @param base   their file offset
  * @param len    how many
  * @param end    file offset: no record whose header starts there or later
- * @param off0   added to each record's offset in @p buf
+ * @param off0   added to each record's offset in @p buf (its desc.off)
  * @param d      filled with the descriptors
  * @param n      most records (entries of @p d)
  * @param used   set to the bytes the records take (their headers included)
@@ -235,7 +229,7 @@ struct gpudp_capfile_desc {
  */
 uint32_t gpudp_capfile_parse_descs(const struct gpudp_capfile *cf, const uint8_t *buf,
 				   uint64_t base, uint64_t len, uint64_t end, uint32_t off0,
-				   struct gpudp_capfile_desc *d, uint32_t n, uint64_t *used,
+				   struct gpudp_pkt_desc *d, uint32_t n, uint64_t *used,
 				   uint64_t *bytes);
 
 /**

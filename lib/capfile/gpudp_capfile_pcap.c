@@ -192,7 +192,7 @@ pcap_many(const struct gpudp_capfile *cf, const uint8_t *m, uint64_t base, uint6
 /* Descriptor @p o of a record whose data is at @p off: its lengths cut to
  * the snap length as gpudp_capfile_next() gives them. @return its captured bytes */
 static inline uint32_t
-desc_set(struct gpudp_capfile_desc *o, uint32_t off, uint32_t caplen, uint32_t wirelen,
+desc_set(struct gpudp_pkt_desc *o, uint32_t off, uint32_t caplen, uint32_t wirelen,
 	 uint32_t snap, uint64_t ts_ns)
 {
 	uint32_t keep = caplen > snap ? snap : caplen;
@@ -200,7 +200,7 @@ desc_set(struct gpudp_capfile_desc *o, uint32_t off, uint32_t caplen, uint32_t w
 	o->off = off;
 	o->caplen = keep;
 	o->wirelen = wirelen;
-	o->pad = 0;
+	o->mark = 0;
 	o->ts_ns = ts_ns;
 	return keep;
 }
@@ -223,10 +223,10 @@ desc_set(struct gpudp_capfile_desc *o, uint32_t off, uint32_t caplen, uint32_t w
  */
 static uint32_t
 descs_native(const uint8_t *buf, uint64_t len, uint64_t lim, uint32_t off0, uint32_t hs,
-	     uint32_t max, uint32_t snap, uint64_t mult, struct gpudp_capfile_desc *d, uint32_t n,
+	     uint32_t max, uint32_t snap, uint64_t mult, struct gpudp_pkt_desc *d, uint32_t n,
 	     uint64_t *used, uint64_t *bytes)
 {
-	struct gpudp_capfile_desc *o = d, *oe = d + n;
+	struct gpudp_pkt_desc *o = d, *oe = d + n;
 	uint64_t pos = 0, sum = 0;
 
 	/* a header starts before both the limit and the last hs bytes */
@@ -258,7 +258,7 @@ descs_native(const uint8_t *buf, uint64_t len, uint64_t lim, uint32_t off0, uint
 /* gpudp_capfile_parse_descs() of a pcap file */
 uint32_t
 gpudp_cf_pcap_parse_descs(const struct gpudp_capfile *cf, const uint8_t *buf, uint64_t base,
-			  uint64_t len, uint64_t end, uint32_t off0, struct gpudp_capfile_desc *d,
+			  uint64_t len, uint64_t end, uint32_t off0, struct gpudp_pkt_desc *d,
 			  uint32_t n, uint64_t *used, uint64_t *bytes)
 {
 	uint64_t pos = 0, sum = 0;

@@ -132,7 +132,7 @@ uint32_t gpudp_cf_pcap_parse_many(const struct gpudp_capfile *cf, const uint8_t 
 				  struct gpudp_capfile_mrec *r, uint32_t n, uint64_t *used);
 uint32_t gpudp_cf_pcap_parse_descs(const struct gpudp_capfile *cf, const uint8_t *buf,
 				   uint64_t base, uint64_t len, uint64_t end, uint32_t off0,
-				   struct gpudp_capfile_desc *d, uint32_t n, uint64_t *used,
+				   struct gpudp_pkt_desc *d, uint32_t n, uint64_t *used,
 				   uint64_t *bytes);
 int gpudp_cf_pcap_plausible(const struct gpudp_capfile *cf, uint64_t off);
 uint32_t gpudp_cf_lt_snaplen(uint32_t linktype, uint32_t snaplen);

@@ -3,8 +3,8 @@
  * @file
  * gpudp_capture's batches: the packets an engine (gpudp_cap_engine.h)
  * analyses at once. A staged batch holds its packets' bytes in its data
- * area and describes each one (struct gpudp_an_pkt_desc: where its bytes
- * are, its lengths and time); an in-place batch refers to each packet
+ * area and describes each one (struct gpudp_pkt_desc, gpudp_pkt_desc.h:
+ * where its bytes are, its lengths and time); an in-place batch refers to each packet
  * where it is (struct gpudp_an_pkt_ref) and holds an owner handle for it.
  * The functions here are the fast path, inline: filling a batch one packet
  * at a time or in bulk, and reading a finished one in the engine's done
@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "gpudp_analysis.h"
+#include "gpudp_pkt_desc.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,7 +41,7 @@ enum gpudp_cap_mem {
 
 /** A batch: staged (descriptors and packet bytes) or in place (references). */
 struct gpudp_cap_batch {
-	struct gpudp_an_pkt_desc *desc; /**< staged: max_pkts descriptors */
+	struct gpudp_pkt_desc *desc;    /**< staged: max_pkts descriptors */
 	uint8_t *data;                  /**< staged: data_cap bytes; in place: copied-out matches */
 	uint32_t *match;                /**< filter bitmap, valid in the done callback */
 	uint32_t n;                     /**< packets in the batch */
@@ -115,12 +116,12 @@ static inline void
 gpudp_cap_batch_describe(struct gpudp_cap_batch *b, uint32_t off, uint32_t caplen,
 			 uint32_t wirelen, uint64_t ts_ns)
 {
-	struct gpudp_an_pkt_desc *d = &b->desc[b->n++];
+	struct gpudp_pkt_desc *d = &b->desc[b->n++];
 
 	d->off = off;
 	d->caplen = caplen;
 	d->wirelen = wirelen;
-	d->pad = 0;
+	d->mark = 0;
 	d->ts_ns = ts_ns;
 	b->cap_bytes += caplen;
 }

@@ -80,7 +80,7 @@ gpudp_cap_engine_destroy(struct gpudp_cap_engine *e)
  * owners, views; data only for what the GPU engine copies out). */
 int
 gpudp_cap_batch_arrays_alloc(struct gpudp_cap_batch *b, const struct gpudp_cap_engine_conf *c,
-			     uint8_t *data, struct gpudp_an_pkt_desc *desc)
+			     uint8_t *data, struct gpudp_pkt_desc *desc)
 {
 	b->match = calloc((c->batch_pkts + 31) / 32, sizeof(uint32_t));
 	if (c->mem == GPUDP_CAP_MEM_STAGED) {

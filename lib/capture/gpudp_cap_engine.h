@@ -349,7 +349,7 @@ void gpudp_cap_engine_stats_add(struct gpudp_cap_engine_stats *dst,
  * @return 0 or -ENOMEM (free what was allocated with gpudp_cap_batch_arrays_free)
  */
 int gpudp_cap_batch_arrays_alloc(struct gpudp_cap_batch *b, const struct gpudp_cap_engine_conf *c,
-				 uint8_t *data, struct gpudp_an_pkt_desc *desc);
+				 uint8_t *data, struct gpudp_pkt_desc *desc);
 
 /**
  * Free what gpudp_cap_batch_arrays_alloc() allocated.

@@ -202,7 +202,7 @@ gpu_submit(struct gpudp_cap_engine *e, struct gpudp_cap_batch *b)
 	 * packet described to the handoff) */
 	rc = b->inplace ? -ENOTSUP :
 		gpudp_handoff_submit_desc(p->ho, hb, b->data, RTE_ALIGN_CEIL(b->data_used, 16),
-					  (const struct gpudp_ho_desc *)b->desc, b->n);
+					  b->desc, b->n);
 	if (rc == -EINVAL && b->own_data != NULL) {
 		/* lent bytes (gpudp_cap_batch_lend()) that the GPU cannot read: each
 		 * packet described would fault its copy just the same */
@@ -223,7 +223,7 @@ gpu_submit(struct gpudp_cap_engine *e, struct gpudp_cap_batch *b)
 			m->ts_ns = r->ts_ns;
 			m->wire_len = r->wirelen;
 		} else {
-			const struct gpudp_an_pkt_desc *d = &b->desc[i];
+			const struct gpudp_pkt_desc *d = &b->desc[i];
 
 			burst_add_frame(hb, p->span, b->data + d->off, d->caplen);
 			m->ts_ns = d->ts_ns;
@@ -246,7 +246,7 @@ submitted:
 	e->st.bytes += b->cap_bytes;
 	/* staged: the descriptors and each frame's span (at most: the GPU
 	 * copies the span of each, counted here as its bound) */
-	e->st.copy_bytes += (b->inplace ? DESC_BYTES : sizeof(struct gpudp_ho_desc)) * b->n +
+	e->st.copy_bytes += (b->inplace ? DESC_BYTES : sizeof(struct gpudp_pkt_desc)) * b->n +
 		(b->inplace ? 0 : p->span == 0 ? b->cap_bytes :
 		 RTE_MIN((uint64_t)b->cap_bytes, (uint64_t)p->span * b->n));
 	e->st.batches++;

@@ -29,15 +29,6 @@
 /* the handoff's GPU clock model is measured again this often (ns) */
 #define CLOCK_SYNC_NS 100000000ull
 
-/* staged batches go to the handoff as they are (gpudp_handoff_submit_desc()) */
-_Static_assert(sizeof(struct gpudp_an_pkt_desc) == sizeof(struct gpudp_ho_desc) &&
-	       offsetof(struct gpudp_an_pkt_desc, off) == offsetof(struct gpudp_ho_desc, off) &&
-	       offsetof(struct gpudp_an_pkt_desc, caplen) == offsetof(struct gpudp_ho_desc, len) &&
-	       offsetof(struct gpudp_an_pkt_desc, wirelen) ==
-	       offsetof(struct gpudp_ho_desc, wire_len) &&
-	       offsetof(struct gpudp_an_pkt_desc, pad) == offsetof(struct gpudp_ho_desc, mark) &&
-	       offsetof(struct gpudp_an_pkt_desc, ts_ns) == offsetof(struct gpudp_ho_desc, ts_ns),
-	       "a staged batch's descriptors are the handoff's");
 _Static_assert(sizeof(struct gpudp_an_counters) == GPUDP_AN_WORK_COUNTERS * sizeof(uint64_t),
 	       "the work's counters are struct gpudp_an_counters");
 
@@ -59,7 +50,7 @@ struct gpu_priv {
 	int shared;              /* the tables are conf.share's (not freed here) */
 	uint32_t span;           /* staged: the work's span (the rest of a frame stays put) */
 	uint8_t *pinned;         /* staged: the slots' data areas; device: their copy-out areas */
-	struct gpudp_an_pkt_desc *pdesc; /* staged: the slots' descriptors (pinned) */
+	struct gpudp_pkt_desc *pdesc; /* staged: the slots' descriptors (pinned) */
 	uint32_t n_slots, next, oldest, n_inflight;
 	uint64_t clk_t;          /* when the clock model was last measured */
 	struct gpu_slot *slots;

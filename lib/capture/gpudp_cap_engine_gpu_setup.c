@@ -279,7 +279,7 @@ gpu_setup(struct gpudp_cap_engine *e)
 		struct gpudp_cap_engine_conf c = e->conf;
 
 		uint8_t *data = p->pinned != NULL ? p->pinned + (size_t)i * data_cap : NULL;
-		struct gpudp_an_pkt_desc *desc = p->pdesc != NULL ?
+		struct gpudp_pkt_desc *desc = p->pdesc != NULL ?
 			p->pdesc + (size_t)i * e->conf.batch_pkts : NULL;
 
 		c.batch_bytes = data_cap;

@@ -29,7 +29,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,19 +39,6 @@
 
 /* Records read at once (gpudp_capfile_next_many()), in bunches of */
 #define FT_MANY 256u
-
-_Static_assert(sizeof(struct gpudp_capfile_desc) == sizeof(struct gpudp_an_pkt_desc) &&
-	       offsetof(struct gpudp_capfile_desc, off) ==
-	       offsetof(struct gpudp_an_pkt_desc, off) &&
-	       offsetof(struct gpudp_capfile_desc, caplen) ==
-	       offsetof(struct gpudp_an_pkt_desc, caplen) &&
-	       offsetof(struct gpudp_capfile_desc, wirelen) ==
-	       offsetof(struct gpudp_an_pkt_desc, wirelen) &&
-	       offsetof(struct gpudp_capfile_desc, pad) ==
-	       offsetof(struct gpudp_an_pkt_desc, pad) &&
-	       offsetof(struct gpudp_capfile_desc, ts_ns) ==
-	       offsetof(struct gpudp_an_pkt_desc, ts_ns),
-	       "the reader describes records as a batch does");
 
 /* A batch is done: its filter verdicts into the run's bitmap, by record. */
 void
@@ -370,8 +356,7 @@ ft_bulk(struct fthread *f, struct gpudp_capfile *cf, uint64_t *pos, uint64_t to,
 		if ((shrank = ft_bulk_bytes(f, bb, *pos, &buf, &len, &off0)) < 0)
 			return shrank;
 		/* described straight into the batch's descriptors */
-		k = gpudp_capfile_parse_descs(cf, buf, *pos, len, to, off0,
-					      (struct gpudp_capfile_desc *)(bb->desc + bb->n),
+		k = gpudp_capfile_parse_descs(cf, buf, *pos, len, to, off0, bb->desc + bb->n,
 					      gpudp_cap_batch_pkt_room(bb), &used, &nb);
 		bb->n += k;
 		bb->cap_bytes += (uint32_t)nb;

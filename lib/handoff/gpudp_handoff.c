@@ -456,7 +456,7 @@ gpudp_handoff_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 
 int
 gpudp_handoff_submit_desc(struct gpudp_handoff *h, struct gpudp_ho_burst *b, const void *data,
-			  uint32_t data_len, const struct gpudp_ho_desc *desc, uint32_t n)
+			  uint32_t data_len, const struct gpudp_pkt_desc *desc, uint32_t n)
 {
 	int ret;
 

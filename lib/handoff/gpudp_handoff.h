@@ -63,6 +63,7 @@
 
 #include "gpudp_fwd_pkt.h"
 #include "gpudp_handoff_dev.h"
+#include "gpudp_pkt_desc.h"
 #include "gpudp_work.h"
 
 #ifdef __cplusplus
@@ -156,18 +157,13 @@ struct gpudp_handoff_conf {
 };
 
 /**
- * One packet of a burst submitted in one piece (gpudp_handoff_submit_desc()):
- * where its bytes are in the burst's data area, and its metadata (struct
- * gpudp_work_meta). 24 bytes, no padding: an array of them is read as is
- * by the GPU.
+ * Deprecated: a packet of a burst submitted in one piece
+ * (gpudp_handoff_submit_desc()) is described by struct gpudp_pkt_desc
+ * (gpudp_pkt_desc.h: off, caplen, wirelen, mark, ts_ns), the one type of
+ * the capture file reader, the analysis and the handoff; struct
+ * gpudp_ho_desc and its field names len and wire_len still compile.
  */
-struct gpudp_ho_desc {
-	uint32_t off;       /**< its first byte is at data + off */
-	uint32_t len;       /**< bytes there (the frame's captured length) */
-	uint32_t wire_len;  /**< gpudp_work_meta.wire_len */
-	uint32_t mark;      /**< gpudp_work_meta.mark */
-	uint64_t ts_ns;     /**< gpudp_work_meta.ts_ns */
-};
+#define gpudp_ho_desc gpudp_pkt_desc
 
 /** One burst in a ring slot. Fields are read-only for users except via the helpers. */
 struct gpudp_ho_burst {
@@ -204,7 +200,7 @@ struct gpudp_ho_burst {
 				       *   written by the rx thread before submit;
 				       *   NULL otherwise */
 	/* internal: gpudp_handoff_submit_desc()'s arguments while it submits */
-	const struct gpudp_ho_desc *desc_;
+	const struct gpudp_pkt_desc *desc_;
 	uint64_t desc_data_;
 	uint32_t desc_len_;
 	uint32_t desc_pad_;
@@ -410,7 +406,8 @@ int gpudp_handoff_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b);
  * does), so that the work can read past its span where it must.
  * @p data and @p desc must be memory the GPU can read (pinned with
  * cuMemAllocHost(), or registered), left untouched until the burst
- * completes. Packet i is desc[i].len bytes at data + desc[i].off; the GPU
+ * completes. Packet i is desc[i].caplen bytes at data + desc[i].off, its
+ * metadata (struct gpudp_work_meta) desc[i].wirelen, mark and ts_ns; the GPU
  * copies the work's span of it (all of it for a span of 0) to the same
  * offset of the burst's staging area, reading whole 16-byte blocks (so
  * @p data is 16-byte aligned and @p data_len a multiple of 16, at most
@@ -426,7 +423,7 @@ int gpudp_handoff_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b);
  */
 int gpudp_handoff_submit_desc(struct gpudp_handoff *h, struct gpudp_ho_burst *b,
 			      const void *data, uint32_t data_len,
-			      const struct gpudp_ho_desc *desc, uint32_t n);
+			      const struct gpudp_pkt_desc *desc, uint32_t n);
 
 /**
  * Submit what a mode holds back (graph mode: a partial batch). Call it

@@ -131,7 +131,7 @@ struct gpudp_ho_kargs {
 
 /**
  * Arguments of the staged mode's descriptor gather (gpudp_ho_gather_desc,
- * for gpudp_handoff_submit_desc()): it reads struct gpudp_ho_desc[n] from
+ * for gpudp_handoff_submit_desc()): it reads struct gpudp_pkt_desc[n] from
  * desc, copies each packet's span from data + off to stage + off in whole
  * 16-byte blocks, and writes the per-packet arrays the work reads (device
  * memory, [ring_size][burst_max] like the kernel arguments' own).

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "gpudp_handoff_dev.h"
+#include "gpudp_pkt_desc.h"
 #include "gpudp_work_dev.h"
 
 using gpudp_work_dev::globaltimer;
@@ -80,7 +81,7 @@ gpudp_ho_gather(struct gpudp_ho_kargs a, uint64_t src, uint32_t n)
 }
 
 // Staged mode, gpudp_handoff_submit_desc(): the CPU wrote only the
-// descriptors (struct gpudp_ho_desc: off, len, wire_len, mark, ts_ns). A
+// descriptors (struct gpudp_pkt_desc: off, caplen, wirelen, mark, ts_ns). A
 // warp takes 32 packets: each lane reads one descriptor, writes that
 // packet's entries of the arrays the work reads, and counts the 16-byte
 // blocks of data that hold its span; then the warp copies all of its
@@ -104,9 +105,8 @@ gpudp_ho_gather_desc(struct gpudp_ho_kargs a, struct gpudp_ho_gather_args g)
 		uint32_t i = p0 + lane, first = 0, cnt = 0, pre, total;
 
 		if (i < g.n) {
-			const uint64_t *d = (const uint64_t *)g.desc + 3 * (size_t)i;
-			uint64_t x0 = d[0], x1 = d[1], ts = d[2];
-			uint32_t off = (uint32_t)x0, len = (uint32_t)(x0 >> 32);
+			struct gpudp_pkt_desc d = ((const struct gpudp_pkt_desc *)g.desc)[i];
+			uint32_t off = d.off, len = d.caplen;
 			uint32_t l = g.span != 0 && len > g.span ? g.span : len;
 			bool ok = off <= g.data_len && len <= g.data_len - off &&
 				  l <= g.stage_bytes;
@@ -116,8 +116,9 @@ gpudp_ho_gather_desc(struct gpudp_ho_kargs a, struct gpudp_ho_gather_args g)
 			((uint64_t *)g.addr)[base + i] = g.stage + (ok ? off : 0);
 			((uint32_t *)g.len)[base + i] = l;
 			((uint32_t *)g.plen)[base + i] = len;
-			((uint64_t *)g.meta)[2 * (base + i)] = ts;
-			((uint64_t *)g.meta)[2 * (base + i) + 1] = x1;  /* wire_len, mark */
+			((uint64_t *)g.meta)[2 * (base + i)] = d.ts_ns;
+			((uint64_t *)g.meta)[2 * (base + i) + 1] =   /* wire_len, mark */
+				(uint64_t)d.mark << 32 | d.wirelen;
 			if (g.xaddr != 0) {  /* the rest past the span, where it lies */
 				((uint64_t *)g.xaddr)[base + i] = g.data + off + l;
 				((uint32_t *)g.xlen)[base + i] = ok ? len - l : 0;

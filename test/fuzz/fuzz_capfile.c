@@ -132,7 +132,7 @@ many(const uint8_t *data, size_t size, const struct gpudp_capfile_packets *pk, u
 	n = 0;
 	while (pos < size && (k = gpudp_capfile_parse_many(cf, data + pos, pos, size - pos,
 							   UINT64_MAX, n, mr, 8, &used)) > 0) {
-		struct gpudp_capfile_desc d[8];
+		struct gpudp_pkt_desc d[8];
 		uint64_t dused, dbytes, sum = 0;
 
 		CHECK(used <= size - pos);
@@ -145,7 +145,7 @@ many(const uint8_t *data, size_t size, const struct gpudp_capfile_packets *pk, u
 			same_rec(pk, n, &mr[i]);
 			CHECK(d[i].off == 7 + (uint64_t)(mr[i].data - (data + pos)) &&
 			      d[i].caplen == mr[i].caplen && d[i].ts_ns == mr[i].ts_ns &&
-			      d[i].wirelen == mr[i].wirelen && d[i].pad == 0);
+			      d[i].wirelen == mr[i].wirelen && d[i].mark == 0);
 			sum += d[i].caplen;
 		}
 		CHECK(dbytes == sum);

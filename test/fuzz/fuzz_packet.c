@@ -38,7 +38,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct gpudp_filter compiled[sizeof(filters) / sizeof(filters[0])];
 	static int ready;
-	struct gpudp_an_pkt_desc desc[MAX_PKTS];
+	struct gpudp_pkt_desc desc[MAX_PKTS];
 	uint8_t *pkt[MAX_PKTS], *batch;
 	struct gpudp_analysis *a, *b, *c;
 	struct gpudp_flow_record *fl;
@@ -65,7 +65,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pkt[n] = malloc(len ? len : 1);
 		CHECK(pkt[n] != NULL);
 		memcpy(pkt[n], data + off + 3, len);
-		desc[n] = (struct gpudp_an_pkt_desc){ .off = batch_len, .caplen = len,
+		desc[n] = (struct gpudp_pkt_desc){ .off = batch_len, .caplen = len,
 			.wirelen = len + data[off + 2], .ts_ns = n };
 		batch_len += (len + 7) & ~7u;
 		off += 3 + len;

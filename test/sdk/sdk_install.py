@@ -74,7 +74,7 @@ def main():
     want_h = ["gpudp_analysis.h", "gpudp_cap_batch.h", "gpudp_cap_engine.h", "gpudp_cap_reader.h",
               "gpudp_capfile.h",
               "gpudp_handoff.h", "gpudp_mem.h", "gpudp_pcapng.h", "gpudp_pin.h",
-              "gpudp_pin_client.h", "gpudp_regcache.h"]
+              "gpudp_pin_client.h", "gpudp_pkt_desc.h", "gpudp_regcache.h"]
     c.check("public headers in include/gpudp", all(h in headers for h in want_h),
             "have %s" % headers)
     want_l = ["gpudp_mem", "gpudp_handoff", "gpudp_analysis", "gpudp_capfile", "gpudp_capture",

@@ -6,6 +6,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -1706,6 +1707,67 @@ pcapng_roundtrip_keeps_timestamps(void)
 	return GPUDP_TEST_PASS;
 }
 
+/*
+ * One packet descriptor (gpudp_pkt_desc.h) from the capture file reader to
+ * the analysis: gpudp_capfile_parse_descs() describes a file's records as
+ * gpudp_analysis_batch() reads them, and the deprecated names of the type
+ * and its fields (struct gpudp_an_pkt_desc, pad) reach the same bytes.
+ */
+static int
+pkt_desc_from_file_reader_to_analysis(void)
+{
+	struct gpudp_analysis *a = gpudp_analysis_create(0, NULL);
+	struct gpudp_analysis *b = gpudp_analysis_create(0, NULL);
+	struct gpudp_capfile_packets pk;
+	struct gpudp_pkt_desc d[64];
+	struct gpudp_an_pkt_desc old = { .off = 1, .caplen = 2, .wirelen = 3, .pad = 4,
+					 .ts_ns = 5 };
+	struct gpudp_capfile *cf;
+	uint64_t used, bytes;
+	uint8_t *buf;
+	uint32_t k, i;
+	char err[512];
+	long size;
+	FILE *f;
+
+	GPUDP_TEST_ASSERT(sizeof(struct gpudp_pkt_desc) == 24 && old.mark == 4 && old.len == 2 &&
+			  old.wire_len == 3, "the descriptor's layout and its old names");
+	GPUDP_TEST_ASSERT(a != NULL && b != NULL, "create");
+	GPUDP_TEST_ASSERT(gpudp_capfile_read_all(CAP_TEST_DATA "/sample.pcap", &pk, err,
+						 sizeof(err)) == 0, "%s", err);
+	f = fopen(CAP_TEST_DATA "/sample.pcap", "rb");
+	GPUDP_TEST_ASSERT(f != NULL && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 24,
+			  "sample.pcap");
+	buf = malloc((size_t)size);
+	GPUDP_TEST_ASSERT(buf != NULL && fseek(f, 0, SEEK_SET) == 0 &&
+			  fread(buf, 1, (size_t)size, f) == (size_t)size, "read sample.pcap");
+	fclose(f);
+	GPUDP_TEST_ASSERT(gpudp_capfile_open(CAP_TEST_DATA "/sample.pcap", 0, &cf, err,
+					     sizeof(err)) == 0, "%s", err);
+	k = gpudp_capfile_parse_descs(cf, buf + 24, 24, (uint64_t)size - 24, UINT64_MAX, 24, d,
+				      64, &used, &bytes);
+	GPUDP_TEST_ASSERT(k == 64 && k <= pk.n, "%u records described", k);
+	for (i = 0; i < k; i++) {
+		GPUDP_TEST_ASSERT(d[i].caplen == pk.pkt[i].caplen && d[i].mark == 0 &&
+				  d[i].wirelen == pk.pkt[i].wirelen &&
+				  d[i].ts_ns == pk.pkt[i].ts_ns &&
+				  memcmp(buf + d[i].off, pk.pkt[i].data, d[i].caplen) == 0,
+				  "record %u", i);
+		gpudp_analysis_packet(b, pk.pkt[i].data, pk.pkt[i].caplen, pk.pkt[i].wirelen,
+				      pk.pkt[i].ts_ns);
+	}
+	gpudp_analysis_batch(a, d, buf, k, NULL);
+	GPUDP_TEST_ASSERT(a->ctr.pkts == k && a->ctr.pkts == b->ctr.pkts &&
+			  a->ctr.bytes == b->ctr.bytes, "%llu packets analysed",
+			  (unsigned long long)a->ctr.pkts);
+	gpudp_capfile_close(cf);
+	gpudp_capfile_packets_free(&pk);
+	gpudp_analysis_free(a);
+	gpudp_analysis_free(b);
+	free(buf);
+	return GPUDP_TEST_PASS;
+}
+
 static int
 capfile_reports_bad_inputs(void)
 {
@@ -1823,6 +1885,7 @@ static const struct gpudp_test_case cases[] = {
 	{ "filter_limits_are_enforced", filter_limits_are_enforced },
 	{ "pcapng_roundtrip_keeps_timestamps", pcapng_roundtrip_keeps_timestamps },
 	{ "capfile_reports_bad_inputs", capfile_reports_bad_inputs },
+	{ "pkt_desc_from_file_reader_to_analysis", pkt_desc_from_file_reader_to_analysis },
 	{ "sample_capture_is_fully_parsed", sample_capture_is_fully_parsed },
 	{ NULL, NULL },
 };

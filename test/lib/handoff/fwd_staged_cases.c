@@ -119,6 +119,9 @@ staged_desc_bursts_give_what_added_packets_give(void)
 		uint32_t len = (i * 7919u) % 301;
 
 		off += 16;  /* a record header's worth of other bytes */
+		/* struct gpudp_ho_desc, len and wire_len: the deprecated names of
+		 * struct gpudp_pkt_desc, caplen and wirelen, still what SDK
+		 * programs may write */
 		d[i] = (struct gpudp_ho_desc){ .off = off, .len = len, .wire_len = len + i % 3,
 			.mark = i * 31u, .ts_ns = 1700000000000000000ull + i * 977ull };
 		if (i % 97 == 5)  /* past the data area */
