@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * gpudp-capture's direct reader (--reader direct, doc/capture.md "Direct
- * reading"): the --pcap files analysed by gpudp_cap_reader_run() without a PMD,
+ * gpudp-capture's direct reader (--reader direct, doc/capture-files.md "The
+ * direct reader"): the --pcap files analysed by gpudp_cap_reader_run() without a PMD,
  * the matching records written to --filter-out in file order, the report.
  * A file's cut last record is counted in rx_errors, as net_pcap counts it;
  * a file that changed size while it was read is said, counted

@@ -211,7 +211,7 @@ desc_set(struct gpudp_pkt_desc *o, uint32_t off, uint32_t caplen, uint32_t wirel
  * they are in the cache already) otherwise arrive one at a time, each load
  * waiting for the one before: asking ahead takes the walk from DRAM's
  * latency to its bandwidth. 2 KiB ahead was the fastest of 1, 2 and 4 KiB
- * (doc/capture.md, reading the file).
+ * (doc/capture-files.md, "What reading costs").
  */
 #define DESCS_AHEAD 2048
 
