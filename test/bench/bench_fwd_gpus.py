@@ -34,7 +34,7 @@ target cases' (persistent_load and launch); the target (the aggregate on
 two GPUs at least the one-GPU figure) is met when it is >= 1. Absolute
 figures only from the GPU machine.
 
-Exit 0 when it ran (target met or not: the JSON and the output say which),
+Exit 0 when it ran (whatever the ratio: the JSON and the output say it),
 77 with fewer than two GPUs (nvidia-smi -L lists fewer, or gpudp-fwd exits
 77: a mapped GPU is missing), 1 on errors. A path that does not exist is
 looked for in bin/ (the GPU machine's carried programs).
