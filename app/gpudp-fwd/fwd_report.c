@@ -238,22 +238,31 @@ stats_line_gpus(double dt)
 	}
 }
 
-/* each port's counters since it started, a line each after @p prefix */
+/* each port's counters since it started, read once into @p ps (one per
+ * port of cf->ports), so that every form of a report gives the same */
 static void
-ports_print(const char *prefix)
+ports_get(struct gpudp_app_port_stats *ps)
 {
-	struct gpudp_app_port_stats ps;
 	unsigned int i;
 
-	for (i = 0; i < cf->nb_ports; i++) {
-		gpudp_app_port_stats_get(cf->ports[i], &ps);
-		gpudp_app_port_stats_print(stdout, prefix, &ps);
-	}
+	for (i = 0; i < cf->nb_ports; i++)
+		gpudp_app_port_stats_get(cf->ports[i], &ps[i]);
+}
+
+/* the ports' counters @p ps, a line each after @p prefix */
+static void
+ports_print(const char *prefix, const struct gpudp_app_port_stats *ps)
+{
+	unsigned int i;
+
+	for (i = 0; i < cf->nb_ports; i++)
+		gpudp_app_port_stats_print(stdout, prefix, &ps[i]);
 }
 
 void
 fwd_report_stats_line(struct fwd_totals *prev, double dt)
 {
+	struct gpudp_app_port_stats ports[FWD_MAX_PORTS];
 	struct fwd_totals t;
 
 	fwd_totals_get(fwd_run.pipes, fwd_run.nb_pipes, &t);
@@ -270,7 +279,8 @@ fwd_report_stats_line(struct fwd_totals *prev, double dt)
 	print_hist(stdout, "tx", &t.lat_done);
 	printf("\n");
 	stats_line_gpus(dt);
-	ports_print("  ");
+	ports_get(ports);
+	ports_print("  ", ports);
 	fflush(stdout);
 	*prev = t;
 }
@@ -333,25 +343,24 @@ json_gpus(struct gpudp_json *j)
 /* --json: "ports", each port's counters since it started, and "port_drops",
  * the packets they lost before gpudp-fwd saw them or failed to send */
 static void
-json_ports(struct gpudp_json *j)
+json_ports(struct gpudp_json *j, const struct gpudp_app_port_stats *ps)
 {
-	struct gpudp_app_port_stats ps;
 	uint64_t lost = 0;
 	unsigned int i;
 
 	gpudp_json_arr(j, "ports");
 	for (i = 0; i < cf->nb_ports; i++) {
-		gpudp_app_port_stats_get(cf->ports[i], &ps);
-		gpudp_app_port_stats_json(j, &ps);
-		lost += gpudp_app_port_stats_drops(&ps);
+		gpudp_app_port_stats_json(j, &ps[i]);
+		lost += gpudp_app_port_stats_drops(&ps[i]);
 	}
 	gpudp_json_end(j);
 	gpudp_json_u64(j, "port_drops", lost);
 }
 
-/* --json FILE: the configuration and the final counters. @return 0 or -1 */
+/* --json FILE: the configuration and the final counters, the ports' @p ps.
+ * @return 0 or -1 */
 static int
-json_report(const struct fwd_totals *t, double secs)
+json_report(const struct fwd_totals *t, double secs, const struct gpudp_app_port_stats *ps)
 {
 	struct gpudp_json j;
 	unsigned int i;
@@ -390,7 +399,7 @@ json_report(const struct fwd_totals *t, double secs)
 		json_hist(&j, "lat_rx_to_kernel_end", &t->lat_kend);
 		json_hist(&j, "lat_rx_to_tx", &t->lat_done);
 		json_gpus(&j);
-		json_ports(&j);
+		json_ports(&j, ps);
 		gpudp_json_end(&j);
 		rc = gpudp_json_close(&j);
 	}
@@ -448,22 +457,12 @@ final_gpus(double secs)
 	}
 }
 
-/* a warning for each port that lost packets gpudp-fwd never saw */
-static void
-ports_warn(void)
-{
-	struct gpudp_app_port_stats ps;
-	unsigned int i;
-
-	for (i = 0; i < cf->nb_ports; i++)
-		if (gpudp_app_port_stats_get(cf->ports[i], &ps) == 0)
-			gpudp_app_port_stats_warn("gpudp-fwd", &ps);
-}
-
 int
 fwd_report_final(double secs)
 {
+	struct gpudp_app_port_stats ports[FWD_MAX_PORTS];
 	struct fwd_totals t;
+	unsigned int i;
 
 	io_bytes_note();
 	fwd_totals_get(fwd_run.pipes, fwd_run.nb_pipes, &t);
@@ -479,10 +478,14 @@ fwd_report_final(double secs)
 	print_hist(stdout, "rx->tx", &t.lat_done);
 	printf("\n");
 	final_gpus(secs);
-	ports_print("final ");
+	/* one reading of the ports for the lines, the warnings and --json: a
+	 * started port's PMD may count on (net_af_packet's kernel ring drops) */
+	ports_get(ports);
+	ports_print("final ", ports);
 	fflush(stdout);
-	ports_warn();
-	return cf->json != NULL ? json_report(&t, secs) : 0;
+	for (i = 0; i < cf->nb_ports; i++)
+		gpudp_app_port_stats_warn("gpudp-fwd", &ports[i]);
+	return cf->json != NULL ? json_report(&t, secs, ports) : 0;
 }
 
 void
