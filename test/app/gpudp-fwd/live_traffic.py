@@ -15,16 +15,14 @@ usage:
         counters and --json;
       - the frames a0 and b0 sent (their kernel counters) equal what
         gpudp-fwd received plus the drops it reports for its ports (its
-        "port_drops"), plus, where it reports none, the drops the kernel
-        counted in the receive rings of its packet sockets (read with
-        PACKET_STATISTICS); the frames a0 and b0 received equal what it
-        transmitted;
+        "port_drops", the kernel's ring drops included), and per port;
+        the frames a0 and b0 received equal what it transmitted;
       - after SIGKILL a restart with the same --file-prefix forwards again;
       - the same forwarding over net_tap ports (the PMD's tap interfaces
         moved into two more namespaces): pings, a 128 MiB TCP transfer,
         the taps' kernel counters against gpudp-fwd's;
       - gpudp-capture --cpu on an net_af_packet port on a1: its report's
-        packets plus its port drops (or the ring's) equal the frames a0
+        packets plus its port drops equal the frames a0
         sent, as tshark capturing on a0 counted them.
       Exit 77 (SKIP) when namespaces or veth pairs cannot be made (not
       root, no `ip netns`) or a tool is missing (ping, ethtool, tshark).
@@ -44,7 +42,6 @@ default work swaps source and destination MAC, which leaves such frames
 as they were, so the ends talk as if on one wire; each side's neighbour
 entry is static, so no ARP is needed (ARP would be forwarded too).
 """
-import ctypes
 import hashlib
 import json
 import os
@@ -65,7 +62,6 @@ MAC = "02:00:5e:00:53:01"  # both ends (the documentation range of RFC 7042)
 A_IP, B_IP = "192.0.2.1", "192.0.2.2"
 TA_IP, TB_IP = "198.51.100.1", "198.51.100.2"
 TCP_BYTES = 128 << 20
-SOL_PACKET, PACKET_STATISTICS = 263, 6
 PREFIXES = []  # EAL --file-prefix of every run, their runtime dirs removed at the end
 
 
@@ -155,48 +151,6 @@ def link_stats(ns, ifname):
 
 def delta(after, before, d, key):
     return after[d][key] - before[d][key]
-
-
-def packet_socket_drops(pid):
-    """The drops the kernel counted in the receive rings of process @pid's
-    packet sockets since they were last read, by interface index
-    (PACKET_STATISTICS on a copy of each socket, taken with
-    pidfd_getfd(2); reading resets the kernel's count)."""
-    inodes = {}
-    with open("/proc/%d/net/packet" % pid) as f:
-        next(f)
-        for ln in f:
-            p = ln.split()
-            inodes[p[8]] = int(p[4])
-    libc = ctypes.CDLL(None, use_errno=True)
-    pidfd = os.pidfd_open(pid)
-    drops = {}
-    try:
-        for fd in os.listdir("/proc/%d/fd" % pid):
-            try:
-                link = os.readlink("/proc/%d/fd/%s" % (pid, fd))
-            except OSError:
-                continue
-            m = re.match(r"socket:\[(\d+)\]", link)
-            if not m or m.group(1) not in inodes:
-                continue
-            nfd = libc.syscall(438, pidfd, int(fd), 0)  # pidfd_getfd
-            if nfd < 0:
-                raise OSError(ctypes.get_errno(), "pidfd_getfd")
-            s = socket.socket(fileno=nfd)
-            try:
-                _, dropped = struct.unpack("II", s.getsockopt(SOL_PACKET, PACKET_STATISTICS, 8))
-            finally:
-                s.close()
-            ix = inodes[m.group(1)]
-            drops[ix] = drops.get(ix, 0) + dropped
-    finally:
-        os.close(pidfd)
-    return drops
-
-
-def ifindex(ns, ifname):
-    return json.loads(run("ip", "-j", "link", "show", "dev", ifname, ns=ns).stdout)[0]["ifindex"]
 
 
 class App:
@@ -427,11 +381,6 @@ def fwd_af_packet(fwd, net, d):
           % (TCP_BYTES >> 20, "equals" if snd and rcv and snd["sha256"] == rcv["sha256"]
              else "differs from", rcv and rcv["sha256"][:16], TCP_BYTES / 1e6 / secs))
     quiet(net, ends)
-    # drops in the kernel's rings that gpudp-fwd does not report (read only
-    # where its --json has no port drops: reading resets the kernel's count)
-    ring = None
-    if port_drops(load_json(j1)) is None:
-        ring = packet_socket_drops(app.p.pid)
     j = final_ok(app, app.stop(signal.SIGINT), j2, "SIGINT")
     after = {x: link_stats(ns, x) for ns, x in ends}
     if j is None:
@@ -439,35 +388,25 @@ def fwd_af_packet(fwd, net, d):
     k_sent = sum(delta(after[x], before[x], "tx", "packets") for _, x in ends)
     k_recv = sum(delta(after[x], before[x], "rx", "packets") for _, x in ends)
     pd = port_drops(j)
-    if ring is not None:
-        rd = sum(ring.values())
-        rx_side = "gpudp-fwd rx %d + drops in its sockets' rings %d (the kernel's; its " \
-                  "--json has no port_drops)" % (j["rx_pkts"], rd)
-        total = j["rx_pkts"] + rd
-    else:
-        rx_side = "gpudp-fwd rx %d + its port_drops %d" % (j["rx_pkts"], pd)
-        total = j["rx_pkts"] + pd
-    check(k_sent == total and k_sent > 0, "frames a0 and b0 sent, %d, = %s" % (k_sent, rx_side))
+    check(pd is not None and k_sent == j["rx_pkts"] + pd and k_sent > 0,
+          "frames a0 and b0 sent, %d, = gpudp-fwd rx %d + its port_drops %s"
+          % (k_sent, j["rx_pkts"], pd))
     drops = sum(j.get("drops", {}).values()) if isinstance(j.get("drops"), dict) else 0
     check(j["rx_pkts"] == j["tx_pkts"] + drops,
           "gpudp-fwd: rx %d = tx %d + its drops %d" % (j["rx_pkts"], j["tx_pkts"], drops))
     oerr = sum(p.get("oerrors", 0) for p in j.get("ports", []))
     check(k_recv == j["tx_pkts"] - oerr, "frames a0 and b0 received, %d, = gpudp-fwd tx %d "
           "- port oerrors %d" % (k_recv, j["tx_pkts"], oerr))
-    if "ports" in j:
-        for p, (ns, x) in zip(sorted(j["ports"], key=lambda q: q["port"]), ends):
-            sent = delta(after[x], before[x], "tx", "packets")
-            dropped = p["imissed"] + p["ierrors"] + p["rx_nombuf"]
-            if ring is not None:
-                dropped += ring.get(ifindex(n["F"], i["a1" if x == i["a0"] else "b1"]), 0)
-            check(sent == p["rx_pkts"] + dropped, "port %d (%s): %s sent %d = rx %d + "
-                  "drops %d" % (p["port"], p.get("driver"), x, sent, p["rx_pkts"], dropped))
-    else:
-        print("note: gpudp-fwd's --json has no \"ports\" (port counters not in this build)")
+    ports = sorted(j.get("ports", []), key=lambda q: q["port"])
+    check(len(ports) == 2, "--json has both ports' counters: %d" % len(ports))
+    for p, (ns, x) in zip(ports, ends):
+        sent = delta(after[x], before[x], "tx", "packets")
+        dropped = p["imissed"] + p["ierrors"] + p["rx_nombuf"]
+        check(sent == p["rx_pkts"] + dropped, "port %d (%s): %s sent %d = rx %d + "
+              "drops %d" % (p["port"], p.get("driver"), x, sent, p["rx_pkts"], dropped))
     print("measured: %d frames sent by a0/b0, gpudp-fwd rx %d tx %d, its drops %d, port drops "
-          "%s, ring drops %s, TCP %.1f MB/s" % (k_sent, j["rx_pkts"], j["tx_pkts"], drops, pd,
-                                              ring if ring is None else sum(ring.values()),
-                                              TCP_BYTES / 1e6 / secs))
+          "%s, TCP %.1f MB/s" % (k_sent, j["rx_pkts"], j["tx_pkts"], drops, pd,
+                                 TCP_BYTES / 1e6 / secs))
 
     # SIGKILL, then at once the same --file-prefix again
     j3 = os.path.join(d, "fwd-restart.json")
@@ -599,10 +538,6 @@ def capture_af_packet(cap, net, d):
         time.sleep(0.5)
         ts.send_signal(signal.SIGINT)
         ts.wait(30)
-    ring = None
-    rc_alive = app.p.poll() is None
-    if rc_alive and port_drops(load_json(os.path.join(d, "fwd-sigterm.json"))) is None:
-        ring = sum(packet_socket_drops(app.p.pid).values())
     rc = app.stop(signal.SIGINT)
     after = link_stats(n["A"], i["a0"])
     j = load_json(jp)
@@ -617,13 +552,10 @@ def capture_af_packet(cap, net, d):
           % (seen, sent, ts_drop.group(1) if ts_drop else "none reported"))
     if j is None:
         return
-    if ring is not None:
-        dropped, how = ring, "drops in its socket's ring (the kernel's)"
-    else:
-        dropped, how = j.get("port_drops", 0), "its port_drops"
-    check(seen is not None and j["packets"] + dropped == seen and seen >= count,
-          "gpudp-capture: packets %d + %s %d = the %s frames tshark saw a0 send"
-          % (j["packets"], how, dropped, seen))
+    dropped = j.get("port_drops")
+    check(seen is not None and dropped is not None and j["packets"] + dropped == seen and
+          seen >= count, "gpudp-capture: packets %d + its port_drops %s = the %s frames "
+          "tshark saw a0 send" % (j["packets"], dropped, seen))
     print("measured: capture: %d UDP frames sent, tshark %s, gpudp-capture %d + %d dropped"
           % (count, seen, j["packets"], dropped))
 
