@@ -128,10 +128,6 @@ void gpudp_ho_clk_publish(struct gpudp_handoff *h, const struct gpudp_ho_clk *e)
 int gpudp_ho_gpu_clock_sync(struct gpudp_handoff *h);
 /** GPU modes: whether @p a and @p b run on the same GPU (gpudp_handoff_clock_share). */
 int gpudp_ho_gpu_same_device(const struct gpudp_handoff *a, const struct gpudp_handoff *b);
-/** Validate a work's descriptor (gpudp_work.c). @return 0 or a negative errno. */
-int gpudp_work_validate(const struct gpudp_work *w, char *err, size_t len);
-/** Check the format of a work's GPU image. @return 0 or -ENOEXEC. */
-int gpudp_work_image_check(const struct gpudp_work *w, char *err, size_t len);
 /* the kernel-start timestamp, on timed bursts only (conf lat_sample) */
 static inline uint64_t
 cpu_kstart(const struct gpudp_ho_burst *b)

@@ -2,7 +2,7 @@
 /*
  * libFuzzer target: the argument of the built-in work `match`,
  * FILE[,scope=payload|frame][,action=drop|count]
- * (gpudp_work_match_arg(), lib/handoff/gpudp_work_match.c), the text a user
+ * (gpudp_work_match_arg(), lib/work/gpudp_work_match.c), the text a user
  * gives to --work-arg. The input, cut at its first NUL, is one argument;
  * it is parsed with the flags all clear and all set, and each answer is
  * compared with an oracle written here: the file is what comes before the
@@ -22,7 +22,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* what lib/handoff's other sources and DPDK would give (dpdk_stub/) */
+/* what DPDK would give (dpdk_stub/) */
 #include "gpudp_fuzz_dpdk.h"
 
 #define CHECK(c, ...) do { \

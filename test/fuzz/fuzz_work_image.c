@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target: the GPU image format check of a work's descriptor
- * (gpudp_work_image_check(), lib/handoff/gpudp_work.c), which reads a
+ * (gpudp_work_image_check(), lib/work/gpudp_work.c), which reads a
  * fatbin's or a cubin's header, or scans PTX text, in whatever a work's
  * shared object points at. Each input is checked
  * - as an image of its real size, in a heap block of exactly that size (the
@@ -21,14 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpudp_handoff_pvt.h"
 #include "gpudp_work.h"
+#include "gpudp_work_pvt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* what lib/handoff's other sources and DPDK would give (dpdk_stub/) */
+/* what DPDK would give (dpdk_stub/) */
 #include "gpudp_fuzz_dpdk.h"
-int gpudp_ho_logtype;
 
 #define CHECK(c, ...) do { \
 	if (!(c)) { \

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Fuzz builds only: the little of DPDK's rte_common.h that the sources a
- * fuzz target compiles (lib/handoff/gpudp_work.c) use, so that clang builds
+ * fuzz target compiles (lib/work/gpudp_work.c) use, so that clang builds
  * them without a DPDK build. Add what they come to use.
  */
 #ifndef GPUDP_FUZZ_RTE_COMMON_H

@@ -14,6 +14,9 @@
 #define RTE_LOG_INFO 7U
 #define RTE_LOG_DEBUG 8U
 
+/* a log type: a plain int (rte_log() here ignores it) */
+#define RTE_LOG_REGISTER(type, name, level) int type
+
 int rte_log(uint32_t level, uint32_t logtype, const char *format, ...)
 	__attribute__((format(printf, 3, 4)));
 

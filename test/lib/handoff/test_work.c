@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The work API (lib/handoff/gpudp_work.h): the built-in works and their
+ * The work API (lib/work/gpudp_work.h): the built-in works and their
  * verdict names and argument; every rule of a descriptor's validation,
  * refused with a message that says what is wrong; a work registered
  * through the API run by a cpu mode handoff (verdicts, results, counters,
@@ -29,6 +29,7 @@
 #include "gpudp_handoff.h"
 #include "gpudp_handoff_pvt.h"
 #include "gpudp_work.h"
+#include "gpudp_work_pvt.h"
 #include "gpudp_test.h"
 
 static const char *works_dir;

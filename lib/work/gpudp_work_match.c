@@ -2,7 +2,7 @@
 /*
  * The built-in work `match` (gpudp_match_work.h): its descriptor, its
  * argument (a pattern file and two options), its table (the compiled
- * database) and its CPU form. Its GPU form is work_match.cu.
+ * database) and its CPU form. Its GPU form is match.cu.
  */
 #include <errno.h>
 #include <stddef.h>

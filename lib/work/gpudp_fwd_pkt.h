@@ -5,11 +5,11 @@
  * the CPU form (C11) and the GPU form (work_*.cu, nvcc): MAC swap, IPv4
  * forwarding (header checksum check, TTL decrement with the incremental
  * checksum update of RFC 1624) and a synthetic compute load. Parsing
- * (Ethernet, VLAN tags, IPv4) is lib/analysis's gpudp_pkt_parse(), not a
+ * (Ethernet, VLAN tags, IPv4) is lib/pkt's gpudp_pkt_parse(), not a
  * second parser. They are works like any other, registered through
  * gpudp_work_register() (gpudp_work_find("macswap")).
  *
- * Every function is GPUDP_AN_HD: static inline in C, __host__ __device__
+ * Every function is GPUDP_PKT_HD: static inline in C, __host__ __device__
  * under nvcc. Packet bytes are read and written one byte at a time
  * (packets sit at any alignment). Nothing here depends on DPDK or CUDA.
  */
@@ -21,7 +21,7 @@
 #include <string.h>
 #endif
 
-#include "gpudp_analysis_pkt.h"
+#include "gpudp_pkt_parse.h"
 #include "gpudp_work.h"
 
 #ifdef __cplusplus
@@ -70,7 +70,7 @@ enum gpudp_fwd_verdict {
  * the CPU the same bytes move as one 12-byte load and two 6-byte stores
  * (memcpy: any alignment).
  */
-GPUDP_AN_HD void
+GPUDP_PKT_HD void
 gpudp_fwd_macswap(uint8_t *p)
 {
 	uint8_t t[12];
@@ -91,7 +91,7 @@ gpudp_fwd_macswap(uint8_t *p)
 }
 
 /** Fold a 32-bit one's-complement sum to 16 bits. */
-GPUDP_AN_HD uint32_t
+GPUDP_PKT_HD uint32_t
 gpudp_fwd_csum_fold(uint32_t s)
 {
 	while (s >> 16)
@@ -100,7 +100,7 @@ gpudp_fwd_csum_fold(uint32_t s)
 }
 
 /** One's-complement sum of @p len bytes (even) at @p h, as 16-bit big-endian words. */
-GPUDP_AN_HD uint32_t
+GPUDP_PKT_HD uint32_t
 gpudp_fwd_csum_sum(const uint8_t *h, uint32_t len)
 {
 	uint32_t s = 0, i;
@@ -115,7 +115,7 @@ gpudp_fwd_csum_sum(const uint8_t *h, uint32_t len)
  * incrementally (RFC 1624, eqn. 3: HC' = ~(~HC + ~m + m')), where m is
  * the 16-bit word holding TTL and protocol.
  */
-GPUDP_AN_HD void
+GPUDP_PKT_HD void
 gpudp_fwd_ttl_dec(uint8_t *h)
 {
 	uint32_t m = gpudp_rd16(h + 8), m2 = m - 0x100u, hc = gpudp_rd16(h + 10);
@@ -132,7 +132,7 @@ gpudp_fwd_ttl_dec(uint8_t *h)
  * the @p len bytes at @p p (the first segment); the IPv4 total length is
  * checked against @p frame_len (the whole frame). @return the verdict.
  */
-GPUDP_AN_HD uint32_t
+GPUDP_PKT_HD uint32_t
 gpudp_fwd_ipv4(uint8_t *p, uint32_t len, uint32_t frame_len)
 {
 	struct gpudp_pkt_info pi;
@@ -169,7 +169,7 @@ gpudp_fwd_ipv4(uint8_t *p, uint32_t len, uint32_t frame_len)
  * first (up to) 64 of the @p avail bytes at @p p, seeded with the frame
  * length @p len. @return the hash (the packet is not changed).
  */
-GPUDP_AN_HD uint32_t
+GPUDP_PKT_HD uint32_t
 gpudp_fwd_load(const uint8_t *p, uint32_t avail, uint32_t len, uint32_t rounds)
 {
 	uint32_t h = 0x9e3779b9u ^ len, r, i, n = avail < 64 ? avail : 64;

@@ -23,7 +23,7 @@
 
 #include <stdint.h>
 
-#include "gpudp_analysis_pkt.h"
+#include "gpudp_pkt_parse.h"
 #include "gpudp_match.h"
 #include "gpudp_work.h"
 

@@ -24,8 +24,8 @@
  *   (a fatbin) that the C side embeds (GPUDP_WORK_IMAGE());
  * - a descriptor, struct gpudp_work, that names all of this.
  *
- * The built-in works (macswap, ipv4, load) are registered through the same
- * API. A work built outside the tree is a shared object that exports
+ * The built-in works (macswap, ipv4, load, match; lib/work) are registered
+ * through the same API. A work built outside the tree is a shared object that exports
  * GPUDP_WORK_EXPORT(descriptor); gpudp_work_load() opens it.
  *
  * This header is C11 and nvcc; its inline parts depend on neither DPDK nor
@@ -335,6 +335,15 @@ struct gpudp_work {
  *   registered), -ENOSPC (64 works are registered)
  */
 int gpudp_work_register(const struct gpudp_work *w, char *err, size_t err_len);
+
+/**
+ * Check a work's descriptor as gpudp_work_register() does, without
+ * registering it: ABI and size, limits, names, tables, the GPU image's
+ * format. A handoff checks its work this way at creation.
+ * @param err  receives why it was refused (may be NULL)
+ * @return 0, or -EPROTO, -EINVAL or -ENOEXEC as gpudp_work_register()
+ */
+int gpudp_work_validate(const struct gpudp_work *w, char *err, size_t err_len);
 
 /**
  * The registered work named @p name; the built-ins (macswap, ipv4, load)

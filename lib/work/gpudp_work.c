@@ -20,13 +20,15 @@
 
 #include "gpudp_errf.h"
 #include "gpudp_fwd_pkt.h"
-#include "gpudp_handoff_pvt.h"
 #include "gpudp_work.h"
 #include "gpudp_work_match.h"
+#include "gpudp_work_pvt.h"
 
 #ifdef GPUDP_HAS_CUDA
-#include "gpudp_handoff_images.h"
+#include "gpudp_work_images.h"
 #endif
+
+RTE_LOG_REGISTER(gpudp_work_logtype, gpudp.work, INFO);
 
 /* ---- built-in works ---- */
 
@@ -347,24 +349,24 @@ builtins_register(void)
 #ifdef GPUDP_HAS_CUDA
 	{
 		const struct gpudp_cuda_image *img[GPUDP_FWD_K_MAX] = {
-			&gpudp_handoff_image_work_macswap, &gpudp_handoff_image_work_ipv4,
-			&gpudp_handoff_image_work_load,
+			&gpudp_work_image_macswap, &gpudp_work_image_ipv4,
+			&gpudp_work_image_load,
 		};
 
 		for (i = 0; i < GPUDP_FWD_K_MAX; i++) {
 			builtins[i].gpu_image = img[i]->data;
 			builtins[i].gpu_image_size = img[i]->size;
 		}
-		gpudp_work_match.gpu_image = gpudp_handoff_image_work_match.data;
-		gpudp_work_match.gpu_image_size = gpudp_handoff_image_work_match.size;
+		gpudp_work_match.gpu_image = gpudp_work_image_match.data;
+		gpudp_work_match.gpu_image_size = gpudp_work_image_match.size;
 	}
 #endif
 	pthread_mutex_lock(&works_lock);
 	for (i = 0; i < GPUDP_FWD_K_MAX; i++)
 		if (reg_locked(&builtins[i], "built-in", NULL, err, sizeof(err)) != 0)
-			HO_LOG(ERR, "built-in work %s: %s", builtins[i].name, err);
+			WORK_LOG(ERR, "built-in work %s: %s", builtins[i].name, err);
 	if (reg_locked(&gpudp_work_match, "built-in", NULL, err, sizeof(err)) != 0)
-		HO_LOG(ERR, "built-in work %s: %s", gpudp_work_match.name, err);
+		WORK_LOG(ERR, "built-in work %s: %s", gpudp_work_match.name, err);
 	pthread_mutex_unlock(&works_lock);
 }
 
@@ -484,7 +486,7 @@ gpudp_work_load(const char *path, char *err, size_t err_len)
 			    ret == -ENOSPC ? -ret : EINVAL;
 		goto fail;
 	}
-	HO_LOG(INFO, "work %s from %s (span %u, result %u bytes, %u reasons, %u counters, %s)",
+	WORK_LOG(INFO, "work %s from %s (span %u, result %u bytes, %u reasons, %u counters, %s)",
 	       w->name, path, w->span, w->result_size, w->n_reasons, w->n_counters,
 	       w->gpu_image != NULL ? "GPU image" : "CPU only");
 	return w;
