@@ -56,7 +56,7 @@ batch_done(void *arg, const struct gpudp_cap_batch *b)
 
 	if (app->verify != NULL)
 		verify_batch(app, b);
-	if (app->out == NULL || b->n_match == 0 || app->out_failed)
+	if (app->out == NULL || b->n_match == 0)
 		return;
 	for (i = 0; i < b->n; i++) {
 		uint32_t caplen, wirelen;
@@ -71,13 +71,9 @@ batch_done(void *arg, const struct gpudp_cap_batch *b)
 			app->unreadable_written++;
 			continue;
 		}
-		if (gpudp_pcapng_write(app->out, d, caplen, wirelen, ts) != 0) {
-			CAP_LOG(ERR, "--filter-out %s: write failed; no more packets are written",
-				app->conf.filter_out);
-			app->out_failed = 1;
-			return;
-		}
-		app->filter_written++;
+		/* a write error: said and counted by the writer, which goes on
+		 * with the next file (--filter-out-rotate) */
+		gpudp_pcapng_ring_write(app->out, d, caplen, wirelen, ts);
 	}
 }
 

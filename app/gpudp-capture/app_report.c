@@ -96,6 +96,26 @@ report_gpus(struct cap_app *app, struct cap_report_gpu *gpus, struct cap_report 
 }
 
 /*
+ * What the --filter-out writer wrote (the final report: every packet
+ * written first, so that a write error is in its counts).
+ */
+static void
+filter_out_stats(struct cap_app *app, int final, struct cap_report *r)
+{
+	struct gpudp_pcapng_ring_stats st;
+
+	if (app->out == NULL)
+		return;
+	if (final)
+		gpudp_pcapng_ring_flush(app->out);
+	gpudp_pcapng_ring_stats(app->out, &st);
+	r->filter_written = st.packets + st.pending;
+	r->filter_dropped = st.dropped;
+	r->filter_files = st.files;
+	r->filter_files_removed = st.files_removed;
+}
+
+/*
  * Read the engine's results and report them (the table unless --quiet,
  * --json); @p final: the last report, else a --period one.
  */
@@ -112,8 +132,10 @@ app_report(struct cap_app *app, double elapsed, int final)
 		.file_truncated = app->file_truncated, .files_changed = app->files_changed,
 		/* the direct reader's (no port): a cut last record; the ports' are added */
 		.rx_errors = app->rx_errors, .filter_expr = app->conf.filter_expr,
-		.filter_file = app->conf.filter_out, .filter_written = app->filter_written,
+		.filter_file = app->conf.filter_out,
 		.filter_unreadable = app->unreadable_written,
+		.filter_rotate = gpudp_pcapng_ring_rotates(&app->conf.rotate) ?
+			&app->conf.rotate : NULL,
 		.top_n = app->conf.top, .match = &app->conf.match,
 		.mem = cap_mem_name(app->mem),
 		.mem_note = app->mem_note[0] ? app->mem_note : NULL,
@@ -138,6 +160,7 @@ app_report(struct cap_app *app, double elapsed, int final)
 	if (app_n_engines(app) > 1)
 		r.eng = &app->eng_sum;
 	report_gpus(app, gpus, &r);
+	filter_out_stats(app, final, &r);
 
 	r.staging_drops += app->eng.st.unreadable;
 	if (app->mem == GPUDP_CAP_MEM_DEVICE) {

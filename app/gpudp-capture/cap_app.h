@@ -28,7 +28,7 @@
 #include "gpudp_app_gpu.h"
 #include "gpudp_cap_engine.h"
 #include "gpudp_analysis.h"
-#include "gpudp_pcapng.h"
+#include "gpudp_pcapng_ring.h"
 #include "options.h"
 
 extern int cap_logtype;
@@ -93,9 +93,8 @@ struct cap_app {
 	const char *engine_name;
 	char engine_note[320];
 	struct gpudp_analysis *result;
-	struct gpudp_pcapng *out;
-	int out_failed;
-	uint64_t filter_written;
+	struct gpudp_pcapng_ring *out;  /* --filter-out (--filter-out-rotate): a write
+					 * error is said and counted by the writer */
 	uint64_t staging_drops;
 	uint64_t multiseg;
 	uint64_t pmd_cut;         /* frames whose mbufs hold fewer bytes than pkt_len */

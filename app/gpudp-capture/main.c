@@ -17,6 +17,7 @@
  * tables are read back and reported.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -190,6 +191,39 @@ lookup_timestamps(struct cap_app *app)
 		app->ts_off = -1;
 }
 
+/* The --filter-out writer's errors (once a file). */
+static void
+filter_out_log(void *arg, const char *msg)
+{
+	RTE_SET_USED(arg);
+	CAP_LOG(ERR, "--filter-out: %s", msg);
+}
+
+/*
+ * The --filter-out writer: the one file, or with --filter-out-rotate the
+ * first of a series, made with the first packet.
+ * @return 0, or the exit code
+ */
+static int
+open_filter_out(struct cap_app *app)
+{
+	struct gpudp_pcapng_ring_conf rc = app->conf.rotate;
+
+	rc.appname = "gpudp-capture";
+	rc.ifname = app->input_desc;
+	rc.log = filter_out_log;
+	app->out = gpudp_pcapng_ring_open(app->conf.filter_out, &rc);
+	if (app->out != NULL)
+		return 0;
+	if (gpudp_pcapng_ring_rotates(&rc))
+		fprintf(stderr, "gpudp-capture: --filter-out: cannot create files named after "
+			"'%s' (--filter-out-rotate): %s\n", app->conf.filter_out, strerror(errno));
+	else
+		fprintf(stderr, "gpudp-capture: --filter-out: cannot create '%s': %s\n",
+			app->conf.filter_out, strerror(errno));
+	return GPUDP_EXIT_FAILURE;
+}
+
 /*
  * The analysis's result tables, the --filter-out writer and --verify's CPU
  * analysis.
@@ -208,15 +242,8 @@ open_outputs(struct cap_app *app)
 		CAP_LOG(ERR, "out of memory for the flow table (--flows %u)", app->conf.flows);
 		return GPUDP_EXIT_FAILURE;
 	}
-	if (app->conf.filter_out != NULL) {
-		app->out = gpudp_pcapng_open(app->conf.filter_out, "gpudp-capture",
-					     app->input_desc, 0);
-		if (app->out == NULL) {
-			fprintf(stderr, "gpudp-capture: --filter-out: cannot create '%s': %s\n",
-				app->conf.filter_out, strerror(errno));
-			return GPUDP_EXIT_FAILURE;
-		}
-	}
+	if (app->conf.filter_out != NULL && open_filter_out(app) != 0)
+		return GPUDP_EXIT_FAILURE;
 	if (app->conf.verify) {
 		if (strcmp(app->engine_name, "gpu") != 0) {
 			CAP_LOG(NOTICE, "--verify: no GPU in use, nothing to verify (exit 77)");
@@ -314,13 +341,18 @@ teardown(struct cap_app *app, int rc)
 
 	app_destroy_gpu_engines(app);
 	gpudp_cap_engine_destroy(&app->eng);
-	if (app->out != NULL && gpudp_pcapng_close(app->out) != 0) {
-		fprintf(stderr, "gpudp-capture: --filter-out %s: write error\n",
-			app->conf.filter_out);
-		rc = GPUDP_EXIT_FAILURE;
+	if (app->out != NULL) {
+		struct gpudp_pcapng_ring_stats st;
+
+		gpudp_pcapng_ring_flush(app->out);
+		gpudp_pcapng_ring_stats(app->out, &st);
+		if (gpudp_pcapng_ring_close(app->out) != 0) {
+			fprintf(stderr, "gpudp-capture: --filter-out %s: write error: %" PRIu64
+				" packets not written\n", app->conf.filter_out, st.dropped);
+			rc = GPUDP_EXIT_FAILURE;
+		}
+		app->out = NULL;
 	}
-	if (app->out_failed)
-		rc = GPUDP_EXIT_FAILURE;
 	/* a capture file changed size while it was read: the report (written)
 	 * need not be of any one version of it */
 	if (rc == GPUDP_EXIT_OK && app->files_changed > 0)

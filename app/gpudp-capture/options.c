@@ -17,6 +17,7 @@ enum {
 	OPT_RXD, OPT_TOP, OPT_PERIOD, OPT_PROGRESS, OPT_IDLE_MS, OPT_MAX_PACKETS,
 	OPT_DURATION, OPT_QUIET, OPT_VERIFY, OPT_PCAP, OPT_MEM, OPT_PIN, OPT_ENGINE, OPT_HELP,
 	OPT_MATCH, OPT_MATCH_SCOPE, OPT_READER, OPT_THREADS, OPT_GPU_MAP,
+	OPT_FILTER_OUT_ROTATE,
 };
 
 static const struct option long_opts[] = {
@@ -26,6 +27,7 @@ static const struct option long_opts[] = {
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "filter-out", required_argument, NULL, OPT_FILTER_OUT },
+	{ "filter-out-rotate", required_argument, NULL, OPT_FILTER_OUT_ROTATE },
 	{ "match", required_argument, NULL, OPT_MATCH },
 	{ "match-scope", required_argument, NULL, OPT_MATCH_SCOPE },
 	{ "reader", required_argument, NULL, OPT_READER },
@@ -77,6 +79,13 @@ cap_conf_usage(FILE *f, const char *prog)
 "  --flows N           flow table slots, a power of two, 16..16777216 (default: 65536)\n"
 "  --filter EXPR       filter expression, see doc/capture.md (default: none)\n"
 "  --filter-out FILE   write packets matching --filter to FILE as pcapng (default: none)\n"
+"  --filter-out-rotate SPEC\n"
+"                      write --filter-out as a series of files, named as dumpcap's\n"
+"                      -b names them (FILE_00001_YYYYmmddHHMMSS.pcapng, ...):\n"
+"                      filesize:KB (a new file before one would pass KB kB),\n"
+"                      duration:SEC (a new file SEC s of capture time after a file's\n"
+"                      first packet), files:N (keep the newest N), comma-separated\n"
+"                      (default: none, the one file FILE)\n"
 "  --match FILE        payload inspection: count the byte patterns of FILE in every\n"
 "                      packet (doc/match.md); --filter may use 'match' and 'match NAME'\n"
 "                      (default: none)\n"
@@ -253,6 +262,17 @@ word_option(struct cap_conf *c, int o, const char *v)
 	}
 }
 
+/* --filter-out-rotate: dumpcap's conditions (gpudp_pcapng_ring_parse()) */
+static int
+rotate_arg(struct cap_conf *c, const char *v)
+{
+	char err[160];
+
+	c->rotate_spec = v;
+	return gpudp_pcapng_ring_parse(v, &c->rotate, err, sizeof(err)) == 0 ? 0 :
+		bad("filter-out-rotate", v, err);
+}
+
 /* --gpu-map's syntax, before EAL (gpudp_app_gpu_map_check()) */
 static int
 gpu_map_arg(struct cap_conf *c, const char *v)
@@ -308,6 +328,7 @@ value_option(struct cap_conf *c, int o, const char *v)
 					 &c->threads);
 	case OPT_MATCH_SCOPE: return cap_match_scope(PROG, v, &c->match);
 	case OPT_FILTER_OUT: c->filter_out = v; return 0;
+	case OPT_FILTER_OUT_ROTATE: return rotate_arg(c, v);
 	case OPT_PORTS: return ports_arg(c, v);
 	case OPT_BATCH: return u32_arg("batch", v, 1, 1u << 20, &c->batch_pkts);
 	case OPT_BATCH_BYTES: return u32_arg("batch-bytes", v, 65536, 1u << 30, &c->batch_bytes);
@@ -465,6 +486,11 @@ conf_check(struct cap_conf *c)
 	if (c->filter_out != NULL && c->filter_expr == NULL) {
 		fprintf(stderr, "gpudp-capture: --filter-out: bad value '%s' (needs --filter)\n",
 			c->filter_out);
+		return -1;
+	}
+	if (c->rotate_spec != NULL && c->filter_out == NULL) {
+		fprintf(stderr, "gpudp-capture: --filter-out-rotate: bad value '%s' (needs "
+			"--filter-out)\n", c->rotate_spec);
 		return -1;
 	}
 	if (pool_check(c) != 0)

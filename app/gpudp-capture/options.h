@@ -13,6 +13,7 @@
 #include "gpudp_cap_reader.h"
 #include "cap_match.h"
 #include "gpudp_analysis.h"
+#include "gpudp_pcapng_ring.h"
 
 #define CAP_MAX_PORTS 32
 #define CAP_MAX_PCAP 16
@@ -68,6 +69,8 @@ struct cap_conf {
 	struct gpudp_filter filter; /**< compiled once the options are read (after --match) */
 	struct cap_match match;   /**< --match, --match-scope */
 	const char *filter_out;   /**< --filter-out */
+	const char *rotate_spec;  /**< --filter-out-rotate as given, or NULL */
+	struct gpudp_pcapng_ring_conf rotate; /**< its conditions (the other fields unset) */
 	uint16_t ports[CAP_MAX_PORTS]; /**< --ports */
 	uint32_t n_ports;         /**< 0: all ports */
 	uint32_t batch_pkts;      /**< --batch */

@@ -249,9 +249,19 @@ cap_report_table(FILE *f, const struct cap_report *r)
 		return -ENOMEM;
 	}
 	if (r->filter_expr != NULL) {
-		fprintf(f, "\nfilter     \"%s\": %" PRIu64 " packets, %" PRIu64 " bytes matched%s%s",
-			r->filter_expr, c->filter_pkts, c->filter_bytes,
-			r->filter_file ? "; written to " : "", r->filter_file ? r->filter_file : "");
+		fprintf(f, "\nfilter     \"%s\": %" PRIu64 " packets, %" PRIu64 " bytes matched",
+			r->filter_expr, c->filter_pkts, c->filter_bytes);
+		if (r->filter_file != NULL && r->filter_rotate != NULL)
+			fprintf(f, "; %" PRIu64 " written to %" PRIu64 " file%s named after %s",
+				r->filter_written, r->filter_files, r->filter_files == 1 ? "" : "s",
+				r->filter_file);
+		else if (r->filter_file != NULL)
+			fprintf(f, "; written to %s", r->filter_file);
+		if (r->filter_files_removed != 0)
+			fprintf(f, " (%" PRIu64 " deleted, files:%u)", r->filter_files_removed,
+				r->filter_rotate->files);
+		if (r->filter_dropped != 0)
+			fprintf(f, "; %" PRIu64 " not written (write errors)", r->filter_dropped);
 		if (r->filter_unreadable != 0)
 			fprintf(f, "; %" PRIu64 " matches not written (their bytes could not be "
 				"read back from GPU memory)", r->filter_unreadable);
@@ -503,6 +513,18 @@ json_filter(struct gpudp_json *j, const struct cap_report *r,
 	gpudp_json_str(j, "file", r->filter_file);
 	gpudp_json_u64(j, "written", r->filter_written);
 	gpudp_json_u64(j, "not_written_unreadable", r->filter_unreadable);
+	gpudp_json_u64(j, "not_written_write_errors", r->filter_dropped);
+	gpudp_json_u64(j, "files", r->filter_files);
+	gpudp_json_u64(j, "files_removed", r->filter_files_removed);
+	if (r->filter_rotate == NULL) {
+		gpudp_json_null(j, "rotate");
+	} else {
+		gpudp_json_obj(j, "rotate");
+		gpudp_json_u64(j, "filesize_kb", r->filter_rotate->filesize_kb);
+		gpudp_json_u64(j, "duration_s", r->filter_rotate->duration_s);
+		gpudp_json_u64(j, "files", r->filter_rotate->files);
+		gpudp_json_end(j);
+	}
 	gpudp_json_end(j);
 }
 

@@ -15,6 +15,7 @@
 #include "gpudp_cap_engine.h"
 #include "gpudp_analysis.h"
 #include "gpudp_app_port_stats.h"
+#include "gpudp_pcapng_ring.h"
 
 /** JSON schema version written as "schema". */
 #define CAP_REPORT_SCHEMA 1
@@ -61,6 +62,12 @@ struct cap_report {
 	uint64_t filter_written;    /**< packets written to filter_file */
 	uint64_t filter_unreadable; /**< matches not written: their bytes could not be read
 				     *   back from GPU memory */
+	uint64_t filter_dropped;    /**< matches not written: write errors (a full disk, ...) */
+	uint64_t filter_files;      /**< files written (1 without filter_rotate; with it,
+				     *   those deleted by its files condition included) */
+	uint64_t filter_files_removed; /**< files deleted by filter_rotate's files condition */
+	/** --filter-out-rotate's conditions, or NULL (one file) */
+	const struct gpudp_pcapng_ring_conf *filter_rotate;
 	uint32_t top_n;             /**< rows of the flow and talker tables */
 	/** payload inspection (--match): the pattern set whose counts a->match_*
 	 *  hold; NULL or no file: none */

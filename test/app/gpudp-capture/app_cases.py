@@ -19,6 +19,12 @@ GROUP is one of:
                too: a truncated file's cut record); its usage errors
   over_64k     records over 65535 bytes on net_pcap: only the bytes that
                arrived are analysed and written (pmd_cut, snapped)
+  rotate       --filter-out-rotate: every file valid for capinfos and tshark,
+               named as documented, the files together the one file's
+               packets and the filter's matches (direct reader and net_pcap);
+               duration by capture time, files:N; a file that cannot be
+               written counted, said, exit 1
+  rotate_options  --filter-out-rotate's usage errors, a missing directory
   mem          --mem/--pin/--engine: usage errors, refusals naming the port and
                its driver, no GPU (exit 77); with GPUDP_TEST_FAKE_LIBCUDA (a
                fake libcuda.so.1, host memory) the in-place CPU path over a
@@ -26,8 +32,10 @@ GROUP is one of:
 Prints one line per case and "N passed, N failed"; exit 1 on any failure,
 77 when tshark is needed and missing.
 """
+import glob
 import json
 import os
+import re
 import shutil
 import signal
 import struct
@@ -434,7 +442,8 @@ def options(c):
             "--ports: bad value '5'" in r.stderr, r.stderr[-300:])
     r = subprocess.run([c.app, "--help"], capture_output=True, text=True)
     helptext = r.stdout
-    missing = [o for o in ("--cpu", "--gpu", "--gpu-map", "--json", "--filter", "--filter-out", "--ports",
+    missing = [o for o in ("--cpu", "--gpu", "--gpu-map", "--json", "--filter", "--filter-out",
+                           "--filter-out-rotate", "--ports",
                            "--batch", "--batch-bytes", "--inflight", "--flows", "--burst",
                            "--mbufs", "--data-room", "--rxd", "--top", "--period",
                            "--progress", "--idle-ms", "--max-packets", "--duration",
@@ -449,7 +458,7 @@ def options(c):
     undocumented = [b.split()[0] for b in blocks
                     if b.split()[0] != "--help" and "(default:" not in b]
     c.check("help_lists_every_option_with_its_default", r.returncode == 0 and not missing and
-            not undocumented and len(blocks) == 32, (missing, undocumented, len(blocks)))
+            not undocumented and len(blocks) == 33, (missing, undocumented, len(blocks)))
 
 
 def write_pcap(path, frames, snap=262144):
@@ -787,13 +796,200 @@ def direct(c):
                 "status %d: %s" % (r.returncode, r.stderr[-300:]))
 
 
+def ring_files(d, stem):
+    """The files of a --filter-out-rotate series in @d, by index: [(index, path)]"""
+    out = []
+    for f in glob.glob(os.path.join(d, stem + "_*.pcapng")):
+        m = re.fullmatch(re.escape(stem) + r"_(\d{5,})_(\d{14})\.pcapng", os.path.basename(f))
+        out.append((int(m.group(1)) if m else -1, f))
+    return sorted(out)
+
+
+def capinfos_ok(path):
+    """(capinfos reads the whole file without an error or a warning, its packet count)"""
+    r = subprocess.run(["capinfos", "-M", "-c", path], capture_output=True, text=True)
+    m = re.search(r"Number of packets:\s+(\d+)", r.stdout)
+    return r.returncode == 0 and not r.stderr.strip() and m is not None, \
+        int(m.group(1)) if m else -1
+
+
+def check_series(c, tag, d, stem, rep, one, first_index=1, max_bytes=None, span_s=None):
+    """The files of a series in @d: named stem_NNNNN_<UTC time of the first
+    packet>.pcapng with consecutive indexes from @first_index, each read
+    whole by capinfos and tshark; together the packets of @one (tshark's
+    fields of the unrotated file) from the first file's first packet on, in
+    order; the report's counts. @max_bytes: each file within it, or of one
+    packet; @span_s: each file's packets within that many seconds of its
+    first, and each file starting that many seconds or more after the last
+    one started. @return the files' packets (tshark fields)"""
+    files = ring_files(d, stem)
+    got, firsts, bad = [], [], []
+    for k, (idx, f) in enumerate(files):
+        ok, n = capinfos_ok(f)
+        rc, rows, err = tshark_fields(f)
+        t0 = float(rows[0].split()[0]) if rows else 0.0
+        want_name = "%s_%05d_%s.pcapng" % (stem, first_index + k,
+                                           time.strftime("%Y%m%d%H%M%S", time.gmtime(int(t0))))
+        if not ok or rc != 0 or n != len(rows) or n == 0 or os.path.basename(f) != want_name:
+            bad.append((os.path.basename(f), want_name, ok, n, len(rows), err[-200:]))
+        if max_bytes is not None and os.path.getsize(f) > max_bytes and n != 1:
+            bad.append((os.path.basename(f), "larger than %d bytes" % max_bytes))
+        if span_s is not None and rows and float(rows[-1].split()[0]) - t0 >= span_s:
+            bad.append((os.path.basename(f), "spans %s s or more" % span_s))
+        if span_s is not None and firsts and t0 - firsts[-1] < span_s:
+            bad.append((os.path.basename(f), "starts less than %s s after the last" % span_s))
+        firsts.append(t0)
+        got += rows
+    flt = rep.get("filter") or {}
+    c.check("rotate_every_file_valid_and_named_by_its_first_packet %s (%d files)" % (tag, len(files)),
+            len(files) > 1 and not bad, bad[:3])
+    c.check("rotate_files_together_are_the_one_files_packets %s" % tag,
+            len(got) > 0 and got == one[len(one) - len(got):] and
+            (first_index > 1 or len(got) == len(one)),
+            "%d packets in the files, %d in the one file" % (len(got), len(one)))
+    c.check("rotate_report_counts_files_and_packets %s" % tag,
+            flt.get("files") == len(files) + first_index - 1 and
+            flt.get("files_removed") == first_index - 1 and
+            flt.get("written") == flt.get("matched_packets") == len(one) and
+            flt.get("not_written_write_errors") == 0, flt)
+    return got
+
+
+def rotate(c):
+    """--filter-out-rotate on sample.pcap: filesize (direct reader and
+    net_pcap's path), duration by capture time, files:N, a file that cannot
+    be written; every file checked by capinfos and tshark."""
+    if not shutil.which("tshark") or not shutil.which("capinfos"):
+        print("tshark or capinfos not found: SKIP")
+        return 77
+    sample = c.path("sample.pcap")
+    # the one file of each filter, the reference (and tshark's own selection)
+    one = {}
+    for flt, theirs in [("tcp", "tcp"), ("not tcp", "not tcp")]:
+        o = c.out("one-%s.pcapng" % flt.replace(" ", "-"))
+        r = c.run(None, "--pcap", sample, "--cpu", "--quiet", "--filter", flt, "--filter-out", o)
+        one[flt] = tshark_fields(o)[1] if r.returncode == 0 else []
+        want = tshark_fields(sample, theirs)[1]
+        c.check("rotate_reference_is_tshark_selection '%s'" % flt, len(want) > 0 and
+                one[flt] == want, "%d against %d: %s" % (len(one[flt]), len(want),
+                                                         r.stderr[-300:]))
+    # filesize: the direct reader, and net_pcap's path (batches of the engine)
+    for tag, vdev, pre in [("direct", None, ["--pcap", sample]), ("pmd", sample, [])]:
+        d = c.out("size-" + tag)
+        os.mkdir(d)
+        j = os.path.join(d, "r.json")
+        r = c.run(vdev, *pre, "--cpu", "--filter", "tcp", "--filter-out",
+                  os.path.join(d, "tcp.pcapng"), "--filter-out-rotate", "filesize:10",
+                  "--json", j)
+        rep = json.load(open(j)) if r.returncode == 0 and os.path.exists(j) else {}
+        check_series(c, "filesize:10 " + tag, d, "tcp", rep, one["tcp"], max_bytes=10000)
+        n = (rep.get("filter") or {}).get("files")
+        c.check("rotate_text_report_says_files_and_packets %s" % tag,
+                "; %d written to %s files named after %s" % (len(one["tcp"]), n,
+                                                             os.path.join(d, "tcp.pcapng"))
+                in r.stdout and rep["filter"]["rotate"] == {"filesize_kb": 10, "duration_s": 0,
+                                                            "files": 0},
+                r.stdout[-300:] + r.stderr[-300:])
+    # duration: by the packets' capture time (the file is read in milliseconds)
+    d = c.out("duration")
+    os.mkdir(d)
+    j = os.path.join(d, "r.json")
+    r = c.run(None, "--pcap", sample, "--cpu", "--quiet", "--filter", "not tcp", "--filter-out",
+              os.path.join(d, "x.pcapng"), "--filter-out-rotate", "duration:1", "--json", j)
+    rep = json.load(open(j)) if r.returncode == 0 and os.path.exists(j) else {}
+    check_series(c, "duration:1", d, "x", rep, one["not tcp"], span_s=1.0)
+    # files:2: the last two files of the series stay
+    d = c.out("files")
+    os.mkdir(d)
+    j = os.path.join(d, "r.json")
+    r = c.run(sample, "--cpu", "--quiet", "--filter", "not tcp", "--filter-out",
+              os.path.join(d, "x.pcapng"), "--filter-out-rotate", "duration:1,files:2",
+              "--json", j)
+    rep = json.load(open(j)) if r.returncode == 0 and os.path.exists(j) else {}
+    made = (rep.get("filter") or {}).get("files", 0)
+    c.check("rotate_files_keeps_the_newest (%d files made)" % made, made > 2 and
+            [i for i, _ in ring_files(d, "x")] == [made - 1, made], ring_files(d, "x"))
+    check_series(c, "duration:1,files:2", d, "x", rep, one["not tcp"], first_index=made - 1,
+                 span_s=1.0)
+    # a file that cannot be written (file 2 a link to /dev/full): said with
+    # its name, its packets counted, the files before and after it written
+    if os.access("/dev/full", os.W_OK):
+        t = [float(row.split()[0]) for row in one["not tcp"]]
+        second = [k for k in range(len(t)) if t[k] - t[0] >= 1.0][0]
+        n2 = len([x for x in t if t[second] <= x < t[second] + 1.0])
+        d = c.out("full")
+        os.mkdir(d)
+        name = os.path.join(d, "x_00002_%s.pcapng" %
+                            time.strftime("%Y%m%d%H%M%S", time.gmtime(int(t[second]))))
+        os.symlink("/dev/full", name)
+        j = os.path.join(d, "r.json")
+        r = c.run(None, "--pcap", sample, "--cpu", "--quiet", "--filter", "not tcp",
+                  "--filter-out", os.path.join(d, "x.pcapng"), "--filter-out-rotate",
+                  "duration:1", "--json", j)
+        rep = json.load(open(j)) if os.path.exists(j) else {}
+        flt = rep.get("filter") or {}
+        files = ring_files(d, "x")
+        valid = all(capinfos_ok(f)[0] for _, f in files)
+        total = sum(capinfos_ok(f)[1] for _, f in files)
+        c.check("rotate_write_error_is_said_counted_and_exits_1 (%d packets of file 2)" % n2,
+                r.returncode == 1 and name in r.stderr and "No space left on device" in r.stderr
+                and "--filter-out" in r.stderr and flt.get("not_written_write_errors") == n2 and
+                flt.get("written") == total == len(t) - n2 and valid and
+                [i for i, _ in files] == [i for i in range(1, len(files) + 2) if i != 2] and
+                flt.get("files") == len(files),
+                (r.returncode, r.stderr[-400:], flt, [os.path.basename(f) for _, f in files]))
+
+
+def rotate_options(c):
+    """--filter-out-rotate's usage errors (exit 2, the option and the value
+    named), --help, a directory files cannot be made in (exit 1)."""
+    out = c.out("x.pcapng")
+    base = ["--filter", "tcp", "--filter-out", out, "--filter-out-rotate"]
+    for args, needle in [
+        (base + ["filesize:0"], "--filter-out-rotate: bad value 'filesize:0' (filesize:0: "
+         "expected an integer 1..18446744073709551 (kB, 1000 bytes))"),
+        (base + ["duration:x"], "--filter-out-rotate: bad value 'duration:x' (duration:x: "
+         "expected an integer 1..18446744073 (seconds))"),
+        (base + ["files:0,duration:1"], "--filter-out-rotate: bad value 'files:0,duration:1' "
+         "(files:0: expected an integer 1..100000)"),
+        (base + ["files:3"], "--filter-out-rotate: bad value 'files:3' (files:3 needs "
+         "filesize:KB or duration:SEC"),
+        (base + ["size:10"], "--filter-out-rotate: bad value 'size:10' (size:10: unknown "
+         "condition (expected filesize:KB, duration:SEC or files:N))"),
+        (base + ["filesize:1,filesize:2"], "--filter-out-rotate: bad value "
+         "'filesize:1,filesize:2' (filesize:2: filesize given twice)"),
+        (base + ["filesize:1,"], "--filter-out-rotate: bad value 'filesize:1,' (an empty "
+         "condition)"),
+        (base + [""], "--filter-out-rotate: bad value '' (expected filesize:KB"),
+        (["--filter", "tcp", "--filter-out-rotate", "filesize:1"],
+         "--filter-out-rotate: bad value 'filesize:1' (needs --filter-out)"),
+        (["--filter-out-rotate"], "option '--filter-out-rotate' needs a value"),
+    ]:
+        r = c.run(None, "--pcap", c.path("sample.pcap"), *args)
+        c.check("usage_error %s" % " ".join(repr(a) if not a else a for a in args),
+                r.returncode == 2 and needle in r.stderr and not os.listdir(c.tmp),
+                "status %d: %s" % (r.returncode, r.stderr[-300:]))
+    r = c.run(None, "--pcap", c.path("sample.pcap"), "--cpu", "--quiet", "--filter", "tcp",
+              "--filter-out", "/nonexistent-gpudp-dir/x.pcapng", "--filter-out-rotate",
+              "filesize:10")
+    c.check("rotate_into_a_missing_directory_is_a_clear_error", r.returncode == 1 and
+            "--filter-out: cannot create files named after '/nonexistent-gpudp-dir/x.pcapng' "
+            "(--filter-out-rotate): No such file or directory" in r.stderr,
+            "status %d: %s" % (r.returncode, r.stderr[-300:]))
+    r = subprocess.run([c.app, "--help"], capture_output=True, text=True)
+    c.check("help_lists_filter_out_rotate_with_its_conditions", r.returncode == 0 and
+            "--filter-out-rotate SPEC" in r.stdout and "filesize:KB" in r.stdout and
+            "duration:SEC" in r.stdout and "files:N" in r.stdout, r.stdout[-300:])
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
     c = Cases(sys.argv[1], sys.argv[2])
     group = {"bad_inputs": bad_inputs, "filter": filter_cases, "options": options,
              "engine": engine, "mem": mem, "over_64k": over_64k,
-             "direct": direct}.get(sys.argv[3])
+             "direct": direct, "rotate": rotate,
+             "rotate_options": rotate_options}.get(sys.argv[3])
     if group is None:
         sys.exit("unknown group %s" % sys.argv[3])
     rc = group(c)
