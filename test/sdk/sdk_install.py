@@ -73,7 +73,8 @@ def main():
     headers = sorted(os.path.basename(h) for h in glob.glob(root + "/include/gpudp/*.h"))
     want_h = ["gpudp_analysis.h", "gpudp_cap_batch.h", "gpudp_cap_engine.h", "gpudp_cap_reader.h",
               "gpudp_capfile.h",
-              "gpudp_handoff.h", "gpudp_mem.h", "gpudp_pcapng.h", "gpudp_pin.h",
+              "gpudp_handoff.h", "gpudp_mem.h", "gpudp_pcapng.h", "gpudp_pcapng_ring.h",
+              "gpudp_pin.h",
               "gpudp_pin_client.h", "gpudp_pkt_desc.h", "gpudp_regcache.h"]
     c.check("public headers in include/gpudp", all(h in headers for h in want_h),
             "have %s" % headers)
