@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The capture analysis work's descriptor (gpudp_analysis_work.h): its CPU
- * form, its GPU image (capture.cu, embedded as gpudp_analysis_image_capture)
- * and the names of its counters, the fields of struct gpudp_an_counters in
- * order.
+ * form, its GPU image (capture.cu, embedded as gpudp_analysis_image_capture),
+ * the names of its counters (the fields of struct gpudp_an_counters in
+ * order), its tables and state, and the collect hook that merges the state
+ * into a struct gpudp_analysis.
  */
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
 
+#include "gpudp_analysis.h"
 #include "gpudp_analysis_images.h"
 #include "gpudp_analysis_work.h"
 
@@ -28,14 +31,97 @@ _Static_assert(sizeof(an_counters) / sizeof(an_counters[0]) == GPUDP_AN_WORK_COU
 	       "a name for every field of struct gpudp_an_counters");
 _Static_assert(GPUDP_AN_WORK_COUNTERS <= GPUDP_WORK_COUNTERS_MAX,
 	       "struct gpudp_an_counters fits the work's counters");
-_Static_assert(sizeof(struct gpudp_an_work_params) == 64, "parameter block layout");
+_Static_assert(sizeof(struct gpudp_an_work_params) == 96, "parameter block layout");
 
 static const char *const an_reasons[] = { "unmatched" };
 
 GPUDP_WORK_CPU(an_cpu, gpudp_an_work_pkt)
 
+#define AN_FIELD(ptr, size) { offsetof(struct gpudp_an_work_params, ptr), \
+			      offsetof(struct gpudp_an_work_params, size) }
+/* read-only: the filter, the pattern database */
+static const struct gpudp_work_table an_tables[] = {
+	AN_FIELD(filter, filter_size), AN_FIELD(match, match_size),
+};
+/* state, in enum gpudp_an_work_state's order */
+static const struct gpudp_work_table an_states[GPUDP_AN_STATES] = {
+	AN_FIELD(flows, flows_size), AN_FIELD(frags, frags_size), AN_FIELD(counts, counts_size),
+};
+#undef AN_FIELD
+
+/* the tables are the caller's (gpudp_handoff_conf.params): nothing to free */
+static void
+an_fini(void *params)
+{
+	(void)params;
+}
+
+/*
+ * The state into the result: the tables copied into the result's when
+ * they have its shapes (the GPU's are laid out as the host's, filled by
+ * the same code: gpudp_analysis_pkt.h's lookups and hash), merged
+ * otherwise; the pattern counts replace the result's.
+ */
+static int
+an_collect(const void *params, void *const *state, const uint64_t *size, void *arg)
+{
+	const struct gpudp_an_work_params *pr = params;
+	const struct gpudp_an_work_result *r = arg;
+	struct gpudp_analysis *out = r->out;
+	const uint64_t *cnt = state[GPUDP_AN_STATE_COUNTS];
+	int rc = 0;
+
+	if (size[GPUDP_AN_STATE_FLOWS] != sizeof(*out->flows) * ((uint64_t)pr->flow_mask + 1) ||
+	    size[GPUDP_AN_STATE_FRAGS] != sizeof(*out->frags) * ((uint64_t)pr->frag_mask + 1))
+		return -EINVAL;
+	if (out->flow_mask == pr->flow_mask && out->frag_mask == pr->frag_mask) {
+		memcpy(out->flows, state[GPUDP_AN_STATE_FLOWS], size[GPUDP_AN_STATE_FLOWS]);
+		memcpy(out->frags, state[GPUDP_AN_STATE_FRAGS], size[GPUDP_AN_STATE_FRAGS]);
+		memcpy(&out->ctr, r->ctr, sizeof(out->ctr));
+	} else {
+		gpudp_analysis_reset(out);
+		rc = gpudp_analysis_merge(out, r->ctr, state[GPUDP_AN_STATE_FLOWS],
+					  pr->flow_mask + 1);
+		if (gpudp_analysis_merge_frags(out, state[GPUDP_AN_STATE_FRAGS],
+					       pr->frag_mask + 1) != 0)
+			rc = -ENOSPC;
+	}
+	if (out->match != NULL) {
+		memset(out->match_occ, 0, sizeof(uint64_t) * out->match->n_patterns);
+		memset(out->match_pkts, 0, sizeof(uint64_t) * out->match->n_patterns);
+		if (cnt != NULL && out->match->n_patterns == pr->n_patterns)
+			gpudp_analysis_merge_match(out, cnt, cnt + pr->n_patterns);
+	}
+	return rc;
+}
+
+void
+gpudp_analysis_work_params(struct gpudp_an_work_params *prm, uint32_t flow_capacity,
+			   const struct gpudp_filter *filter, const struct gpudp_match_db *db,
+			   uint32_t match_flags)
+{
+	uint32_t frag_capacity = gpudp_analysis_frag_capacity(flow_capacity);
+
+	memset(prm, 0, sizeof(*prm));
+	prm->flows_size = sizeof(struct gpudp_flow_slot) * (uint64_t)flow_capacity;
+	prm->frags_size = sizeof(struct gpudp_frag_slot) * (uint64_t)frag_capacity;
+	prm->filter = (uint64_t)(uintptr_t)filter;
+	prm->filter_size = sizeof(*filter);
+	prm->flow_mask = flow_capacity - 1;
+	prm->frag_mask = frag_capacity - 1;
+	if (db != NULL) {
+		prm->match = (uint64_t)(uintptr_t)db;
+		prm->match_size = db->size;
+		prm->n_patterns = db->n_patterns;
+		prm->counts_size = 2 * sizeof(uint64_t) * db->n_patterns;
+		prm->match_flags = match_flags;
+	}
+}
+
 /* the analysis reads its span (the headers) without payload inspection,
  * whole frames with it */
+#define AN_STATE .n_tables = 2, .tables = an_tables, .fini = an_fini, \
+	.n_states = GPUDP_AN_STATES, .states = an_states, .collect = an_collect
 static struct gpudp_work an_works[2] = {
 	{ .abi = GPUDP_WORK_ABI, .size = sizeof(struct gpudp_work),
 	  .name = GPUDP_AN_WORK_NAME,
@@ -44,7 +130,7 @@ static struct gpudp_work an_works[2] = {
 	  .params_size = sizeof(struct gpudp_an_work_params),
 	  .n_reasons = 1, .reasons = an_reasons,
 	  .n_counters = GPUDP_AN_WORK_COUNTERS, .counters = an_counters,
-	  .cpu = an_cpu },
+	  .cpu = an_cpu, AN_STATE },
 	{ .abi = GPUDP_WORK_ABI, .size = sizeof(struct gpudp_work),
 	  .name = GPUDP_AN_WORK_PAYLOAD_NAME,
 	  .summary = "gpudp-capture's analysis with payload inspection (whole frames)",
@@ -52,8 +138,9 @@ static struct gpudp_work an_works[2] = {
 	  .params_size = sizeof(struct gpudp_an_work_params),
 	  .n_reasons = 1, .reasons = an_reasons,
 	  .n_counters = GPUDP_AN_WORK_COUNTERS, .counters = an_counters,
-	  .cpu = an_cpu },
+	  .cpu = an_cpu, AN_STATE },
 };
+#undef AN_STATE
 
 /* descriptor @p i, its image set and registered on its first call */
 static const struct gpudp_work *

@@ -7,11 +7,15 @@
  * gpudp-fwd. The per-packet function is gpudp_an_account(), the code the
  * CPU engine runs (gpudp_analysis_pkt.h).
  *
- * - Parameters: the addresses of the analysis tables (flow table,
- *   fragment table, compiled filter; for payload inspection the pattern
- *   database and the per-pattern counts), which the caller allocates (in
- *   GPU memory for the GPU modes) and passes as the handoff's parameter
- *   block (gpudp_handoff_conf.params). They accumulate over the run.
+ * - Parameters (struct gpudp_an_work_params), which the caller fills and
+ *   passes as the handoff's parameter block (gpudp_handoff_conf.params):
+ *   two read-only tables, the compiled filter and, for payload inspection,
+ *   the pattern database (their host addresses: the handoff copies them
+ *   where the work runs), and the work's state (gpudp_work.h, "state"),
+ *   which the handoff allocates zeroed and which accumulates over the run:
+ *   the flow table, the fragment table and the per-pattern counts (their
+ *   sizes; address 0). At the end gpudp_handoff_collect() merges the state
+ *   into a struct gpudp_analysis (struct gpudp_an_work_result).
  * - Counters: struct gpudp_an_counters, field by field
  *   (GPUDP_AN_WORK_COUNTERS of them): the handoff sums them over the
  *   bursts (gpudp_handoff_stats.counters), in the struct's layout.
@@ -57,18 +61,48 @@ extern "C" {
 /** Its one drop reason: the packet does not match the filter. */
 #define GPUDP_AN_WORK_UNMATCHED 1u
 
-/** Parameter block: addresses the work reads and updates (atomically on the GPU). */
+/** The work's state tables, in the order of its descriptor's states. */
+enum gpudp_an_work_state {
+	GPUDP_AN_STATE_FLOWS = 0,  /**< the flow table */
+	GPUDP_AN_STATE_FRAGS,      /**< the fragment table */
+	GPUDP_AN_STATE_COUNTS,     /**< per pattern: occurrences, then packets */
+	GPUDP_AN_STATES
+};
+
+/**
+ * Parameter block: where the tables are (the work reads them) and where the
+ * state is (the work updates it, atomically on the GPU). The caller writes
+ * the tables' host addresses and every size; the handoff writes the
+ * addresses the work sees.
+ */
 struct gpudp_an_work_params {
-	uint64_t flows;      /**< struct gpudp_flow_slot[flow_mask + 1] */
-	uint64_t frags;      /**< struct gpudp_frag_slot[frag_mask + 1], or 0 (none) */
-	uint64_t filter;     /**< struct gpudp_filter */
-	uint32_t flow_mask;  /**< flow table capacity - 1 */
-	uint32_t frag_mask;  /**< fragment table capacity - 1 */
-	uint64_t match;      /**< struct gpudp_match_db, or 0 (no payload inspection) */
-	uint64_t match_occ;  /**< uint64_t[n_patterns]: occurrences per pattern */
-	uint64_t match_pkts; /**< uint64_t[n_patterns]: packets per pattern */
+	uint64_t flows;       /**< state: struct gpudp_flow_slot[flow_mask + 1] */
+	uint64_t flows_size;  /**< its bytes */
+	uint64_t frags;       /**< state: struct gpudp_frag_slot[frag_mask + 1] */
+	uint64_t frags_size;  /**< its bytes (0: no fragment table) */
+	uint64_t counts;      /**< state: uint64_t[2 * n_patterns]: per pattern its
+			       *   occurrences, then the packets it was found in */
+	uint64_t counts_size; /**< its bytes (0: no payload inspection) */
+	uint64_t filter;      /**< table: struct gpudp_filter */
+	uint64_t filter_size; /**< its bytes */
+	uint64_t match;       /**< table: struct gpudp_match_db, or 0 (no payload
+			       *   inspection) */
+	uint64_t match_size;  /**< its bytes (the database's size) */
+	uint32_t flow_mask;   /**< flow table capacity - 1 */
+	uint32_t frag_mask;   /**< fragment table capacity - 1 */
 	uint32_t match_flags; /**< GPUDP_AN_MATCH_FRAME */
-	uint32_t pad;
+	uint32_t n_patterns;  /**< the database's patterns */
+};
+
+struct gpudp_analysis;
+
+/** gpudp_handoff_collect()'s argument for this work: where the state goes. */
+struct gpudp_an_work_result {
+	struct gpudp_analysis *out;           /**< its tables are replaced by the state
+					       *   (merged when their shapes differ)
+					       *   and its pattern counts by the work's */
+	const struct gpudp_an_counters *ctr;  /**< the work's counters the handoff
+					       *   summed (gpudp_handoff_stats) */
 };
 
 /** The per-packet function: one packet into the tables and counters. */
@@ -91,8 +125,8 @@ gpudp_an_work_pkt(struct gpudp_work_pkt *p)
 	sk.frag_mask = pr->frag_mask;
 	sk.pad2 = 0;
 	sk.match = (const struct gpudp_match_db *)(uintptr_t)pr->match;
-	sk.match_occ = (uint64_t *)(uintptr_t)pr->match_occ;
-	sk.match_pkts = (uint64_t *)(uintptr_t)pr->match_pkts;
+	sk.match_occ = (uint64_t *)(uintptr_t)pr->counts;
+	sk.match_pkts = sk.match_occ != NULL ? sk.match_occ + pr->n_patterns : NULL;
 	sk.match_flags = pr->match_flags;
 	sk.pad3 = 0;
 	/* the frame's captured length: pkt_len, of which seg[0] may hold only the span */
@@ -116,6 +150,17 @@ gpudp_an_work_pkt(struct gpudp_work_pkt *p)
 }
 
 #ifndef __CUDACC__
+/**
+ * Fill @p prm for an analysis whose flow table has @p flow_capacity slots
+ * (a power of two), with the compiled filter @p filter and, when @p db is
+ * not NULL, payload inspection against @p db with @p match_flags. The
+ * pointers must stay valid until the handoff is created (it copies the
+ * tables).
+ */
+void gpudp_analysis_work_params(struct gpudp_an_work_params *prm, uint32_t flow_capacity,
+				const struct gpudp_filter *filter,
+				const struct gpudp_match_db *db, uint32_t match_flags);
+
 /**
  * The work's descriptor (its GPU image is lib/analysis/capture.cu's),
  * registered on the first call (gpudp_work_register()).

@@ -19,17 +19,18 @@
  * submit is called after rx_burst returned every packet of the batch, so
  * the launch is a CPU-initiated CUDA submission after the NIC's writes, as
  * launch mode requires (doc/ordering.md). When the batch is done, matching
- * packets in device memory are copied to the slot's host area
- * (cuMemcpyDtoHAsync on a copy stream, and a sync of that stream only),
+ * packets in device memory are copied to the slot's host area (on the
+ * handoff's copy stream, gpudp_handoff_copy_to_host(), waited for alone),
  * the done callback runs, and only then are the owners (mbufs) given back
  * through conf.release.
  *
  * The work's verdicts are the filter's matches (GPUDP_WORK_PASS: match):
- * they become the batch's match bitmap. Flow and fragment tables live in
- * GPU memory (the work's parameters) and accumulate over the run; the
- * counters are the work's, summed by the handoff. The CUDA context is the
- * caller's (conf.cu_ctx: gpudev's in gpudp-capture) or the GPU's primary
- * context.
+ * they become the batch's match bitmap. The flow and fragment tables and
+ * the pattern counts are the work's state, in GPU memory, accumulated over
+ * the run and merged at the end by the work's collect hook
+ * (gpudp_handoff_collect()); the counters are the work's, summed by the
+ * handoff. The CUDA context is the handoff's: the caller's (conf.cu_ctx:
+ * gpudev's in gpudp-capture) or the GPU's primary context.
  */
 #include "gpudp_cap_engine_gpu_pvt.h"
 
@@ -56,13 +57,14 @@ inplace_views(struct gpudp_cap_engine *e, struct gpu_slot *s)
 		b->view[i] = NULL;
 		if (!gpudp_cap_batch_matched(b, i) || r->caplen > b->data_cap - off)
 			continue;
-		CU(e, gpudp_cu->cuMemcpyDtoHAsync(b->data + off, (CUdeviceptr)r->addr, r->caplen,
-						  p->copy_stream));
+		if (gpudp_handoff_copy_to_host(p->ho, b->data + off, r->addr, r->caplen) != 0)
+			return gpu_fail(e, "copying a match out of GPU memory");
 		b->view[i] = b->data + off;
 		off += r->caplen;
 	}
 	if (off > 0) {
-		CU(e, gpudp_cu->cuStreamSynchronize(p->copy_stream));
+		if (gpudp_handoff_copy_wait(p->ho) != 0)
+			return gpu_fail(e, "copying the matches out of GPU memory");
 		e->st.copy_out_bytes += off;
 	}
 	return 0;
@@ -94,7 +96,7 @@ static int
 gpu_complete_oldest(struct gpudp_cap_engine *e)
 {
 	struct gpu_priv *p = e->priv;
-	struct gpu_slot *s = &p->slots[p->oldest];
+	struct gpu_slot *s;
 	struct gpudp_ho_burst *hb;
 	uint64_t now;
 
@@ -105,8 +107,9 @@ gpu_complete_oldest(struct gpudp_cap_engine *e)
 			rte_pause();
 		e->st.wait_ms += (double)(gpudp_ho_now_ns() - now) / 1e6;
 	}
-	if (hb != s->hb) {
-		snprintf(e->err, sizeof(e->err), "the handoff completed batches out of order");
+	s = &p->slots[hb->slot];
+	if (hb != s->hb || !s->submitted) {
+		snprintf(e->err, sizeof(e->err), "the handoff completed a batch not submitted");
 		return -EIO;
 	}
 	if (!s->dead && gpudp_handoff_failed(p->ho) != 0) {
@@ -129,9 +132,9 @@ gpu_complete_oldest(struct gpudp_cap_engine *e)
 	}
 	gpudp_handoff_release(p->ho, hb);
 	s->hb = NULL;
+	s->submitted = 0;
 	s->dead = 0;
 	s->b.n = 0;
-	p->oldest = (p->oldest + 1) % p->n_slots;
 	p->n_inflight--;
 	now = gpudp_ho_now_ns();
 	if (now - p->clk_t >= CLOCK_SYNC_NS) {
@@ -142,15 +145,29 @@ gpu_complete_oldest(struct gpudp_cap_engine *e)
 	return 0;
 }
 
+/*
+ * The batch of the handoff's next burst, acquired for it: at most
+ * conf.inflight are in flight, the oldest completed first.
+ */
 static struct gpudp_cap_batch *
 gpu_get_batch(struct gpudp_cap_engine *e)
 {
 	struct gpu_priv *p = e->priv;
-	struct gpu_slot *s = &p->slots[p->next];
+	struct gpudp_ho_burst *hb;
+	struct gpu_slot *s;
 
-	if (s->hb != NULL && gpu_complete_oldest(e) != 0)
+	if (p->n_inflight >= e->conf.inflight && gpu_complete_oldest(e) != 0)
 		return NULL;
-	gpudp_cap_batch_reset(&s->b);
+	hb = gpudp_handoff_acquire(p->ho);
+	if (hb == NULL) {
+		snprintf(e->err, sizeof(e->err), "no free handoff slot");
+		return NULL;
+	}
+	s = &p->slots[hb->slot];
+	if (s->hb != hb) {  /* not the batch already acquired and not submitted */
+		s->hb = hb;
+		gpudp_cap_batch_reset(&s->b);
+	}
 	return &s->b;
 }
 
@@ -189,14 +206,10 @@ gpu_submit(struct gpudp_cap_engine *e, struct gpudp_cap_batch *b)
 	if (b->n == 0)
 		return 0;
 	t0 = gpudp_ho_now_ns();
-	if (b != &s->b || b->slot != p->next || s->hb != NULL) {
+	hb = s->hb;
+	if (b != &s->b || hb == NULL || s->submitted) {
 		snprintf(e->err, sizeof(e->err), "batch submitted out of order");
 		return -EINVAL;
-	}
-	hb = gpudp_handoff_acquire(p->ho);
-	if (hb == NULL) {
-		snprintf(e->err, sizeof(e->err), "no free handoff slot");
-		return -EIO;
 	}
 	/* staged: the descriptors as they are, the GPU gathers (else each
 	 * packet described to the handoff) */
@@ -233,9 +246,8 @@ gpu_submit(struct gpudp_cap_engine *e, struct gpudp_cap_batch *b)
 	}
 	rc = gpudp_handoff_submit(p->ho, hb);
 submitted:
-	s->hb = hb;
+	s->submitted = 1;
 	p->n_inflight++;
-	p->next = (p->next + 1) % p->n_slots;
 	if (rc != 0) {
 		s->dead = 1;
 		snprintf(e->err, sizeof(e->err), "the GPU submission of a batch failed: %s",
@@ -294,103 +306,33 @@ gpu_reap(struct gpudp_cap_engine *e)
 	return rc == 0 ? 1 : rc;
 }
 
-/* the per-pattern counts read back into @p out (which has the database) */
-static int
-gpu_match_collect(struct gpudp_cap_engine *e, struct gpudp_analysis *out)
-{
-	struct gpu_priv *p = e->priv;
-	uint32_t n;
-	uint64_t *cnt;
-	int rc = 0;
-
-	if (p->d_match_cnt == 0 || out->match == NULL)
-		return 0;
-	n = e->conf.match->n_patterns;
-	cnt = malloc(2 * sizeof(uint64_t) * n);
-	if (cnt == NULL)
-		return -ENOMEM;
-	if (gpudp_cu->cuMemcpyDtoH(cnt, p->d_match_cnt, 2 * sizeof(uint64_t) * n) !=
-	    CUDA_SUCCESS) {
-		snprintf(e->err, sizeof(e->err), "reading the GPU's match counts failed");
-		rc = -EIO;
-	} else {
-		gpudp_analysis_merge_match(out, cnt, cnt + n);
-	}
-	free(cnt);
-	return rc;
-}
-
 /*
- * The tables read back straight into @p out's, which have their shapes: the
- * GPU's are laid out as the host's, filled by the same code
- * (gpudp_analysis_pkt.h's lookups and hash), so they need no merge.
+ * The work's state into @p out through its collect hook; an engine that
+ * shares another's state gives its counters only (the owner collects the
+ * tables everyone filled).
  */
-static int
-gpu_collect_in_place(struct gpudp_cap_engine *e, struct gpudp_analysis *out,
-		     const struct gpudp_an_counters *ctr)
-{
-	struct gpu_priv *p = e->priv;
-
-	if (gpudp_cu->cuMemcpyDtoH(out->flows, p->d_flows, sizeof(*out->flows) *
-				   (size_t)e->conf.flow_capacity) != CUDA_SUCCESS ||
-	    gpudp_cu->cuMemcpyDtoH(out->frags, p->d_frags, sizeof(*out->frags) *
-				   (size_t)p->frag_capacity) != CUDA_SUCCESS) {
-		snprintf(e->err, sizeof(e->err), "reading the GPU results failed");
-		return -EIO;
-	}
-	memcpy(&out->ctr, ctr, sizeof(*ctr));
-	if (out->match != NULL) {
-		memset(out->match_occ, 0, sizeof(uint64_t) * out->match->n_patterns);
-		memset(out->match_pkts, 0, sizeof(uint64_t) * out->match->n_patterns);
-	}
-	return gpu_match_collect(e, out) != 0 ? -EIO : 0;
-}
-
 static int
 gpu_collect(struct gpudp_cap_engine *e, struct gpudp_analysis *out)
 {
 	struct gpu_priv *p = e->priv;
 	struct gpudp_handoff_stats hs;
 	struct gpudp_an_counters ctr;
-	struct gpudp_flow_slot *flows;
-	struct gpudp_frag_slot *frags;
-	size_t n = e->conf.flow_capacity, nd = p->frag_capacity;
+	struct gpudp_an_work_result res = { .out = out, .ctr = &ctr };
 	int rc = gpu_flush(e);
 
 	if (rc != 0)
 		return rc;
 	gpudp_handoff_stats_get(p->ho, &hs);
 	memcpy(&ctr, hs.counters, sizeof(ctr));
-	if (p->shared) {  /* the counters only: the owner gives the tables */
+	if (p->shared) {
 		memcpy(&out->ctr, &ctr, sizeof(ctr));
 		return 0;
 	}
-	if (gpudp_cu->cuCtxSetCurrent(p->ctx) != CUDA_SUCCESS)
-		return -EIO;
-	if (out->flow_mask + 1 == n && out->frag_mask + 1 == nd)
-		return gpu_collect_in_place(e, out, &ctr);
-	flows = malloc(n * sizeof(*flows));
-	frags = malloc(nd * sizeof(*frags));
-	if (flows == NULL || frags == NULL) {
-		free(flows);
-		free(frags);
-		return -ENOMEM;
-	}
-	if (gpudp_cu->cuMemcpyDtoH(flows, p->d_flows, n * sizeof(*flows)) != CUDA_SUCCESS ||
-	    gpudp_cu->cuMemcpyDtoH(frags, p->d_frags, nd * sizeof(*frags)) != CUDA_SUCCESS) {
-		snprintf(e->err, sizeof(e->err), "reading the GPU results failed");
-		free(flows);
-		free(frags);
-		return -EIO;
-	}
-	gpudp_analysis_reset(out);
-	rc = gpudp_analysis_merge(out, &ctr, flows, (uint32_t)n);
-	if (gpudp_analysis_merge_frags(out, frags, (uint32_t)nd) != 0)
-		rc = -ENOSPC;
-	free(flows);
-	free(frags);
-	if (gpu_match_collect(e, out) != 0)
-		return -EIO;
+	rc = gpudp_handoff_collect(p->ho, &res);
+	if (rc == -EIO)
+		return gpu_fail(e, "reading the GPU results");
+	if (rc == -ENOMEM || rc == -EBUSY || rc == -ENOTSUP || rc == -EINVAL)
+		snprintf(e->err, sizeof(e->err), "collecting the GPU results: %s", strerror(-rc));
 	return rc;
 }
 

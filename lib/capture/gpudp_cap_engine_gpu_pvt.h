@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Internal to the GPU engine (gpudp_cap_engine.h): its state.
- *   gpudp_cap_engine_gpu_setup.c  its context, tables and handoff; host memory registered
+ *   gpudp_cap_engine_gpu_setup.c  its handoff and batches; host memory registered
  *   gpudp_cap_engine_gpu.c        its batches: submitted, completed, collected
- * Not installed.
+ * Every GPU resource is the handoff's (its context, the work's tables and
+ * state, pinned memory, copies out): the engine makes no CUDA call. Not
+ * installed.
  */
 #ifndef GPUDP_CAP_ENGINE_GPU_PVT_H
 #define GPUDP_CAP_ENGINE_GPU_PVT_H
@@ -20,7 +22,6 @@
 #include <rte_pause.h>
 
 #include "gpudp_analysis_work.h"
-#include "gpudp_cuda.h"
 #include "gpudp_handoff.h"
 #include "gpudp_cap_engine.h"
 
@@ -32,37 +33,38 @@
 _Static_assert(sizeof(struct gpudp_an_counters) == GPUDP_AN_WORK_COUNTERS * sizeof(uint64_t),
 	       "the work's counters are struct gpudp_an_counters");
 
+/*
+ * The batch of one slot of the handoff's ring: batch i goes with the
+ * handoff's burst in ring slot i, so the ring's order is the batches'.
+ */
 struct gpu_slot {
 	struct gpudp_cap_batch b;
-	struct gpudp_ho_burst *hb;  /* the handoff's burst while in flight */
+	struct gpudp_ho_burst *hb;  /* the handoff's burst: acquired, then in flight */
+	int submitted;              /* hb is in flight (else acquired for this batch) */
 	int dead;                   /* its submission failed: the caller freed the packets */
 };
 
 struct gpu_priv {
-	CUdevice dev;
-	CUcontext ctx;
-	int retained;            /* primary context retained here */
 	struct gpudp_handoff *ho;
-	CUstream copy_stream;    /* GPUDP_CAP_MEM_DEVICE: matches copied out of GPU memory */
-	CUdeviceptr d_flows, d_filter, d_frags;
-	CUdeviceptr d_match, d_match_cnt;  /* payload inspection: database, counts */
-	uint32_t frag_capacity;
-	int shared;              /* the tables are conf.share's (not freed here) */
+	int shared;              /* the state is conf.share's handoff's */
 	uint32_t span;           /* staged: the work's span (the rest of a frame stays put) */
 	uint8_t *pinned;         /* staged: the slots' data areas; device: their copy-out areas */
 	struct gpudp_pkt_desc *pdesc; /* staged: the slots' descriptors (pinned) */
-	uint32_t n_slots, next, oldest, n_inflight;
+	uint32_t n_slots;        /* the handoff's ring size */
+	uint32_t n_inflight;     /* batches submitted, at most conf.inflight */
 	uint64_t clk_t;          /* when the clock model was last measured */
 	struct gpu_slot *slots;
 };
 
-#define CU(e, call) do { \
-	CUresult r_ = (call); \
-	if (r_ != CUDA_SUCCESS) { \
-		snprintf((e)->err, sizeof((e)->err), "%s: %s", #call, gpudp_cuda_errstr(r_)); \
-		return -EIO; \
-	} \
-} while (0)
+/* the handoff's last failure as the engine's error, and -EIO */
+static inline int
+gpu_fail(struct gpudp_cap_engine *e, const char *what)
+{
+	const struct gpu_priv *p = e->priv;
+
+	snprintf(e->err, sizeof(e->err), "%s: %s", what, gpudp_handoff_error(p->ho));
+	return -EIO;
+}
 
 /* ---- gpudp_cap_engine_gpu_setup.c ---- */
 

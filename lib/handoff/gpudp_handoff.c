@@ -290,6 +290,11 @@ gpudp_handoff_create(const struct gpudp_handoff_conf *conf)
 			goto fail;
 		}
 	}
+	if (!h->ops->gpu) {  /* the GPU modes' state: in their setup */
+		ret = gpudp_ho_state_cpu(h);
+		if (ret != 0)
+			goto fail;
+	}
 	h->lat_mask = h->conf.lat_sample - 1;
 	bm = h->conf.burst_max;
 	ret = shared_alloc(h);
@@ -372,6 +377,8 @@ gpudp_handoff_destroy(struct gpudp_handoff *h)
 	gpudp_handoff_stop(h);
 	if (h->ops != NULL && h->ops->teardown != NULL)
 		h->ops->teardown(h);
+	if (h->ops != NULL && !h->ops->gpu)
+		gpudp_ho_state_cpu_free(h);
 	free(h->bursts);
 	free(h->cookies);
 	free(h->data);

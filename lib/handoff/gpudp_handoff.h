@@ -154,6 +154,12 @@ struct gpudp_handoff_conf {
 	uint32_t lat_sample;        /**< latency histograms: time one burst in lat_sample (the
 				     *   1st, then every lat_sample-th), a power of two 1..65536;
 				     *   0 = 1, every burst. Counters are exact either way. */
+	const struct gpudp_handoff *state_from; /**< run the work on this handoff's
+				     *   state (gpudp_work.h, "state") instead of
+				     *   tables of its own: the same work, a mode of
+				     *   the same kind (CPU or GPU), the same GPU, and
+				     *   state tables of the same sizes. It must be
+				     *   destroyed after this one. NULL: own state */
 };
 
 /**
@@ -466,6 +472,106 @@ void gpudp_handoff_release(struct gpudp_handoff *h, struct gpudp_ho_burst *b);
 
 /** Snapshot the counters (any thread; values are read without locks). */
 void gpudp_handoff_stats_get(const struct gpudp_handoff *h, struct gpudp_handoff_stats *s);
+
+/*
+ * The work's state (gpudp_work.h, "state"): tables the work writes and
+ * keeps across bursts, allocated by the handoff where its mode runs the
+ * work (GPU memory in its CUDA context, host memory in the CPU modes).
+ * These calls run on the control thread; a read while bursts are in flight
+ * sees what the completed ones wrote and some of what the others write.
+ */
+
+/**
+ * Bytes of state table @p k.
+ * @return its size, or 0 when it does not exist (k out of range, size 0)
+ */
+uint64_t gpudp_handoff_state_size(const struct gpudp_handoff *h, uint32_t k);
+
+/**
+ * Copy @p len bytes at offset @p off of state table @p k into @p dst
+ * (host memory).
+ * @return 0; -EINVAL (no such table, or the range is outside it); -EIO (a
+ *   CUDA failure: gpudp_handoff_error() says which)
+ */
+int gpudp_handoff_state_read(struct gpudp_handoff *h, uint32_t k, uint64_t off, void *dst,
+			     uint64_t len);
+
+/**
+ * Write @p len bytes from @p src (host memory; NULL: zeroes) at offset
+ * @p off of state table @p k, e.g. to clear what the caller has taken.
+ * @return 0, -EINVAL or -EIO as gpudp_handoff_state_read()
+ */
+int gpudp_handoff_state_write(struct gpudp_handoff *h, uint32_t k, uint64_t off,
+			      const void *src, uint64_t len);
+
+/**
+ * Merge the work's state into the caller's result: every state table is
+ * read into host memory and the work's collect hook (struct
+ * gpudp_work.collect) is called with them and @p arg. Handoffs that share
+ * one state (gpudp_handoff_conf.state_from) collect it once, through any
+ * of them.
+ * @return the hook's return value; -ENOTSUP (the work has no collect
+ *   hook); -EBUSY (a burst is submitted and not released); -ENOMEM;
+ *   -EIO (reading the state failed)
+ */
+int gpudp_handoff_collect(struct gpudp_handoff *h, void *arg);
+
+/*
+ * The GPU modes' memory services, in the handoff's CUDA context, so that a
+ * caller needs no CUDA of its own. In the CPU modes there is nothing to
+ * register or copy: they answer as said.
+ */
+
+/**
+ * Register host memory that the GPU will read in place, read-only (a
+ * capture file's mapping whose packets the work reads where they lie).
+ * @return 0; -ENOTSUP (a CPU mode, or a GPU that cannot register
+ *   read-only host memory: gpudp_handoff_error() says so); -EIO
+ */
+int gpudp_handoff_host_register(struct gpudp_handoff *h, const void *addr, size_t len);
+
+/**
+ * Allocate @p len bytes of host memory that the GPU reads and writes
+ * (pinned, mapped: cuMemAllocHost() in the handoff's context; 64-byte
+ * aligned host memory in the CPU modes), for buffers the work or the
+ * handoff's copies use in place.
+ * @return the memory, or NULL (out of memory; gpudp_handoff_error() says why)
+ */
+void *gpudp_handoff_host_alloc(struct gpudp_handoff *h, size_t len);
+
+/** Free what gpudp_handoff_host_alloc() gave (NULL is accepted). */
+void gpudp_handoff_host_free(struct gpudp_handoff *h, void *p);
+
+/** Undo gpudp_handoff_host_register() for the memory at @p addr. */
+void gpudp_handoff_host_unregister(struct gpudp_handoff *h, const void *addr);
+
+/**
+ * Start copying @p len bytes of GPU memory at @p src into host memory at
+ * @p dst, on a stream of the handoff's own (apart from the work's kernels):
+ * done once gpudp_handoff_copy_wait() returns. For packets the work ran on
+ * where they lie in GPU memory that the CPU must then read.
+ * @return 0; -ENOTSUP (a CPU mode); -EIO
+ */
+int gpudp_handoff_copy_to_host(struct gpudp_handoff *h, void *dst, uint64_t src, size_t len);
+
+/** Wait for the copies gpudp_handoff_copy_to_host() started. @return 0 or -EIO */
+int gpudp_handoff_copy_wait(struct gpudp_handoff *h);
+
+/**
+ * Describe the device that runs the work, "GPU N: name (PCI bus id)", or
+ * "CPU" in the CPU modes, into @p buf (@p len bytes).
+ * @return 0 or -EIO
+ */
+int gpudp_handoff_device_name(struct gpudp_handoff *h, char *buf, size_t len);
+
+/**
+ * Whether the GPU reads registered host memory at its host address
+ * (unified addressing and host pointers for registered memory): what a
+ * work that reads packets in place in pinned host memory needs.
+ * @param why  set to the reason when it does not (@p len bytes)
+ * @return 1 (it does, and in the CPU modes), 0 (it does not), -EIO
+ */
+int gpudp_handoff_reads_host(struct gpudp_handoff *h, char *why, size_t len);
 
 /**
  * Whether the mode reads the per-packet descriptors (addr, len) that

@@ -249,6 +249,9 @@ gpudp_ho_gpu_teardown(struct gpudp_handoff *h)
 			gpudp_cu->cuStreamDestroy(g->stream);
 		if (g->clk_stream != NULL)
 			gpudp_cu->cuStreamDestroy(g->clk_stream);
+		if (g->out_stream != NULL)
+			gpudp_cu->cuStreamDestroy(g->out_stream);
+		gpudp_ho_gpu_states_free(h);
 		if (g->mod != NULL)
 			gpudp_cu->cuModuleUnload(g->mod);
 		if (g->wmod != NULL)
@@ -333,7 +336,8 @@ work_load(struct gpudp_handoff *h)
  * The work's parameters into GPU memory: each of its tables copied into
  * GPU memory first (struct gpudp_work_table), and the copy's address
  * written where the host address was, in a copy of the block that goes
- * to the GPU (the host block keeps the host addresses for fini).
+ * to the GPU (the host block keeps the host addresses for fini); its state
+ * tables the same way (gpudp_ho_gpu_mem.c).
  */
 static int
 params_to_gpu(struct gpudp_handoff *h)
@@ -376,6 +380,8 @@ params_to_gpu(struct gpudp_handoff *h)
 		addr = g->tables[i];
 		memcpy(dev_params + w->tables[i].ptr_off, &addr, 8);
 	}
+	if (ret == 0)
+		ret = gpudp_ho_gpu_states(h, dev_params);
 	if (ret == 0 && gpudp_cu->cuMemcpyHtoD(g->params, dev_params, w->params_size) !=
 	    CUDA_SUCCESS)
 		ret = -EIO;
@@ -434,6 +440,14 @@ gpudp_ho_gpu_setup(struct gpudp_handoff *h)
 		CU_DO(h, gpudp_cu->cuCtxSetCurrent(g->ctx));
 		CU_DO(h, gpudp_cu->cuCtxGetDevice(&g->dev));
 	} else {
+		int n_dev = 0;
+
+		CU_DO(h, gpudp_cu->cuDeviceGetCount(&n_dev));
+		if (h->conf.cu_dev < 0 || h->conf.cu_dev >= n_dev) {
+			HO_LOG(ERR, "%s: GPU %d does not exist (%d GPU%s found)", h->conf.name,
+			       h->conf.cu_dev, n_dev, n_dev == 1 ? "" : "s");
+			return -ENODEV;
+		}
 		CU_DO(h, gpudp_cu->cuDeviceGet(&g->dev, h->conf.cu_dev));
 		CU_DO(h, gpudp_cu->cuDevicePrimaryCtxRetain(&g->ctx, g->dev));
 		g->retained = 1;

@@ -74,6 +74,15 @@ struct gpudp_handoff {
 	const struct gpudp_work *work;
 	void *params;        /* the work's parameter block (params_size bytes) */
 	int params_owned;    /* filled by the work's init here: its fini at destroy */
+	/* the work's state (gpudp_ho_state.c): where the work sees each table
+	 * (device addresses in the GPU modes, host in the CPU modes) */
+	struct ho_state {
+		uint32_t n;
+		int own;           /* allocated here, not conf.state_from's */
+		uint64_t size[GPUDP_WORK_TABLES_MAX];
+		uint64_t addr[GPUDP_WORK_TABLES_MAX];
+		void *run_params;  /* CPU modes: the block the CPU form reads; NULL: params */
+	} st;
 	uint32_t mask;
 	uint32_t lat_mask;   /* a burst is timed when (seq - 1) & lat_mask == 0 */
 	/* shared arrays (host memory; registered with the GPU in GPU modes) */
@@ -128,6 +137,22 @@ void gpudp_ho_clk_publish(struct gpudp_handoff *h, const struct gpudp_ho_clk *e)
 int gpudp_ho_gpu_clock_sync(struct gpudp_handoff *h);
 /** GPU modes: whether @p a and @p b run on the same GPU (gpudp_handoff_clock_share). */
 int gpudp_ho_gpu_same_device(const struct gpudp_handoff *a, const struct gpudp_handoff *b);
+/**
+ * The work's state tables' sizes and initial contents from the parameter
+ * block, checked (gpudp_ho_state.c). @return 0, or -E2BIG with the table logged
+ */
+int gpudp_ho_state_sizes(struct gpudp_handoff *h);
+/** CPU modes: the state in host memory, and the block the CPU form reads. @return 0 or -errno */
+int gpudp_ho_state_cpu(struct gpudp_handoff *h);
+/** Free what gpudp_ho_state_cpu() allocated. */
+void gpudp_ho_state_cpu_free(struct gpudp_handoff *h);
+/** conf.state_from's state, when it can be shared (same work, mode kind, GPU). @return 0, -EINVAL */
+int gpudp_ho_state_from(struct gpudp_handoff *h);
+/** GPU modes: copy @p len bytes of state table @p k at @p off to (@p to_host) or from
+ *  host memory @p host (NULL: zeroes). @return 0 or -EIO */
+int gpudp_ho_gpu_state_copy(struct gpudp_handoff *h, uint32_t k, uint64_t off, void *host,
+			    uint64_t len, int to_host);
+
 /* the kernel-start timestamp, on timed bursts only (conf lat_sample) */
 static inline uint64_t
 cpu_kstart(const struct gpudp_ho_burst *b)

@@ -66,7 +66,8 @@ cpu_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 	uint8_t *v = h->verdict + (size_t)b->slot * h->conf.burst_max;
 	const struct gpudp_work_burst wb = {
 		.n = b->n, .segs = b->segs, .addr = b->addr, .len = b->len,
-		.xaddr = b->xaddr, .xlen = b->xlen, .params = h->params,
+		.xaddr = b->xaddr, .xlen = b->xlen,
+		.params = h->st.run_params != NULL ? h->st.run_params : h->params,
 		.verdict = v, .result = (uint8_t *)(uintptr_t)b->result,
 		.result_size = b->result_size, .n_reasons = h->work->n_reasons,
 		.counters = (uint64_t *)(uintptr_t)b->counters, .meta = b->meta,

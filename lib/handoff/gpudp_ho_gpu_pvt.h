@@ -39,6 +39,7 @@ struct ho_gpu {
 	CUdeviceptr blocks;
 	CUdeviceptr pstate;   /* persistent: struct gpudp_ho_pstate */
 	CUstream clk_stream;  /* clock measures, beside a running kernel */
+	CUstream out_stream;  /* gpudp_handoff_copy_to_host() (created on first use) */
 	void *wc;             /* persistent: addr, len, ready in write-combined memory */
 	uint64_t *ready;      /* persistent: the ready words (in wc) */
 	int persistent_running;
@@ -71,6 +72,12 @@ int gpudp_ho_gpu_fail(struct gpudp_handoff *h, const char *what, CUresult r);
 
 #define CU_DO(h, call) do { CUresult r_ = (call); \
 	if (r_ != CUDA_SUCCESS) return gpudp_ho_gpu_fail((h), #call, r_); } while (0)
+
+/** The work's state tables in GPU memory (gpudp_ho_gpu_mem.c), their addresses
+ *  written into @p dev_params. @return 0 or -errno (logged) */
+int gpudp_ho_gpu_states(struct gpudp_handoff *h, uint8_t *dev_params);
+/** Free the state tables gpudp_ho_gpu_states() allocated. */
+void gpudp_ho_gpu_states_free(struct gpudp_handoff *h);
 
 /** Make the handoff's context current on the calling thread. @return 0 or -EIO */
 int gpudp_ho_gpu_enter(struct gpudp_handoff *h);

@@ -229,33 +229,46 @@ names_ok(const char *const *names, uint32_t n, const char *what, char *err, size
 	return 1;
 }
 
-/* the tables: at most GPUDP_WORK_TABLES_MAX, fields inside the parameters,
- * aligned, and a fini to free them */
+/* tables or state tables (@p what): fields inside the parameters, aligned */
 static int
-tables_ok(const struct gpudp_work *w, char *err, size_t len)
+fields_ok(const struct gpudp_work *w, const struct gpudp_work_table *t, uint32_t n,
+	  const char *what, char *err, size_t len)
 {
 	uint32_t i;
 
-	if (w->n_tables == 0)
-		return 1;
-	if (w->n_tables > GPUDP_WORK_TABLES_MAX || w->tables == NULL || w->fini == NULL) {
-		gpudp_errf(err, len, "%u tables: at most %d, each described (tables), and a fini "
-			   "to free them", w->n_tables, GPUDP_WORK_TABLES_MAX);
-		return 0;
-	}
-	for (i = 0; i < w->n_tables; i++) {
-		const struct gpudp_work_table *t = &w->tables[i];
-
+	for (i = 0; i < n; i++, t++) {
 		if (t->ptr_off % 8 != 0 || t->size_off % 8 != 0 ||
 		    (uint64_t)t->ptr_off + 8 > w->params_size ||
 		    (uint64_t)t->size_off + 8 > w->params_size || t->ptr_off == t->size_off) {
-			gpudp_errf(err, len, "table %u: address at %u and size at %u must be two "
+			gpudp_errf(err, len, "%s %u: address at %u and size at %u must be two "
 				   "8-byte aligned uint64_t fields inside the %u bytes of parameters",
-				   i, t->ptr_off, t->size_off, w->params_size);
+				   what, i, t->ptr_off, t->size_off, w->params_size);
 			return 0;
 		}
 	}
 	return 1;
+}
+
+/* the tables: at most GPUDP_WORK_TABLES_MAX, described, and a fini to free
+ * them; the state tables: at most as many, described */
+static int
+tables_ok(const struct gpudp_work *w, char *err, size_t len)
+{
+	uint32_t ns = gpudp_work_n_states(w);
+
+	if (w->n_tables != 0 &&
+	    (w->n_tables > GPUDP_WORK_TABLES_MAX || w->tables == NULL || w->fini == NULL)) {
+		gpudp_errf(err, len, "%u tables: at most %d, each described (tables), and a fini "
+			   "to free them", w->n_tables, GPUDP_WORK_TABLES_MAX);
+		return 0;
+	}
+	if (ns != 0 && (ns > GPUDP_WORK_TABLES_MAX || w->states == NULL)) {
+		gpudp_errf(err, len, "%u state tables: at most %d, each described (states)",
+			   ns, GPUDP_WORK_TABLES_MAX);
+		return 0;
+	}
+	return fields_ok(w, w->tables, w->n_tables, "table", err, len) &&
+		fields_ok(w, w->states, ns, "state table", err, len);
 }
 
 int
@@ -270,9 +283,9 @@ gpudp_work_validate(const struct gpudp_work *w, char *err, size_t len)
 		     "work against this SDK", w->abi, GPUDP_WORK_ABI);
 		return -EPROTO;
 	}
-	if (w->size != sizeof(*w)) {
-		gpudp_errf(err, len, "descriptor of %u bytes, ABI %u has %zu", w->size,
-		     GPUDP_WORK_ABI, sizeof(*w));
+	if (w->size != sizeof(*w) && w->size != GPUDP_WORK_SIZE_NO_STATE) {
+		gpudp_errf(err, len, "descriptor of %u bytes, ABI %u has %zu (or %u without "
+			   "state)", w->size, GPUDP_WORK_ABI, sizeof(*w), GPUDP_WORK_SIZE_NO_STATE);
 		return -EPROTO;
 	}
 	if (!name_ok(w->name, GPUDP_WORK_NAME_MAX, 1)) {

@@ -142,6 +142,22 @@ gpudp_work_count(struct gpudp_work_pkt *p, uint32_t k, uint64_t v)
 }
 
 /**
+ * Add @p v to the 64-bit word at @p w of the work's state (see "state"
+ * below): atomic on the GPU and on the CPU, since the packets of a burst
+ * run in parallel on the GPU and handoffs on several threads may share one
+ * state (gpudp_handoff_conf.state_from).
+ */
+GPUDP_WORK_FN void
+gpudp_work_state_add(uint64_t *w, uint64_t v)
+{
+#ifdef __CUDA_ARCH__
+	atomicAdd((unsigned long long *)w, (unsigned long long)v);
+#else
+	__atomic_fetch_add(w, v, __ATOMIC_RELAXED);
+#endif
+}
+
+/**
  * The packet's byte at offset @p off, across segments.
  * @param avail  set to the contiguous bytes from there (0: past the end)
  * @return its address, or NULL when off >= the bytes present
@@ -262,6 +278,21 @@ struct gpudp_work_table {
 	uint32_t size_off;  /**< offset in the parameters of a uint64_t: the bytes */
 };
 
+/**
+ * Merge a work's state into the caller's result (struct gpudp_work.collect):
+ * called by gpudp_handoff_collect() with no burst in flight, each state
+ * table read back into host memory.
+ * @param params  the parameter block as the caller or init filled it (host
+ *                addresses of its tables and states)
+ * @param state   state[k]: a host copy of state table k, size[k] bytes,
+ *                valid during the call only (may be modified)
+ * @param size    size[k]: its bytes (0: the table was not allocated)
+ * @param arg     gpudp_handoff_collect()'s argument: the caller's result
+ * @return 0, or a negative errno that gpudp_handoff_collect() returns
+ */
+typedef int gpudp_work_collect_fn(const void *params, void *const *state,
+				  const uint64_t *size, void *arg);
+
 /** Descriptor of a work. Every pointer stays valid while the work is registered. */
 struct gpudp_work {
 	uint32_t abi;          /**< GPUDP_WORK_ABI it was built with (first field) */
@@ -293,7 +324,54 @@ struct gpudp_work {
 						*   (8-byte aligned offsets) */
 	gpudp_work_fini_fn *fini;    /**< frees what init allocated; required with
 				      *   tables, else may be NULL */
+	/* State: present when size > GPUDP_WORK_SIZE_NO_STATE */
+	uint32_t n_states;           /**< state tables, 0..GPUDP_WORK_TABLES_MAX */
+	uint32_t pad_;
+	const struct gpudp_work_table *states; /**< where they are in the parameters
+						*   (8-byte aligned offsets) */
+	gpudp_work_collect_fn *collect; /**< merges the state into the caller's
+					 *   result (gpudp_handoff_collect());
+					 *   NULL: the caller reads it itself
+					 *   (gpudp_handoff_state_read()) */
 };
+
+/**
+ * Size of a descriptor built without the state fields (n_states and after):
+ * such a work has no state, and gpudp accepts it as it is.
+ */
+#define GPUDP_WORK_SIZE_NO_STATE ((uint32_t)offsetof(struct gpudp_work, n_states))
+
+/** The state tables of @p w: 0 for a descriptor without the state fields. */
+static inline uint32_t
+gpudp_work_n_states(const struct gpudp_work *w)
+{
+	return w->size > GPUDP_WORK_SIZE_NO_STATE ? w->n_states : 0;
+}
+
+/** The collect hook of @p w, or NULL (also for a descriptor without it). */
+static inline gpudp_work_collect_fn *
+gpudp_work_collect(const struct gpudp_work *w)
+{
+	return w->size > GPUDP_WORK_SIZE_NO_STATE ? w->collect : NULL;
+}
+
+/**
+ * A work's state is what it writes and keeps across bursts (a flow table,
+ * per-pattern counts), beside its read-only tables. Each state table is
+ * described like a table (struct gpudp_work_table: its address and size in
+ * the parameters). Init, or the caller that builds the parameter block
+ * (gpudp_handoff_conf.params), writes its size and either 0 as its address
+ * (the table starts zeroed) or the host address of its initial content.
+ * The handoff allocates every state table where its mode runs the work (GPU
+ * memory, in its CUDA context, in the GPU modes; host memory in the CPU
+ * modes), fills it, and writes its address into the block the work sees;
+ * the caller's block keeps its own addresses. Handoffs of the same work and
+ * GPU may share one state (gpudp_handoff_conf.state_from): the GPU form
+ * updates it atomically. The caller reads it back with
+ * gpudp_handoff_state_read(), resets parts of it with
+ * gpudp_handoff_state_write(), and at the end merges it into its result
+ * through the work's collect hook (gpudp_handoff_collect()).
+ */
 
 /**
  * Embed the GPU image in file @p path (what nvcc -fatbin wrote; found

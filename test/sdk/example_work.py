@@ -361,7 +361,9 @@ Work._fields_ = [("abi", ctypes.c_uint32), ("size", ctypes.c_uint32),
                  ("counters", ctypes.POINTER(ctypes.c_char_p)),
                  ("init", INIT_FN), ("cpu", CPU_FN), ("gpu_image", ctypes.c_void_p),
                  ("gpu_image_size", ctypes.c_size_t), ("n_tables", ctypes.c_uint32),
-                 ("tables", ctypes.c_void_p), ("fini", ctypes.c_void_p)]
+                 ("tables", ctypes.c_void_p), ("fini", ctypes.c_void_p),
+                 ("n_states", ctypes.c_uint32), ("pad_", ctypes.c_uint32),
+                 ("states", ctypes.c_void_p), ("collect", ctypes.c_void_p)]
 
 
 def work_init(w, arg):

@@ -3,6 +3,8 @@
 #include <pthread.h>
 
 #include "fwd_test_pvt.h"
+#define STATE_WORK_TYPES_ONLY
+#include "state_work.h"
 
 #ifdef GPUDP_HAS_CUDA
 
@@ -648,3 +650,98 @@ persistent_blocks_must_all_be_resident(void)
 	return GPUDP_TEST_PASS;
 }
 #endif /* GPUDP_HAS_CUDA */
+
+/*
+ * The work's state in GPU memory (the TEST work "state": a histogram of
+ * first bytes and a byte total that starts from its init's value): in
+ * every GPU mode, two handoffs on one state (state_from) add into it, and
+ * what gpudp_handoff_collect() hands back, and gpudp_handoff_state_read()
+ * reads, is what the packets give; cleared with gpudp_handoff_state_write(),
+ * it starts again. Packets in pinned host memory.
+ */
+static int
+state_feed_gpu(struct gpudp_handoff *h, uint8_t *pk, uint32_t n, uint32_t first,
+	       struct state_result *want)
+{
+	struct gpudp_ho_burst *b;
+	uint32_t i, k;
+
+	for (i = 0; i < n; i += k) {
+		b = gpudp_handoff_acquire(h);
+		GPUDP_TEST_ASSERT(b != NULL, "acquire");
+		for (k = 0; k < 32 && i + k < n; k++) {
+			uint32_t j = first + i + k;
+			uint8_t *p = pk + (size_t)(i + k) * 128;
+
+			p[0] = (uint8_t)(j * 37 % 251);
+			gpudp_ho_burst_add(b, p, 60 + j % 61, NULL);
+			want->hist[p[0]]++;
+			want->total += 60 + j % 61;
+		}
+		GPUDP_TEST_ASSERT(gpudp_handoff_submit(h, b) == 0, "submit");
+		while ((b = gpudp_handoff_completed(h)) == NULL)
+			;
+		GPUDP_TEST_ASSERT(b->n_pass == b->n, "verdicts");
+		gpudp_handoff_release(h, b);
+	}
+	return GPUDP_TEST_PASS;
+}
+
+int
+work_state_in_every_gpu_mode(void)
+{
+	static const enum gpudp_ho_mode modes[] = { GPUDP_HO_LAUNCH, GPUDP_HO_PERSISTENT,
+						    GPUDP_HO_GRAPH, GPUDP_HO_STAGED };
+	enum { N = 700 };
+	const struct gpudp_work *w;
+	uint8_t *pk = NULL;
+	char err[256];
+	uint32_t m;
+
+	GPUDP_TEST_SKIP_IF(gpu_up() != 0, "no GPU");
+	GPUDP_TEST_SKIP_IF(state_work_path == NULL, "no --state-work given");
+	w = gpudp_work_load(state_work_path, err, sizeof(err));
+	GPUDP_TEST_ASSERT(w != NULL, "%s", err);
+	CU_OK(gpudp_cu->cuMemAllocHost((void **)&pk, (size_t)N * 128));
+	memset(pk, 0, (size_t)N * 128);
+	for (m = 0; m < RTE_DIM(modes); m++) {
+		struct gpudp_handoff_conf c = { .name = "state", .mode = modes[m], .work = w,
+			.ring_size = 8, .burst_max = 32, .graph_batch = 1,
+			.persistent_blocks = 2, .cu_ctx = (uint64_t)(uintptr_t)ctx };
+		struct state_result want = { .total = STATE_TOTAL_START }, got;
+		struct gpudp_handoff *h, *h2;
+		uint64_t total = 0;
+
+		h = gpudp_handoff_create(&c);
+		GPUDP_TEST_ASSERT(h != NULL && gpudp_handoff_start(h) == 0, "%s: create",
+				  gpudp_ho_mode_name(modes[m]));
+		c.state_from = h;
+		h2 = gpudp_handoff_create(&c);
+		GPUDP_TEST_ASSERT(h2 != NULL && gpudp_handoff_start(h2) == 0,
+				  "%s: a handoff on the first one's state",
+				  gpudp_ho_mode_name(modes[m]));
+		if (state_feed_gpu(h, pk, N / 2, 0, &want) != GPUDP_TEST_PASS ||
+		    state_feed_gpu(h2, pk + (size_t)(N / 2) * 128, N - N / 2, N / 2, &want) !=
+		    GPUDP_TEST_PASS)
+			return GPUDP_TEST_FAIL;
+		GPUDP_TEST_ASSERT(gpudp_handoff_state_read(h2, 1, 0, &total, 8) == 0 &&
+				  total == want.total, "%s: total %" PRIu64 ", want %" PRIu64,
+				  gpudp_ho_mode_name(modes[m]), total, want.total);
+		memset(&got, 0xa5, sizeof(got));
+		GPUDP_TEST_ASSERT(gpudp_handoff_collect(h, &got) == 0 &&
+				  memcmp(&got, &want, sizeof(got)) == 0,
+				  "%s: collected state differs", gpudp_ho_mode_name(modes[m]));
+		GPUDP_TEST_ASSERT(gpudp_handoff_state_write(h, 0, 0, NULL, sizeof(want.hist)) == 0 &&
+				  gpudp_handoff_state_write(h, 1, 0, NULL, 8) == 0, "clear");
+		memset(&want, 0, sizeof(want));
+		if (state_feed_gpu(h2, pk, 50, 7, &want) != GPUDP_TEST_PASS)
+			return GPUDP_TEST_FAIL;
+		GPUDP_TEST_ASSERT(gpudp_handoff_collect(h2, &got) == 0 &&
+				  memcmp(&got, &want, sizeof(got)) == 0,
+				  "%s: collected after clearing differs", gpudp_ho_mode_name(modes[m]));
+		gpudp_handoff_destroy(h2);
+		gpudp_handoff_destroy(h);
+	}
+	gpudp_cu->cuMemFreeHost(pk);
+	return GPUDP_TEST_PASS;
+}

@@ -40,6 +40,7 @@ extern const char *pcap_path;
 extern const char *user_work_path;  /* --user-work: the TEST work "probe" */
 extern const char *seg_work_path;   /* --seg-work: the TEST work "segsum" */
 extern const char *span_work_path;  /* --span-work: the TEST work "span" */
+extern const char *state_work_path; /* --state-work: the TEST work "state" */
 extern const char *frame_work_path; /* --frame-work: the TEST work "frame" (--bench) */
 extern int have_gpu;
 
@@ -106,6 +107,7 @@ int ordering_user_work_never_reads_stale(void);
 int staged_desc_bursts_give_what_added_packets_give(void);
 int ordering_two_gpus_at_once(void);
 int split_segments_in_every_gpu_mode(void);
+int work_state_in_every_gpu_mode(void);
 int persistent_blocks_must_all_be_resident(void);
 int eal_up(void);
 int staged_path_on_pcap_payloads_matches_cpu(void);

@@ -15,6 +15,7 @@ const char *pcap_path;
 const char *user_work_path;  /* --user-work: the TEST work "probe" (works/) */
 const char *seg_work_path;   /* --seg-work: the TEST work "segsum" (works/) */
 const char *span_work_path;  /* --span-work: the TEST work "span" (works-gpu/) */
+const char *state_work_path; /* --state-work: the TEST work "state" (works-gpu/) */
 const char *frame_work_path; /* --frame-work: the TEST work "frame" (works-gpu/), --bench */
 int have_gpu;
 
@@ -369,6 +370,7 @@ no_cuda(void)
 #define ordering_user_work_never_reads_stale no_cuda
 #define ordering_two_gpus_at_once no_cuda
 #define split_segments_in_every_gpu_mode no_cuda
+#define work_state_in_every_gpu_mode no_cuda
 #define persistent_blocks_must_all_be_resident no_cuda
 #define staged_path_on_pcap_payloads_matches_cpu no_cuda
 #define staged_desc_bursts_give_what_added_packets_give no_cuda
@@ -399,6 +401,7 @@ static const struct gpudp_test_case cases[] = {
 	{ "ordering_user_work_never_reads_stale", ordering_user_work_never_reads_stale },
 	{ "ordering_two_gpus_at_once", ordering_two_gpus_at_once },
 	{ "split_segments_in_every_gpu_mode", split_segments_in_every_gpu_mode },
+	{ "work_state_in_every_gpu_mode", work_state_in_every_gpu_mode },
 	{ "persistent_blocks_must_all_be_resident", persistent_blocks_must_all_be_resident },
 	{ "staged_path_on_pcap_payloads_matches_cpu", staged_path_on_pcap_payloads_matches_cpu },
 	{ "staged_desc_bursts_give_what_added_packets_give",
@@ -423,6 +426,8 @@ main(int argc, char **argv)
 			seg_work_path = argv[++i];
 		else if (strcmp(argv[i], "--span-work") == 0 && i + 1 < argc)
 			span_work_path = argv[++i];
+		else if (strcmp(argv[i], "--state-work") == 0 && i + 1 < argc)
+			state_work_path = argv[++i];
 		else if (strcmp(argv[i], "--frame-work") == 0 && i + 1 < argc)
 			frame_work_path = argv[++i];
 		else if (strcmp(argv[i], "--bench") == 0 && i + 1 < argc)

@@ -31,6 +31,7 @@
 #include "gpudp_work.h"
 #include "gpudp_work_pvt.h"
 #include "gpudp_test.h"
+#include "state_work.h"
 
 static const char *works_dir;
 
@@ -267,6 +268,13 @@ register_refuses_wrong_abi_and_size(void)
 	REFUSED(&w, -EPROTO, "descriptor of");
 	w.size = sizeof(w) + 8;
 	REFUSED(&w, -EPROTO, "bytes, ABI 3 has");
+	/* a descriptor built without the state fields: no state, accepted */
+	w.size = GPUDP_WORK_SIZE_NO_STATE;
+	w.n_states = 3;  /* not read */
+	GPUDP_TEST_ASSERT(gpudp_work_validate(&w, NULL, 0) == 0 && gpudp_work_n_states(&w) == 0 &&
+			  gpudp_work_collect(&w) == NULL, "a descriptor without state");
+	w.size = sizeof(w);
+	REFUSED(&w, -EINVAL, "3 state tables: at most 8, each described (states)");
 	return GPUDP_TEST_PASS;
 }
 
@@ -1107,6 +1115,103 @@ load_opens_a_good_work(void)
 	return GPUDP_TEST_PASS;
 }
 
+/* ---- state (the TEST work "state", CPU form only) ---- */
+
+static const struct gpudp_work state_cpu_work = STATE_WORK_DESC(NULL);
+
+/* @p n packets, packet i of first byte i % 7 and length 60 + i % 40, on @p h */
+static int
+state_feed(struct gpudp_handoff *h, uint32_t n, uint32_t first, struct state_result *want)
+{
+	static uint8_t pkt[16][128];
+	struct gpudp_ho_burst *b;
+	uint32_t i, k;
+
+	for (i = 0; i < n; i += k) {
+		b = gpudp_handoff_acquire(h);
+		if (b == NULL)
+			return -1;
+		for (k = 0; k < RTE_DIM(pkt) && i + k < n; k++) {
+			uint32_t j = first + i + k;
+
+			pkt[k][0] = (uint8_t)(j % 7);
+			gpudp_ho_burst_add(b, pkt[k], 60 + j % 40, NULL);
+			want->hist[j % 7]++;
+			want->total += 60 + j % 40;
+		}
+		if (gpudp_handoff_submit(h, b) != 0 || (b = gpudp_handoff_completed(h)) == NULL)
+			return -1;
+		gpudp_handoff_release(h, b);
+	}
+	return 0;
+}
+
+static int
+state_kept_shared_read_written_and_collected(void)
+{
+	struct gpudp_handoff_conf c = { .name = "unit-state", .mode = GPUDP_HO_CPU,
+					.work = &state_cpu_work, .ring_size = 4, .burst_max = 16 };
+	struct state_result want = { .total = STATE_TOTAL_START }, got, zero = { { 0 }, 0 };
+	struct gpudp_handoff *h, *h2, *hx;
+	struct gpudp_ho_burst *b;
+	uint64_t total = 0;
+
+	h = gpudp_handoff_create(&c);
+	GPUDP_TEST_ASSERT(h != NULL, "create: rte_errno %d", rte_errno);
+	c.name = "unit-state-2";
+	c.state_from = h;
+	h2 = gpudp_handoff_create(&c);
+	GPUDP_TEST_ASSERT(h2 != NULL, "create a handoff on the first one's state");
+	GPUDP_TEST_ASSERT(gpudp_handoff_state_size(h, 0) == sizeof(want.hist) &&
+			  gpudp_handoff_state_size(h, 1) == sizeof(uint64_t) &&
+			  gpudp_handoff_state_size(h, 2) == 0 &&
+			  gpudp_handoff_state_size(h2, 0) == sizeof(want.hist), "sizes");
+	/* both handoffs add into one state */
+	GPUDP_TEST_ASSERT(state_feed(h, 40, 0, &want) == 0 && state_feed(h2, 33, 40, &want) == 0,
+			  "bursts");
+	GPUDP_TEST_ASSERT(gpudp_handoff_state_read(h2, 1, 0, &total, sizeof(total)) == 0 &&
+			  total == want.total, "total %" PRIu64 ", want %" PRIu64 " (from %u)",
+			  total, want.total, STATE_TOTAL_START);
+	memset(&got, 0xa5, sizeof(got));
+	GPUDP_TEST_ASSERT(gpudp_handoff_collect(h, &got) == 0 &&
+			  memcmp(&got, &want, sizeof(got)) == 0, "collected through the owner");
+	memset(&got, 0xa5, sizeof(got));
+	GPUDP_TEST_ASSERT(gpudp_handoff_collect(h2, &got) == 0 &&
+			  memcmp(&got, &want, sizeof(got)) == 0, "collected through the sharer");
+	/* out of range: refused */
+	GPUDP_TEST_ASSERT(gpudp_handoff_state_read(h, 2, 0, &total, 8) == -EINVAL &&
+			  gpudp_handoff_state_read(h, 1, 1, &total, 8) == -EINVAL &&
+			  gpudp_handoff_state_write(h, 0, sizeof(want.hist), NULL, 1) == -EINVAL,
+			  "a range outside a table must be refused");
+	/* a burst not released: collect refuses */
+	b = gpudp_handoff_acquire(h);
+	gpudp_ho_burst_add(b, zero.hist, 64, NULL);
+	GPUDP_TEST_ASSERT(gpudp_handoff_submit(h, b) == 0 &&
+			  gpudp_handoff_collect(h, &got) == -EBUSY, "collect with a burst out");
+	GPUDP_TEST_ASSERT((b = gpudp_handoff_completed(h)) != NULL, "completed");
+	gpudp_handoff_release(h, b);
+	/* cleared: what is collected starts again */
+	GPUDP_TEST_ASSERT(gpudp_handoff_state_write(h, 0, 0, NULL, sizeof(want.hist)) == 0 &&
+			  gpudp_handoff_state_write(h, 1, 0, &zero.total, 8) == 0, "clear");
+	memset(&want, 0, sizeof(want));
+	GPUDP_TEST_ASSERT(state_feed(h2, 5, 100, &want) == 0 &&
+			  gpudp_handoff_collect(h, &got) == 0 &&
+			  memcmp(&got, &want, sizeof(got)) == 0, "collected after clearing");
+	/* another work cannot share it; a work without collect has none */
+	c.work = api_registered();
+	c.work_arg = "1";
+	hx = gpudp_handoff_create(&c);
+	GPUDP_TEST_ASSERT(hx == NULL, "a handoff of another work must not share the state");
+	c.state_from = NULL;
+	hx = gpudp_handoff_create(&c);
+	GPUDP_TEST_ASSERT(hx != NULL && gpudp_handoff_collect(hx, &got) == -ENOTSUP &&
+			  gpudp_handoff_state_size(hx, 0) == 0, "a work without state");
+	gpudp_handoff_destroy(hx);
+	gpudp_handoff_destroy(h2);
+	gpudp_handoff_destroy(h);
+	return GPUDP_TEST_PASS;
+}
+
 static const struct gpudp_test_case cases[] = {
 	{ "builtins_are_registered", builtins_are_registered },
 	{ "builtin_verdict_names", builtin_verdict_names },
@@ -1124,6 +1229,8 @@ static const struct gpudp_test_case cases[] = {
 	{ "drops_counted_in_long_bursts", drops_counted_in_long_bursts },
 	{ "refused_work_arg_fails_handoff_create", refused_work_arg_fails_handoff_create },
 	{ "two_segment_packet_seen_as_its_segments", two_segment_packet_seen_as_its_segments },
+	{ "state_kept_shared_read_written_and_collected",
+	  state_kept_shared_read_written_and_collected },
 	{ "image_check_fatbin", image_check_fatbin },
 	{ "image_check_cubin", image_check_cubin },
 	{ "image_check_ptx", image_check_ptx },
