@@ -166,7 +166,7 @@ parse_match(struct fparser *p)
 	uint32_t i;
 
 	if (p->n_pats == 0) {
-		perr(p, -EINVAL, "'match' needs payload inspection (a pattern file: --match)");
+		perr(p, -EINVAL, "'match' needs payload inspection (a pattern database)");
 		return;
 	}
 	next(p);

@@ -151,7 +151,7 @@ ft_prepare(struct fthread *ft, const struct gpudp_cap_reader_conf *c, const stru
 
 	st->stage = stage;
 	if (stage != GPUDP_CAP_READER_STAGE_COPY && !l->pcap) {
-		snprintf(err, errlen, "--stage %s: records are read in place from pcap files "
+		snprintf(err, errlen, "stage %s: records are read in place from pcap files "
 			 "only (%s)", gpudp_cap_reader_stage_name(stage), c->path);
 		return -ENOTSUP;
 	}

@@ -96,7 +96,7 @@ ft_stage(struct fthread *f, const struct gpudp_capfile_mrec *r)
 		rc = gpudp_cap_engine_room(&f->e, &f->b, r->caplen, r->wirelen, r->ts_ns, &dst);
 	if (rc == -E2BIG)
 		snprintf(f->err, sizeof(f->err), "record %llu: %u bytes do not fit a batch "
-			 "(--batch-bytes)", (unsigned long long)r->index + 1, r->caplen);
+			 "(the engines' batch_bytes)", (unsigned long long)r->index + 1, r->caplen);
 	if (rc != 0)
 		return rc;
 	if (dst != NULL) {
