@@ -12,7 +12,7 @@
  * transport session of its own: its own messages, sequence numbers and
  * counters (gpudp_ipfix_stats_get()). gpudp_ipfix_export() adds records
  * to every target's message under construction; a message is sent when
- * the next record would not fit in GPUDP_IPFIX_CONFIG's max_msg bytes,
+ * the next record would not fit in the configuration's max_msg bytes,
  * when it has been open for max_delay_ms (checked by gpudp_ipfix_export()
  * and gpudp_ipfix_poll()), and on gpudp_ipfix_flush().
  *
@@ -47,8 +47,10 @@
  * wait either (MSG_DONTWAIT): a message the socket cannot take now is
  * dropped and counted; ECONNREFUSED (a collector not listening: the ICMP
  * error of an earlier datagram) is counted as an error and the message
- * sent again once. No call raises SIGPIPE. File writes are plain write(2)
- * calls; a failed one is counted and the next message is written anyway.
+ * sent again once. No socket send raises SIGPIPE (MSG_NOSIGNAL). File
+ * writes are plain write(2) calls, for regular files (a pipe or FIFO as
+ * the file would block at open and raise SIGPIPE when its reader leaves);
+ * a failed one is counted and the next message is written anyway.
  *
  * An exporter is used by one thread at a time. Errors are negative errno
  * values; functions that can fail for a reason worth a sentence take an
