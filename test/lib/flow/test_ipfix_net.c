@@ -397,7 +397,8 @@ tcp_collector_that_closes_is_counted_and_reconnected(void)
 	GPUDP_TEST_ASSERT(st.dropped > 0 && st.records + st.dropped + 20 >= total &&
 			  st.records + st.dropped <= total, "%" PRIu64 " records + %" PRIu64
 			  " dropped of %" PRIu64, st.records, st.dropped, total);
-	GPUDP_TEST_ASSERT(worst < 50000000ull, "a call took %" PRIu64 " ms", worst / 1000000);
+	/* a call that blocked would wait for good: 0.5 s leaves room for a busy machine */
+	GPUDP_TEST_ASSERT(worst < 500000000ull, "a call took %" PRIu64 " ms", worst / 1000000);
 	free(in);
 	return GPUDP_TEST_PASS;
 }
@@ -453,7 +454,7 @@ tcp_stalled_collector_never_blocks_and_drops_are_counted(void)
 			  "%" PRIu64 " sent + %" PRIu64 " dropped of %zu (%u bytes queued)",
 			  st.records, st.dropped, n, st.queued);
 	GPUDP_TEST_ASSERT(st.queued > 0 && st.queued <= 64 << 10, "%u bytes queued", st.queued);
-	GPUDP_TEST_ASSERT(worst < 50000000ull, "an export of 1000 records took %" PRIu64 " ms",
+	GPUDP_TEST_ASSERT(worst < 500000000ull, "an export of 1000 records took %" PRIu64 " ms",
 			  worst / 1000000);
 	GPUDP_TEST_ASSERT(rc == -ETIMEDOUT && closing < 1000000000ull, "close: %d after %" PRIu64
 			  " ms", rc, closing / 1000000);
