@@ -220,9 +220,10 @@ const char *gpudp_pcapng_ring_current(const struct gpudp_pcapng_ring *r);
  * Flush and close the current file and free the writer (NULL is accepted).
  *
  * @param r  the writer
- * @return 0 if every packet given was written; else the negative errno of
- *   the last write error (its packets are counted in the stats, read them
- *   before closing)
+ * @return 0 if every packet given was written and every file closed
+ *   cleanly; else the negative errno of the last write (or close(2))
+ *   error: the packets lost are counted in the stats (read them before
+ *   closing)
  */
 int gpudp_pcapng_ring_close(struct gpudp_pcapng_ring *r);
 
