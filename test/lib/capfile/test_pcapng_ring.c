@@ -1077,9 +1077,10 @@ full_disk_keeps_files_whole_and_writing_resumes_once_space_is_freed(void)
 		whole_after += rb.per_file[i] == 19;
 	GPUDP_TEST_ASSERT(st.files > files_full && whole_after > 0, "no whole file after the "
 			  "space was freed (%" PRIu64 " files, %u before)", st.files, files_full);
-	remove_dir();
-	umount2(dir, MNT_DETACH);
-	rmdir(dir);
+	snprintf(p, sizeof(p), "%s", dir);
+	remove_dir();        /* the files; the directory is the mount point */
+	umount2(p, MNT_DETACH);
+	rmdir(p);
 	return GPUDP_TEST_PASS;
 }
 
