@@ -521,7 +521,8 @@ file_holds_every_message_back_to_back(void)
 {
 	const size_t n = 5000;
 	struct gpudp_flow_rec *in = rand_recs(n, 0x5eed0007), *got = calloc(n, sizeof(*got));
-	char path[] = "/tmp/gpudp-ipfix-XXXXXX";
+	const char *tmp = getenv("TMPDIR");
+	char path[4096];
 	struct gpudp_ipfix_config cfg;
 	struct gpudp_ipfix_stats st;
 	struct gpudp_ipfix *x;
@@ -529,10 +530,11 @@ file_holds_every_message_back_to_back(void)
 	struct stat sb;
 	uint8_t *buf;
 	size_t ngot;
-	char spec[64];
+	char spec[4200];
 	int fd;
 
 	GPUDP_TEST_ASSERT(in != NULL && got != NULL, "calloc");
+	snprintf(path, sizeof(path), "%s/gpudp-ipfix-XXXXXX", tmp != NULL && *tmp ? tmp : "/tmp");
 	fd = mkstemp(path);
 	GPUDP_TEST_ASSERT(fd >= 0, "mkstemp: %s", strerror(errno));
 	close(fd);
