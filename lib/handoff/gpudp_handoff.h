@@ -478,7 +478,11 @@ void gpudp_handoff_stats_get(const struct gpudp_handoff *h, struct gpudp_handoff
  * keeps across bursts, allocated by the handoff where its mode runs the
  * work (GPU memory in its CUDA context, host memory in the CPU modes).
  * These calls run on the control thread; a read while bursts are in flight
- * sees what the completed ones wrote and some of what the others write.
+ * sees what the completed ones wrote and some of what the others write. In
+ * the persistent mode the resident kernel holds every copy of GPU memory
+ * up: the state is read and written after gpudp_handoff_stop() (of every
+ * handoff of the context that runs persistent), and these calls answer
+ * -EBUSY before.
  */
 
 /**
@@ -490,8 +494,9 @@ uint64_t gpudp_handoff_state_size(const struct gpudp_handoff *h, uint32_t k);
 /**
  * Copy @p len bytes at offset @p off of state table @p k into @p dst
  * (host memory).
- * @return 0; -EINVAL (no such table, or the range is outside it); -EIO (a
- *   CUDA failure: gpudp_handoff_error() says which)
+ * @return 0; -EINVAL (no such table, or the range is outside it); -EBUSY
+ *   (the persistent mode's kernel runs); -EIO (a CUDA failure:
+ *   gpudp_handoff_error() says which)
  */
 int gpudp_handoff_state_read(struct gpudp_handoff *h, uint32_t k, uint64_t off, void *dst,
 			     uint64_t len);
@@ -499,7 +504,7 @@ int gpudp_handoff_state_read(struct gpudp_handoff *h, uint32_t k, uint64_t off, 
 /**
  * Write @p len bytes from @p src (host memory; NULL: zeroes) at offset
  * @p off of state table @p k, e.g. to clear what the caller has taken.
- * @return 0, -EINVAL or -EIO as gpudp_handoff_state_read()
+ * @return 0, -EINVAL, -EBUSY or -EIO as gpudp_handoff_state_read()
  */
 int gpudp_handoff_state_write(struct gpudp_handoff *h, uint32_t k, uint64_t off,
 			      const void *src, uint64_t len);
@@ -511,8 +516,8 @@ int gpudp_handoff_state_write(struct gpudp_handoff *h, uint32_t k, uint64_t off,
  * one state (gpudp_handoff_conf.state_from) collect it once, through any
  * of them.
  * @return the hook's return value; -ENOTSUP (the work has no collect
- *   hook); -EBUSY (a burst is submitted and not released); -ENOMEM;
- *   -EIO (reading the state failed)
+ *   hook); -EBUSY (a burst is submitted and not released, or the
+ *   persistent mode's kernel runs); -ENOMEM; -EIO (reading the state failed)
  */
 int gpudp_handoff_collect(struct gpudp_handoff *h, void *arg);
 

@@ -70,20 +70,43 @@ gpudp_ho_gpu_states_free(struct gpudp_handoff *h)
 	h->st.own = 0;
 }
 
+/* the stream of the copies out and of the state's copies, created on first use */
+static int
+out_stream(struct gpudp_handoff *h, CUstream *st)
+{
+	struct ho_gpu *g = GPU(h);
+
+	if (gpudp_ho_gpu_enter(h) != 0)
+		return -EIO;
+	if (g->out_stream == NULL)
+		CU_DO(h, gpudp_cu->cuStreamCreate(&g->out_stream, CU_STREAM_NON_BLOCKING));
+	*st = g->out_stream;
+	return 0;
+}
+
+/*
+ * On the handoff's own non-blocking stream, waited for alone.
+ */
 int
 gpudp_ho_gpu_state_copy(struct gpudp_handoff *h, uint32_t k, uint64_t off, void *host,
 			uint64_t len, int to_host)
 {
 	CUdeviceptr d = h->st.addr[k] + off;
+	CUstream st;
 
-	if (gpudp_ho_gpu_enter(h) != 0)
+	/* the persistent mode's resident kernel holds every copy up: the state
+	 * is read and written once it is stopped (gpudp_handoff_stop()) */
+	if (GPU(h)->persistent_running)
+		return -EBUSY;
+	if (out_stream(h, &st) != 0)
 		return -EIO;
 	if (to_host)
-		CU_DO(h, gpudp_cu->cuMemcpyDtoH(host, d, len));
+		CU_DO(h, gpudp_cu->cuMemcpyDtoHAsync(host, d, len, st));
 	else if (host != NULL)
-		CU_DO(h, gpudp_cu->cuMemcpyHtoD(d, host, len));
+		CU_DO(h, gpudp_cu->cuMemcpyHtoDAsync(d, host, len, st));
 	else
-		CU_DO(h, gpudp_cu->cuMemsetD8(d, 0, len));
+		CU_DO(h, gpudp_cu->cuMemsetD8Async(d, 0, len, st));
+	CU_DO(h, gpudp_cu->cuStreamSynchronize(st));
 	return 0;
 }
 
@@ -149,15 +172,13 @@ gpudp_handoff_host_free(struct gpudp_handoff *h, void *p)
 int
 gpudp_handoff_copy_to_host(struct gpudp_handoff *h, void *dst, uint64_t src, size_t len)
 {
-	struct ho_gpu *g = h->ops->gpu ? GPU(h) : NULL;
+	CUstream st;
 
-	if (g == NULL)
+	if (!h->ops->gpu || GPU(h) == NULL)
 		return -ENOTSUP;
-	if (gpudp_ho_gpu_enter(h) != 0)
+	if (out_stream(h, &st) != 0)
 		return -EIO;
-	if (g->out_stream == NULL)
-		CU_DO(h, gpudp_cu->cuStreamCreate(&g->out_stream, CU_STREAM_NON_BLOCKING));
-	CU_DO(h, gpudp_cu->cuMemcpyDtoHAsync(dst, (CUdeviceptr)src, len, g->out_stream));
+	CU_DO(h, gpudp_cu->cuMemcpyDtoHAsync(dst, (CUdeviceptr)src, len, st));
 	return 0;
 }
 

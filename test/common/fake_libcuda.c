@@ -687,6 +687,13 @@ f_cuMemsetD8(CUdeviceptr d, unsigned char c, size_t n)
 }
 
 static CUresult
+f_cuMemsetD8Async(CUdeviceptr d, unsigned char c, size_t n, CUstream st)
+{
+	(void)st;
+	return f_cuMemsetD8(d, c, n);
+}
+
+static CUresult
 f_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget t,
 			     CUflushGPUDirectRDMAWritesScope s)
 {
@@ -1098,7 +1105,7 @@ static const struct {
 	F(cuMemHostUnregister), F(cuMemHostGetDevicePointer),
 	F(cuMemGetAddressRange), F(cuPointerGetAttribute),
 	F(cuPointerSetAttribute), F(cuMemcpyHtoD), F(cuMemcpyDtoH),
-	F(cuMemsetD8), F(cuFlushGPUDirectRDMAWrites),
+	F(cuMemsetD8), F(cuMemsetD8Async), F(cuFlushGPUDirectRDMAWrites),
 };
 
 CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, cuuint64_t flags);
