@@ -140,10 +140,19 @@ setup_engine(struct cap_app *app)
 	char err[256];
 	int rc;
 
+	if (cap_conf_flows_on(&app->conf)) {
+		ec.life = &app->life;
+		ec.flows_out = app_flows_out;
+		ec.flows_arg = app;
+	}
 	app->engine_note[0] = '\0';
 	if (app->conf.force_cpu) {
 		snprintf(app->engine_note, sizeof(app->engine_note), "%s given",
 			 app->conf.engine_opt ? "--engine cpu" : "--cpu");
+		CAP_LOG(NOTICE, "%s; analysing on the CPU", app->engine_note);
+	} else if (ec.life != NULL) {
+		snprintf(app->engine_note, sizeof(app->engine_note), "the flow monitor runs on "
+			 "the CPU engine");
 		CAP_LOG(NOTICE, "%s; analysing on the CPU", app->engine_note);
 	} else {
 		if (gpu_engine_possible(app->engine_note, sizeof(app->engine_note))) {
@@ -187,7 +196,8 @@ app_choose_engine_and_mem(struct cap_app *app)
 	int gpu_engine, ret;
 
 	app->gpu_id = app->conf.mem == CAP_CONF_MEM_STAGED ? -1 : app_find_gpu(app);
-	gpu_engine = !app->conf.force_cpu && gpu_engine_possible(why, sizeof(why));
+	gpu_engine = !app->conf.force_cpu && !cap_conf_flows_on(&app->conf) &&
+		gpu_engine_possible(why, sizeof(why));
 	ret = app_resolve_mem(app, gpu_engine);
 	if (ret != 0)
 		return ret;

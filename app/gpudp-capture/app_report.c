@@ -150,6 +150,7 @@ app_report(struct cap_app *app, double elapsed, int final)
 	};
 	struct cap_report_gpu gpus[CAP_MAX_GPUS];
 	struct gpudp_app_port_stats ports[CAP_MAX_PORTS];
+	struct cap_report_flows flows;
 	unsigned int i;
 	/* the direct reader merged its threads' results already; several
 	 * GPUs: each engine's results added up */
@@ -161,6 +162,7 @@ app_report(struct cap_app *app, double elapsed, int final)
 		r.eng = &app->eng_sum;
 	report_gpus(app, gpus, &r);
 	filter_out_stats(app, final, &r);
+	r.flows = app_flows_report(app, final, &flows);
 
 	r.staging_drops += app->eng.st.unreadable;
 	if (app->mem == GPUDP_CAP_MEM_DEVICE) {

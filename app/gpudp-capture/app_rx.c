@@ -429,6 +429,8 @@ rx_finish(struct cap_app *app, struct rx_loop *l)
 		}
 	}
 	app_check_file_sizes(app);
+	/* the end of the input: every flow ends (the flow monitor) */
+	app_flows_end(app);
 	rc = app_report(app, (double)(rte_get_timer_cycles() - l->start) / l->hz, 1);
 	if (rc == 0 && app->verify != NULL)
 		rc = app_verify_results(app);

@@ -30,6 +30,7 @@
 #include "gpudp_analysis.h"
 #include "gpudp_pcapng_ring.h"
 #include "options.h"
+#include "report.h"
 
 extern int cap_logtype;
 #define CAP_LOG(level, fmt, ...) \
@@ -93,6 +94,13 @@ struct cap_app {
 	const char *engine_name;
 	char engine_note[320];
 	struct gpudp_analysis *result;
+	/* the flow monitor (app_flows.c): its settings and outputs */
+	struct gpudp_flow_life life;
+	struct gpudp_ipfix *ipfix;
+	struct gpudp_flow_log *flow_log;
+	int flow_log_failed;          /* its error was said */
+	struct gpudp_flow_life_stats flow_st; /* records out: their count, packets,
+					       * end reasons (ended[]: records) */
 	struct gpudp_pcapng_ring *out;  /* --filter-out (--filter-out-rotate): a write
 					 * error is said and counted by the writer */
 	uint64_t staging_drops;
@@ -190,5 +198,19 @@ int app_run(struct cap_app *app);
 void app_describe_files(struct cap_app *app);
 /** --reader direct: every --pcap file analysed, --filter-out written, the report. */
 int app_run_direct(struct cap_app *app);
+
+/* app_flows.c: the flow monitor's outputs */
+/** Open --flow-log, --ipfix and --ipfix-file (nothing when off). @return 0, or the exit code */
+int app_flows_open(struct cap_app *app);
+/** The engine's flows_out: records to every output. */
+void app_flows_out(void *arg, const struct gpudp_flow_rec *recs, uint32_t n);
+/** Live ports: end every flow (forced end) at the end of the run. */
+void app_flows_end(struct cap_app *app);
+/** Fill the report's flow part from the engine and the outputs; flushes them first when
+ *  @p final. @return @p f, or NULL when the monitor is off */
+const struct cap_report_flows *app_flows_report(struct cap_app *app, int final,
+						struct cap_report_flows *f);
+/** Close the outputs. @return 1 if any record was lost (or an output failed), else 0 */
+int app_flows_close(struct cap_app *app);
 
 #endif /* GPUDP_CAPTURE_CAP_APP_H */

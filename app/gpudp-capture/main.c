@@ -270,7 +270,9 @@ capture_direct(struct cap_app *app)
 	int ret;
 
 	app->conf.mem = CAP_CONF_MEM_STAGED;
-	ret = app_choose_engine_and_mem(app);
+	ret = app_flows_open(app);
+	if (ret == 0)
+		ret = app_choose_engine_and_mem(app);
 
 	if (ret != 0)
 		return ret;
@@ -301,6 +303,8 @@ capture(struct cap_app *app)
 	if (ret != 0)
 		return ret == -2 ? GPUDP_EXIT_USAGE : GPUDP_EXIT_FAILURE;
 	ret = app_place_ports(app);
+	if (ret == 0)
+		ret = app_flows_open(app);
 	if (ret != 0)
 		return ret;
 	ret = app_choose_engine_and_mem(app);
@@ -341,6 +345,8 @@ teardown(struct cap_app *app, int rc)
 
 	app_destroy_gpu_engines(app);
 	gpudp_cap_engine_destroy(&app->eng);
+	if (app_flows_close(app) != 0)
+		rc = GPUDP_EXIT_FAILURE;
 	if (app->out != NULL) {
 		struct gpudp_pcapng_ring_stats st;
 

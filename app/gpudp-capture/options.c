@@ -53,6 +53,7 @@ static const struct option long_opts[] = {
 	{ "mem", required_argument, NULL, OPT_MEM },
 	{ "pin", required_argument, NULL, OPT_PIN },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
+	CAP_FLOW_LONG_OPTS,
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -133,6 +134,7 @@ cap_conf_usage(FILE *f, const char *prog)
 "  --progress S        capture files: progress line every S seconds, 0 = off (default: 1)\n"
 "  --quiet             no report table on stdout (default: off)\n"
 "  --help              this text\n", prog, (unsigned int)CAP_MAX_DATA_ROOM);
+	cap_flow_usage(f);
 }
 
 #define PROG "gpudp-capture"
@@ -207,6 +209,8 @@ conf_defaults(struct cap_conf *c)
 	c->progress_s = 1;
 	c->idle_ms = 1000;
 	c->threads = 1;
+	c->idle_timeout_s = 15;
+	c->active_timeout_s = 1800;
 }
 
 /* --mem, --pin, --engine, --cpu: the words. @return 0, -1, or 1 if not one of them */
@@ -493,7 +497,7 @@ conf_check(struct cap_conf *c)
 			"--filter-out)\n", c->rotate_spec);
 		return -1;
 	}
-	if (pool_check(c) != 0)
+	if (pool_check(c) != 0 || cap_flow_check(c) != 0)
 		return -1;
 	if ((uint64_t)c->data_room + 128 > c->batch_bytes) {
 		fprintf(stderr, "gpudp-capture: --batch-bytes: bad value '%u' (smaller than "
@@ -524,7 +528,8 @@ cap_conf_parse(struct cap_conf *c, int argc, char **argv)
 				argv[optind - 1]);
 			rc = -1;
 		} else if ((rc = value_option(c, o, optarg)) == 1 &&
-			   (rc = word_option(c, o, optarg)) == 1) {
+			   (rc = word_option(c, o, optarg)) == 1 &&
+			   (rc = cap_flow_option(c, o, optarg)) == 1) {
 			fprintf(stderr, "gpudp-capture: unknown option '%s' (see --help)\n",
 				argv[optind - 1]);
 			rc = -1;

@@ -16,6 +16,8 @@
 #include "gpudp_pcapng_ring.h"
 
 #define CAP_MAX_PORTS 32
+/* --ipfix: collectors */
+#define CAP_MAX_IPFIX 8
 #define CAP_MAX_PCAP 16
 /* --gpu auto, --gpu-map: GPUs (CUDA ordinals 0..31) the ports may go to */
 #define CAP_MAX_GPUS 32
@@ -100,7 +102,52 @@ struct cap_conf {
 				   *   --idle-ms, --duration given (options of ports), or NULL */
 	const char *pmd_opt_val;  /**< its value */
 	uint32_t threads;         /**< --threads (direct reader) */
+	/* the flow monitor (flow_opts.c, doc/flows.md): on with any of
+	 * --flow-log, --ipfix, --ipfix-file */
+	const char *flow_log;     /**< --flow-log FILE or "-", or NULL */
+	const char *ipfix[CAP_MAX_IPFIX]; /**< --ipfix [udp:|tcp:]HOST:PORT, checked */
+	uint32_t n_ipfix;
+	const char *ipfix_file;   /**< --ipfix-file PATH, or NULL */
+	uint32_t obs_domain;      /**< --observation-domain */
+	uint64_t idle_timeout_s;  /**< --idle-timeout */
+	uint64_t active_timeout_s; /**< --active-timeout */
+	int biflow;               /**< --biflow */
 };
+
+/** Whether the flow monitor is on (--flow-log, --ipfix or --ipfix-file). */
+static inline int
+cap_conf_flows_on(const struct cap_conf *c)
+{
+	return c->flow_log != NULL || c->n_ipfix > 0 || c->ipfix_file != NULL;
+}
+
+/**
+ * The flow monitor's option @p o (flow_opts.c: its own enum values, from
+ * CAP_FLOW_OPT_FIRST), with value @p v.
+ * @return 0, -1 (printed), or 1 if not one of them
+ */
+int cap_flow_option(struct cap_conf *c, int o, const char *v);
+
+/** The flow monitor's options against the others. @return 0 or -1 (printed) */
+int cap_flow_check(struct cap_conf *c);
+
+/** --help's lines for the flow monitor's options. */
+void cap_flow_usage(FILE *f);
+
+/** The flow monitor's option ids (getopt_long's values) and names. */
+enum {
+	CAP_FLOW_OPT_FIRST = 512,
+	CAP_FLOW_OPT_LOG = CAP_FLOW_OPT_FIRST, CAP_FLOW_OPT_IPFIX, CAP_FLOW_OPT_IPFIX_FILE,
+	CAP_FLOW_OPT_DOMAIN, CAP_FLOW_OPT_IDLE, CAP_FLOW_OPT_ACTIVE, CAP_FLOW_OPT_BIFLOW,
+};
+#define CAP_FLOW_LONG_OPTS \
+	{ "flow-log", required_argument, NULL, CAP_FLOW_OPT_LOG }, \
+	{ "ipfix", required_argument, NULL, CAP_FLOW_OPT_IPFIX }, \
+	{ "ipfix-file", required_argument, NULL, CAP_FLOW_OPT_IPFIX_FILE }, \
+	{ "observation-domain", required_argument, NULL, CAP_FLOW_OPT_DOMAIN }, \
+	{ "idle-timeout", required_argument, NULL, CAP_FLOW_OPT_IDLE }, \
+	{ "active-timeout", required_argument, NULL, CAP_FLOW_OPT_ACTIVE }, \
+	{ "biflow", no_argument, NULL, CAP_FLOW_OPT_BIFLOW }
 
 /**
  * Parse the app's arguments (argv[0] is the program name).

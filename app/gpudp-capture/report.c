@@ -267,6 +267,8 @@ cap_report_table(FILE *f, const struct cap_report *r)
 				"read back from GPU memory)", r->filter_unreadable);
 		fprintf(f, "\n");
 	}
+	if (r->flows != NULL)
+		cap_report_flows_table(f, r->flows);
 	report_data_free(&d);
 	return ferror(f) ? -EIO : 0;
 }
@@ -546,6 +548,8 @@ report_json(struct gpudp_json *j, const struct cap_report *r)
 	json_flows_talkers(j, d.fl, d.nf, d.tk, d.nt, has_match(r));
 	json_filter(j, r, &d.ctr);
 	json_match(j, r, &d.ctr);
+	if (r->flows != NULL)
+		cap_report_flows_json(j, r->flows);
 	gpudp_json_end(j);
 	report_data_free(&d);
 	return 0;

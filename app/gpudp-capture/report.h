@@ -16,6 +16,9 @@
 #include "gpudp_analysis.h"
 #include "gpudp_app_port_stats.h"
 #include "gpudp_pcapng_ring.h"
+#include "gpudp_flow_log.h"
+#include "gpudp_ipfix.h"
+#include "gpudp_json.h"
 
 /** JSON schema version written as "schema". */
 #define CAP_REPORT_SCHEMA 1
@@ -32,6 +35,28 @@ struct cap_report_gpu {
 	uint64_t packets;           /**< packets its engine analysed */
 	uint64_t batches;           /**< batches its engine analysed */
 };
+
+/** Most IPFIX targets in a report: --ipfix's and --ipfix-file. */
+#define CAP_REPORT_IPFIX 9
+
+/** The flow monitor's part of a report (report_flows.c; the JSON's "flow_export"). */
+struct cap_report_flows {
+	struct gpudp_flow_life_stats life; /**< flows ended, records, packets */
+	unsigned int n_ipfix;
+	char ipfix_name[CAP_REPORT_IPFIX][300];
+	struct gpudp_ipfix_stats ipfix[CAP_REPORT_IPFIX];
+	const char *log_path;              /**< --flow-log, or NULL */
+	struct gpudp_flow_log_stats log;
+};
+
+/** Records lost on the way to any output (collector or file). */
+uint64_t cap_report_flows_dropped(const struct cap_report_flows *f);
+
+/** The flow monitor's lines of the table report. */
+void cap_report_flows_table(FILE *f, const struct cap_report_flows *fl);
+
+/** The flow monitor's "flow_export" object of the JSON report. */
+void cap_report_flows_json(struct gpudp_json *j, const struct cap_report_flows *fl);
 
 /** Everything a report shows. */
 struct cap_report {
@@ -68,6 +93,8 @@ struct cap_report {
 	uint64_t filter_files_removed; /**< files deleted by filter_rotate's files condition */
 	/** --filter-out-rotate's conditions, or NULL (one file) */
 	const struct gpudp_pcapng_ring_conf *filter_rotate;
+	/** the flow monitor's outputs and counts, or NULL (off) */
+	const struct cap_report_flows *flows;
 	uint32_t top_n;             /**< rows of the flow and talker tables */
 	/** payload inspection (--match): the pattern set whose counts a->match_*
 	 *  hold; NULL or no file: none */

@@ -168,6 +168,7 @@ gpudp_analysis_free(struct gpudp_analysis *a)
 	free(a->frags);
 	free(a->match_occ);
 	free(a->match_pkts);
+	free(a->life);
 	free(a);
 }
 
@@ -239,7 +240,8 @@ sink_of(struct gpudp_analysis *a, struct gpudp_an_sink *sk)
 	sk->flow_mask = a->flow_mask;
 	sk->pad = 0;
 	sk->filter = &a->filter;
-	sk->frags = a->frags;
+	/* the flow monitor: fragments into their flows at once */
+	sk->frags = a->life == NULL ? a->frags : NULL;
 	sk->frag_mask = a->frag_mask;
 	sk->pad2 = 0;
 	sk->match = a->match;

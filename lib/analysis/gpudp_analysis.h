@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "gpudp_analysis_types.h"
+#include "gpudp_flow_rec.h"
 #include "gpudp_match.h"
 
 #ifdef __cplusplus
@@ -42,8 +43,10 @@ extern "C" {
 
 /** Default flow table capacity (slots). */
 #define GPUDP_AN_DEFAULT_FLOWS 65536u
-/** Largest accepted flow table capacity (slots, 104 bytes each). */
+/** Largest accepted flow table capacity (slots, 176 bytes each). */
 #define GPUDP_AN_MAX_FLOWS (1u << 24)
+
+struct gpudp_flow_life_state;
 
 /** An analysis object. Fields are read-only for users. */
 struct gpudp_analysis {
@@ -65,6 +68,8 @@ struct gpudp_analysis {
 	uint64_t *match_pkts;  /**< per pattern: packets with an occurrence */
 	uint32_t match_flags;  /**< GPUDP_AN_MATCH_FRAME */
 	uint32_t pad3;
+	/** the flow monitor (gpudp_analysis_life_start()), or NULL: flows are kept */
+	struct gpudp_flow_life_state *life;
 };
 
 /** What the fragment table holds (gpudp_analysis_fragments()). */
@@ -75,6 +80,40 @@ struct gpudp_frag_summary {
 	                             first fragment, or first fragments of several port pairs */
 	uint64_t pkts;          /**< fragments (frames) in the table */
 	uint64_t bytes;         /**< their wire bytes */
+};
+
+/**
+ * The flow monitor's settings (gpudp_analysis_life_start(), doc/flows.md):
+ * when flows end and how they are written.
+ */
+struct gpudp_flow_life {
+	uint64_t idle_ns;    /**< a flow with no packet for this long ends (idle
+			      *   timeout); 0: the default, 15 s */
+	uint64_t active_ns;  /**< a flow whose record began this long ago is
+			      *   exported and goes on (active timeout); 0: 1800 s */
+	uint64_t scan_ns;    /**< the table is looked over when the packets' time
+			      *   has moved on this much since the last time; 0: 1 s */
+	int biflow;          /**< 1: one record per flow, both directions (RFC 5103);
+			      *   0: one per direction */
+};
+
+/**
+ * Receives the records of flows that ended (gpudp_analysis_life_start()), @p n
+ * of them, valid during the call.
+ */
+typedef void gpudp_flow_export_fn(void *arg, const struct gpudp_flow_rec *recs, uint32_t n);
+
+/** The flow monitor's counters (gpudp_analysis_life_stats()). */
+struct gpudp_flow_life_stats {
+	uint64_t ended[6];   /**< flows (or, on active timeout, parts of flows) that
+			      *   ended, by enum gpudp_flow_end (1..5) */
+	uint64_t records;    /**< records given to the export function */
+	uint64_t pkts;       /**< packets in those records */
+	uint64_t scans;      /**< times the table was looked over */
+	uint64_t evictions;  /**< of which to make room (lack of resources) */
+	uint32_t in_use;     /**< slots in use (flows and ended flows' slots) at the
+			      *   last look */
+	uint32_t capacity;   /**< slots */
 };
 
 /** A flow as listed by gpudp_analysis_flows(). */
@@ -373,6 +412,48 @@ int gpudp_filter_compile(const char *expr, struct gpudp_filter *f,
 int gpudp_filter_compile_match(const char *expr, const struct gpudp_match_pattern *pats,
 			       uint32_t n_pats, struct gpudp_filter *f, char *err,
 			       size_t errlen);
+
+/**
+ * Turn @p a into a flow monitor: flows end (idle and active timeouts, TCP
+ * FIN in both directions or RST, room needed in the table, the end of the
+ * input) and their records go to @p fn as they do; the table stays
+ * bounded however long the input. Fragments join their flows at once
+ * (there is no fragment table). Time is the packets' timestamps. Call it
+ * before the first packet.
+ * @return 0, -EINVAL (no @p fn, or packets already analysed), -ENOMEM
+ */
+int gpudp_analysis_life_start(struct gpudp_analysis *a, const struct gpudp_flow_life *l,
+			      gpudp_flow_export_fn *fn, void *arg);
+
+/**
+ * After a batch of packets whose newest timestamp is @p now_ns, and before
+ * one of at most @p next packets: end the flows whose time has come when
+ * the packets' time moved on by the scan interval, and make room when the
+ * next batch could fill the table past three quarters (the flows seen
+ * least recently are exported, "lack of resources", until half of it is
+ * free). A no-op without gpudp_analysis_life_start().
+ * @return flows ended
+ */
+uint32_t gpudp_analysis_life_tick(struct gpudp_analysis *a, uint64_t now_ns, uint32_t next);
+
+/**
+ * End every flow (forced end: the end of the input, or shutdown) and give
+ * their records.
+ * @return flows ended
+ */
+uint32_t gpudp_analysis_life_end(struct gpudp_analysis *a);
+
+/** The flow monitor's counters (zero without it). */
+void gpudp_analysis_life_stats(const struct gpudp_analysis *a, struct gpudp_flow_life_stats *st);
+
+/**
+ * The records of flow slot @p s that ended for @p reason: one per direction
+ * that has packets, or one with both (@p biflow).
+ * @param out  room for 2
+ * @return the records written, 0..2
+ */
+uint32_t gpudp_flow_slot_records(const struct gpudp_flow_slot *s, uint8_t reason, int biflow,
+				 struct gpudp_flow_rec *out);
 
 #ifdef __cplusplus
 }

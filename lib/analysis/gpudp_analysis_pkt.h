@@ -32,6 +32,7 @@ extern "C" {
 #define GPUDP_AN_ADD32(p, v) atomicAdd((unsigned int *)(p), (unsigned int)(v))
 #define GPUDP_AN_MIN32(p, v) atomicMin((unsigned int *)(p), (unsigned int)(v))
 #define GPUDP_AN_MAX32(p, v) atomicMax((unsigned int *)(p), (unsigned int)(v))
+#define GPUDP_AN_OR32(p, v) atomicOr((unsigned int *)(p), (unsigned int)(v))
 #define GPUDP_AN_CAS32(p, o, n) \
 	atomicCAS((unsigned int *)(p), (unsigned int)(o), (unsigned int)(n))
 #define GPUDP_AN_LOAD32(p) (*(volatile uint32_t *)(p))
@@ -48,6 +49,7 @@ extern "C" {
 #define GPUDP_AN_ADD32(p, v) GPUDP_AN_ADD64(p, v)
 #define GPUDP_AN_MIN32(p, v) GPUDP_AN_MIN64(p, v)
 #define GPUDP_AN_MAX32(p, v) GPUDP_AN_MAX64(p, v)
+#define GPUDP_AN_OR32(p, v) (*(p) |= (v))
 #define GPUDP_AN_CAS32(p, o, n) gpudp_an_cas32_host((p), (o), (n))
 #define GPUDP_AN_LOAD32(p) (*(p))
 #define GPUDP_AN_PUBLISH32(p, v) (*(p) = (v))
@@ -206,7 +208,7 @@ gpudp_an_slot_find(uint8_t *table, uint32_t stride, uint32_t mask,
 		while (st == GPUDP_FLOW_BUSY)
 			st = GPUDP_AN_LOAD32(state);
 		GPUDP_AN_ACQUIRE();
-		if (*(const GPUDP_AN_VOL uint32_t *)(s + 4) == hash &&
+		if (st == GPUDP_FLOW_READY && *(const GPUDP_AN_VOL uint32_t *)(s + 4) == hash &&
 		    gpudp_flow_key_eq((const GPUDP_AN_VOL struct gpudp_flow_key *)(s + 8), k))
 			return s;
 	}
@@ -232,6 +234,10 @@ gpudp_flow_lookup_insert(struct gpudp_flow_slot *slots, uint32_t mask,
 	if (s != 0 && claimed) {
 		s->first_ts = ~(uint64_t)0;
 		s->last_ts = 0;
+		s->dir_first[0] = ~(uint64_t)0;
+		s->dir_first[1] = ~(uint64_t)0;
+		s->dir_last[0] = 0;
+		s->dir_last[1] = 0;
 		GPUDP_AN_PUBLISH32(&s->state, GPUDP_FLOW_READY);
 	}
 	return s;
@@ -451,6 +457,27 @@ gpudp_an_scan_pkt(const struct gpudp_an_sink *sk, const uint8_t *p, uint32_t cap
 }
 
 /**
+ * A packet's contribution to its flow beyond its count, bytes and times:
+ * its IP bytes, its direction's first and last times, its TCP flags, its
+ * VLAN and ToS, its ICMP type and code (what a flow record says,
+ * gpudp_flow_rec.h). Commutative updates only.
+ */
+GPUDP_AN_HD void
+gpudp_an_flow_extra(struct gpudp_flow_slot *s, const struct gpudp_pkt_info *pi, uint32_t dir,
+		    uint64_t ts)
+{
+	GPUDP_AN_ADD64(&s->ip_bytes[dir], pi->ip_len);
+	GPUDP_AN_MIN64(&s->dir_first[dir], ts);
+	GPUDP_AN_MAX64(&s->dir_last[dir], ts);
+	if (pi->tcp_flags != 0)
+		GPUDP_AN_OR32(&s->tcp, (uint32_t)pi->tcp_flags << (8 * dir));
+	GPUDP_AN_MAX32(&s->attrs[dir], (uint32_t)(pi->n_vlan != 0 ? pi->vlan_id[0] : 0) << 8 |
+		       pi->tos);
+	if (pi->has_l4 && (pi->l4proto == 1 || pi->l4proto == 58))
+		GPUDP_AN_MAX32(&s->icmp[dir], ((uint32_t)pi->icmp_type << 8 | pi->icmp_code) + 1);
+}
+
+/**
  * Add a fragment (not an IPv6 atomic fragment) to its datagram's slot in
  * the fragment table, with commutative updates only.
  * @return 0, or -1 when the table is full (or absent)
@@ -574,7 +601,9 @@ gpudp_an_account_head(const struct gpudp_an_sink *sk, const uint8_t *p, uint32_t
 		struct gpudp_flow_slot *s;
 		uint32_t dir = gpudp_flow_key_make(&pi, &k);
 
-		if (frag)
+		/* without a fragment table (the flow monitor), fragments go
+		 * to their flows at once */
+		if (frag && sk->frags != 0)
 			GPUDP_AN_ADD64(&c->drops[GPUDP_AN_DROP_FRAG_FULL], 1);
 		s = gpudp_flow_lookup_insert(sk->flows, sk->flow_mask, &k,
 					     gpudp_flow_hash(&k));
@@ -587,6 +616,7 @@ gpudp_an_account_head(const struct gpudp_an_sink *sk, const uint8_t *p, uint32_t
 			GPUDP_AN_MAX64(&s->last_ts, ts);
 			if (m.occ != 0)
 				GPUDP_AN_ADD64(&s->match_pkts, 1);
+			gpudp_an_flow_extra(s, &pi, dir, ts);
 		}
 	}
 

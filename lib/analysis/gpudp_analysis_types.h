@@ -117,8 +117,14 @@ struct gpudp_flow_key {
 #define GPUDP_FLOW_EMPTY 0u
 #define GPUDP_FLOW_BUSY  1u  /**< claimed, key being written */
 #define GPUDP_FLOW_READY 2u
+/**
+ * The flow ended and was exported (the flow monitor, gpudp_analysis_expire()):
+ * lookups go past it, inserts do not take it; it becomes EMPTY again when
+ * the slots after it up to an EMPTY one are free.
+ */
+#define GPUDP_FLOW_DEAD  3u
 
-/** One slot of the open-addressing flow table (104 bytes). */
+/** One slot of the open-addressing flow table (176 bytes). */
 struct gpudp_flow_slot {
 	uint32_t state;              /**< GPUDP_FLOW_* */
 	uint32_t hash;               /**< gpudp_flow_hash() of the key */
@@ -128,6 +134,16 @@ struct gpudp_flow_slot {
 	uint64_t first_ts;           /**< smallest timestamp seen (ns), UINT64_MAX if none */
 	uint64_t last_ts;            /**< largest timestamp seen (ns) */
 	uint64_t match_pkts;         /**< packets with a payload match (both directions) */
+	uint64_t ip_bytes[2];        /**< IP bytes (the IP headers' lengths), same directions */
+	uint64_t dir_first[2];       /**< per direction: smallest timestamp, UINT64_MAX if none */
+	uint64_t dir_last[2];        /**< per direction: largest timestamp */
+	uint32_t tcp;                /**< OR of the TCP flags: direction 0 in bits 0-7,
+				      *   direction 1 in bits 8-15 */
+	uint32_t attrs[2];           /**< per direction: the largest VLAN ID << 8 | ToS seen
+				      *   (the outer tag; 0: untagged) */
+	uint32_t icmp[2];            /**< per direction: the largest ICMP type << 8 | code,
+				      *   plus 1, seen (0: none) */
+	uint32_t pad;                /**< 0 */
 };
 
 /**

@@ -129,3 +129,23 @@ gpudp_cap_now_s(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
+
+int
+gpudp_cap_engine_end_flows(struct gpudp_cap_engine *e)
+{
+	int rc;
+
+	if (e->ops == NULL || e->ops->end_flows == NULL)
+		return 0;
+	rc = e->ops->flush(e);
+	return rc != 0 ? rc : e->ops->end_flows(e);
+}
+
+void
+gpudp_cap_engine_flow_stats(const struct gpudp_cap_engine *e, struct gpudp_flow_life_stats *st)
+{
+	if (e->ops == NULL || e->ops->flow_stats == NULL)
+		memset(st, 0, sizeof(*st));
+	else
+		e->ops->flow_stats(e, st);
+}

@@ -129,6 +129,16 @@ struct gpudp_cap_engine_conf {
 	 * Ignored by the cpu engine.
 	 */
 	const struct gpudp_cap_engine *share;
+	/**
+	 * The flow monitor (gpudp_analysis_life_start(), doc/flows.md): flows
+	 * end as the packets' time goes on and their records go to flows_out
+	 * (on the thread that submits batches); the flow table stays bounded.
+	 * The cpu engine; the gpu engine refuses it (-ENOTSUP). NULL: flows
+	 * are kept for the report.
+	 */
+	const struct gpudp_flow_life *life;
+	gpudp_flow_export_fn *flows_out;  /**< with life: required */
+	void *flows_arg;                  /**< its first argument */
 };
 
 /** What an engine did (for the report's "GPU share"). */
@@ -172,6 +182,10 @@ struct gpudp_cap_engine_ops {
 	int (*host_register)(struct gpudp_cap_engine *e, const void *addr, size_t len);
 	/** optional: gpudp_cap_engine_host_unregister() */
 	void (*host_unregister)(struct gpudp_cap_engine *e, const void *addr);
+	/** optional (engines with the flow monitor): gpudp_cap_engine_end_flows() */
+	int (*end_flows)(struct gpudp_cap_engine *e);
+	/** optional: gpudp_cap_engine_flow_stats() */
+	void (*flow_stats)(const struct gpudp_cap_engine *e, struct gpudp_flow_life_stats *st);
 };
 
 /** An engine instance. */
@@ -313,6 +327,18 @@ gpudp_cap_engine_host_unregister(struct gpudp_cap_engine *e, const void *addr)
 	if (e->ops->host_unregister != NULL)
 		e->ops->host_unregister(e, addr);
 }
+
+/**
+ * With the flow monitor (conf.life): end every flow (forced end, at the end
+ * of the input or at shutdown), their records to conf.flows_out, after
+ * flushing the batches in flight.
+ * @return 0, or a negative errno (the engine's error)
+ */
+int gpudp_cap_engine_end_flows(struct gpudp_cap_engine *e);
+
+/** The flow monitor's counters (zero without it). */
+void gpudp_cap_engine_flow_stats(const struct gpudp_cap_engine *e,
+				 struct gpudp_flow_life_stats *st);
 
 /**
  * Free the engine, flushing first (in place, the owners of batches still

@@ -41,6 +41,13 @@ cpu_init(struct gpudp_cap_engine *e, char *err, size_t errlen)
 	if (p->a == NULL || gpudp_cap_batch_arrays_alloc(&p->b, &e->conf, NULL, NULL) != 0 ||
 	    gpudp_analysis_set_match(p->a, e->conf.match, e->conf.match_flags) != 0)
 		goto nomem;
+	if (e->conf.life != NULL &&
+	    gpudp_analysis_life_start(p->a, e->conf.life, e->conf.flows_out,
+				      e->conf.flows_arg) != 0) {
+		cpu_fini(e);
+		snprintf(err, errlen, "the flow monitor needs a function for its records");
+		return -EINVAL;
+	}
 	snprintf(e->st.device, sizeof(e->st.device), "CPU");
 	return 0;
 nomem:
@@ -85,6 +92,22 @@ cpu_analyse_refs(struct gpudp_cap_engine *e, struct gpudp_analysis *a, struct gp
 	return hits;
 }
 
+/* the newest packet time of a batch: the flow monitor's clock */
+static uint64_t
+batch_newest(const struct gpudp_cap_batch *b)
+{
+	uint64_t t = 0;
+	uint32_t i;
+
+	for (i = 0; i < b->n; i++) {
+		uint64_t ts = b->inplace ? b->ref[i].ts_ns : b->desc[i].ts_ns;
+
+		if (ts > t)
+			t = ts;
+	}
+	return t;
+}
+
 static int
 cpu_submit(struct gpudp_cap_engine *e, struct gpudp_cap_batch *b)
 {
@@ -98,6 +121,8 @@ cpu_submit(struct gpudp_cap_engine *e, struct gpudp_cap_batch *b)
 		b->n_match = cpu_analyse_refs(e, p->a, b);
 	else
 		b->n_match = gpudp_analysis_batch(p->a, b->desc, b->data, b->n, b->match);
+	if (e->conf.life != NULL)
+		gpudp_analysis_life_tick(p->a, batch_newest(b), e->conf.batch_pkts);
 	e->st.busy_ms += (gpudp_cap_now_s() - t0) * 1e3;
 	e->st.pkts += b->n;
 	e->st.bytes += b->cap_bytes;
@@ -136,6 +161,23 @@ cpu_collect(struct gpudp_cap_engine *e, struct gpudp_analysis *out)
 	return gpudp_analysis_add(out, p->a);
 }
 
+static int
+cpu_end_flows(struct gpudp_cap_engine *e)
+{
+	struct cpu_priv *p = e->priv;
+
+	gpudp_analysis_life_end(p->a);
+	return 0;
+}
+
+static void
+cpu_flow_stats(const struct gpudp_cap_engine *e, struct gpudp_flow_life_stats *st)
+{
+	const struct cpu_priv *p = e->priv;
+
+	gpudp_analysis_life_stats(p->a, st);
+}
+
 const struct gpudp_cap_engine_ops gpudp_cap_engine_cpu_ops = {
 	.name = "cpu",
 	.init = cpu_init,
@@ -145,4 +187,6 @@ const struct gpudp_cap_engine_ops gpudp_cap_engine_cpu_ops = {
 	.reap = cpu_reap,
 	.collect = cpu_collect,
 	.fini = cpu_fini,
+	.end_flows = cpu_end_flows,
+	.flow_stats = cpu_flow_stats,
 };

@@ -189,6 +189,10 @@ gpu_setup(struct gpudp_cap_engine *e)
 					      64ull * e->conf.batch_pkts) & ~63u;
 	int rc;
 
+	if (e->conf.life != NULL) {
+		snprintf(e->err, sizeof(e->err), "the flow monitor runs on the CPU engine");
+		return -ENOTSUP;
+	}
 	if (e->conf.batch_pkts > GPUDP_HO_BATCH_MAX || data_cap < 64) {
 		snprintf(e->err, sizeof(e->err), "batches of %u packets: at most %u on the GPU",
 			 e->conf.batch_pkts, GPUDP_HO_BATCH_MAX);

@@ -64,6 +64,11 @@ ft_create(struct fthread *ft, const struct gpudp_cap_reader_conf *c,
 	uint32_t t;
 	int rc;
 
+	if (ec.life != NULL && c->threads > 1) {
+		snprintf(err, errlen, "the flow monitor reads a file with one thread (%u given): "
+			 "a flow's packets are in every thread's share", c->threads);
+		return -EINVAL;
+	}
 	ec.mem = stage == GPUDP_CAP_READER_STAGE_COPY ? GPUDP_CAP_MEM_STAGED : GPUDP_CAP_MEM_HOST;
 	ec.gather = stage == GPUDP_CAP_READER_STAGE_GATHER;
 	ec.release = ft_release;

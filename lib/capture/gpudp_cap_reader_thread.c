@@ -176,6 +176,9 @@ ft_end(struct fthread *f, struct gpudp_capfile *cf, int rc)
 	f->staged_at = gpudp_cap_now_s();
 	if (rc == 0)
 		rc = gpudp_cap_engine_flush(&f->e);
+	/* the end of the input: every flow ends (the flow monitor) */
+	if (rc == 0)
+		rc = gpudp_cap_engine_end_flows(&f->e);
 	f->flushed_at = gpudp_cap_now_s();
 	return rc;
 }

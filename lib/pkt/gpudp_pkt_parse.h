@@ -56,6 +56,10 @@ struct gpudp_pkt_info {
 	uint8_t frag_last;   /**< is_frag and no more-fragments flag (both: IPv6 atomic fragment) */
 	uint8_t frag_proto;  /**< is_frag: IPv4 protocol, or the fragment header's next header */
 	uint8_t has_ext;     /**< IPv6 extension headers present */
+	uint8_t tos;         /**< IPv4 ToS or IPv6 traffic class (af 4 or 6) */
+	uint8_t tcp_flags;   /**< has_l4 and TCP: the header's flags (CWR..FIN, low 8 bits) */
+	uint8_t icmp_type;   /**< has_l4 and ICMP (IPv4) or ICMPv6: the message's type */
+	uint8_t icmp_code;   /**< and its code */
 	uint16_t vlan_id[GPUDP_PKT_MAX_VLAN];
 	uint16_t ethertype;  /**< of the layer 3 header: after the tags, and after an
 	                          LLC/SNAP header or a PPPoE session header (PPP's
@@ -220,6 +224,7 @@ gpudp_pkt_parse(const uint8_t *p, uint32_t caplen, struct gpudp_pkt_info *pi)
 			return;
 		}
 		pi->af = 4;
+		pi->tos = p[off + 1];
 		pi->l4proto = p[off + 9];
 		for (i = 0; i < 4; i++) {
 			pi->src[i] = p[off + 12 + i];
@@ -269,6 +274,7 @@ gpudp_pkt_parse(const uint8_t *p, uint32_t caplen, struct gpudp_pkt_info *pi)
 		}
 		pi->ip_len = 40 + gpudp_rd16(p + off + 4);
 		pi->af = 6;
+		pi->tos = (uint8_t)((p[off] & 0xf) << 4 | p[off + 1] >> 4);
 		for (i = 0; i < 16; i++) {
 			pi->src[i] = p[off + 8 + i];
 			pi->dst[i] = p[off + 24 + i];
@@ -393,6 +399,11 @@ gpudp_pkt_parse(const uint8_t *p, uint32_t caplen, struct gpudp_pkt_info *pi)
 		pi->has_ports = 1;
 		pi->sport = (uint16_t)gpudp_rd16(p + off);
 		pi->dport = (uint16_t)gpudp_rd16(p + off + 2);
+		if (pi->l4proto == 6)
+			pi->tcp_flags = p[off + 13];
+	} else {
+		pi->icmp_type = p[off];
+		pi->icmp_code = p[off + 1];
 	}
 }
 

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gpudp-capture's flow monitor outputs (doc/flows.md): the records of the
+ * flows the engine ends go to the NDJSON flow log (--flow-log) and to the
+ * IPFIX exporter's targets (--ipfix collectors, --ipfix-file); the report
+ * says what each output took and lost. An output that fails loses records,
+ * counted and said once; the analysis goes on.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cap_app.h"
+
+#define NS 1000000000ull
+/* at the end, how long IPFIX waits for TCP queues to drain */
+#define DRAIN_MS 2000
+
+/* the IPFIX targets of --ipfix and --ipfix-file */
+static int
+ipfix_open(struct cap_app *app)
+{
+	struct gpudp_ipfix_config cfg;
+	struct gpudp_ipfix_target t;
+	char err[320];
+	uint32_t i;
+	int rc;
+
+	gpudp_ipfix_config_init(&cfg);
+	cfg.domain_id = app->conf.obs_domain;
+	rc = gpudp_ipfix_create(&cfg, &app->ipfix, err, sizeof(err));
+	/* gpudp_ipfix_add_target() gives the target's index */
+	for (i = 0; rc >= 0 && i < app->conf.n_ipfix; i++) {
+		rc = gpudp_ipfix_target_parse(app->conf.ipfix[i], &t, err, sizeof(err));
+		if (rc == 0)
+			rc = gpudp_ipfix_add_target(app->ipfix, &t, err, sizeof(err));
+	}
+	if (rc >= 0 && app->conf.ipfix_file != NULL) {
+		rc = gpudp_ipfix_target_file(app->conf.ipfix_file, &t, err, sizeof(err));
+		if (rc == 0)
+			rc = gpudp_ipfix_add_target(app->ipfix, &t, err, sizeof(err));
+	}
+	if (rc < 0) {
+		fprintf(stderr, "gpudp-capture: %s\n", err);
+		return rc;
+	}
+	return 0;
+}
+
+int
+app_flows_open(struct cap_app *app)
+{
+	int rc;
+
+	if (!cap_conf_flows_on(&app->conf))
+		return 0;
+	app->life.idle_ns = app->conf.idle_timeout_s * NS;
+	app->life.active_ns = app->conf.active_timeout_s * NS;
+	app->life.biflow = app->conf.biflow;
+	if ((app->conf.n_ipfix > 0 || app->conf.ipfix_file != NULL) && ipfix_open(app) != 0)
+		return GPUDP_EXIT_FAILURE;
+	if (app->conf.flow_log != NULL) {
+		rc = gpudp_flow_log_open(app->conf.flow_log, 0, 0, &app->flow_log);
+		if (rc != 0) {
+			fprintf(stderr, "gpudp-capture: --flow-log: cannot create '%s': %s\n",
+				app->conf.flow_log, strerror(-rc));
+			return GPUDP_EXIT_FAILURE;
+		}
+	}
+	CAP_LOG(INFO, "flow monitor: idle timeout %" PRIu64 " s, active timeout %" PRIu64
+		" s, %s records%s%s%s", app->conf.idle_timeout_s, app->conf.active_timeout_s,
+		app->conf.biflow ? "biflow" : "unidirectional",
+		app->conf.flow_log != NULL ? ", flow log " : "",
+		app->conf.flow_log != NULL ? app->conf.flow_log : "",
+		app->ipfix != NULL ? ", IPFIX" : "");
+	return 0;
+}
+
+void
+app_flows_out(void *arg, const struct gpudp_flow_rec *recs, uint32_t n)
+{
+	struct cap_app *app = arg;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		app->flow_st.records++;
+		app->flow_st.pkts += recs[i].packets + recs[i].rpackets;
+		if (recs[i].end_reason < 6)
+			app->flow_st.ended[recs[i].end_reason]++;
+	}
+	if (app->ipfix != NULL) {
+		gpudp_ipfix_export(app->ipfix, recs, n);
+		gpudp_ipfix_poll(app->ipfix);
+	}
+	if (app->flow_log == NULL)
+		return;
+	for (i = 0; i < n; i++) {
+		int rc = gpudp_flow_log_write(app->flow_log, &recs[i]);
+
+		/* said once: the writer keeps its first error and counts the rest */
+		if (rc != 0 && rc != -EINVAL && !app->flow_log_failed) {
+			app->flow_log_failed = 1;
+			CAP_LOG(ERR, "--flow-log %s: %s; records are counted as dropped",
+				app->conf.flow_log, strerror(-rc));
+		}
+	}
+}
+
+void
+app_flows_end(struct cap_app *app)
+{
+	if (!cap_conf_flows_on(&app->conf))
+		return;
+	if (gpudp_cap_engine_end_flows(&app->eng) != 0)
+		CAP_LOG(ERR, "ending the flows: %s", app->eng.err);
+}
+
+const struct cap_report_flows *
+app_flows_report(struct cap_app *app, int final, struct cap_report_flows *f)
+{
+	unsigned int i;
+
+	if (!cap_conf_flows_on(&app->conf))
+		return NULL;
+	memset(f, 0, sizeof(*f));
+	f->life = app->flow_st;
+	if (app->ipfix != NULL) {
+		if (final)
+			gpudp_ipfix_drain(app->ipfix, DRAIN_MS);
+		f->n_ipfix = RTE_MIN(gpudp_ipfix_target_count(app->ipfix),
+				     (unsigned int)CAP_REPORT_IPFIX);
+		for (i = 0; i < f->n_ipfix; i++) {
+			snprintf(f->ipfix_name[i], sizeof(f->ipfix_name[i]), "%s",
+				 gpudp_ipfix_target_name(app->ipfix, i));
+			gpudp_ipfix_stats_get(app->ipfix, i, &f->ipfix[i]);
+		}
+	}
+	if (app->flow_log != NULL) {
+		if (final)
+			gpudp_flow_log_flush(app->flow_log);
+		f->log_path = app->conf.flow_log;
+		gpudp_flow_log_stats_get(app->flow_log, &f->log);
+	}
+	return f;
+}
+
+int
+app_flows_close(struct cap_app *app)
+{
+	struct cap_report_flows f;
+	int lost = 0;
+
+	if (!cap_conf_flows_on(&app->conf))
+		return 0;
+	app_flows_report(app, 1, &f);
+	if (cap_report_flows_dropped(&f) != 0) {
+		fprintf(stderr, "gpudp-capture: flow monitor: %" PRIu64 " records lost on the "
+			"way to an output (see the report's flow_export)\n",
+			cap_report_flows_dropped(&f));
+		lost = 1;
+	}
+	if (app->ipfix != NULL && gpudp_ipfix_close(app->ipfix, DRAIN_MS) != 0)
+		lost = 1;
+	app->ipfix = NULL;
+	if (app->flow_log != NULL && gpudp_flow_log_close(app->flow_log) != 0)
+		lost = 1;
+	app->flow_log = NULL;
+	return lost;
+}
