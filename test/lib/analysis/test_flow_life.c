@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The flow monitor (lib/analysis/gpudp_flow_life.c, doc/flows.md): each way
+ * a flow ends, the records' fields, room made in a small table, and every
+ * packet in exactly one record over a long, churning input.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpudp_analysis.h"
+#include "gpudp_test.h"
+
+#define S 1000000000ull
+#define T0 (1700000000ull * S)
+
+/* what the export function received */
+struct got {
+	struct gpudp_flow_rec r[4096];
+	uint32_t n;
+	uint64_t pkts;
+};
+
+static void
+take(void *arg, const struct gpudp_flow_rec *recs, uint32_t n)
+{
+	struct got *g = arg;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		g->pkts += recs[i].packets + recs[i].rpackets;
+		if (g->n < sizeof(g->r) / sizeof(g->r[0]))
+			g->r[g->n++] = recs[i];
+	}
+}
+
+/*
+ * An Ethernet frame: optionally one VLAN tag, IPv4 with @p tos, then TCP
+ * (flags), UDP or ICMP (type, code in sport's bytes) from a.b.c.@p s to
+ * 10.0.0.@p d.
+ */
+static uint32_t
+frame(uint8_t *p, uint8_t proto, uint32_t s, uint32_t d, uint16_t sp, uint16_t dp,
+      uint8_t flags, uint16_t vlan, uint8_t tos, uint32_t payload)
+{
+	uint32_t o = 12, l4 = proto == 6 ? 20 : 8, ip_len = 20 + l4 + payload, i;
+
+	memset(p, 0, 14 + 4 + ip_len);
+	if (vlan != 0) {
+		p[o++] = 0x81;
+		p[o++] = 0x00;
+		p[o++] = (uint8_t)(vlan >> 8);
+		p[o++] = (uint8_t)vlan;
+	}
+	p[o++] = 0x08;
+	p[o++] = 0x00;
+	p[o] = 0x45;
+	p[o + 1] = tos;
+	p[o + 2] = (uint8_t)(ip_len >> 8);
+	p[o + 3] = (uint8_t)ip_len;
+	p[o + 8] = 64;
+	p[o + 9] = proto;
+	p[o + 12] = 10;
+	p[o + 13] = (uint8_t)(s >> 16);
+	p[o + 14] = (uint8_t)(s >> 8);
+	p[o + 15] = (uint8_t)s;
+	p[o + 16] = 10;
+	p[o + 19] = (uint8_t)d;
+	o += 20;
+	p[o] = (uint8_t)(sp >> 8);
+	p[o + 1] = (uint8_t)sp;
+	p[o + 2] = (uint8_t)(dp >> 8);
+	p[o + 3] = (uint8_t)dp;
+	if (proto == 6) {
+		p[o + 12] = 0x50;
+		p[o + 13] = flags;
+	} else if (proto == 17) {
+		p[o + 4] = (uint8_t)((8 + payload) >> 8);
+		p[o + 5] = (uint8_t)(8 + payload);
+	}
+	for (i = 0; i < payload; i++)
+		p[o + l4 + i] = (uint8_t)i;
+	return o + l4 + payload;
+}
+
+static struct gpudp_analysis *
+monitor(uint32_t slots, uint64_t idle_s, uint64_t active_s, int biflow, struct got *g)
+{
+	struct gpudp_flow_life l = { .idle_ns = idle_s * S, .active_ns = active_s * S,
+				     .biflow = biflow };
+	struct gpudp_analysis *a = gpudp_analysis_create(slots, NULL);
+
+	memset(g, 0, sizeof(*g));
+	if (a != NULL && gpudp_analysis_life_start(a, &l, take, g) != 0) {
+		gpudp_analysis_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+/* one packet at @p t s (plus @p ns), then the monitor's tick */
+static void
+pkt(struct gpudp_analysis *a, uint8_t proto, uint32_t s, uint32_t d, uint16_t sp,
+    uint16_t dp, uint8_t flags, uint64_t t, uint64_t ns)
+{
+	uint8_t f[256];
+	uint32_t len = frame(f, proto, s, d, sp, dp, flags, 0, 0, 10);
+
+	gpudp_analysis_packet(a, f, len, len, T0 + t * S + ns);
+	gpudp_analysis_life_tick(a, T0 + t * S + ns, 1);
+}
+
+static const struct gpudp_flow_rec *
+find(const struct got *g, uint16_t sport, uint8_t reason, uint32_t nth)
+{
+	uint32_t i;
+
+	for (i = 0; i < g->n; i++)
+		if (g->r[i].sport == sport && g->r[i].end_reason == reason && nth-- == 0)
+			return &g->r[i];
+	return NULL;
+}
+
+static int
+idle_and_forced_end(void)
+{
+	static struct got g;
+	struct gpudp_analysis *a = monitor(64, 15, 1800, 0, &g);
+	const struct gpudp_flow_rec *r;
+
+	GPUDP_TEST_ASSERT(a != NULL, "create");
+	pkt(a, 17, 1, 2, 1000, 53, 0, 0, 0);
+	pkt(a, 17, 1, 2, 1000, 53, 0, 1, 0);
+	pkt(a, 17, 2, 1, 53, 1000, 0, 1, 5);   /* the answer: the other direction */
+	pkt(a, 17, 3, 2, 2000, 53, 0, 10, 0);
+	GPUDP_TEST_ASSERT(g.n == 0, "%u records before any timeout", g.n);
+	pkt(a, 17, 3, 2, 2000, 53, 0, 20, 0);  /* 19 s after the first flow's last packet */
+	GPUDP_TEST_ASSERT(g.n == 2, "%u records: the first flow's two directions", g.n);
+	r = find(&g, 1000, GPUDP_FLOW_END_IDLE, 0);
+	GPUDP_TEST_ASSERT(r != NULL && r->packets == 2 && r->dport == 53 &&
+			  r->first_ns == T0 && r->last_ns == T0 + S && r->octets == 2 * 38 &&
+			  r->l2_octets == 2 * 52 && r->af == 4 && r->proto == 17,
+			  "the first direction's record");
+	r = find(&g, 53, GPUDP_FLOW_END_IDLE, 0);
+	GPUDP_TEST_ASSERT(r != NULL && r->packets == 1 && r->dport == 1000 &&
+			  r->first_ns == T0 + S + 5, "the answer's record");
+	gpudp_analysis_life_end(a);
+	r = find(&g, 2000, GPUDP_FLOW_END_FORCED, 0);
+	GPUDP_TEST_ASSERT(g.n == 3 && r != NULL && r->packets == 2, "the forced end");
+	GPUDP_TEST_ASSERT(g.pkts == a->ctr.pkts, "%" PRIu64 " packets in records, %" PRIu64
+			  " analysed", g.pkts, a->ctr.pkts);
+	gpudp_analysis_free(a);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+active_timeout_splits_a_long_flow(void)
+{
+	static struct got g;
+	struct gpudp_analysis *a = monitor(64, 15, 5, 0, &g);
+	uint64_t t, sum = 0;
+	uint32_t i;
+
+	GPUDP_TEST_ASSERT(a != NULL, "create");
+	for (t = 0; t < 23; t++)
+		pkt(a, 17, 1, 2, 1000, 53, 0, t, 0);
+	gpudp_analysis_life_end(a);
+	GPUDP_TEST_ASSERT(g.n >= 4, "%u records of a 23 s flow with a 5 s active timeout", g.n);
+	for (i = 0; i < g.n; i++) {
+		const struct gpudp_flow_rec *r = &g.r[i];
+
+		GPUDP_TEST_ASSERT(r->end_reason == (i + 1 < g.n ? GPUDP_FLOW_END_ACTIVE :
+						    GPUDP_FLOW_END_FORCED),
+				  "record %u: end %u", i, r->end_reason);
+		GPUDP_TEST_ASSERT(r->last_ns - r->first_ns <= 5 * S && r->packets >= 1,
+				  "record %u spans %" PRIu64 " ns", i, r->last_ns - r->first_ns);
+		GPUDP_TEST_ASSERT(i == 0 || r->first_ns > g.r[i - 1].last_ns,
+				  "record %u overlaps the one before", i);
+		sum += r->packets;
+	}
+	GPUDP_TEST_ASSERT(sum == 23, "%" PRIu64 " packets in the records, 23 sent", sum);
+	gpudp_analysis_free(a);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+tcp_fin_both_ways_or_rst_ends_a_flow(void)
+{
+	static struct got g;
+	struct gpudp_analysis *a = monitor(64, 300, 1800, 1, &g);
+	const struct gpudp_flow_rec *r;
+
+	GPUDP_TEST_ASSERT(a != NULL, "create");
+	pkt(a, 6, 1, 2, 40000, 80, 0x02, 0, 0);     /* SYN */
+	pkt(a, 6, 2, 1, 80, 40000, 0x12, 0, 10);    /* SYN ACK */
+	pkt(a, 6, 1, 2, 40000, 80, 0x11, 0, 20);    /* FIN ACK: one way only */
+	pkt(a, 6, 3, 2, 40001, 80, 0x04, 0, 30);    /* RST */
+	pkt(a, 6, 9, 2, 40009, 80, 0x02, 2, 0);     /* another flow, 2 s on: a look */
+	r = find(&g, 40001, GPUDP_FLOW_END_EOF, 0);
+	GPUDP_TEST_ASSERT(g.n == 1 && r != NULL && r->tcp_flags == 0x04,
+			  "%u records: the RST flow's, ended", g.n);
+	pkt(a, 6, 2, 1, 80, 40000, 0x11, 4, 0);     /* FIN ACK back */
+	pkt(a, 6, 9, 2, 40009, 80, 0x10, 6, 0);
+	r = find(&g, 40000, GPUDP_FLOW_END_EOF, 0);
+	GPUDP_TEST_ASSERT(g.n == 2 && r != NULL, "the FIN flow ended once FIN went both ways");
+	/* biflow: the SYN's sender is the source */
+	GPUDP_TEST_ASSERT(r->flags == GPUDP_FLOW_REC_BIFLOW && r->packets == 2 &&
+			  r->rpackets == 2 && r->dport == 80 && r->tcp_flags == 0x13 &&
+			  r->rtcp_flags == 0x13 && r->first_ns == T0 && r->last_ns == T0 + 4 * S,
+			  "biflow record: packets %" PRIu64 "/%" PRIu64 " flags %x/%x",
+			  r->packets, r->rpackets, r->tcp_flags, r->rtcp_flags);
+	gpudp_analysis_free(a);
+	return GPUDP_TEST_PASS;
+}
+
+static int
+vlan_tos_and_icmp_in_records(void)
+{
+	static struct got g;
+	struct gpudp_analysis *a = monitor(64, 15, 1800, 0, &g);
+	uint8_t f[256];
+	uint32_t len;
+
+	GPUDP_TEST_ASSERT(a != NULL, "create");
+	len = frame(f, 17, 1, 2, 7, 9, 0, 301, 0xb8, 4);
+	gpudp_analysis_packet(a, f, len, len, T0);
+	/* ICMP echo request: type 8 code 0 in the first two bytes */
+	len = frame(f, 1, 1, 2, 0x0800, 0x1234, 0, 0, 0, 4);
+	gpudp_analysis_packet(a, f, len, len, T0 + 1);
+	gpudp_analysis_life_end(a);
+	GPUDP_TEST_ASSERT(g.n == 2, "%u records", g.n);
+	GPUDP_TEST_ASSERT(g.r[0].vlan == 301 || g.r[1].vlan == 301, "the VLAN");
+	GPUDP_TEST_ASSERT(g.r[0].tos == 0xb8 || g.r[1].tos == 0xb8, "the ToS");
+	GPUDP_TEST_ASSERT((g.r[0].proto == 1 && g.r[0].sport == 0 && g.r[0].dport == 0x0800) ||
+			  (g.r[1].proto == 1 && g.r[1].sport == 0 && g.r[1].dport == 0x0800),
+			  "ICMP as type << 8 | code in dport");
+	gpudp_analysis_free(a);
+	return GPUDP_TEST_PASS;
+}
+
+/*
+ * A small table and many flows: the least recently seen flows make room
+ * (lack of resources), no packet is lost to a full table, every packet is
+ * in exactly one record.
+ */
+static int
+room_made_and_every_packet_in_one_record(void)
+{
+	static struct got g;
+	struct gpudp_analysis *a = monitor(256, 60, 1800, 0, &g);
+	uint64_t i, resources = 0;
+	uint8_t f[256];
+
+	GPUDP_TEST_ASSERT(a != NULL, "create");
+	for (i = 0; i < 20000; i++) {
+		/* 2000 flows, each packet on a flow chosen by a mix of i */
+		uint32_t fl = (uint32_t)((i * 2654435761u) % 2000);
+		uint32_t len = frame(f, 17, 1 + fl, 2, (uint16_t)(1024 + fl), 53, 0, 0, 0, 8);
+
+		gpudp_analysis_packet(a, f, len, len, T0 + i * 1000);
+		if (i % 32 == 31)
+			gpudp_analysis_life_tick(a, T0 + i * 1000, 32);
+	}
+	gpudp_analysis_life_end(a);
+	for (i = 0; i < g.n; i++)
+		resources += g.r[i].end_reason == GPUDP_FLOW_END_RESOURCES;
+	GPUDP_TEST_ASSERT(a->ctr.drops[GPUDP_AN_DROP_FLOW_FULL] == 0,
+			  "%" PRIu64 " packets found the table full",
+			  a->ctr.drops[GPUDP_AN_DROP_FLOW_FULL]);
+	GPUDP_TEST_ASSERT(resources > 0, "no flow ended to make room in 256 slots");
+	GPUDP_TEST_ASSERT(g.pkts == 20000, "%" PRIu64 " packets in records, 20000 analysed",
+			  g.pkts);
+	gpudp_analysis_free(a);
+	return GPUDP_TEST_PASS;
+}
+
+static const struct gpudp_test_case cases[] = {
+	{ "idle_and_forced_end", idle_and_forced_end },
+	{ "active_timeout_splits_a_long_flow", active_timeout_splits_a_long_flow },
+	{ "tcp_fin_both_ways_or_rst_ends_a_flow", tcp_fin_both_ways_or_rst_ends_a_flow },
+	{ "vlan_tos_and_icmp_in_records", vlan_tos_and_icmp_in_records },
+	{ "room_made_and_every_packet_in_one_record", room_made_and_every_packet_in_one_record },
+	{ NULL, NULL },
+};
+
+int
+main(int argc, char **argv)
+{
+	return gpudp_test_run("flow_life", cases, argc, argv);
+}
