@@ -14,11 +14,13 @@
 #include <string.h>
 
 #include "gpudp_analysis.h"
+#include "gpudp_flow_scan.h"
 
 #define NS 1000000000ull
 #define DEF_IDLE_NS (15 * NS)
 #define DEF_ACTIVE_NS (1800 * NS)
 #define DEF_SCAN_NS NS
+#define RTE_ALIGN_CEIL_(v, a) (((v) + (a) - 1) / (a) * (a))
 /* records given to the export function at once */
 #define OUT_MAX 256
 
@@ -32,6 +34,7 @@ struct gpudp_flow_life_state {
 	uint64_t pkts_at_scan;  /* packets analysed then (each may have taken a slot since) */
 	uint32_t n_out;
 	struct gpudp_flow_life_stats st;
+	struct gpudp_flow_export *ex;  /* the export area: room for the whole table */
 	struct gpudp_flow_rec out[OUT_MAX];
 };
 
@@ -43,9 +46,12 @@ gpudp_analysis_life_start(struct gpudp_analysis *a, const struct gpudp_flow_life
 
 	if (a == NULL || fn == NULL || a->life != NULL || a->ctr.pkts != 0)
 		return -EINVAL;
-	s = calloc(1, sizeof(*s));
+	/* the state, then the export area (room for the whole table) */
+	s = calloc(1, RTE_ALIGN_CEIL_(sizeof(*s), 64) + sizeof(*s->ex) +
+		   sizeof(s->ex->slot[0]) * ((size_t)a->flow_mask + 1));
 	if (s == NULL)
 		return -ENOMEM;
+	s->ex = (struct gpudp_flow_export *)((uint8_t *)s + RTE_ALIGN_CEIL_(sizeof(*s), 64));
 	s->conf = *l;
 	if (s->conf.idle_ns == 0)
 		s->conf.idle_ns = DEF_IDLE_NS;
@@ -138,122 +144,25 @@ out_flush(struct gpudp_flow_life_state *l)
 	l->n_out = 0;
 }
 
-/* the slot's records out; then the flow goes on (active) or its slot dies */
+/* the records of the export area's slots out, counted */
 static void
-slot_end(struct gpudp_flow_life_state *l, struct gpudp_flow_slot *s, uint8_t reason)
+export_out(struct gpudp_flow_life_state *l, const struct gpudp_flow_export *ex)
 {
-	uint32_t n;
+	uint32_t i, n = ex->count < ex->cap ? ex->count : ex->cap;
 
-	if (l->n_out + 2 > OUT_MAX)
-		out_flush(l);
-	n = gpudp_flow_slot_records(s, reason, l->conf.biflow, l->out + l->n_out);
-	l->n_out += n;
-	l->st.records += n;
-	l->st.pkts += s->pkts[0] + s->pkts[1];
-	l->st.ended[reason]++;
-	if (reason != GPUDP_FLOW_END_ACTIVE) {
-		s->state = GPUDP_FLOW_DEAD;
-		return;
+	for (i = 0; i < n; i++) {
+		const struct gpudp_flow_slot *s = &ex->slot[i];
+		uint32_t k;
+
+		if (l->n_out + 2 > OUT_MAX)
+			out_flush(l);
+		k = gpudp_flow_slot_records(s, (uint8_t)s->pad, l->conf.biflow, l->out + l->n_out);
+		l->n_out += k;
+		l->st.records += k;
+		l->st.pkts += s->pkts[0] + s->pkts[1];
+		l->st.ended[s->pad]++;
 	}
-	memset(s->pkts, 0, sizeof(s->pkts));
-	memset(s->bytes, 0, sizeof(s->bytes));
-	memset(s->ip_bytes, 0, sizeof(s->ip_bytes));
-	s->first_ts = ~(uint64_t)0;
-	s->last_ts = 0;
-	s->dir_first[0] = ~(uint64_t)0;
-	s->dir_first[1] = ~(uint64_t)0;
-	s->dir_last[0] = 0;
-	s->dir_last[1] = 0;
-	s->match_pkts = 0;
-	s->tcp = 0;
-	s->attrs[0] = s->attrs[1] = 0;
-	s->icmp[0] = s->icmp[1] = 0;
-}
-
-/* why the flow in @p s ends at @p now, or 0: it goes on */
-static uint8_t
-slot_reason(const struct gpudp_flow_life_state *l, const struct gpudp_flow_slot *s,
-	    uint64_t now)
-{
-	uint32_t f0 = s->tcp & 0xff, f1 = (s->tcp >> 8) & 0xff;
-
-	if (s->key.proto == 6 && (((f0 | f1) & 0x04) != 0 || ((f0 & f1) & 0x01) != 0))
-		return GPUDP_FLOW_END_EOF;
-	if (now >= s->last_ts && now - s->last_ts >= l->conf.idle_ns)
-		return GPUDP_FLOW_END_IDLE;
-	if (s->first_ts != ~(uint64_t)0 && now >= s->first_ts &&
-	    now - s->first_ts >= l->conf.active_ns)
-		return GPUDP_FLOW_END_ACTIVE;
-	return 0;
-}
-
-/*
- * DEAD slots become EMPTY (zeroed) where nothing after them up to an EMPTY
- * slot is in use: walking back from each EMPTY slot, a DEAD one before an
- * EMPTY one is no longer in any key's probe sequence.
- */
-static void
-dead_reclaim(struct gpudp_analysis *a)
-{
-	uint32_t cap = a->flow_mask + 1, i, k, start = cap;
-
-	for (i = 0; i < cap; i++)
-		if (a->flows[i].state == GPUDP_FLOW_EMPTY) {
-			start = i;
-			break;
-		}
-	if (start == cap)
-		return;
-	/* from the EMPTY slot before start, backwards around the table */
-	for (k = 1; k < cap; k++) {
-		uint32_t j = (start - k) & a->flow_mask;
-		struct gpudp_flow_slot *s = &a->flows[j];
-
-		if (s->state == GPUDP_FLOW_DEAD &&
-		    a->flows[(j + 1) & a->flow_mask].state == GPUDP_FLOW_EMPTY)
-			memset(s, 0, sizeof(*s));
-	}
-}
-
-static int
-cmp_u64(const void *pa, const void *pb)
-{
-	uint64_t x = *(const uint64_t *)pa, y = *(const uint64_t *)pb;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * Room: the flows seen least recently end (lack of resources) until half
- * the table is free; flows seen last at the same time end together.
- */
-static uint32_t
-evict(struct gpudp_analysis *a, uint32_t live)
-{
-	struct gpudp_flow_life_state *l = a->life;
-	uint32_t cap = a->flow_mask + 1, i, n = 0, ended = 0, want = live - cap / 2;
-	uint64_t *t = malloc(sizeof(*t) * live), cut;
-
-	if (t == NULL || live <= cap / 2) {
-		free(t);
-		return 0;
-	}
-	for (i = 0; i < cap && n < live; i++)
-		if (a->flows[i].state == GPUDP_FLOW_READY)
-			t[n++] = a->flows[i].last_ts;
-	qsort(t, n, sizeof(*t), cmp_u64);
-	cut = t[want - 1];
-	free(t);
-	for (i = 0; i < cap; i++) {
-		struct gpudp_flow_slot *s = &a->flows[i];
-
-		if (s->state == GPUDP_FLOW_READY && s->last_ts <= cut) {
-			slot_end(l, s, GPUDP_FLOW_END_RESOURCES);
-			ended++;
-		}
-	}
-	l->st.evictions++;
-	return ended;
+	out_flush(l);
 }
 
 /*
@@ -261,76 +170,101 @@ evict(struct gpudp_analysis *a, uint32_t live)
  * that stay between flows (runs of them that end at an EMPTY slot go by
  * themselves): the same slots a fresh insertion of each key would take.
  */
-static int
-rehash(struct gpudp_analysis *a)
+int
+gpudp_flow_table_rehash(struct gpudp_flow_slot *flows, uint32_t mask)
 {
-	uint32_t cap = a->flow_mask + 1, i, j;
+	uint32_t cap = mask + 1, i, j;
 	struct gpudp_flow_slot *t = calloc(cap, sizeof(*t));
 
 	if (t == NULL)
 		return -ENOMEM;
 	for (i = 0; i < cap; i++) {
-		const struct gpudp_flow_slot *s = &a->flows[i];
+		const struct gpudp_flow_slot *s = &flows[i];
 
 		if (s->state != GPUDP_FLOW_READY)
 			continue;
-		for (j = s->hash & a->flow_mask; t[j].state != GPUDP_FLOW_EMPTY;
-		     j = (j + 1) & a->flow_mask)
+		for (j = s->hash & mask; t[j].state != GPUDP_FLOW_EMPTY; j = (j + 1) & mask)
 			;
 		t[j] = *s;
 	}
-	memcpy(a->flows, t, sizeof(*t) * cap);
+	memcpy(flows, t, sizeof(*t) * cap);
 	free(t);
 	return 0;
 }
 
-static uint32_t
-used_slots(const struct gpudp_analysis *a)
+uint32_t
+gpudp_flow_table_used(const struct gpudp_flow_slot *flows, uint32_t mask)
 {
 	uint32_t i, n = 0;
 
-	for (i = 0; i <= a->flow_mask; i++)
-		n += a->flows[i].state != GPUDP_FLOW_EMPTY;
+	for (i = 0; i <= mask; i++)
+		n += flows[i].state != GPUDP_FLOW_EMPTY;
 	return n;
 }
 
-/* look the table over at @p now: end what is due (everything: @p force) */
+uint32_t
+gpudp_flow_evict_bucket(const struct gpudp_flow_export *ex, uint32_t capacity)
+{
+	uint32_t b = GPUDP_FLOW_AGE_BUCKETS, sum = 0;
+
+	if (ex->live <= capacity / 2)
+		return GPUDP_FLOW_NO_EVICT;
+	/* the oldest buckets, until the flows left are at most half the table */
+	while (b > 0 && ex->live - sum > capacity / 2)
+		sum += ex->age_hist[--b];
+	return b;
+}
+
+/* one look at the table, its ended flows' records out; then dead slots freed */
+static void
+look(struct gpudp_analysis *a, struct gpudp_flow_scan *x)
+{
+	struct gpudp_flow_life_state *l = a->life;
+
+	memset(l->ex, 0, sizeof(*l->ex));
+	l->ex->cap = a->flow_mask + 1;
+	x->op = GPUDP_FLOW_SCAN_END;
+	gpudp_flow_scan_chunk(a->flows, a->flow_mask, x, l->ex, 0);
+	export_out(l, l->ex);
+	gpudp_flow_reclaim_chunk(a->flows, a->flow_mask, 1, 0);
+}
+
+/*
+ * Look the table over at @p now: end what is due (everything: @p force);
+ * when the next batch could take it past three quarters, the oldest flows
+ * end for room, and if dead slots still take too much, it is rebuilt.
+ */
 static uint32_t
 scan(struct gpudp_analysis *a, uint64_t now, int force, uint32_t next)
 {
 	struct gpudp_flow_life_state *l = a->life;
-	uint32_t cap = a->flow_mask + 1, i, ended = 0, live = 0, used;
+	uint32_t cap = a->flow_mask + 1, used;
+	uint64_t before = l->st.records;
+	struct gpudp_flow_scan x = {
+		.magic = GPUDP_FLOW_SCAN_MAGIC, .force = (uint32_t)force, .chunks = 1,
+		.now = now, .idle_ns = l->conf.idle_ns, .active_ns = l->conf.active_ns,
+		.evict_bucket = GPUDP_FLOW_NO_EVICT,
+	};
 
-	for (i = 0; i < cap; i++) {
-		struct gpudp_flow_slot *s = &a->flows[i];
-		uint8_t why;
-
-		if (s->state != GPUDP_FLOW_READY)
-			continue;
-		why = force ? GPUDP_FLOW_END_FORCED : slot_reason(l, s, now);
-		if (why != 0) {
-			slot_end(l, s, why);
-			ended += why != GPUDP_FLOW_END_ACTIVE;
-		}
-		live += s->state == GPUDP_FLOW_READY;
-	}
-	dead_reclaim(a);
-	used = used_slots(a);
-	/* the next batch could take the table past three quarters: room */
+	look(a, &x);
+	used = gpudp_flow_table_used(a->flows, a->flow_mask);
 	if (!force && (uint64_t)used + next > (uint64_t)cap * 3 / 4) {
-		ended += evict(a, live);
-		dead_reclaim(a);
-		used = used_slots(a);
-		if ((uint64_t)used + next > (uint64_t)cap * 3 / 4 && rehash(a) == 0)
-			used = used_slots(a);
+		x.evict_bucket = gpudp_flow_evict_bucket(l->ex, cap);
+		if (x.evict_bucket != GPUDP_FLOW_NO_EVICT) {
+			look(a, &x);
+			l->st.evictions++;
+		}
+		used = gpudp_flow_table_used(a->flows, a->flow_mask);
+		if ((uint64_t)used + next > (uint64_t)cap * 3 / 4 &&
+		    gpudp_flow_table_rehash(a->flows, a->flow_mask) == 0)
+			used = gpudp_flow_table_used(a->flows, a->flow_mask);
 	}
-	out_flush(l);
 	l->st.scans++;
 	l->st.in_use = used;
 	l->in_use = used;
 	l->pkts_at_scan = a->ctr.pkts;
 	l->scan_t = now;
-	return ended;
+	return (uint32_t)(l->st.records - before);
 }
 
 uint32_t

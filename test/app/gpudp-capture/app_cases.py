@@ -448,6 +448,8 @@ def options(c):
                            "--mbufs", "--data-room", "--rxd", "--top", "--period",
                            "--progress", "--idle-ms", "--max-packets", "--duration",
                            "--quiet", "--verify", "--pcap", "--mem", "--pin", "--engine",
+                           "--flow-log", "--ipfix", "--ipfix-file", "--observation-domain",
+                           "--idle-timeout", "--active-timeout", "--biflow",
                            "--help") if o not in helptext]
     blocks = []
     for line in helptext.splitlines():
@@ -458,7 +460,7 @@ def options(c):
     undocumented = [b.split()[0] for b in blocks
                     if b.split()[0] != "--help" and "(default:" not in b]
     c.check("help_lists_every_option_with_its_default", r.returncode == 0 and not missing and
-            not undocumented and len(blocks) == 33, (missing, undocumented, len(blocks)))
+            not undocumented and len(blocks) == 40, (missing, undocumented, len(blocks)))
 
 
 def write_pcap(path, frames, snap=262144):

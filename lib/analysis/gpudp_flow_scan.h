@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The flow monitor's look at the flow table (doc/flows.md), shared
+ * verbatim by the CPU (gpudp_flow_life.c) and the GPU (the analysis work,
+ * gpudp_analysis_work.h, whose pseudo-packets carry a struct
+ * gpudp_flow_scan): which flows end and why, their slots copied into an
+ * export area and killed (or, on active timeout, emptied and kept), dead
+ * slots freed. The table is cut into chunks, each looked at by one call
+ * (one GPU thread), so that both give the same flows in the export area,
+ * in another order on the GPU. Every function is GPUDP_AN_HD.
+ */
+#ifndef GPUDP_FLOW_SCAN_H
+#define GPUDP_FLOW_SCAN_H
+
+#include "gpudp_analysis_pkt.h"
+#include "gpudp_flow_rec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** gpudp_flow_scan.magic: a pseudo-packet that is a look at the table. */
+#define GPUDP_FLOW_SCAN_MAGIC 0x7363616eu
+/** gpudp_flow_scan.op: end the flows that are due, into the export area. */
+#define GPUDP_FLOW_SCAN_END 1u
+/** gpudp_flow_scan.op: free the dead slots before an EMPTY one. */
+#define GPUDP_FLOW_SCAN_RECLAIM 2u
+/** Age buckets of live flows (gpudp_flow_export.age_hist). */
+#define GPUDP_FLOW_AGE_BUCKETS 64u
+/** gpudp_flow_scan.evict_bucket: no flow ends for room. */
+#define GPUDP_FLOW_NO_EVICT GPUDP_FLOW_AGE_BUCKETS
+
+/** One look at the table: what a scan pseudo-packet's bytes hold (48 bytes). */
+struct gpudp_flow_scan {
+	uint32_t magic;        /**< GPUDP_FLOW_SCAN_MAGIC */
+	uint32_t op;           /**< GPUDP_FLOW_SCAN_END or _RECLAIM */
+	uint32_t force;        /**< 1: every flow ends (forced end) */
+	uint32_t chunks;       /**< the table is cut into this many chunks (a power of two) */
+	uint64_t now;          /**< the packets' time: newest timestamp seen, ns */
+	uint64_t idle_ns;      /**< idle timeout */
+	uint64_t active_ns;    /**< active timeout */
+	uint32_t evict_bucket; /**< live flows of this age bucket or older end for room
+				*   (lack of resources); GPUDP_FLOW_NO_EVICT: none */
+	uint32_t pad;
+};
+
+/**
+ * The export area: the header, then @p cap slots. A look adds the slots of
+ * the flows that end (each slot's pad holds its end reason) and counts the
+ * flows left by age.
+ */
+struct gpudp_flow_export {
+	uint32_t count;        /**< slots added (may pass cap: overflow) */
+	uint32_t cap;          /**< room for this many */
+	uint32_t overflow;     /**< a flow due found no room: it is left as it was,
+				*   for the next look */
+	uint32_t live;         /**< live flows left */
+	uint32_t age_hist[GPUDP_FLOW_AGE_BUCKETS]; /**< live flows left, by age bucket */
+	struct gpudp_flow_slot slot[]; /**< the ended flows' slots, pad: end reason */
+};
+
+/** The age bucket of a flow last seen at @p last: log2 of its age in ms, plus 1. */
+GPUDP_AN_HD uint32_t
+gpudp_flow_age_bucket(uint64_t now, uint64_t last)
+{
+	uint64_t ms = now > last ? (now - last) / 1000000u : 0;
+	uint32_t b = 0;
+
+	while (ms != 0 && b < GPUDP_FLOW_AGE_BUCKETS - 1) {
+		ms >>= 1;
+		b++;
+	}
+	return b;
+}
+
+/** Why the live flow in @p s ends at this look, or 0: it goes on. */
+GPUDP_AN_HD uint32_t
+gpudp_flow_end_reason(const struct gpudp_flow_slot *s, const struct gpudp_flow_scan *x)
+{
+	uint32_t f0 = s->tcp & 0xff, f1 = (s->tcp >> 8) & 0xff;
+
+	if (x->force)
+		return GPUDP_FLOW_END_FORCED;
+	if (s->key.proto == 6 && (((f0 | f1) & 0x04) != 0 || ((f0 & f1) & 0x01) != 0))
+		return GPUDP_FLOW_END_EOF;
+	if (x->now >= s->last_ts && x->now - s->last_ts >= x->idle_ns)
+		return GPUDP_FLOW_END_IDLE;
+	if (s->first_ts != ~(uint64_t)0 && x->now >= s->first_ts &&
+	    x->now - s->first_ts >= x->active_ns)
+		return GPUDP_FLOW_END_ACTIVE;
+	if (x->evict_bucket < GPUDP_FLOW_NO_EVICT &&
+	    gpudp_flow_age_bucket(x->now, s->last_ts) >= x->evict_bucket)
+		return GPUDP_FLOW_END_RESOURCES;
+	return 0;
+}
+
+/** A flow that goes on after its record was written (active timeout): empty again. */
+GPUDP_AN_HD void
+gpudp_flow_slot_restart(struct gpudp_flow_slot *s)
+{
+	uint32_t d;
+
+	for (d = 0; d < 2; d++) {
+		s->pkts[d] = 0;
+		s->bytes[d] = 0;
+		s->ip_bytes[d] = 0;
+		s->dir_first[d] = ~(uint64_t)0;
+		s->dir_last[d] = 0;
+		s->attrs[d] = 0;
+		s->icmp[d] = 0;
+	}
+	s->first_ts = ~(uint64_t)0;
+	s->last_ts = 0;
+	s->match_pkts = 0;
+	s->tcp = 0;
+}
+
+/* a slot's bytes, one 8-byte word at a time (slots are 8-byte aligned) */
+GPUDP_AN_HD void
+gpudp_flow_slot_copy(struct gpudp_flow_slot *dst, const struct gpudp_flow_slot *src)
+{
+	uint64_t *d = (uint64_t *)dst;
+	const uint64_t *s = (const uint64_t *)src;
+	uint32_t i;
+
+	for (i = 0; i < sizeof(*dst) / 8; i++)
+		d[i] = s[i];
+}
+
+/**
+ * Chunk @p chunk of @p x->chunks of the flow table (@p mask + 1 slots):
+ * the live flows that end go to @p ex (their slots killed, or restarted on
+ * active timeout); those left are counted by age. No packet may be
+ * analysed into the table meanwhile.
+ */
+GPUDP_AN_HD void
+gpudp_flow_scan_chunk(struct gpudp_flow_slot *t, uint32_t mask, const struct gpudp_flow_scan *x,
+		      struct gpudp_flow_export *ex, uint32_t chunk)
+{
+	uint32_t per = (mask + 1) / x->chunks, i;
+
+	for (i = chunk * per; i < (chunk + 1) * per; i++) {
+		struct gpudp_flow_slot *s = &t[i];
+		uint32_t why, k;
+
+		if (s->state != GPUDP_FLOW_READY)
+			continue;
+		why = gpudp_flow_end_reason(s, x);
+		if (why != 0) {
+#ifdef __CUDA_ARCH__
+			k = atomicAdd(&ex->count, 1u);
+#else
+			k = ex->count++;
+#endif
+			if (k < ex->cap) {
+				gpudp_flow_slot_copy(&ex->slot[k], s);
+				ex->slot[k].pad = why;
+				if (why == GPUDP_FLOW_END_ACTIVE)
+					gpudp_flow_slot_restart(s);
+				else
+					s->state = GPUDP_FLOW_DEAD;
+			} else {
+				GPUDP_AN_OR32(&ex->overflow, 1u);
+			}
+		}
+		if (s->state == GPUDP_FLOW_READY) {
+			GPUDP_AN_ADD32(&ex->live, 1);
+			GPUDP_AN_ADD32(&ex->age_hist[gpudp_flow_age_bucket(x->now, s->last_ts)], 1);
+		}
+	}
+}
+
+/**
+ * Chunk @p chunk of the table: every EMPTY slot in it frees the DEAD slots
+ * right before it (walking back, past the chunk if need be): no key's
+ * probe sequence goes through them any more. Runs of DEAD slots end at
+ * one EMPTY slot each, so chunks never free the same slot.
+ */
+GPUDP_AN_HD void
+gpudp_flow_reclaim_chunk(struct gpudp_flow_slot *t, uint32_t mask, uint32_t chunks,
+			 uint32_t chunk)
+{
+	uint32_t per = (mask + 1) / chunks, i, j, k;
+
+	for (i = chunk * per; i < (chunk + 1) * per; i++) {
+		if (t[i].state != GPUDP_FLOW_EMPTY)
+			continue;
+		for (k = 1; k <= mask; k++) {
+			struct gpudp_flow_slot *s = &t[(i - k) & mask];
+			uint64_t *w = (uint64_t *)s;
+
+			if (s->state != GPUDP_FLOW_DEAD)
+				break;
+			for (j = 0; j < sizeof(*s) / 8; j++)
+				w[j] = 0;
+		}
+	}
+}
+
+#ifndef __CUDACC__
+/**
+ * The age bucket from which live flows end for room: the oldest buckets of
+ * @p ex's count (a look just made), until the flows left are at most half
+ * of @p capacity.
+ * @return the bucket, or GPUDP_FLOW_NO_EVICT when half is free already
+ */
+uint32_t gpudp_flow_evict_bucket(const struct gpudp_flow_export *ex, uint32_t capacity);
+
+/** Slots of the table (@p mask + 1 of them) not EMPTY: flows and dead slots. */
+uint32_t gpudp_flow_table_used(const struct gpudp_flow_slot *flows, uint32_t mask);
+
+/**
+ * Move every flow of the table to the slot a fresh insertion would give it,
+ * and free every dead slot.
+ * @return 0, or -ENOMEM (the table is left as it was)
+ */
+int gpudp_flow_table_rehash(struct gpudp_flow_slot *flows, uint32_t mask);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUDP_FLOW_SCAN_H */
