@@ -31,7 +31,7 @@ _Static_assert(sizeof(an_counters) / sizeof(an_counters[0]) == GPUDP_AN_WORK_COU
 	       "a name for every field of struct gpudp_an_counters");
 _Static_assert(GPUDP_AN_WORK_COUNTERS <= GPUDP_WORK_COUNTERS_MAX,
 	       "struct gpudp_an_counters fits the work's counters");
-_Static_assert(sizeof(struct gpudp_an_work_params) == 96, "parameter block layout");
+_Static_assert(sizeof(struct gpudp_an_work_params) == 112, "parameter block layout");
 
 static const char *const an_reasons[] = { "unmatched" };
 
@@ -46,6 +46,7 @@ static const struct gpudp_work_table an_tables[] = {
 /* state, in enum gpudp_an_work_state's order */
 static const struct gpudp_work_table an_states[GPUDP_AN_STATES] = {
 	AN_FIELD(flows, flows_size), AN_FIELD(frags, frags_size), AN_FIELD(counts, counts_size),
+	AN_FIELD(exp, exp_size),
 };
 #undef AN_FIELD
 
@@ -71,9 +72,17 @@ an_collect(const void *params, void *const *state, const uint64_t *size, void *a
 	const uint64_t *cnt = state[GPUDP_AN_STATE_COUNTS];
 	int rc = 0;
 
+	/* the flow monitor has no fragment table */
 	if (size[GPUDP_AN_STATE_FLOWS] != sizeof(*out->flows) * ((uint64_t)pr->flow_mask + 1) ||
-	    size[GPUDP_AN_STATE_FRAGS] != sizeof(*out->frags) * ((uint64_t)pr->frag_mask + 1))
+	    (size[GPUDP_AN_STATE_FRAGS] != sizeof(*out->frags) * ((uint64_t)pr->frag_mask + 1) &&
+	     size[GPUDP_AN_STATE_FRAGS] != 0))
 		return -EINVAL;
+	if (size[GPUDP_AN_STATE_FRAGS] == 0) {
+		gpudp_analysis_reset(out);
+		rc = gpudp_analysis_merge(out, r->ctr, state[GPUDP_AN_STATE_FLOWS],
+					  pr->flow_mask + 1);
+		goto match;
+	}
 	if (out->flow_mask == pr->flow_mask && out->frag_mask == pr->frag_mask) {
 		memcpy(out->flows, state[GPUDP_AN_STATE_FLOWS], size[GPUDP_AN_STATE_FLOWS]);
 		memcpy(out->frags, state[GPUDP_AN_STATE_FRAGS], size[GPUDP_AN_STATE_FRAGS]);
@@ -86,6 +95,7 @@ an_collect(const void *params, void *const *state, const uint64_t *size, void *a
 					       pr->frag_mask + 1) != 0)
 			rc = -ENOSPC;
 	}
+match:
 	if (out->match != NULL) {
 		memset(out->match_occ, 0, sizeof(uint64_t) * out->match->n_patterns);
 		memset(out->match_pkts, 0, sizeof(uint64_t) * out->match->n_patterns);
@@ -93,6 +103,14 @@ an_collect(const void *params, void *const *state, const uint64_t *size, void *a
 			gpudp_analysis_merge_match(out, cnt, cnt + pr->n_patterns);
 	}
 	return rc;
+}
+
+void
+gpudp_analysis_work_monitor(struct gpudp_an_work_params *prm)
+{
+	prm->frags_size = 0;
+	prm->exp_size = sizeof(struct gpudp_flow_export) +
+		sizeof(struct gpudp_flow_slot) * ((uint64_t)prm->flow_mask + 1);
 }
 
 void

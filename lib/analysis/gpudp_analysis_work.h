@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 #include "gpudp_analysis_pkt.h"
+#include "gpudp_flow_scan.h"
 #include "gpudp_work.h"
 
 #ifdef __cplusplus
@@ -66,8 +67,16 @@ enum gpudp_an_work_state {
 	GPUDP_AN_STATE_FLOWS = 0,  /**< the flow table */
 	GPUDP_AN_STATE_FRAGS,      /**< the fragment table */
 	GPUDP_AN_STATE_COUNTS,     /**< per pattern: occurrences, then packets */
+	GPUDP_AN_STATE_EXPORT,     /**< the flow monitor's export area (gpudp_flow_scan.h) */
 	GPUDP_AN_STATES
 };
+
+/**
+ * gpudp_work_meta.mark of a pseudo-packet that is a look at the flow table
+ * (the flow monitor): its bytes are a struct gpudp_flow_scan, its index in
+ * the burst the chunk it looks at. It is not a packet: nothing is counted.
+ */
+#define GPUDP_AN_MARK_SCAN 0x5343414eu
 
 /**
  * Parameter block: where the tables are (the work reads them) and where the
@@ -88,6 +97,9 @@ struct gpudp_an_work_params {
 	uint64_t match;       /**< table: struct gpudp_match_db, or 0 (no payload
 			       *   inspection) */
 	uint64_t match_size;  /**< its bytes (the database's size) */
+	uint64_t exp;         /**< state: the flow monitor's export area (struct
+			       *   gpudp_flow_export and its slots), or 0 */
+	uint64_t exp_size;    /**< its bytes (0: no flow monitor) */
 	uint32_t flow_mask;   /**< flow table capacity - 1 */
 	uint32_t frag_mask;   /**< fragment table capacity - 1 */
 	uint32_t match_flags; /**< GPUDP_AN_MATCH_FRAME */
@@ -105,6 +117,29 @@ struct gpudp_an_work_result {
 					       *   summed (gpudp_handoff_stats) */
 };
 
+/*
+ * A look at the flow table (a pseudo-packet of the flow monitor): chunk
+ * p->index of the table, as the struct gpudp_flow_scan in its bytes says.
+ */
+GPUDP_WORK_FN uint32_t
+gpudp_an_work_scan(struct gpudp_work_pkt *p, const struct gpudp_an_work_params *pr)
+{
+	const struct gpudp_flow_scan *x = (const struct gpudp_flow_scan *)p->seg[0];
+	struct gpudp_flow_slot *t = (struct gpudp_flow_slot *)(uintptr_t)pr->flows;
+	struct gpudp_flow_export *ex = (struct gpudp_flow_export *)(uintptr_t)pr->exp;
+
+	if (p->seg_len[0] < sizeof(*x) || x->magic != GPUDP_FLOW_SCAN_MAGIC || ex == 0 ||
+	    p->index >= x->chunks)
+		return GPUDP_AN_WORK_UNMATCHED;
+	if (x->op == GPUDP_FLOW_SCAN_END)
+		gpudp_flow_scan_chunk(t, pr->flow_mask, x, ex, p->index);
+	else if (x->op == GPUDP_FLOW_SCAN_RECLAIM)
+		gpudp_flow_reclaim_chunk(t, pr->flow_mask, x->chunks, p->index);
+	else if (x->op == GPUDP_FLOW_SCAN_COUNT)
+		gpudp_flow_count_chunk(t, pr->flow_mask, x->chunks, ex, p->index);
+	return GPUDP_WORK_PASS;
+}
+
 /** The per-packet function: one packet into the tables and counters. */
 GPUDP_WORK_FN uint32_t
 gpudp_an_work_pkt(struct gpudp_work_pkt *p)
@@ -115,6 +150,9 @@ gpudp_an_work_pkt(struct gpudp_work_pkt *p)
 	const uint8_t *whole;
 	uint64_t ts;
 	int m;
+
+	if (p->meta != NULL && p->meta->mark == GPUDP_AN_MARK_SCAN)
+		return gpudp_an_work_scan(p, pr);
 
 	sk.ctr = (struct gpudp_an_counters *)p->counters;
 	sk.flows = (struct gpudp_flow_slot *)(uintptr_t)pr->flows;
@@ -160,6 +198,14 @@ gpudp_an_work_pkt(struct gpudp_work_pkt *p)
 void gpudp_analysis_work_params(struct gpudp_an_work_params *prm, uint32_t flow_capacity,
 				const struct gpudp_filter *filter,
 				const struct gpudp_match_db *db, uint32_t match_flags);
+
+/**
+ * Make @p prm (gpudp_analysis_work_params()) a flow monitor's: no fragment
+ * table (fragments go to their flows at once) and an export area with room
+ * for the whole flow table (GPUDP_AN_STATE_EXPORT), which the caller looks
+ * at with scan pseudo-packets (GPUDP_AN_MARK_SCAN).
+ */
+void gpudp_analysis_work_monitor(struct gpudp_an_work_params *prm);
 
 /**
  * The work's descriptor (its GPU image is lib/analysis/capture.cu's),

@@ -32,10 +32,8 @@ struct gpudp_flow_life_state {
 	uint64_t scan_t;        /* when the table was last looked over */
 	uint32_t in_use;        /* slots in use at the last look */
 	uint64_t pkts_at_scan;  /* packets analysed then (each may have taken a slot since) */
-	uint32_t n_out;
 	struct gpudp_flow_life_stats st;
 	struct gpudp_flow_export *ex;  /* the export area: room for the whole table */
-	struct gpudp_flow_rec out[OUT_MAX];
 };
 
 int
@@ -135,34 +133,38 @@ gpudp_flow_slot_records(const struct gpudp_flow_slot *s, uint8_t reason, int bif
 	return 1;
 }
 
-static void
-out_flush(struct gpudp_flow_life_state *l)
+void
+gpudp_flow_export_records(const struct gpudp_flow_slot *slots, uint32_t n, int biflow,
+			  gpudp_flow_export_fn *fn, void *arg, struct gpudp_flow_life_stats *st)
 {
-	if (l->n_out == 0)
-		return;
-	l->fn(l->arg, l->out, l->n_out);
-	l->n_out = 0;
+	struct gpudp_flow_rec out[OUT_MAX];
+	uint32_t i, m = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct gpudp_flow_slot *s = &slots[i];
+		uint32_t k;
+
+		if (m + 2 > OUT_MAX) {
+			fn(arg, out, m);
+			m = 0;
+		}
+		k = gpudp_flow_slot_records(s, (uint8_t)s->pad, biflow, out + m);
+		m += k;
+		st->records += k;
+		st->pkts += s->pkts[0] + s->pkts[1];
+		if (s->pad < 6)
+			st->ended[s->pad]++;
+	}
+	if (m != 0)
+		fn(arg, out, m);
 }
 
 /* the records of the export area's slots out, counted */
 static void
 export_out(struct gpudp_flow_life_state *l, const struct gpudp_flow_export *ex)
 {
-	uint32_t i, n = ex->count < ex->cap ? ex->count : ex->cap;
-
-	for (i = 0; i < n; i++) {
-		const struct gpudp_flow_slot *s = &ex->slot[i];
-		uint32_t k;
-
-		if (l->n_out + 2 > OUT_MAX)
-			out_flush(l);
-		k = gpudp_flow_slot_records(s, (uint8_t)s->pad, l->conf.biflow, l->out + l->n_out);
-		l->n_out += k;
-		l->st.records += k;
-		l->st.pkts += s->pkts[0] + s->pkts[1];
-		l->st.ended[s->pad]++;
-	}
-	out_flush(l);
+	gpudp_flow_export_records(ex->slot, ex->count < ex->cap ? ex->count : ex->cap,
+				  l->conf.biflow, l->fn, l->arg, &l->st);
 }
 
 /*

@@ -15,6 +15,9 @@
 
 #include "gpudp_analysis_pkt.h"
 #include "gpudp_flow_rec.h"
+#ifndef __CUDACC__
+#include "gpudp_analysis.h"
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,6 +29,8 @@ extern "C" {
 #define GPUDP_FLOW_SCAN_END 1u
 /** gpudp_flow_scan.op: free the dead slots before an EMPTY one. */
 #define GPUDP_FLOW_SCAN_RECLAIM 2u
+/** gpudp_flow_scan.op: count the slots in use (gpudp_flow_export.used). */
+#define GPUDP_FLOW_SCAN_COUNT 3u
 /** Age buckets of live flows (gpudp_flow_export.age_hist). */
 #define GPUDP_FLOW_AGE_BUCKETS 64u
 /** gpudp_flow_scan.evict_bucket: no flow ends for room. */
@@ -56,6 +61,8 @@ struct gpudp_flow_export {
 	uint32_t overflow;     /**< a flow due found no room: it is left as it was,
 				*   for the next look */
 	uint32_t live;         /**< live flows left */
+	uint32_t used;         /**< slots not EMPTY (GPUDP_FLOW_SCAN_COUNT) */
+	uint32_t pad;
 	uint32_t age_hist[GPUDP_FLOW_AGE_BUCKETS]; /**< live flows left, by age bucket */
 	struct gpudp_flow_slot slot[]; /**< the ended flows' slots, pad: end reason */
 };
@@ -198,6 +205,19 @@ gpudp_flow_reclaim_chunk(struct gpudp_flow_slot *t, uint32_t mask, uint32_t chun
 	}
 }
 
+/** Chunk @p chunk of the table: its slots not EMPTY added to @p ex->used. */
+GPUDP_AN_HD void
+gpudp_flow_count_chunk(const struct gpudp_flow_slot *t, uint32_t mask, uint32_t chunks,
+		       struct gpudp_flow_export *ex, uint32_t chunk)
+{
+	uint32_t per = (mask + 1) / chunks, i, n = 0;
+
+	for (i = chunk * per; i < (chunk + 1) * per; i++)
+		n += t[i].state != GPUDP_FLOW_EMPTY;
+	if (n != 0)
+		GPUDP_AN_ADD32(&ex->used, n);
+}
+
 #ifndef __CUDACC__
 /**
  * The age bucket from which live flows end for room: the oldest buckets of
@@ -206,6 +226,14 @@ gpudp_flow_reclaim_chunk(struct gpudp_flow_slot *t, uint32_t mask, uint32_t chun
  * @return the bucket, or GPUDP_FLOW_NO_EVICT when half is free already
  */
 uint32_t gpudp_flow_evict_bucket(const struct gpudp_flow_export *ex, uint32_t capacity);
+
+/**
+ * The records of @p n ended flows' slots (each slot's pad: its end reason),
+ * given to @p fn (a few hundred at a time), counted in @p st.
+ */
+void gpudp_flow_export_records(const struct gpudp_flow_slot *slots, uint32_t n, int biflow,
+			       gpudp_flow_export_fn *fn, void *arg,
+			       struct gpudp_flow_life_stats *st);
 
 /** Slots of the table (@p mask + 1 of them) not EMPTY: flows and dead slots. */
 uint32_t gpudp_flow_table_used(const struct gpudp_flow_slot *flows, uint32_t mask);

@@ -280,6 +280,21 @@ gpudp_cap_batch_matched(const struct gpudp_cap_batch *b, uint32_t i)
 	return (b->match[i / 32] >> (i % 32)) & 1;
 }
 
+/** The newest packet time of batch @p b (ns; 0 when empty): the flow monitor's clock. */
+static inline uint64_t
+gpudp_cap_batch_newest(const struct gpudp_cap_batch *b)
+{
+	uint64_t t = 0, ts;
+	uint32_t i;
+
+	for (i = 0; i < b->n; i++) {
+		ts = b->inplace ? b->ref[i].ts_ns : b->desc[i].ts_ns;
+		if (ts > t)
+			t = ts;
+	}
+	return t;
+}
+
 #ifdef __cplusplus
 }
 #endif

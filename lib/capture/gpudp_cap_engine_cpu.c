@@ -92,22 +92,6 @@ cpu_analyse_refs(struct gpudp_cap_engine *e, struct gpudp_analysis *a, struct gp
 	return hits;
 }
 
-/* the newest packet time of a batch: the flow monitor's clock */
-static uint64_t
-batch_newest(const struct gpudp_cap_batch *b)
-{
-	uint64_t t = 0;
-	uint32_t i;
-
-	for (i = 0; i < b->n; i++) {
-		uint64_t ts = b->inplace ? b->ref[i].ts_ns : b->desc[i].ts_ns;
-
-		if (ts > t)
-			t = ts;
-	}
-	return t;
-}
-
 static int
 cpu_submit(struct gpudp_cap_engine *e, struct gpudp_cap_batch *b)
 {
@@ -122,7 +106,7 @@ cpu_submit(struct gpudp_cap_engine *e, struct gpudp_cap_batch *b)
 	else
 		b->n_match = gpudp_analysis_batch(p->a, b->desc, b->data, b->n, b->match);
 	if (e->conf.life != NULL)
-		gpudp_analysis_life_tick(p->a, batch_newest(b), e->conf.batch_pkts);
+		gpudp_analysis_life_tick(p->a, gpudp_cap_batch_newest(b), e->conf.batch_pkts);
 	e->st.busy_ms += (gpudp_cap_now_s() - t0) * 1e3;
 	e->st.pkts += b->n;
 	e->st.bytes += b->cap_bytes;

@@ -263,7 +263,8 @@ submitted:
 		 RTE_MIN((uint64_t)b->cap_bytes, (uint64_t)p->span * b->n));
 	e->st.batches++;
 	e->st.submit_ms += (double)(gpudp_ho_now_ns() - t0) / 1e6;
-	return 0;
+	/* the flow monitor: a look at the table when one is due */
+	return gpudp_cap_gpu_flows_tick(e, gpudp_cap_batch_newest(b), b->n);
 }
 
 /* busy and kernel time from the handoff's histograms (every batch is timed) */
@@ -347,4 +348,6 @@ const struct gpudp_cap_engine_ops gpudp_cap_engine_gpu_ops = {
 	.fini = gpudp_cap_gpu_fini,
 	.host_register = gpudp_cap_gpu_host_register,
 	.host_unregister = gpudp_cap_gpu_host_unregister,
+	.end_flows = gpudp_cap_gpu_end_flows,
+	.flow_stats = gpudp_cap_gpu_flow_stats,
 };

@@ -44,8 +44,21 @@ struct gpu_slot {
 	int dead;                   /* its submission failed: the caller freed the packets */
 };
 
+/* the flow monitor (gpudp_cap_engine_gpu_flows.c) */
+struct gpu_flows {
+	struct gpudp_flow_scan *x;  /* the pseudo-packets' bytes (pinned) */
+	uint32_t chunks;            /* pseudo-packets of a look */
+	uint32_t in_use;            /* slots in use at the last look */
+	uint64_t idle_ns, active_ns, scan_ns;
+	uint64_t now;               /* newest packet time seen */
+	uint64_t scan_t;            /* when the table was last looked over */
+	uint64_t pkts, pkts_at_scan; /* packets submitted, and at the last look */
+	struct gpudp_flow_life_stats st;
+};
+
 struct gpu_priv {
 	struct gpudp_handoff *ho;
+	struct gpu_flows fl;
 	int shared;              /* the state is conf.share's handoff's */
 	uint32_t span;           /* staged: the work's span (the rest of a frame stays put) */
 	uint8_t *pinned;         /* staged: the slots' data areas; device: their copy-out areas */
@@ -65,6 +78,16 @@ gpu_fail(struct gpudp_cap_engine *e, const char *what)
 	snprintf(e->err, sizeof(e->err), "%s: %s", what, gpudp_handoff_error(p->ho));
 	return -EIO;
 }
+
+/* ---- gpudp_cap_engine_gpu_flows.c ---- */
+
+/* The flow monitor's set-up (nothing without conf.life). */
+int gpudp_cap_gpu_flows_setup(struct gpudp_cap_engine *e);
+/* After a batch of @p n packets whose newest is @p newest: a look when due. */
+int gpudp_cap_gpu_flows_tick(struct gpudp_cap_engine *e, uint64_t newest, uint32_t n);
+/* The ops' end_flows and flow_stats. */
+int gpudp_cap_gpu_end_flows(struct gpudp_cap_engine *e);
+void gpudp_cap_gpu_flow_stats(const struct gpudp_cap_engine *e, struct gpudp_flow_life_stats *st);
 
 /* ---- gpudp_cap_engine_gpu_setup.c ---- */
 

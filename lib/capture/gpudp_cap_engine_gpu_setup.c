@@ -32,6 +32,7 @@ gpudp_cap_gpu_fini(struct gpudp_cap_engine *e)
 	if (p->ho != NULL) {
 		gpudp_handoff_host_free(p->ho, p->pinned);
 		gpudp_handoff_host_free(p->ho, p->pdesc);
+		gpudp_handoff_host_free(p->ho, p->fl.x);
 	}
 	gpudp_handoff_destroy(p->ho);
 	free(p);
@@ -103,6 +104,8 @@ gpu_handoff(struct gpudp_cap_engine *e, uint32_t data_cap)
 	p->shared = hc.state_from != NULL;
 	gpudp_analysis_work_params(&prm, e->conf.flow_capacity, &e->conf.filter, e->conf.match,
 				   e->conf.match_flags);
+	if (e->conf.life != NULL)
+		gpudp_analysis_work_monitor(&prm);
 	p->span = staged ? w->span : 0;
 	p->ho = gpudp_handoff_create(&hc);
 	if (p->ho == NULL) {
@@ -189,9 +192,9 @@ gpu_setup(struct gpudp_cap_engine *e)
 					      64ull * e->conf.batch_pkts) & ~63u;
 	int rc;
 
-	if (e->conf.life != NULL) {
-		snprintf(e->err, sizeof(e->err), "the flow monitor runs on the CPU engine");
-		return -ENOTSUP;
+	if (e->conf.life != NULL && e->conf.share != NULL) {
+		snprintf(e->err, sizeof(e->err), "the flow monitor does not share its tables");
+		return -EINVAL;
 	}
 	if (e->conf.batch_pkts > GPUDP_HO_BATCH_MAX || data_cap < 64) {
 		snprintf(e->err, sizeof(e->err), "batches of %u packets: at most %u on the GPU",
@@ -201,7 +204,9 @@ gpu_setup(struct gpudp_cap_engine *e)
 	/* conf.inflight batches in flight, in a ring of a power of two */
 	p->n_slots = rte_align32pow2(RTE_MAX(e->conf.inflight, 2u));
 	rc = gpu_handoff(e, data_cap);
-	return rc != 0 ? rc : gpu_slots(e, data_cap);
+	if (rc == 0)
+		rc = gpu_slots(e, data_cap);
+	return rc != 0 ? rc : gpudp_cap_gpu_flows_setup(e);
 }
 
 int

@@ -7,6 +7,7 @@
  * Exits 77 (SKIP) when no GPU is usable.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -399,6 +400,126 @@ gpu_full_flow_table_accounts_every_packet(void)
 	return GPUDP_TEST_PASS;
 }
 
+/* ---- the flow monitor: the same records from both engines ---- */
+
+struct recs {
+	struct gpudp_flow_rec *r;
+	size_t n, cap;
+};
+
+static void
+on_recs(void *arg, const struct gpudp_flow_rec *r, uint32_t n)
+{
+	struct recs *rs = arg;
+
+	if (rs->n + n > rs->cap) {
+		size_t cap = (rs->n + n) * 2;
+		struct gpudp_flow_rec *t = realloc(rs->r, cap * sizeof(*t));
+
+		if (t == NULL)
+			return;
+		rs->r = t;
+		rs->cap = cap;
+	}
+	memcpy(rs->r + rs->n, r, n * sizeof(*r));
+	rs->n += n;
+}
+
+static int
+cmp_rec(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct gpudp_flow_rec));
+}
+
+/* pk through engine @p name as a flow monitor; its records, sorted, in @p rs */
+static int
+monitor_run(const char *name, const struct gpudp_capfile_packets *pk, uint32_t batch,
+	    uint32_t flows, const struct gpudp_flow_life *l, struct recs *rs)
+{
+	struct gpudp_cap_engine_conf ec = {
+		.batch_pkts = batch, .batch_bytes = 4u << 20, .flow_capacity = flows,
+		.gpu_device = 0, .inflight = 3, .life = l, .flows_out = on_recs, .flows_arg = rs,
+	};
+	struct gpudp_cap_engine e;
+	struct gpudp_cap_batch *b;
+	char err[256];
+	size_t i;
+	int rc;
+
+	memset(rs, 0, sizeof(*rs));
+	rc = gpudp_cap_engine_create(&e, name, &ec, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "    %s engine: %s\n", name, err);
+		return rc;
+	}
+	b = gpudp_cap_engine_get_batch(&e);
+	for (i = 0; i < pk->n && b != NULL; i++) {
+		uint8_t *d;
+
+		if (gpudp_cap_engine_room(&e, &b, pk->pkt[i].caplen, pk->pkt[i].wirelen,
+					  pk->pkt[i].ts_ns, &d) != 0)
+			break;
+		memcpy(d, pk->pkt[i].data, pk->pkt[i].caplen);
+	}
+	rc = b == NULL || i < pk->n ? -EIO : gpudp_cap_engine_submit(&e, b);
+	if (rc == 0)
+		rc = gpudp_cap_engine_end_flows(&e);
+	if (rc != 0)
+		fprintf(stderr, "    %s engine: %s\n", name, e.err);
+	gpudp_cap_engine_destroy(&e);
+	if (rs->n > 0)
+		qsort(rs->r, rs->n, sizeof(*rs->r), cmp_rec);
+	return rc;
+}
+
+/*
+ * Every test capture, in batches of 1, 7 and 4096 packets, with timeouts
+ * of a millisecond and of an hour, in a table of 16 slots (room made all
+ * the time) and of 4096: the GPU engine's records are the CPU engine's.
+ */
+static int
+gpu_flow_records_equal_cpu(void)
+{
+	static const uint32_t batches[] = { 1, 7, 4096 }, tables[] = { 16, 4096 };
+	static const uint64_t timeouts[] = { 1000000ull, 3600000000000ull };
+	const char *paths[] = { sample_path, jumbo_path, frag4_path, frag6_path };
+	uint32_t f, bi, ti, to;
+
+	GPUDP_TEST_SKIP_IF(!gpu_ok, "no GPU: %s", gpudp_cuda_last_error());
+	for (f = 0; f < 4; f++) {
+		struct gpudp_capfile_packets pk;
+		char err[256];
+
+		GPUDP_TEST_ASSERT(gpudp_capfile_read_all(paths[f], &pk, err, sizeof(err)) == 0,
+				  "%s", err);
+		for (bi = 0; bi < 3; bi++)
+			for (ti = 0; ti < 2; ti++)
+				for (to = 0; to < 2; to++) {
+					struct gpudp_flow_life l = { .idle_ns = timeouts[to],
+						.active_ns = timeouts[to] * 2, .biflow = (int)to };
+					struct recs c, g;
+					int same;
+
+					GPUDP_TEST_ASSERT(monitor_run("cpu", &pk, batches[bi],
+								      tables[ti], &l, &c) == 0 &&
+							  monitor_run("gpu", &pk, batches[bi],
+								      tables[ti], &l, &g) == 0,
+							  "%s: runs", paths[f]);
+					same = c.n == g.n && c.n > 0 &&
+						memcmp(c.r, g.r, c.n * sizeof(*c.r)) == 0;
+					free(c.r);
+					free(g.r);
+					GPUDP_TEST_ASSERT(same, "%s, batches of %u, %u slots, timeout "
+							  "%" PRIu64 " ns: %zu records on the CPU, %zu "
+							  "on the GPU, or they differ", paths[f],
+							  batches[bi], tables[ti], timeouts[to], c.n,
+							  g.n);
+				}
+		gpudp_capfile_packets_free(&pk);
+	}
+	return GPUDP_TEST_PASS;
+}
+
 static const struct gpudp_test_case cases[] = {
 	{ "gpu_equals_cpu_on_sample", gpu_equals_cpu_on_sample },
 	{ "gpu_equals_cpu_across_many_batches", gpu_equals_cpu_across_many_batches },
@@ -409,6 +530,7 @@ static const struct gpudp_test_case cases[] = {
 	{ "gpu_concurrent_inserts_make_one_flow_each", gpu_concurrent_inserts_make_one_flow_each },
 	{ "gpu_full_flow_table_accounts_every_packet", gpu_full_flow_table_accounts_every_packet },
 	{ "gpu_headers_past_the_span_equal_cpu", gpu_headers_past_the_span_equal_cpu },
+	{ "gpu_flow_records_equal_cpu", gpu_flow_records_equal_cpu },
 	{ NULL, NULL },
 };
 
