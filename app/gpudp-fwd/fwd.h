@@ -10,6 +10,7 @@
 #include <rte_log.h>
 
 #include <gpudp_handoff.h>
+#include <gpudp_log.h>
 #include <gpudp_mem.h>
 
 #include "fwd_conf.h"
@@ -19,10 +20,7 @@ extern int fwd_logtype;
 /* how long a port's link may take to come up after its start */
 #define FWD_LINK_WAIT_S 5
 
-#define FWD_LOG(lvl, ...) \
-	rte_log(RTE_LOG_ ## lvl, fwd_logtype, \
-		RTE_FMT("gpudp-fwd: " RTE_FMT_HEAD(__VA_ARGS__, ) "\n", \
-			RTE_FMT_TAIL(__VA_ARGS__, )))
+#define FWD_LOG(lvl, ...) GPUDP_LOG_LINE(fwd_logtype, "gpudp-fwd", lvl, __VA_ARGS__)
 
 /** Drop reasons of the app itself (the handoff counts the per-packet verdicts). */
 enum fwd_drop {

@@ -19,6 +19,8 @@
 #include <stdint.h>
 
 #include <rte_log.h>
+
+#include "gpudp_log.h"
 #include <gpudev_driver.h>
 
 #include <gpudp_cuda.h>
@@ -32,10 +34,7 @@
 
 extern int gpudp_gpu_logtype;
 
-#define GPU_LOG(level, ...) \
-	rte_log(RTE_LOG_ ## level, gpudp_gpu_logtype, \
-		RTE_FMT("gpudp.gpu: " RTE_FMT_HEAD(__VA_ARGS__, ) "\n", \
-			RTE_FMT_TAIL(__VA_ARGS__, )))
+#define GPU_LOG(level, ...) GPUDP_LOG_LINE(gpudp_gpu_logtype, "gpudp.gpu", level, __VA_ARGS__)
 
 /* Per-process state of one gpudev device (rte_gpu.process_private). */
 struct gpudp_gpu_priv {

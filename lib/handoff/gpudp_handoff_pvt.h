@@ -14,13 +14,11 @@
 
 #include "gpudp_handoff.h"
 #include "gpudp_handoff_dev.h"
+#include "gpudp_log.h"
 
 extern int gpudp_ho_logtype;
 /* one line per call: the macro adds the newline, as every gpudp log macro does */
-#define HO_LOG(lvl, ...) \
-	rte_log(RTE_LOG_ ## lvl, gpudp_ho_logtype, \
-		RTE_FMT("gpudp.handoff: " RTE_FMT_HEAD(__VA_ARGS__, ) "\n", \
-			RTE_FMT_TAIL(__VA_ARGS__, )))
+#define HO_LOG(lvl, ...) GPUDP_LOG_LINE(gpudp_ho_logtype, "gpudp.handoff", lvl, __VA_ARGS__)
 
 struct gpudp_handoff;
 

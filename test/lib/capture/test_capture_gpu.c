@@ -38,6 +38,24 @@ on_done(void *arg, const struct gpudp_cap_batch *b)
 		r->matched[r->next++] = (uint8_t)gpudp_cap_batch_matched(b, i);
 }
 
+/* Every packet of @p pk through engine @p e, in its batches. @return submit's, or -EIO */
+static int
+feed(struct gpudp_cap_engine *e, const struct gpudp_capfile_packets *pk)
+{
+	struct gpudp_cap_batch *b = gpudp_cap_engine_get_batch(e);
+	size_t i;
+
+	for (i = 0; i < pk->n && b != NULL; i++) {
+		uint8_t *d;
+
+		if (gpudp_cap_engine_room(e, &b, pk->pkt[i].caplen, pk->pkt[i].wirelen,
+					  pk->pkt[i].ts_ns, &d) != 0)
+			break;
+		memcpy(d, pk->pkt[i].data, pk->pkt[i].caplen);
+	}
+	return b == NULL || i < pk->n ? -EIO : gpudp_cap_engine_submit(e, b);
+}
+
 /* Analyse pk with engine `name`; results in r. */
 static int
 analyse(const char *name, const struct gpudp_capfile_packets *pk, uint32_t batch, uint32_t flows,
@@ -48,9 +66,7 @@ analyse(const char *name, const struct gpudp_capfile_packets *pk, uint32_t batch
 		.gpu_device = 0, .inflight = 3, .done = on_done, .done_arg = r,
 	};
 	struct gpudp_cap_engine e;
-	struct gpudp_cap_batch *b;
 	char err[256];
-	size_t i;
 	int rc;
 
 	if (gpudp_filter_compile(filter, &ec.filter, err, sizeof(err)) != 0) {
@@ -68,16 +84,7 @@ analyse(const char *name, const struct gpudp_capfile_packets *pk, uint32_t batch
 		fprintf(stderr, "    %s engine: %s\n", name, err);
 		return rc;
 	}
-	b = gpudp_cap_engine_get_batch(&e);
-	for (i = 0; i < pk->n && b != NULL; i++) {
-		uint8_t *d;
-
-		if (gpudp_cap_engine_room(&e, &b, pk->pkt[i].caplen, pk->pkt[i].wirelen,
-					  pk->pkt[i].ts_ns, &d) != 0)
-			break;
-		memcpy(d, pk->pkt[i].data, pk->pkt[i].caplen);
-	}
-	rc = b == NULL || i < pk->n ? -EIO : gpudp_cap_engine_submit(&e, b);
+	rc = feed(&e, pk);
 	if (rc == 0)
 		rc = gpudp_cap_engine_collect(&e, r->a);
 	if (rc != 0)
@@ -441,9 +448,7 @@ monitor_run(const char *name, const struct gpudp_capfile_packets *pk, uint32_t b
 		.gpu_device = 0, .inflight = 3, .life = l, .flows_out = on_recs, .flows_arg = rs,
 	};
 	struct gpudp_cap_engine e;
-	struct gpudp_cap_batch *b;
 	char err[256];
-	size_t i;
 	int rc;
 
 	memset(rs, 0, sizeof(*rs));
@@ -452,16 +457,7 @@ monitor_run(const char *name, const struct gpudp_capfile_packets *pk, uint32_t b
 		fprintf(stderr, "    %s engine: %s\n", name, err);
 		return rc;
 	}
-	b = gpudp_cap_engine_get_batch(&e);
-	for (i = 0; i < pk->n && b != NULL; i++) {
-		uint8_t *d;
-
-		if (gpudp_cap_engine_room(&e, &b, pk->pkt[i].caplen, pk->pkt[i].wirelen,
-					  pk->pkt[i].ts_ns, &d) != 0)
-			break;
-		memcpy(d, pk->pkt[i].data, pk->pkt[i].caplen);
-	}
-	rc = b == NULL || i < pk->n ? -EIO : gpudp_cap_engine_submit(&e, b);
+	rc = feed(&e, pk);
 	if (rc == 0)
 		rc = gpudp_cap_engine_end_flows(&e);
 	if (rc != 0)
