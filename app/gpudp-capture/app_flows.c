@@ -29,6 +29,8 @@ ipfix_open(struct cap_app *app)
 
 	gpudp_ipfix_config_init(&cfg);
 	cfg.domain_id = app->conf.obs_domain;
+	if (app->conf.ipfix_mtu != 0)
+		cfg.mtu = app->conf.ipfix_mtu;
 	rc = gpudp_ipfix_create(&cfg, &app->ipfix, err, sizeof(err));
 	/* gpudp_ipfix_add_target() gives the target's index */
 	for (i = 0; rc >= 0 && i < app->conf.n_ipfix; i++) {

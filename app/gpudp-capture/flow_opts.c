@@ -28,6 +28,8 @@ cap_flow_usage(FILE *f)
 "  --ipfix-file PATH   IPFIX messages to PATH (default: none)\n"
 "  --observation-domain N\n"
 "                      the IPFIX observation domain id, 0..4294967295 (default: 0)\n"
+"  --ipfix-mtu BYTES   the path MTU to IPFIX collectors over UDP: messages fit it,\n"
+"                      304..9216 (default: 1500)\n"
 "  --idle-timeout SEC  a flow with no packet for SEC s ends, 1..86400 (default: 15)\n"
 "  --active-timeout SEC\n"
 "                      a flow is exported every SEC s it lasts, 1..604800\n"
@@ -75,6 +77,11 @@ cap_flow_option(struct cap_conf *c, int o, const char *v)
 		return gpudp_opt_u64(PROG, "active-timeout", v, 1, 604800, &c->active_timeout_s);
 	case CAP_FLOW_OPT_BIFLOW:
 		c->biflow = 1;
+		return 0;
+	case CAP_FLOW_OPT_MTU:
+		if (gpudp_opt_u64(PROG, "ipfix-mtu", v, GPUDP_IPFIX_MSG_MIN + 48, 9216, &x) != 0)
+			return -1;
+		c->ipfix_mtu = (uint32_t)x;
 		return 0;
 	default:
 		return 1;

@@ -109,6 +109,7 @@ struct cap_conf {
 	uint32_t n_ipfix;
 	const char *ipfix_file;   /**< --ipfix-file PATH, or NULL */
 	uint32_t obs_domain;      /**< --observation-domain */
+	uint32_t ipfix_mtu;       /**< --ipfix-mtu (0: the exporter's default, 1500) */
 	uint64_t idle_timeout_s;  /**< --idle-timeout */
 	uint64_t active_timeout_s; /**< --active-timeout */
 	int biflow;               /**< --biflow */
@@ -139,6 +140,7 @@ enum {
 	CAP_FLOW_OPT_FIRST = 512,
 	CAP_FLOW_OPT_LOG = CAP_FLOW_OPT_FIRST, CAP_FLOW_OPT_IPFIX, CAP_FLOW_OPT_IPFIX_FILE,
 	CAP_FLOW_OPT_DOMAIN, CAP_FLOW_OPT_IDLE, CAP_FLOW_OPT_ACTIVE, CAP_FLOW_OPT_BIFLOW,
+	CAP_FLOW_OPT_MTU,
 };
 #define CAP_FLOW_LONG_OPTS \
 	{ "flow-log", required_argument, NULL, CAP_FLOW_OPT_LOG }, \
@@ -147,7 +149,8 @@ enum {
 	{ "observation-domain", required_argument, NULL, CAP_FLOW_OPT_DOMAIN }, \
 	{ "idle-timeout", required_argument, NULL, CAP_FLOW_OPT_IDLE }, \
 	{ "active-timeout", required_argument, NULL, CAP_FLOW_OPT_ACTIVE }, \
-	{ "biflow", no_argument, NULL, CAP_FLOW_OPT_BIFLOW }
+	{ "biflow", no_argument, NULL, CAP_FLOW_OPT_BIFLOW }, \
+	{ "ipfix-mtu", required_argument, NULL, CAP_FLOW_OPT_MTU }
 
 /**
  * Parse the app's arguments (argv[0] is the program name).

@@ -449,7 +449,7 @@ def options(c):
                            "--progress", "--idle-ms", "--max-packets", "--duration",
                            "--quiet", "--verify", "--pcap", "--mem", "--pin", "--engine",
                            "--flow-log", "--ipfix", "--ipfix-file", "--observation-domain",
-                           "--idle-timeout", "--active-timeout", "--biflow",
+                           "--idle-timeout", "--active-timeout", "--biflow", "--ipfix-mtu",
                            "--help") if o not in helptext]
     blocks = []
     for line in helptext.splitlines():
@@ -460,7 +460,7 @@ def options(c):
     undocumented = [b.split()[0] for b in blocks
                     if b.split()[0] != "--help" and "(default:" not in b]
     c.check("help_lists_every_option_with_its_default", r.returncode == 0 and not missing and
-            not undocumented and len(blocks) == 40, (missing, undocumented, len(blocks)))
+            not undocumented and len(blocks) == 41, (missing, undocumented, len(blocks)))
 
 
 def write_pcap(path, frames, snap=262144):
