@@ -23,23 +23,15 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <gpudp_ipfix.h>
 
+#include "gpudp_test_time.h"
+
 #define NREC (1u << 20)
 #define RUNS 5
 #define BATCH 64
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void
 make_recs(struct gpudp_flow_rec *r, unsigned int n)
@@ -134,11 +126,11 @@ run(const char *what, const struct gpudp_flow_rec *r, struct result *res)
 			gpudp_ipfix_close(x, 0);
 			return -1;
 		}
-		t0 = now_ns();
+		t0 = gpudp_test_now_ns();
 		for (i = 0; i < NREC; i += BATCH)
 			gpudp_ipfix_export(x, r + i, BATCH);
 		gpudp_ipfix_flush(x);
-		dt = now_ns() - t0;
+		dt = gpudp_test_now_ns() - t0;
 		gpudp_ipfix_stats_get(x, 0, &st);
 		gpudp_ipfix_close(x, 0);
 		rates[k] = (double)NREC * 1e9 / (double)dt;

@@ -2,7 +2,8 @@
 /*
  * TEST ONLY: flow records for the IPFIX exporter's tests: random ones
  * (IPv4, IPv6, ICMP, biflow, extreme values, and fields the templates do
- * not carry filled with noise) and a collector of messages for sinks.
+ * not carry filled with noise), the check of the records decoded against
+ * those exported, and a clock the test moves.
  */
 #ifndef IPFIX_TEST_RECS_H
 #define IPFIX_TEST_RECS_H
@@ -13,6 +14,7 @@
 
 #include "gpudp_flow_rec.h"
 #include "gpudp_ipfix.h"
+#include "gpudp_test.h"
 #include "ipfix_decode.h"
 
 static inline uint64_t
@@ -79,6 +81,51 @@ ipfix_test_rand_rec(uint64_t *s, struct gpudp_flow_rec *r, unsigned int bad_ever
 	r->rpackets = ipfix_test_extreme(s);
 	r->roctets = ipfix_test_extreme(s);
 	r->rl2_octets = ipfix_test_extreme(s);
+}
+
+/*
+ * The records of @in that the exporter takes (af 4 or 6; it drops the
+ * others), as its templates carry them, are @got, in order: one test
+ * case's verdict, each difference named with @what.
+ */
+static inline int
+ipfix_test_check_recs(const struct gpudp_flow_rec *in, size_t n, const struct gpudp_flow_rec *got,
+		      size_t ngot, const char *what)
+{
+	size_t i, j = 0;
+	char why[160];
+
+	for (i = 0; i < n; i++) {
+		struct gpudp_flow_rec want;
+
+		if (in[i].af != 4 && in[i].af != 6)
+			continue;
+		GPUDP_TEST_ASSERT(j < ngot, "%s: %zu records decoded, record %zu missing", what,
+				  ngot, i);
+		ipfix_dec_expect(&in[i], &want);
+		GPUDP_TEST_ASSERT(ipfix_dec_compare(&want, &got[j], why, sizeof(why)) == 0,
+				  "%s: record %zu (af %u proto %u flags %#x): %s", what, i,
+				  in[i].af, in[i].proto, in[i].flags, why);
+		j++;
+	}
+	GPUDP_TEST_ASSERT(j == ngot, "%s: %zu records decoded, %zu exported", what, ngot, j);
+	return GPUDP_TEST_PASS;
+}
+
+/* a clock for gpudp_ipfix_config's clock_ns: *arg, in ns */
+static inline uint64_t
+ipfix_test_clock(void *arg)
+{
+	return *(const uint64_t *)arg;
+}
+
+/* @cfg's defaults (gpudp_ipfix_config_init()) and a clock the test moves: *@now, in ns */
+static inline void
+ipfix_test_config_clocked(struct gpudp_ipfix_config *cfg, uint64_t *now)
+{
+	gpudp_ipfix_config_init(cfg);
+	cfg->clock_ns = ipfix_test_clock;
+	cfg->clock_arg = now;
 }
 
 #endif /* IPFIX_TEST_RECS_H */

@@ -94,34 +94,47 @@ collect_sink(void *arg, const uint8_t *msg, size_t len)
 static int
 collect_check(const struct collect *c, const struct gpudp_flow_rec *in, size_t n, const char *what)
 {
-	size_t i, j = 0;
-	char why[160];
-
 	GPUDP_TEST_ASSERT(c->err[0] == '\0', "%s: %s", what, c->err);
-	for (i = 0; i < n; i++) {
-		struct gpudp_flow_rec want;
-
-		if (in[i].af != 4 && in[i].af != 6)
-			continue;
-		GPUDP_TEST_ASSERT(j < c->n, "%s: %zu records decoded, record %zu missing", what,
-				  c->n, i);
-		ipfix_dec_expect(&in[i], &want);
-		GPUDP_TEST_ASSERT(ipfix_dec_compare(&want, &c->recs[j], why, sizeof(why)) == 0,
-				  "%s: record %zu (af %u proto %u flags %#x): %s", what, i,
-				  in[i].af, in[i].proto, in[i].flags, why);
-		j++;
-	}
-	GPUDP_TEST_ASSERT(j == c->n, "%s: %zu records decoded, %zu exported", what, c->n, j);
-	return GPUDP_TEST_PASS;
+	return ipfix_test_check_recs(in, n, c->recs, c->n, what);
 }
 
-static uint64_t fake_now;
-
-static uint64_t
-fake_clock(void *arg)
+/*
+ * An exporter of @cfg (NULL: the defaults) with one sink, @c, of @flags
+ * (0 or GPUDP_IPFIX_SINK_DATAGRAM) that decodes messages of up to @max_msg
+ * bytes (0: any) into @cap records.
+ * @return the exporter, or NULL with the reason in c->err
+ */
+static struct gpudp_ipfix *
+exporter_to(const struct gpudp_ipfix_config *cfg, struct collect *c, uint32_t max_msg,
+	    size_t cap, unsigned int flags)
 {
-	(void)arg;
-	return fake_now;
+	struct gpudp_ipfix *x;
+	int rc;
+
+	collect_init(c, cfg != NULL ? cfg->domain_id : 0, max_msg, cap);
+	if (gpudp_ipfix_create(cfg, &x, c->err, sizeof(c->err)) != 0)
+		return NULL;
+	rc = gpudp_ipfix_add_sink(x, collect_sink, c, flags, NULL);
+	if (rc != 0) {
+		snprintf(c->err, sizeof(c->err), "add_sink: %d", rc);
+		gpudp_ipfix_close(x, 0);
+		return NULL;
+	}
+	return x;
+}
+
+/* @n random records of one template: IPv4, protocol @proto, no biflow */
+static void
+ipv4_recs(struct gpudp_flow_rec *r, size_t n, uint64_t seed, uint8_t proto)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		ipfix_test_rand_rec(&seed, &r[i], 0);
+		r[i].af = 4;
+		r[i].proto = proto;
+		r[i].flags = 0;
+	}
 }
 
 /* ------------------------------------------------------------ cases */
@@ -210,10 +223,8 @@ record_lengths_match_the_templates(void)
 	struct collect c;
 	unsigned int i;
 
-	GPUDP_TEST_ASSERT(gpudp_ipfix_create(NULL, &x, NULL, 0) == 0, "create");
-	collect_init(&c, 0, 0, 1);
-	GPUDP_TEST_ASSERT(gpudp_ipfix_add_sink(x, collect_sink, &c, GPUDP_IPFIX_SINK_DATAGRAM,
-					       NULL) == 0, "sink");
+	x = exporter_to(NULL, &c, 0, 1, GPUDP_IPFIX_SINK_DATAGRAM);
+	GPUDP_TEST_ASSERT(x != NULL, "%s", c.err);
 	gpudp_ipfix_poll(x); /* templates due: a message of them alone */
 	GPUDP_TEST_ASSERT(c.err[0] == '\0', "%s", c.err);
 	GPUDP_TEST_ASSERT(c.msgs == 1 && c.dec.template_records == GPUDP_IPFIX_TEMPLATES,
@@ -241,24 +252,16 @@ templates_again_every_n_messages(void)
 	struct gpudp_flow_rec r[1000];
 	struct gpudp_ipfix *x;
 	struct collect c;
-	uint64_t seed = 7;
-	size_t i;
+	int rc;
 
-	for (i = 0; i < 1000; i++) {
-		ipfix_test_rand_rec(&seed, &r[i], 0);
-		r[i].af = 4;
-		r[i].proto = 6;
-		r[i].flags = 0;
-	}
+	ipv4_recs(r, 1000, 7, 6);
 	gpudp_ipfix_config_init(&cfg);
 	cfg.max_msg = 256;  /* 4 records a message */
 	cfg.refresh_s = 0;
 	cfg.refresh_msgs = 10;
 	cfg.max_delay_ms = 0;
-	GPUDP_TEST_ASSERT(gpudp_ipfix_create(&cfg, &x, NULL, 0) == 0, "create");
-	collect_init(&c, 0, 256, 1000);
-	GPUDP_TEST_ASSERT(gpudp_ipfix_add_sink(x, collect_sink, &c, GPUDP_IPFIX_SINK_DATAGRAM,
-					       NULL) == 0, "sink");
+	x = exporter_to(&cfg, &c, 256, 1000, GPUDP_IPFIX_SINK_DATAGRAM);
+	GPUDP_TEST_ASSERT(x != NULL, "%s", c.err);
 	gpudp_ipfix_export(x, r, 1000);
 	gpudp_ipfix_close(x, 0);
 	GPUDP_TEST_ASSERT(c.err[0] == '\0', "%s", c.err);
@@ -267,9 +270,9 @@ templates_again_every_n_messages(void)
 			  c.msgs_since_tmpl_max);
 	GPUDP_TEST_ASSERT(c.template_msgs >= 250 / 11, "%" PRIu64 " messages with templates of %"
 			  PRIu64, c.template_msgs, c.msgs);
-	i = collect_check(&c, r, 1000, "records");
+	rc = collect_check(&c, r, 1000, "records");
 	free(c.recs);
-	return (int)i;
+	return rc;
 }
 
 static int
@@ -280,34 +283,30 @@ templates_again_after_the_period(void)
 	struct gpudp_ipfix_stats st;
 	struct gpudp_ipfix *x;
 	struct collect c;
-	uint64_t seed = 9;
+	uint64_t seed = 9, now = 1000000000000ull;
 
 	ipfix_test_rand_rec(&seed, &r, 0);
 	r.af = 6;
-	gpudp_ipfix_config_init(&cfg);
+	ipfix_test_config_clocked(&cfg, &now);
 	cfg.refresh_s = 10;
 	cfg.refresh_msgs = 0;
-	cfg.clock_ns = fake_clock;
-	fake_now = 1000000000000ull;
-	GPUDP_TEST_ASSERT(gpudp_ipfix_create(&cfg, &x, NULL, 0) == 0, "create");
-	collect_init(&c, 0, 1452, 16);
-	GPUDP_TEST_ASSERT(gpudp_ipfix_add_sink(x, collect_sink, &c, GPUDP_IPFIX_SINK_DATAGRAM,
-					       NULL) == 0, "sink");
+	x = exporter_to(&cfg, &c, 1452, 16, GPUDP_IPFIX_SINK_DATAGRAM);
+	GPUDP_TEST_ASSERT(x != NULL, "%s", c.err);
 	gpudp_ipfix_export(x, &r, 1);
 	gpudp_ipfix_flush(x);
 	GPUDP_TEST_ASSERT(c.msgs == 1 && c.dec.last_msg_templates, "first message: templates");
-	fake_now += 9ull * 1000000000;
+	now += 9ull * 1000000000;
 	gpudp_ipfix_export(x, &r, 1);
 	gpudp_ipfix_flush(x);
 	GPUDP_TEST_ASSERT(c.msgs == 2 && !c.dec.last_msg_templates, "9 s later: none");
-	fake_now += 1ull * 1000000000;
+	now += 1ull * 1000000000;
 	gpudp_ipfix_export(x, &r, 1);
 	gpudp_ipfix_flush(x);
 	GPUDP_TEST_ASSERT(c.msgs == 3 && c.dec.last_msg_templates, "10 s after: templates");
 	/* no records: poll() sends them alone when due */
 	gpudp_ipfix_poll(x);
 	GPUDP_TEST_ASSERT(c.msgs == 3, "poll: not due yet");
-	fake_now += 10ull * 1000000000;
+	now += 10ull * 1000000000;
 	gpudp_ipfix_poll(x);
 	GPUDP_TEST_ASSERT(c.msgs == 4 && c.dec.last_msg_templates && c.dec.last_msg_records == 0,
 			  "poll: a message of templates alone (%" PRIu64 " messages)", c.msgs);
@@ -328,29 +327,26 @@ open_message_sent_after_max_delay(void)
 	struct gpudp_flow_rec r;
 	struct gpudp_ipfix *x;
 	struct collect c;
-	uint64_t seed = 11;
+	uint64_t seed = 11, now = 5000000000ull;
 
 	ipfix_test_rand_rec(&seed, &r, 0);
 	r.af = 4;
-	gpudp_ipfix_config_init(&cfg);
+	ipfix_test_config_clocked(&cfg, &now);
 	cfg.max_delay_ms = 200;
-	cfg.clock_ns = fake_clock;
-	fake_now = 5000000000ull;
-	GPUDP_TEST_ASSERT(gpudp_ipfix_create(&cfg, &x, NULL, 0) == 0, "create");
-	collect_init(&c, 0, 1452, 16);
-	GPUDP_TEST_ASSERT(gpudp_ipfix_add_sink(x, collect_sink, &c, 0, NULL) == 0, "sink");
+	x = exporter_to(&cfg, &c, 1452, 16, 0);
+	GPUDP_TEST_ASSERT(x != NULL, "%s", c.err);
 	gpudp_ipfix_export(x, &r, 1);
 	gpudp_ipfix_poll(x);
 	GPUDP_TEST_ASSERT(c.msgs == 0, "sent before its time");
-	fake_now += 199000000ull;
+	now += 199000000ull;
 	gpudp_ipfix_poll(x);
 	GPUDP_TEST_ASSERT(c.msgs == 0, "sent 199 ms after");
-	fake_now += 1000000ull;
+	now += 1000000ull;
 	gpudp_ipfix_poll(x);
 	GPUDP_TEST_ASSERT(c.msgs == 1 && c.n == 1, "not sent 200 ms after (%" PRIu64 ")", c.msgs);
 	/* export() checks the timer too */
 	gpudp_ipfix_export(x, &r, 1);
-	fake_now += 300000000ull;
+	now += 300000000ull;
 	gpudp_ipfix_export(x, &r, 1);
 	GPUDP_TEST_ASSERT(c.msgs == 2 && c.n == 2, "export() after the delay: %" PRIu64, c.msgs);
 	gpudp_ipfix_close(x, 0);
@@ -368,22 +364,14 @@ sink_error_counted_and_sequence_goes_on(void)
 	struct gpudp_ipfix_stats st;
 	struct gpudp_ipfix *x;
 	struct collect c;
-	uint64_t seed = 13;
-	size_t i;
 
-	for (i = 0; i < 40; i++) {
-		ipfix_test_rand_rec(&seed, &r[i], 0);
-		r[i].af = 4;
-		r[i].proto = 17;
-		r[i].flags = 0;
-	}
+	ipv4_recs(r, 40, 13, 17);
 	gpudp_ipfix_config_init(&cfg);
 	cfg.max_msg = 256; /* 4 records a message */
 	cfg.max_delay_ms = 0;
-	GPUDP_TEST_ASSERT(gpudp_ipfix_create(&cfg, &x, NULL, 0) == 0, "create");
-	collect_init(&c, 0, 256, 40);
+	x = exporter_to(&cfg, &c, 256, 40, 0);
+	GPUDP_TEST_ASSERT(x != NULL, "%s", c.err);
 	c.fail_at = 3;
-	GPUDP_TEST_ASSERT(gpudp_ipfix_add_sink(x, collect_sink, &c, 0, NULL) == 0, "sink");
 	gpudp_ipfix_export(x, r, 40);
 	gpudp_ipfix_flush(x);
 	gpudp_ipfix_stats_get(x, 0, &st);
@@ -417,9 +405,8 @@ invalid_af_dropped_and_counted(void)
 	r[0].af = 0;
 	r[1].af = 4;
 	r[2].af = 10;
-	GPUDP_TEST_ASSERT(gpudp_ipfix_create(NULL, &x, NULL, 0) == 0, "create");
-	collect_init(&c, 0, 0, 4);
-	GPUDP_TEST_ASSERT(gpudp_ipfix_add_sink(x, collect_sink, &c, 0, NULL) == 0, "sink");
+	x = exporter_to(NULL, &c, 0, 4, 0);
+	GPUDP_TEST_ASSERT(x != NULL, "%s", c.err);
 	gpudp_ipfix_export(x, r, 3);
 	gpudp_ipfix_flush(x);
 	gpudp_ipfix_stats_get(x, 0, &st);
@@ -472,21 +459,13 @@ default_message_size_follows_the_mtu(void)
 	struct gpudp_flow_rec r[200];
 	struct gpudp_ipfix *x;
 	struct collect c;
-	uint64_t seed = 19;
-	int i;
 
-	for (i = 0; i < 200; i++) {
-		ipfix_test_rand_rec(&seed, &r[i], 0);
-		r[i].af = 4;
-		r[i].proto = 6;
-		r[i].flags = 0;
-	}
+	ipv4_recs(r, 200, 19, 6);
 	gpudp_ipfix_config_init(&cfg);
 	cfg.max_delay_ms = 0;
-	GPUDP_TEST_ASSERT(gpudp_ipfix_create(&cfg, &x, NULL, 0) == 0, "create");
-	collect_init(&c, 0, 1452, 200);
+	x = exporter_to(&cfg, &c, 1452, 200, 0);
+	GPUDP_TEST_ASSERT(x != NULL, "%s", c.err);
 	c.check_packing = true;
-	GPUDP_TEST_ASSERT(gpudp_ipfix_add_sink(x, collect_sink, &c, 0, NULL) == 0, "sink");
 	gpudp_ipfix_export(x, r, 200);
 	gpudp_ipfix_close(x, 0);
 	GPUDP_TEST_ASSERT(c.err[0] == '\0', "%s", c.err);

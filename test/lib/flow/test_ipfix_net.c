@@ -20,30 +20,13 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "gpudp_ipfix.h"
 #include "gpudp_test.h"
+#include "gpudp_test_time.h"
 #include "ipfix_decode.h"
 #include "ipfix_test_recs.h"
-
-static uint64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void
-sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 /* a socket bound to @host (127.0.0.1 or ::1), port chosen by the kernel */
 static int
@@ -83,6 +66,18 @@ bound_socket(int type, const char *host, unsigned int *port, int rcvbuf)
 	return fd;
 }
 
+/* a port of 127.0.0.1 where nothing listens now. @return 0, or -1 (errno) */
+static int
+closed_port(int type, unsigned int *port)
+{
+	int fd = bound_socket(type, "127.0.0.1", port, 0);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
 static int
 make_exporter(struct gpudp_ipfix_config *cfg, const char *spec, struct gpudp_ipfix **x)
 {
@@ -115,25 +110,29 @@ rand_recs(size_t n, uint64_t seed)
 	return r;
 }
 
-static int
-check_records(const struct gpudp_flow_rec *in, size_t n, const struct gpudp_flow_rec *got,
-	      size_t ngot, const char *what)
-{
-	char why[160];
-	size_t i;
-
-	GPUDP_TEST_ASSERT(ngot == n, "%s: %zu records decoded, %zu exported", what, ngot, n);
-	for (i = 0; i < n; i++) {
-		struct gpudp_flow_rec want;
-
-		ipfix_dec_expect(&in[i], &want);
-		GPUDP_TEST_ASSERT(ipfix_dec_compare(&want, &got[i], why, sizeof(why)) == 0,
-				  "%s: record %zu: %s", what, i, why);
-	}
-	return GPUDP_TEST_PASS;
-}
-
 /* ------------------------------------------------------------ UDP */
+
+/*
+ * Decode every datagram waiting on @fd into @got, after the @ngot records
+ * of @n there already (*ngot grows).
+ * @return the number of messages, or -1 with the reason in dec->err
+ */
+static int
+recv_decode(int fd, struct ipfix_dec *dec, struct gpudp_flow_rec *got, size_t n, size_t *ngot)
+{
+	static uint8_t buf[65536];
+	ssize_t len;
+	size_t m;
+	int msgs = 0;
+
+	while ((len = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+		if (ipfix_dec_message(dec, buf, (size_t)len, got + *ngot, n - *ngot, &m) != 0)
+			return -1;
+		*ngot += m;
+		msgs++;
+	}
+	return msgs;
+}
 
 static int
 udp_collector_on(const char *host)
@@ -144,13 +143,11 @@ udp_collector_on(const char *host)
 	struct gpudp_ipfix_stats st;
 	struct gpudp_ipfix *x;
 	struct ipfix_dec dec;
-	uint8_t buf[65536];
 	unsigned int port;
-	size_t done, ngot = 0, m;
+	size_t done, ngot = 0;
 	uint64_t msgs = 0;
 	char spec[64];
-	ssize_t len;
-	int fd;
+	int fd, k;
 
 	GPUDP_TEST_ASSERT(in != NULL && got != NULL, "calloc");
 	fd = bound_socket(SOCK_DGRAM, host, &port, 8 << 20);
@@ -164,12 +161,9 @@ udp_collector_on(const char *host)
 		gpudp_ipfix_export(x, in + done, 100);
 		if (done % 500 == 0)
 			gpudp_ipfix_flush(x);
-		while ((len = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
-			GPUDP_TEST_ASSERT(ipfix_dec_message(&dec, buf, (size_t)len, got + ngot,
-							    n - ngot, &m) == 0, "%s", dec.err);
-			ngot += m;
-			msgs++;
-		}
+		k = recv_decode(fd, &dec, got, n, &ngot);
+		GPUDP_TEST_ASSERT(k >= 0, "%s", dec.err);
+		msgs += (uint64_t)k;
 	}
 	gpudp_ipfix_flush(x);
 	while (ngot < n) {
@@ -177,13 +171,9 @@ udp_collector_on(const char *host)
 
 		if (poll(&pf, 1, 1000) <= 0)
 			break;
-		len = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
-		if (len <= 0)
-			continue;
-		GPUDP_TEST_ASSERT(ipfix_dec_message(&dec, buf, (size_t)len, got + ngot, n - ngot,
-						    &m) == 0, "%s", dec.err);
-		ngot += m;
-		msgs++;
+		k = recv_decode(fd, &dec, got, n, &ngot);
+		GPUDP_TEST_ASSERT(k >= 0, "%s", dec.err);
+		msgs += (uint64_t)k;
 	}
 	gpudp_ipfix_stats_get(x, 0, &st);
 	gpudp_ipfix_close(x, 0);
@@ -192,7 +182,7 @@ udp_collector_on(const char *host)
 			  st.errors == 0, "%s: stats %" PRIu64 " messages (%" PRIu64 " received) %"
 			  PRIu64 " records %" PRIu64 " dropped %" PRIu64 " errors", spec,
 			  st.messages, msgs, st.records, st.dropped, st.errors);
-	GPUDP_TEST_ASSERT(check_records(in, n, got, ngot, spec) == GPUDP_TEST_PASS, "records");
+	GPUDP_TEST_ASSERT(ipfix_test_check_recs(in, n, got, ngot, spec) == GPUDP_TEST_PASS, "records");
 	free(in);
 	free(got);
 	return GPUDP_TEST_PASS;
@@ -219,19 +209,18 @@ udp_unreachable_collector_counts_errors_and_goes_on(void)
 	struct gpudp_ipfix *x;
 	unsigned int port;
 	char spec[64];
-	int fd, i;
+	int i;
 
 	GPUDP_TEST_ASSERT(in != NULL, "calloc");
-	fd = bound_socket(SOCK_DGRAM, "127.0.0.1", &port, 0);
-	GPUDP_TEST_SKIP_IF(fd < 0, "no UDP socket: %s", strerror(errno));
-	close(fd); /* nothing listens there now */
+	GPUDP_TEST_SKIP_IF(closed_port(SOCK_DGRAM, &port) != 0, "no UDP socket: %s",
+			   strerror(errno));
 	snprintf(spec, sizeof(spec), "127.0.0.1:%u", port);
 	gpudp_ipfix_config_init(&cfg);
 	GPUDP_TEST_ASSERT(make_exporter(&cfg, spec, &x) == 0, "%s", spec);
 	for (i = 0; i < 40; i++) {
 		gpudp_ipfix_export(x, in + i * 50, 50);
 		GPUDP_TEST_ASSERT(gpudp_ipfix_flush(x) == 0, "flush");
-		sleep_ms(1); /* the port unreachable comes back */
+		gpudp_test_sleep_ms(1); /* the port unreachable comes back */
 	}
 	gpudp_ipfix_stats_get(x, 0, &st);
 	GPUDP_TEST_ASSERT(st.errors >= 10 && st.last_error == ECONNREFUSED,
@@ -256,6 +245,7 @@ struct tcp_peer {
 	size_t len, cap;
 	int accepts;
 	int cfd;             /* mode 2: the connection kept */
+	pthread_t th;
 };
 
 static void *
@@ -300,6 +290,39 @@ tcp_peer_run(void *arg)
 	return NULL;
 }
 
+/*
+ * @p (its mode set, cfd -1) listening on 127.0.0.1 (a receive buffer of
+ * @rcvbuf bytes, 0: the default) in a thread; its target in @spec.
+ * @return 0, -1 without a socket (errno), -2 without a thread
+ */
+static int
+tcp_peer_start(struct tcp_peer *p, int rcvbuf, char *spec, size_t len)
+{
+	unsigned int port;
+
+	p->lfd = bound_socket(SOCK_STREAM, "127.0.0.1", &port, rcvbuf);
+	if (p->lfd < 0)
+		return -1;
+	if (pthread_create(&p->th, NULL, tcp_peer_run, p) != 0) {
+		close(p->lfd);
+		return -2;
+	}
+	snprintf(spec, len, "tcp:127.0.0.1:%u", port);
+	return 0;
+}
+
+/* End @p's thread (mode 0 ends by itself after its one connection), close its sockets. */
+static void
+tcp_peer_stop(struct tcp_peer *p)
+{
+	if (p->mode != 0)
+		p->stop = 1;
+	pthread_join(p->th, NULL);
+	if (p->cfd >= 0)
+		close(p->cfd);
+	close(p->lfd);
+}
+
 static int
 tcp_collector_receives_stream_with_templates_once(void)
 {
@@ -310,16 +333,14 @@ tcp_collector_receives_stream_with_templates_once(void)
 	struct gpudp_ipfix_stats st;
 	struct gpudp_ipfix *x;
 	struct ipfix_dec dec;
-	pthread_t th;
-	unsigned int port;
 	size_t done, ngot;
 	char spec[64];
+	int rc;
 
 	GPUDP_TEST_ASSERT(in != NULL && got != NULL, "calloc");
-	peer.lfd = bound_socket(SOCK_STREAM, "127.0.0.1", &port, 0);
-	GPUDP_TEST_SKIP_IF(peer.lfd < 0, "no TCP socket: %s", strerror(errno));
-	GPUDP_TEST_ASSERT(pthread_create(&th, NULL, tcp_peer_run, &peer) == 0, "thread");
-	snprintf(spec, sizeof(spec), "tcp:127.0.0.1:%u", port);
+	rc = tcp_peer_start(&peer, 0, spec, sizeof(spec));
+	GPUDP_TEST_SKIP_IF(rc == -1, "no TCP socket: %s", strerror(errno));
+	GPUDP_TEST_ASSERT(rc == 0, "thread");
 	gpudp_ipfix_config_init(&cfg);
 	cfg.domain_id = 5;
 	cfg.refresh_msgs = 3;  /* not for TCP: templates once */
@@ -331,8 +352,7 @@ tcp_collector_receives_stream_with_templates_once(void)
 	GPUDP_TEST_ASSERT(gpudp_ipfix_drain(x, 10000) == 0, "drain");
 	gpudp_ipfix_stats_get(x, 0, &st);
 	GPUDP_TEST_ASSERT(gpudp_ipfix_close(x, 1000) == 0, "close");
-	pthread_join(th, NULL);
-	close(peer.lfd);
+	tcp_peer_stop(&peer);
 	GPUDP_TEST_ASSERT(st.connects == 1 && st.errors == 0 && st.dropped == 0 &&
 			  st.records == n && st.queued == 0 && st.template_msgs == 1,
 			  "%" PRIu64 " connects %" PRIu64 " errors %" PRIu64 " dropped %" PRIu64
@@ -345,7 +365,7 @@ tcp_collector_receives_stream_with_templates_once(void)
 			  dec.err);
 	GPUDP_TEST_ASSERT(dec.template_sets == 1 && dec.template_records == GPUDP_IPFIX_TEMPLATES,
 			  "%" PRIu64 " template sets", dec.template_sets);
-	GPUDP_TEST_ASSERT(check_records(in, n, got, ngot, spec) == GPUDP_TEST_PASS, "records");
+	GPUDP_TEST_ASSERT(ipfix_test_check_recs(in, n, got, ngot, spec) == GPUDP_TEST_PASS, "records");
 	free(peer.buf);
 	free(in);
 	free(got);
@@ -361,36 +381,32 @@ tcp_collector_that_closes_is_counted_and_reconnected(void)
 	struct gpudp_ipfix_stats st;
 	struct gpudp_ipfix *x;
 	uint64_t t0, worst = 0, total = 0;
-	unsigned int port;
-	pthread_t th;
 	char spec[64];
+	int rc;
 
 	GPUDP_TEST_ASSERT(in != NULL, "calloc");
-	peer.lfd = bound_socket(SOCK_STREAM, "127.0.0.1", &port, 0);
-	GPUDP_TEST_SKIP_IF(peer.lfd < 0, "no TCP socket: %s", strerror(errno));
-	GPUDP_TEST_ASSERT(pthread_create(&th, NULL, tcp_peer_run, &peer) == 0, "thread");
-	snprintf(spec, sizeof(spec), "tcp:127.0.0.1:%u", port);
+	rc = tcp_peer_start(&peer, 0, spec, sizeof(spec));
+	GPUDP_TEST_SKIP_IF(rc == -1, "no TCP socket: %s", strerror(errno));
+	GPUDP_TEST_ASSERT(rc == 0, "thread");
 	gpudp_ipfix_config_init(&cfg);
 	cfg.reconnect_min_ms = 20;
 	cfg.reconnect_max_ms = 100;
 	GPUDP_TEST_ASSERT(make_exporter(&cfg, spec, &x) == 0, "%s", spec);
-	t0 = mono_ns();
-	while (mono_ns() - t0 < 1500000000ull) {
-		uint64_t a = mono_ns(), d;
+	t0 = gpudp_test_now_ns();
+	while (gpudp_test_now_ns() - t0 < 1500000000ull) {
+		uint64_t a = gpudp_test_now_ns(), d;
 
 		gpudp_ipfix_export(x, in, 20);
 		gpudp_ipfix_flush(x);
 		gpudp_ipfix_poll(x);
-		d = mono_ns() - a;
+		d = gpudp_test_now_ns() - a;
 		worst = d > worst ? d : worst;
 		total += 20;
-		sleep_ms(2);
+		gpudp_test_sleep_ms(2);
 	}
 	gpudp_ipfix_stats_get(x, 0, &st);
 	gpudp_ipfix_close(x, 0);
-	peer.stop = 1;
-	pthread_join(th, NULL);
-	close(peer.lfd);
+	tcp_peer_stop(&peer);
 	GPUDP_TEST_ASSERT(st.errors >= 2 && st.connects >= 2 && peer.accepts >= 2,
 			  "%" PRIu64 " errors %" PRIu64 " connects %d accepts: closed connections "
 			  "not seen or not made again", st.errors, st.connects, peer.accepts);
@@ -413,38 +429,31 @@ tcp_stalled_collector_never_blocks_and_drops_are_counted(void)
 	struct gpudp_ipfix_stats st;
 	struct gpudp_ipfix *x;
 	uint64_t worst = 0, a, closing;
-	unsigned int port;
-	pthread_t th;
 	size_t done;
 	char spec[64];
 	int rc;
 
 	GPUDP_TEST_ASSERT(in != NULL, "calloc");
-	peer.lfd = bound_socket(SOCK_STREAM, "127.0.0.1", &port, 4096);
-	GPUDP_TEST_SKIP_IF(peer.lfd < 0, "no TCP socket: %s", strerror(errno));
-	GPUDP_TEST_ASSERT(pthread_create(&th, NULL, tcp_peer_run, &peer) == 0, "thread");
-	snprintf(spec, sizeof(spec), "tcp:127.0.0.1:%u", port);
+	rc = tcp_peer_start(&peer, 4096, spec, sizeof(spec));
+	GPUDP_TEST_SKIP_IF(rc == -1, "no TCP socket: %s", strerror(errno));
+	GPUDP_TEST_ASSERT(rc == 0, "thread");
 	gpudp_ipfix_config_init(&cfg);
 	cfg.tcp_sndbuf = 4096;
 	cfg.tcp_queue_bytes = 64 << 10;
 	GPUDP_TEST_ASSERT(make_exporter(&cfg, spec, &x) == 0, "%s", spec);
 	for (done = 0; done < n; done += 1000) {
-		a = mono_ns();
+		a = gpudp_test_now_ns();
 		gpudp_ipfix_export(x, in, 1000);
 		gpudp_ipfix_poll(x);
-		a = mono_ns() - a;
+		a = gpudp_test_now_ns() - a;
 		worst = a > worst ? a : worst;
 	}
 	gpudp_ipfix_flush(x);
 	gpudp_ipfix_stats_get(x, 0, &st);
-	a = mono_ns();
+	a = gpudp_test_now_ns();
 	rc = gpudp_ipfix_close(x, 200);
-	closing = mono_ns() - a;
-	peer.stop = 1;
-	pthread_join(th, NULL);
-	if (peer.cfd >= 0)
-		close(peer.cfd);
-	close(peer.lfd);
+	closing = gpudp_test_now_ns() - a;
+	tcp_peer_stop(&peer);
 	GPUDP_TEST_ASSERT(st.connects == 1 && st.state == GPUDP_IPFIX_STATE_UP,
 			  "%" PRIu64 " connects, state %d", st.connects, (int)st.state);
 	GPUDP_TEST_ASSERT(st.dropped > n / 2, "%" PRIu64 " dropped of %zu: the stall was not "
@@ -462,15 +471,6 @@ tcp_stalled_collector_never_blocks_and_drops_are_counted(void)
 	return GPUDP_TEST_PASS;
 }
 
-static uint64_t fake_now;
-
-static uint64_t
-fake_clock(void *arg)
-{
-	(void)arg;
-	return fake_now;
-}
-
 static int
 tcp_refused_connects_back_off(void)
 {
@@ -479,28 +479,25 @@ tcp_refused_connects_back_off(void)
 	struct gpudp_ipfix_stats st;
 	struct gpudp_ipfix *x;
 	unsigned int port, step;
+	uint64_t now = 1000000000ull;
 	char spec[64];
-	int fd;
 
 	GPUDP_TEST_ASSERT(in != NULL, "calloc");
-	fd = bound_socket(SOCK_STREAM, "127.0.0.1", &port, 0);
-	GPUDP_TEST_SKIP_IF(fd < 0, "no TCP socket: %s", strerror(errno));
-	close(fd);
+	GPUDP_TEST_SKIP_IF(closed_port(SOCK_STREAM, &port) != 0, "no TCP socket: %s",
+			   strerror(errno));
 	snprintf(spec, sizeof(spec), "tcp:127.0.0.1:%u", port);
-	gpudp_ipfix_config_init(&cfg);
+	ipfix_test_config_clocked(&cfg, &now);
 	cfg.reconnect_min_ms = 50;
 	cfg.reconnect_max_ms = 400;
-	cfg.clock_ns = fake_clock;
-	fake_now = 1000000000ull;
 	GPUDP_TEST_ASSERT(make_exporter(&cfg, spec, &x) == 0, "%s", spec);
 	/* 2 s of the exporter's clock in 10 ms steps: connects at 0, 50, 150,
 	 * 350, 750, 1150, 1550, 1950 ms (the wait doubling to 400 ms) */
 	for (step = 0; step <= 200; step++) {
 		gpudp_ipfix_export(x, in, 10);
 		gpudp_ipfix_poll(x);
-		sleep_ms(1);  /* the refusal comes back */
+		gpudp_test_sleep_ms(1);  /* the refusal comes back */
 		gpudp_ipfix_poll(x);
-		fake_now += 10000000ull;
+		now += 10000000ull;
 	}
 	gpudp_ipfix_stats_get(x, 0, &st);
 	gpudp_ipfix_close(x, 0);
@@ -557,7 +554,7 @@ file_holds_every_message_back_to_back(void)
 	GPUDP_TEST_ASSERT(dec.template_sets == 1, "%" PRIu64 " template sets", dec.template_sets);
 	GPUDP_TEST_ASSERT(st.bytes + 1452 > (uint64_t)sb.st_size, "stats: %" PRIu64 " bytes of %lld "
 			  "before the last message", st.bytes, (long long)sb.st_size);
-	GPUDP_TEST_ASSERT(check_records(in, n, got, ngot, spec) == GPUDP_TEST_PASS, "records");
+	GPUDP_TEST_ASSERT(ipfix_test_check_recs(in, n, got, ngot, spec) == GPUDP_TEST_PASS, "records");
 	free(buf);
 	free(in);
 	free(got);
