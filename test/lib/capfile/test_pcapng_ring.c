@@ -313,6 +313,48 @@ conf_of(uint64_t kb, uint64_t secs, uint32_t files)
 
 static struct pkt pk[MAX_PKTS];
 
+/* A writer of @p c for out.pcapng in the directory, its path in @p path. @return it, or NULL */
+static struct gpudp_pcapng_ring *
+open_out(const struct gpudp_pcapng_ring_conf *c, char *path, size_t len)
+{
+	out_path(path, len, "out.pcapng");
+	return gpudp_pcapng_ring_open(path, c);
+}
+
+static char start_why[256];
+
+/*
+ * The start of a case: a new directory, @p n packets @p gap_ns apart in
+ * pk[] (make_pkts(): the case may change them before it writes them) and
+ * a writer of @p c for out.pcapng in the directory, its path in @p path.
+ * @return the writer, or NULL with the reason in start_why
+ */
+static struct gpudp_pcapng_ring *
+start_case(const struct gpudp_pcapng_ring_conf *c, unsigned int n, uint64_t gap_ns, char *path,
+	   size_t len)
+{
+	struct gpudp_pcapng_ring *r;
+
+	if (make_dir() != 0) {
+		snprintf(start_why, sizeof(start_why), "mkdtemp: %s", strerror(errno));
+		return NULL;
+	}
+	make_pkts(pk, n, gap_ns);
+	r = open_out(c, path, len);
+	if (r == NULL)
+		snprintf(start_why, sizeof(start_why), "open: %s", strerror(errno));
+	return r;
+}
+
+/* Flush @p r, take its stats into @p st and close it. @return gpudp_pcapng_ring_close()'s */
+static int
+close_out(struct gpudp_pcapng_ring *r, struct gpudp_pcapng_ring_stats *st)
+{
+	gpudp_pcapng_ring_flush(r);
+	gpudp_pcapng_ring_stats(r, st);
+	return gpudp_pcapng_ring_close(r);
+}
+
 /* ---- cases ---- */
 
 /* Without a condition: the one file at the path, with gpudp_pcapng_open()'s bytes. */
@@ -347,9 +389,7 @@ no_condition_writes_the_plain_writers_bytes_at_the_path(void)
 	for (i = 0; i < n; i++)
 		gpudp_pcapng_write(w, pkt_data(i, pk[i].caplen), pk[i].caplen, pk[i].wirelen,
 				   pk[i].ts);
-	gpudp_pcapng_ring_flush(r);
-	gpudp_pcapng_ring_stats(r, &st);
-	GPUDP_TEST_ASSERT(gpudp_pcapng_ring_close(r) == 0 && gpudp_pcapng_close(w) == 0, "close");
+	GPUDP_TEST_ASSERT(close_out(r, &st) == 0 && gpudp_pcapng_close(w) == 0, "close");
 	GPUDP_TEST_ASSERT(st.files == 1 && st.packets == n && st.pending == 0 && st.dropped == 0,
 			  "stats: %" PRIu64 " files, %" PRIu64 " packets", st.files, st.packets);
 	fa = fopen(a, "rb");
@@ -484,18 +524,13 @@ filesize_starts_a_file_before_the_limit_would_be_passed(void)
 	char p[PATH_MAX];
 	unsigned int i;
 
-	GPUDP_TEST_ASSERT(make_dir() == 0, "mkdtemp");
+	r = start_case(&c, n, 1000, p, sizeof(p));
+	GPUDP_TEST_ASSERT(r != NULL, "%s", start_why);
 	head = head_len();
-	make_pkts(pk, n, 1000);
-	out_path(p, sizeof(p), "out.pcapng");
-	r = gpudp_pcapng_ring_open(p, &c);
-	GPUDP_TEST_ASSERT(r != NULL, "open: %s", strerror(errno));
 	GPUDP_TEST_ASSERT(gpudp_pcapng_ring_current(r) == NULL && access(p, F_OK) != 0,
 			  "no file before the first packet");
 	GPUDP_TEST_ASSERT(write_pkts(r, pk, n) == n, "every packet taken");
-	gpudp_pcapng_ring_flush(r);
-	gpudp_pcapng_ring_stats(r, &st);
-	GPUDP_TEST_ASSERT(gpudp_pcapng_ring_close(r) == 0, "close");
+	GPUDP_TEST_ASSERT(close_out(r, &st) == 0, "close");
 	GPUDP_TEST_ASSERT(read_back(pk, n) == 0, "%s", rb.why);
 	n_starts = expected_starts(pk, n, 10000, 0, head, starts);
 	for (i = 0; i < rb.files; i++)
@@ -527,12 +562,9 @@ duration_starts_files_by_capture_time_not_the_clock(void)
 	unsigned int n = 200, n_starts;
 	char p[PATH_MAX];
 
-	GPUDP_TEST_ASSERT(make_dir() == 0, "mkdtemp");
-	make_pkts(pk, n, 100000000);         /* 0.1 s apart */
+	r = start_case(&c, n, 100000000, p, sizeof(p));  /* 0.1 s apart */
+	GPUDP_TEST_ASSERT(r != NULL, "%s", start_why);
 	pk[57].ts = pk[50].ts - 300000000;   /* before its file's first packet */
-	out_path(p, sizeof(p), "out.pcapng");
-	r = gpudp_pcapng_ring_open(p, &c);
-	GPUDP_TEST_ASSERT(r != NULL, "open: %s", strerror(errno));
 	GPUDP_TEST_ASSERT(write_pkts(r, pk, n) == n, "every packet taken");
 	gpudp_pcapng_ring_stats(r, &st);
 	GPUDP_TEST_ASSERT(gpudp_pcapng_ring_close(r) == 0, "close");
@@ -560,11 +592,8 @@ files_keeps_the_newest_and_deletes_the_oldest(void)
 	unsigned int n = 100, n_starts, i;
 	char p[PATH_MAX];
 
-	GPUDP_TEST_ASSERT(make_dir() == 0, "mkdtemp");
-	make_pkts(pk, n, 250000000);         /* 25 s */
-	out_path(p, sizeof(p), "out.pcapng");
-	r = gpudp_pcapng_ring_open(p, &c);
-	GPUDP_TEST_ASSERT(r != NULL, "open: %s", strerror(errno));
+	r = start_case(&c, n, 250000000, p, sizeof(p));  /* 25 s */
+	GPUDP_TEST_ASSERT(r != NULL, "%s", start_why);
 	for (i = 0; i < n; i++) {
 		struct listing l;
 
@@ -574,9 +603,7 @@ files_keeps_the_newest_and_deletes_the_oldest(void)
 				  l.n, i);
 		free_listing(&l);
 	}
-	gpudp_pcapng_ring_flush(r);
-	gpudp_pcapng_ring_stats(r, &st);
-	GPUDP_TEST_ASSERT(gpudp_pcapng_ring_close(r) == 0, "close");
+	GPUDP_TEST_ASSERT(close_out(r, &st) == 0, "close");
 	n_starts = expected_starts(pk, n, 0, 1000000000, 0, starts);
 	GPUDP_TEST_ASSERT(n_starts == 25 && st.files == 25 && st.files_removed == 22 &&
 			  st.packets == n, "%" PRIu64 " files made, %" PRIu64 " removed",
@@ -638,8 +665,8 @@ every_file_reads_back_and_together_they_are_the_input(void)
 	uint64_t sum = 0;
 	char p[PATH_MAX];
 
-	GPUDP_TEST_ASSERT(make_dir() == 0, "mkdtemp");
-	make_pkts(pk, n, 10000000);          /* 10 s */
+	r = start_case(&c, n, 10000000, p, sizeof(p));  /* 10 s */
+	GPUDP_TEST_ASSERT(r != NULL, "%s", start_why);
 	for (i = 0; i < n; i++) {
 		if (i % 97 == 13)
 			pk[i].caplen = GPUDP_CAPFILE_MAX_SNAPLEN;
@@ -650,9 +677,6 @@ every_file_reads_back_and_together_they_are_the_input(void)
 		else if (i % 7 == 2)
 			pk[i].wirelen = pk[i].caplen / 2;
 	}
-	out_path(p, sizeof(p), "out.pcapng");
-	r = gpudp_pcapng_ring_open(p, &c);
-	GPUDP_TEST_ASSERT(r != NULL, "open: %s", strerror(errno));
 	GPUDP_TEST_ASSERT(write_pkts(r, pk, n) == n, "every packet taken");
 	gpudp_pcapng_ring_stats(r, &st);
 	GPUDP_TEST_ASSERT(st.pending > 0 && st.packets + st.pending == n, "before the flush: %"
@@ -684,13 +708,10 @@ a_packet_larger_than_the_limit_has_a_file_of_its_own(void)
 	unsigned int n = 13, i, at = 0;
 	char p[PATH_MAX];
 
-	GPUDP_TEST_ASSERT(make_dir() == 0, "mkdtemp");
-	make_pkts(pk, n, 1000);
+	r = start_case(&c, n, 1000, p, sizeof(p));
+	GPUDP_TEST_ASSERT(r != NULL, "%s", start_why);
 	for (i = 0; i < n; i++)
 		pk[i].caplen = pk[i].wirelen = (i == 5 || i == 11 || i == 12) ? 1500 : 60;
-	out_path(p, sizeof(p), "out.pcapng");
-	r = gpudp_pcapng_ring_open(p, &c);
-	GPUDP_TEST_ASSERT(r != NULL, "open: %s", strerror(errno));
 	GPUDP_TEST_ASSERT(write_pkts(r, pk, n) == n, "every packet taken");
 	GPUDP_TEST_ASSERT(gpudp_pcapng_ring_close(r) == 0, "close");
 	GPUDP_TEST_ASSERT(read_back(pk, n) == 0, "%s", rb.why);
@@ -717,10 +738,8 @@ no_packet_no_file(void)
 	struct listing l;
 	char p[PATH_MAX];
 
-	GPUDP_TEST_ASSERT(make_dir() == 0, "mkdtemp");
-	out_path(p, sizeof(p), "out.pcapng");
-	r = gpudp_pcapng_ring_open(p, &c);
-	GPUDP_TEST_ASSERT(r != NULL, "open: %s", strerror(errno));
+	r = start_case(&c, 0, 0, p, sizeof(p));
+	GPUDP_TEST_ASSERT(r != NULL, "%s", start_why);
 	GPUDP_TEST_ASSERT(gpudp_pcapng_ring_flush(r) == 0, "flush");
 	gpudp_pcapng_ring_stats(r, &st);
 	GPUDP_TEST_ASSERT(gpudp_pcapng_ring_close(r) == 0, "close");
@@ -767,8 +786,7 @@ bad_configurations_and_packets_are_refused(void)
 	snprintf(p, sizeof(p), "%s/", dir);
 	GPUDP_TEST_ASSERT(gpudp_pcapng_ring_open(p, &c) == NULL && errno == EISDIR,
 			  "a directory as the name: %s", strerror(errno));
-	out_path(p, sizeof(p), "out.pcapng");
-	r = gpudp_pcapng_ring_open(p, &c);
+	r = open_out(&c, p, sizeof(p));
 	GPUDP_TEST_ASSERT(r != NULL, "open: %s", strerror(errno));
 	GPUDP_TEST_ASSERT(gpudp_pcapng_ring_write(r, data_buf, GPUDP_PCAPNG_RING_MAX_CAPLEN + 1,
 						  0, T0) == -EINVAL &&
@@ -861,17 +879,12 @@ unwritable_file_drops_its_packets_and_the_next_file_is_tried(void)
 	int rc;
 
 	GPUDP_TEST_SKIP_IF(access("/dev/full", W_OK) != 0, "no /dev/full");
-	GPUDP_TEST_ASSERT(make_dir() == 0, "mkdtemp");
-	make_pkts(pk, n, 100000000);          /* files of 10 packets */
-	out_path(p, sizeof(p), "out.pcapng");
+	r = start_case(&c, n, 100000000, p, sizeof(p));  /* files of 10 packets */
+	GPUDP_TEST_ASSERT(r != NULL, "%s", start_why);
 	GPUDP_TEST_ASSERT(gpudp_pcapng_ring_name(p, 2, pk[10].ts, second, sizeof(second)) > 0 &&
 			  symlink("/dev/full", second) == 0, "link: %s", strerror(errno));
-	r = gpudp_pcapng_ring_open(p, &c);
-	GPUDP_TEST_ASSERT(r != NULL, "open: %s", strerror(errno));
 	taken = write_pkts(r, pk, n);
-	gpudp_pcapng_ring_flush(r);
-	gpudp_pcapng_ring_stats(r, &st);
-	rc = gpudp_pcapng_ring_close(r);
+	rc = close_out(r, &st);
 	GPUDP_TEST_ASSERT(taken == 40 && rc == -ENOSPC, "%u packets taken, close %d", taken, rc);
 	GPUDP_TEST_ASSERT(st.files == 4 && st.failed_files == 1 && st.dropped == 10 &&
 			  st.packets == 40 && st.last_error == ENOSPC,
@@ -930,17 +943,12 @@ file_size_limit_cuts_each_file_at_a_whole_block(void)
 	char p[PATH_MAX];
 	int rc;
 
-	GPUDP_TEST_ASSERT(make_dir() == 0, "mkdtemp");
+	r = start_case(&c, n, 1000, p, sizeof(p));
+	GPUDP_TEST_ASSERT(r != NULL, "%s", start_why);
 	head = head_len();
-	make_pkts(pk, n, 1000);
-	out_path(p, sizeof(p), "out.pcapng");
-	r = gpudp_pcapng_ring_open(p, &c);
-	GPUDP_TEST_ASSERT(r != NULL, "open: %s", strerror(errno));
 	GPUDP_TEST_SKIP_IF(limit_file_size(6000) != 0, "setrlimit: %s", strerror(errno));
 	write_pkts(r, pk, n);
-	gpudp_pcapng_ring_flush(r);
-	gpudp_pcapng_ring_stats(r, &st);
-	rc = gpudp_pcapng_ring_close(r);
+	rc = close_out(r, &st);
 	unlimit_file_size();
 	n_starts = expected_starts(pk, n, 20000, 0, head, starts);
 	GPUDP_TEST_ASSERT(rc == -EFBIG && st.files == n_starts && st.failed_files > 0 &&
@@ -983,11 +991,8 @@ write_error_without_rotation_drops_every_later_packet_said_once(void)
 	char p[PATH_MAX];
 	int rc;
 
-	GPUDP_TEST_ASSERT(make_dir() == 0, "mkdtemp");
-	make_pkts(pk, n, 1000);
-	out_path(p, sizeof(p), "out.pcapng");
-	r = gpudp_pcapng_ring_open(p, &c);
-	GPUDP_TEST_ASSERT(r != NULL, "open: %s", strerror(errno));
+	r = start_case(&c, n, 1000, p, sizeof(p));
+	GPUDP_TEST_ASSERT(r != NULL, "%s", start_why);
 	GPUDP_TEST_SKIP_IF(limit_file_size(100000) != 0, "setrlimit: %s", strerror(errno));
 	taken = write_pkts(r, pk, n);
 	gpudp_pcapng_ring_stats(r, &st);
@@ -1036,8 +1041,7 @@ full_disk_keeps_files_whole_and_writing_resumes_once_space_is_freed(void)
 	make_pkts(pk, n, 1000);
 	for (i = 0; i < n; i++)
 		pk[i].caplen = pk[i].wirelen = 1000;    /* 19 packets a file */
-	out_path(p, sizeof(p), "out.pcapng");
-	r = gpudp_pcapng_ring_open(p, &c);
+	r = open_out(&c, p, sizeof(p));
 	GPUDP_TEST_ASSERT(r != NULL, "open: %s", strerror(errno));
 	/* until two files failed: one cut part way, one that could not start */
 	for (i = 0; i < n; i++) {
@@ -1061,9 +1065,7 @@ full_disk_keeps_files_whole_and_writing_resumes_once_space_is_freed(void)
 	for (i++; i < n; i++)
 		gpudp_pcapng_ring_write(r, pkt_data(i, pk[i].caplen), pk[i].caplen, pk[i].wirelen,
 					pk[i].ts);
-	gpudp_pcapng_ring_flush(r);
-	gpudp_pcapng_ring_stats(r, &st);
-	rc = gpudp_pcapng_ring_close(r);
+	rc = close_out(r, &st);
 	GPUDP_TEST_ASSERT(rc == -ENOSPC && st.packets + st.dropped == n && st.dropped > 0 &&
 			  n_log == st.failed_files, "close %d, %" PRIu64 " written, %" PRIu64
 			  " dropped, %" PRIu64 " failed files, %u lines", rc, st.packets, st.dropped,
