@@ -37,6 +37,7 @@ programs.
 """
 import calendar
 import ipaddress
+import json
 import os
 import re
 import shutil
@@ -162,54 +163,103 @@ def nfdump_ms(s):
     return calendar.timegm(time.strptime(t, "%Y-%m-%dT%H:%M:%S")) * 1000 + int(ms)
 
 
-def run_nfcapd(sender, count, tmp):
-    import json
+class Nfcapd:
+    """nfcapd on the loopback, on a free UDP port, writing into DIR/NAME.
 
-    nfcapd, nfdump = find("nfcapd"), find("nfdump")
-    if not nfcapd or not nfdump:
-        print("SKIP: nfcapd and nfdump not found (Debian: nfdump)")
+    start() waits until it listens; stop() ends it (SIGTERM: it closes its
+    file) and returns the file it wrote. The other gpudp tests against
+    nfcapd (test/app/gpudp-capture/flow_monitor.py) use it too.
+    """
+
+    def __init__(self, tmp, name="flows", port=None):
+        self.nfcapd, self.nfdump_prog = find("nfcapd"), find("nfdump")
+        self.dir = os.path.join(tmp, name)
+        self.port = port or free_udp_port()
+        self.proc = None
+        self.log_path = os.path.join(tmp, name + ".log")
+
+    def missing(self):
+        """None, or what to print before exiting 77."""
+        if self.nfcapd and self.nfdump_prog:
+            return None
+        return "nfcapd and nfdump not found (Debian: nfdump)"
+
+    def start(self):
+        os.mkdir(self.dir)
+        log = open(self.log_path, "w")
+        self.proc = subprocess.Popen([self.nfcapd, "-b", "127.0.0.1", "-p", str(self.port),
+                                      "-w", self.dir, "-t", "3600", "-I", "gpudp"],
+                                     stdout=log, stderr=log)
+        log.close()
+        if not udp_bound(self.port):
+            self.stop()
+            raise SystemExit("nfcapd does not listen on port %d (log in %s)" %
+                             (self.port, self.log_path))
+        return self.port
+
+    def stop(self):
+        if self.proc is not None:
+            stop(self.proc, signal.SIGTERM)
+        files = [f for f in os.listdir(self.dir) if f.startswith("nfcapd.2")]
+        if len(files) > 1:
+            raise SystemExit("nfcapd wrote %s in %s" % (files, self.dir))
+        return os.path.join(self.dir, files[0]) if files else None
+
+    def nfdump(self, path, *args):
+        return subprocess.run([self.nfdump_prog, "-r", path] + list(args), check=True,
+                              env=dict(os.environ, TZ="UTC"), stdout=subprocess.PIPE,
+                              text=True).stdout
+
+    def records(self, path):
+        """nfdump -o json's records, each with "end_reason" from -o raw."""
+        js = self.nfdump(path, "-o", "json")
+        # an empty file: "[", "No matching flows", "]"
+        got = json.loads("[]" if "No matching flows" in js else js or "[]")
+        ends = [int(m, 16) for m in
+                re.findall(r"end reason\s+=\s+0x([0-9a-f]+)", self.nfdump(path, "-o", "raw"))]
+        if len(ends) != len(got):
+            raise SystemExit("nfdump -o raw: %d end reasons for %d records" %
+                             (len(ends), len(got)))
+        for g, e in zip(got, ends):
+            g["end_reason"] = e
+        return got
+
+    def sequence_failures(self, path):
+        """nfdump -I's "Sequence failures" count, or None without the line."""
+        m = re.search(r"Sequence failures:\s*(\d+)", self.nfdump(path, "-I"))
+        return int(m.group(1)) if m else None
+
+
+def nfdump_key(g):
+    """A record of nfdump -o json as key() gives it (ICMP: type << 8 | code as dport)."""
+    icmp = g["proto"] in ICMP
+    return key(g.get("src4_addr") or g.get("src6_addr"), g.get("dst4_addr") or
+               g.get("dst6_addr"), 0 if icmp else g["src_port"],
+               (g["icmp_type"] << 8 | g["icmp_code"]) if icmp else g["dst_port"], g["proto"])
+
+
+def run_nfcapd(sender, count, tmp):
+    nf = Nfcapd(tmp)
+    if nf.missing():
+        print("SKIP: " + nf.missing())
         return 77
-    flows = os.path.join(tmp, "flows")
-    os.mkdir(flows)
-    port = free_udp_port()
-    log = open(os.path.join(tmp, "nfcapd.log"), "w")
-    proc = subprocess.Popen([nfcapd, "-b", "127.0.0.1", "-p", str(port), "-w", flows,
-                             "-t", "3600", "-I", "gpudp"], stdout=log, stderr=log)
+    port = nf.start()
     try:
-        if not udp_bound(port):
-            raise SystemExit("nfcapd does not listen on port %d (log in %s)" % (port, tmp))
         want = run_sender(sender, count, "udp:127.0.0.1:%d" % port)
         time.sleep(1.0)
-        stop(proc, signal.SIGTERM)
-        files = [f for f in os.listdir(flows) if f.startswith("nfcapd.2")]
-        if len(files) != 1:
-            raise SystemExit("nfcapd wrote %s in %s" % (os.listdir(flows), flows))
-        path = os.path.join(flows, files[0])
-        env = dict(os.environ, TZ="UTC")
-        js = subprocess.run([nfdump, "-r", path, "-o", "json"], env=env, check=True,
-                            stdout=subprocess.PIPE, text=True).stdout
-        raw = subprocess.run([nfdump, "-r", path, "-o", "raw"], env=env, check=True,
-                             stdout=subprocess.PIPE, text=True).stdout
-        info = subprocess.run([nfdump, "-r", path, "-I"], env=env, check=True,
-                              stdout=subprocess.PIPE, text=True).stdout
+        path = nf.stop()
+        if path is None:
+            raise SystemExit("nfcapd wrote no file in %s" % nf.dir)
+        got = nf.records(path)
+        failures = nf.sequence_failures(path)
     finally:
-        stop(proc, signal.SIGTERM)
-        log.close()
-    got = json.loads(js)
-    ends = [int(m, 16) for m in re.findall(r"end reason\s+=\s+0x([0-9a-f]+)", raw)]
+        nf.stop()
     d = Diff()
-    if len(ends) != len(got):
-        d.fail("nfdump -o raw: %d end reasons for %d records" % (len(ends), len(got)))
-        ends = [0] * len(got)
     by_key = {}
-    for g, e in zip(got, ends):
-        icmp = g["proto"] in ICMP
-        k = key(g.get("src4_addr") or g.get("src6_addr"), g.get("dst4_addr") or
-                g.get("dst6_addr"), 0 if icmp else g["src_port"],
-                (g["icmp_type"] << 8 | g["icmp_code"]) if icmp else g["dst_port"], g["proto"])
+    for g in got:
+        k = nfdump_key(g)
         if k in by_key:
             d.fail("%s: twice in nfdump's output" % (k,))
-        g["end_reason"] = e
         by_key[k] = g
     for w in want:
         k = key(w["src"], w["dst"], w["sport"], w["dport"], w["proto"])
@@ -229,34 +279,25 @@ def run_nfcapd(sender, count, tmp):
         d.eq("end reason", k, w["end_reason"], g["end_reason"])
     for k in by_key:
         d.fail("%s: in nfdump's output, never sent" % (k,))
-    m = re.search(r"Sequence failures:\s*(\d+)", info)
-    if not m or m.group(1) != "0":
-        d.fail("nfdump -I: %s" % (m.group(0) if m else "no 'Sequence failures' line"))
-    print("nfcapd: %d records sent, %d read back by nfdump, %s" %
-          (len(want), len(got), m.group(0) if m else "?"))
+    if failures != 0:
+        d.fail("nfdump -I: %s sequence failures" % failures)
+    print("nfcapd: %d records sent, %d read back by nfdump, Sequence failures: %s" %
+          (len(want), len(got), failures))
 
     # the check is live: one message whose sequence number skips
-    flows = os.path.join(tmp, "flows-sequence")
-    os.mkdir(flows)
-    proc = subprocess.Popen([nfcapd, "-b", "127.0.0.1", "-p", str(port), "-w", flows,
-                             "-t", "3600", "-I", "gpudp"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    nf = Nfcapd(tmp, "flows-sequence", port)
+    nf.start()
     try:
-        if not udp_bound(port):
-            raise SystemExit("nfcapd does not listen on port %d again" % port)
         run_sender(sender, 10, "udp:127.0.0.1:%d" % port)
         send_bad_sequence(port, 1000)
         time.sleep(0.5)
-        stop(proc, signal.SIGTERM)
-        files = [os.path.join(flows, f) for f in os.listdir(flows) if f.startswith("nfcapd.2")]
-        info = subprocess.run([nfdump, "-r", files[0], "-I"], check=True,
-                              stdout=subprocess.PIPE, text=True).stdout if files else ""
+        path = nf.stop()
+        failures = nf.sequence_failures(path) if path else None
     finally:
-        stop(proc, signal.SIGTERM)
-    m = re.search(r"Sequence failures:\s*(\d+)", info)
-    if not m or m.group(1) != "1":
-        d.fail("a skipped sequence number: nfdump -I says %s, want 1 failure" %
-               (m.group(0) if m else "nothing"))
+        nf.stop()
+    if failures != 1:
+        d.fail("a skipped sequence number: nfdump -I says %s sequence failures, want 1" %
+               failures)
     return report(d, "nfcapd")
 
 
@@ -322,48 +363,82 @@ def log_has(path, what):
         return []
 
 
+class Nfacctd:
+    """nfacctd on the loopback, on a free UDP port, its print plugin writing
+    CSV with the custom primitives above into DIR; start() waits until it
+    listens, stop() ends it (SIGINT: its plugin writes what it holds) and
+    returns the rows. flow_monitor.py (test/app/gpudp-capture) uses it too."""
+
+    def __init__(self, tmp):
+        self.nfacctd = find("nfacctd")
+        self.tmp = tmp
+        self.port = free_udp_port()
+        self.csv = os.path.join(tmp, "flows.csv")
+        self.log = os.path.join(tmp, "nfacctd.log")
+        self.proc = None
+
+    def missing(self):
+        return None if self.nfacctd else "nfacctd not found (Debian: pmacct)"
+
+    def start(self):
+        with open(os.path.join(self.tmp, "primitives.lst"), "w") as f:
+            f.write(PRIMITIVES)
+        conf = os.path.join(self.tmp, "nfacctd.conf")
+        with open(conf, "w") as f:
+            f.write(NFACCTD_CONF.format(port=self.port, tmp=self.tmp))
+        out = open(os.path.join(self.tmp, "nfacctd.out"), "w")
+        self.proc = subprocess.Popen([self.nfacctd, "-f", conf], stdout=out, stderr=out)
+        out.close()
+        if not udp_bound(self.port):
+            self.stop()
+            raise SystemExit("nfacctd does not listen on port %d (files in %s)" %
+                             (self.port, self.tmp))
+        return self.port
+
+    def stop(self):
+        # the core hands records to the plugin a buffer at a time: the
+        # last ones reach the file as nfacctd exits
+        if self.proc is not None:
+            stop(self.proc, signal.SIGINT)
+        return read_rows(self.csv)
+
+    def sequence_lines(self):
+        return log_has(self.log, "expecting flow")
+
+
+def nfacctd_key(g):
+    """A row of nfacctd's CSV as key() gives it (ICMP: the primitive's type and code)."""
+    k = key(g["SRC_IP"], g["DST_IP"], g["SRC_PORT"], g["DST_PORT"], g["PROTOCOL"])
+    if k[4] in ICMP:
+        k = k[:3] + (int(g["icmp4"]) or int(g["icmp6"]), k[4])
+    return k
+
+
 def run_nfacctd(sender, count, tmp):
-    nfacctd = find("nfacctd")
-    if not nfacctd:
-        print("SKIP: nfacctd not found (Debian: pmacct)")
+    nf = Nfacctd(tmp)
+    if nf.missing():
+        print("SKIP: " + nf.missing())
         return 77
-    port = free_udp_port()
-    with open(os.path.join(tmp, "primitives.lst"), "w") as f:
-        f.write(PRIMITIVES)
-    conf = os.path.join(tmp, "nfacctd.conf")
-    with open(conf, "w") as f:
-        f.write(NFACCTD_CONF.format(port=port, tmp=tmp))
-    out = open(os.path.join(tmp, "nfacctd.out"), "w")
-    proc = subprocess.Popen([nfacctd, "-f", conf], stdout=out, stderr=out)
-    csv = os.path.join(tmp, "flows.csv")
-    nflog = os.path.join(tmp, "nfacctd.log")
+    port = nf.start()
     d = Diff()
     try:
-        if not udp_bound(port):
-            raise SystemExit("nfacctd does not listen on port %d (files in %s)" % (port, tmp))
         want = run_sender(sender, count, "udp:127.0.0.1:%d" % port)
         time.sleep(0.5)
-        seq_lines = log_has(nflog, "expecting flow")
+        seq_lines = nf.sequence_lines()
         if seq_lines:
             d.fail("nfacctd saw sequence numbers skip: %s" % seq_lines[0].strip())
         send_bad_sequence(port, 100000)
         end = time.monotonic() + 10
-        while not log_has(nflog, "expecting flow") and time.monotonic() < end:
+        while not nf.sequence_lines() and time.monotonic() < end:
             time.sleep(0.1)
-        n_bad = len(log_has(nflog, "expecting flow")) - len(seq_lines)
+        n_bad = len(nf.sequence_lines()) - len(seq_lines)
         if n_bad != 1:
             d.fail("a skipped sequence number: %d 'expecting flow' lines, want 1" % n_bad)
     finally:
-        # the core hands records to the plugin a buffer at a time: the
-        # last ones reach the file as nfacctd exits
-        stop(proc, signal.SIGINT)
-        out.close()
-    rows = read_rows(csv)
+        rows = nf.stop()
     by_key = {}
     for g in rows:
-        k = key(g["SRC_IP"], g["DST_IP"], g["SRC_PORT"], g["DST_PORT"], g["PROTOCOL"])
-        if k[4] in ICMP:
-            k = k[:3] + (int(g["icmp4"]) or int(g["icmp6"]), k[4])
+        k = nfacctd_key(g)
         if k in by_key:
             d.fail("%s: twice in nfacctd's output" % (k,))
         by_key[k] = g
