@@ -4,8 +4,9 @@
  * doc/flows.md): flows end on idle and active timeouts, TCP FIN in both
  * directions or RST, room needed in the table, or the end of the input;
  * each ended flow's slot gives its records (gpudp_flow_rec.h) and becomes
- * DEAD, and runs of DEAD slots that end at an EMPTY one become EMPTY, so
- * the table stays bounded however long the input runs. Time is the
+ * DEAD, then every run of slots in use loses its DEAD slots (the flows
+ * after them move back), so the table stays bounded and its probe
+ * sequences short however long the input runs. Time is the
  * packets' timestamps, so a file gives the same records however fast it is
  * read.
  */
@@ -167,33 +168,6 @@ export_out(struct gpudp_flow_life_state *l, const struct gpudp_flow_export *ex)
 				  l->conf.biflow, l->fn, l->arg, &l->st);
 }
 
-/*
- * Every flow moved to a table of its own size, away from the DEAD slots
- * that stay between flows (runs of them that end at an EMPTY slot go by
- * themselves): the same slots a fresh insertion of each key would take.
- */
-int
-gpudp_flow_table_rehash(struct gpudp_flow_slot *flows, uint32_t mask)
-{
-	uint32_t cap = mask + 1, i, j;
-	struct gpudp_flow_slot *t = calloc(cap, sizeof(*t));
-
-	if (t == NULL)
-		return -ENOMEM;
-	for (i = 0; i < cap; i++) {
-		const struct gpudp_flow_slot *s = &flows[i];
-
-		if (s->state != GPUDP_FLOW_READY)
-			continue;
-		for (j = s->hash & mask; t[j].state != GPUDP_FLOW_EMPTY; j = (j + 1) & mask)
-			;
-		t[j] = *s;
-	}
-	memcpy(flows, t, sizeof(*t) * cap);
-	free(t);
-	return 0;
-}
-
 uint32_t
 gpudp_flow_table_used(const struct gpudp_flow_slot *flows, uint32_t mask)
 {
@@ -217,7 +191,7 @@ gpudp_flow_evict_bucket(const struct gpudp_flow_export *ex, uint32_t capacity)
 	return b;
 }
 
-/* one look at the table, its ended flows' records out; then dead slots freed */
+/* one look at the table, its ended flows' records out; then its runs without dead slots */
 static void
 look(struct gpudp_analysis *a, struct gpudp_flow_scan *x)
 {
@@ -234,7 +208,7 @@ look(struct gpudp_analysis *a, struct gpudp_flow_scan *x)
 /*
  * Look the table over at @p now: end what is due (everything: @p force);
  * when the next batch could take it past three quarters, the oldest flows
- * end for room, and if dead slots still take too much, it is rebuilt.
+ * end for room.
  */
 static uint32_t
 scan(struct gpudp_analysis *a, uint64_t now, int force, uint32_t next)
@@ -257,9 +231,6 @@ scan(struct gpudp_analysis *a, uint64_t now, int force, uint32_t next)
 			l->st.evictions++;
 		}
 		used = gpudp_flow_table_used(a->flows, a->flow_mask);
-		if ((uint64_t)used + next > (uint64_t)cap * 3 / 4 &&
-		    gpudp_flow_table_rehash(a->flows, a->flow_mask) == 0)
-			used = gpudp_flow_table_used(a->flows, a->flow_mask);
 	}
 	l->st.scans++;
 	l->st.in_use = used;

@@ -6,9 +6,10 @@
  * gpudp_analysis_work.h, whose pseudo-packets carry a struct
  * gpudp_flow_scan): which flows end and why, their slots copied into an
  * export area and killed (or, on active timeout, emptied and kept), dead
- * slots freed. The table is cut into chunks, each looked at by one call
+ * slots taken out of their runs. The table is cut into chunks, each looked at by one call
  * (one GPU thread), so that both give the same flows in the export area,
- * in another order on the GPU. Every function is GPUDP_AN_HD.
+ * in another order on the GPU, and the same table after. Every function
+ * is GPUDP_AN_HD.
  */
 #ifndef GPUDP_FLOW_SCAN_H
 #define GPUDP_FLOW_SCAN_H
@@ -27,7 +28,7 @@ extern "C" {
 #define GPUDP_FLOW_SCAN_MAGIC 0x7363616eu
 /** gpudp_flow_scan.op: end the flows that are due, into the export area. */
 #define GPUDP_FLOW_SCAN_END 1u
-/** gpudp_flow_scan.op: free the dead slots before an EMPTY one. */
+/** gpudp_flow_scan.op: the runs of slots in use lose their dead slots. */
 #define GPUDP_FLOW_SCAN_RECLAIM 2u
 /** gpudp_flow_scan.op: count the slots in use (gpudp_flow_export.used). */
 #define GPUDP_FLOW_SCAN_COUNT 3u
@@ -123,6 +124,17 @@ gpudp_flow_slot_restart(struct gpudp_flow_slot *s)
 	s->tcp = 0;
 }
 
+/* a slot EMPTY: every byte 0 */
+GPUDP_AN_HD void
+gpudp_flow_slot_clear(struct gpudp_flow_slot *s)
+{
+	uint64_t *w = (uint64_t *)s;
+	uint32_t i;
+
+	for (i = 0; i < sizeof(*s) / 8; i++)
+		w[i] = 0;
+}
+
 /* a slot's bytes, one 8-byte word at a time (slots are 8-byte aligned) */
 GPUDP_AN_HD void
 gpudp_flow_slot_copy(struct gpudp_flow_slot *dst, const struct gpudp_flow_slot *src)
@@ -178,31 +190,58 @@ gpudp_flow_scan_chunk(struct gpudp_flow_slot *t, uint32_t mask, const struct gpu
 	}
 }
 
+/*
+ * The run of slots in use that starts at @p start (the slot before it is
+ * EMPTY) without its DEAD slots: walking it in order, a DEAD slot becomes
+ * EMPTY, and a flow moves back to the first EMPTY slot from its home on,
+ * if there is one before it: as if the run's flows were inserted again in
+ * their order. Every key is then found again by its probe sequence (the
+ * slots from its home to it are in use), no flow moves past where it was,
+ * and the run never grows into the next one.
+ */
+GPUDP_AN_HD void
+gpudp_flow_compact_run(struct gpudp_flow_slot *t, uint32_t mask, uint32_t start)
+{
+	uint32_t len = 0, dead = 0, i, q;
+
+	while (len <= mask && t[(start + len) & mask].state != GPUDP_FLOW_EMPTY) {
+		dead += t[(start + len) & mask].state == GPUDP_FLOW_DEAD;
+		len++;
+	}
+	if (dead == 0)
+		return;
+	for (i = 0; i < len; i++) {
+		struct gpudp_flow_slot *s = &t[(start + i) & mask];
+
+		if (s->state != GPUDP_FLOW_READY) {
+			gpudp_flow_slot_clear(s);
+			continue;
+		}
+		for (q = (s->hash - start) & mask; q < i; q++)
+			if (t[(start + q) & mask].state == GPUDP_FLOW_EMPTY)
+				break;
+		if (q < i) {
+			gpudp_flow_slot_copy(&t[(start + q) & mask], s);
+			gpudp_flow_slot_clear(s);
+		}
+	}
+}
+
 /**
- * Chunk @p chunk of the table: every EMPTY slot in it frees the DEAD slots
- * right before it (walking back, past the chunk if need be): no key's
- * probe sequence goes through them any more. Runs of DEAD slots end at
- * one EMPTY slot each, so chunks never free the same slot.
+ * Chunk @p chunk of the table: the run after each EMPTY slot in it loses
+ * its DEAD slots (gpudp_flow_compact_run()). Runs begin after one EMPTY
+ * slot each, so chunks never touch the same run.
  */
 GPUDP_AN_HD void
 gpudp_flow_reclaim_chunk(struct gpudp_flow_slot *t, uint32_t mask, uint32_t chunks,
 			 uint32_t chunk)
 {
-	uint32_t per = (mask + 1) / chunks, i, j, k;
+	uint32_t per = (mask + 1) / chunks, i;
 
-	for (i = chunk * per; i < (chunk + 1) * per; i++) {
-		if (t[i].state != GPUDP_FLOW_EMPTY)
-			continue;
-		for (k = 1; k <= mask; k++) {
-			struct gpudp_flow_slot *s = &t[(i - k) & mask];
-			uint64_t *w = (uint64_t *)s;
-
-			if (s->state != GPUDP_FLOW_DEAD)
-				break;
-			for (j = 0; j < sizeof(*s) / 8; j++)
-				w[j] = 0;
-		}
-	}
+	for (i = chunk * per; i < (chunk + 1) * per; i++)
+		if (t[i].state == GPUDP_FLOW_EMPTY &&
+		    t[(i + 1) & mask].state != GPUDP_FLOW_EMPTY)
+			gpudp_flow_compact_run(t, mask, (i + 1) & mask);
 }
 
 /** Chunk @p chunk of the table: its slots not EMPTY added to @p ex->used. */
@@ -238,12 +277,6 @@ void gpudp_flow_export_records(const struct gpudp_flow_slot *slots, uint32_t n, 
 /** Slots of the table (@p mask + 1 of them) not EMPTY: flows and dead slots. */
 uint32_t gpudp_flow_table_used(const struct gpudp_flow_slot *flows, uint32_t mask);
 
-/**
- * Move every flow of the table to the slot a fresh insertion would give it,
- * and free every dead slot.
- * @return 0, or -ENOMEM (the table is left as it was)
- */
-int gpudp_flow_table_rehash(struct gpudp_flow_slot *flows, uint32_t mask);
 #endif
 
 #ifdef __cplusplus

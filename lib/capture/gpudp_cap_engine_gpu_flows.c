@@ -141,29 +141,10 @@ used_slots(struct gpudp_cap_engine *e, uint32_t *used)
 	return rc;
 }
 
-/* dead slots taking too much room: the table rebuilt on the host, in one read and write */
-static int
-rehash(struct gpudp_cap_engine *e, uint32_t *used)
-{
-	struct gpu_priv *p = e->priv;
-	size_t bytes = sizeof(struct gpudp_flow_slot) * (size_t)e->conf.flow_capacity;
-	struct gpudp_flow_slot *t = malloc(bytes);
-	int rc = t == NULL ? -ENOMEM : 0;
-
-	if (rc == 0)
-		rc = gpudp_handoff_state_read(p->ho, GPUDP_AN_STATE_FLOWS, 0, t, bytes);
-	if (rc == 0 && gpudp_flow_table_rehash(t, e->conf.flow_capacity - 1) == 0) {
-		rc = gpudp_handoff_state_write(p->ho, GPUDP_AN_STATE_FLOWS, 0, t, bytes);
-		*used = gpudp_flow_table_used(t, e->conf.flow_capacity - 1);
-	}
-	free(t);
-	return rc == -ENOMEM ? rc : rc != 0 ? gpu_fail(e, "rebuilding the flow table") : 0;
-}
-
 /*
  * Look the table over at fl.now (everything ends: @p force), in the CPU's
  * order (gpudp_flow_life.c): the flows due, then room for a batch of
- * @p next packets past three quarters full, then a rebuild.
+ * @p next packets past three quarters full.
  */
 static int
 scan(struct gpudp_cap_engine *e, uint32_t force, uint32_t next)
@@ -185,8 +166,6 @@ scan(struct gpudp_cap_engine *e, uint32_t force, uint32_t next)
 		}
 		if (rc == 0)
 			rc = used_slots(e, &used);
-		if (rc == 0 && (uint64_t)used + next > (uint64_t)cap * 3 / 4)
-			rc = rehash(e, &used);
 	}
 	p->fl.st.scans++;
 	p->fl.st.in_use = used;

@@ -39,8 +39,8 @@ enum gpudp_flow_end {
  * GPUDP_FLOW_REC_BIFLOW is set: then src is the endpoint that sent the
  * flow's first packet and the reverse fields count what dst sent back.
  *
- * ICMP and ICMPv6 carry no ports: sport is 0 and dport is the first
- * packet's type << 8 | code, as NetFlow and IPFIX exporters put them.
+ * ICMP and ICMPv6 carry no ports: sport is 0 and dport is type << 8 | code
+ * (the largest src sent), as NetFlow and IPFIX exporters put them.
  */
 struct gpudp_flow_rec {
 	uint8_t src[16];       /**< source address, network order; IPv4 in the first
@@ -50,9 +50,11 @@ struct gpudp_flow_rec {
 	uint16_t dport;        /**< destination port, host order; ICMP: type << 8 | code */
 	uint8_t af;            /**< 4 or 6 */
 	uint8_t proto;         /**< IP protocol number (after IPv6 extension headers) */
-	uint8_t tos;           /**< IPv4 ToS or IPv6 traffic class of the first packet */
+	uint8_t tos;           /**< IPv4 ToS or IPv6 traffic class: the largest src sent
+				*   (constant in nearly every flow) */
 	uint8_t end_reason;    /**< enum gpudp_flow_end */
-	uint16_t vlan;         /**< the outer 802.1Q tag's VLAN ID; 0: untagged */
+	uint16_t vlan;         /**< the outer 802.1Q tag's VLAN ID, the largest src's
+				*   packets had; 0: untagged */
 	uint8_t tcp_flags;     /**< OR of the TCP flags (the header's low 8 bits) src sent */
 	uint8_t rtcp_flags;    /**< biflow: OR of the TCP flags dst sent */
 	uint32_t flags;        /**< GPUDP_FLOW_REC_* */

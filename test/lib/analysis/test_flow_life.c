@@ -20,6 +20,7 @@ struct got {
 	struct gpudp_flow_rec r[4096];
 	uint32_t n;
 	uint64_t pkts;
+	uint64_t all;   /* records, the ones past r[] too */
 };
 
 static void
@@ -28,6 +29,7 @@ take(void *arg, const struct gpudp_flow_rec *recs, uint32_t n)
 	struct got *g = arg;
 	uint32_t i;
 
+	g->all += n;
 	for (i = 0; i < n; i++) {
 		g->pkts += recs[i].packets + recs[i].rpackets;
 		if (g->n < sizeof(g->r) / sizeof(g->r[0]))
@@ -275,12 +277,61 @@ room_made_and_every_packet_in_one_record(void)
 	return GPUDP_TEST_PASS;
 }
 
+/*
+ * Churn: flows of a few packets start all the time and end on their idle
+ * timeout, in a table of 1024 slots, for 300000 packets: the runs of slots
+ * lose their dead slots at each look, and every packet is still found in
+ * its flow's slot (none lost to a full table, none counted twice).
+ */
+static int
+churn_keeps_every_packet_in_its_flow(void)
+{
+	static struct got g;
+	struct gpudp_analysis *a = monitor(1024, 1, 1800, 0, &g);
+	static uint8_t seen[60000];
+	uint64_t i, recs_pkts_max = 0, flows = 0;
+	uint8_t f[256];
+
+	GPUDP_TEST_ASSERT(a != NULL, "create");
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < 300000; i++) {
+		/* flow k lives for packets 8k .. 8k + 200: about 25 flows at once,
+		 * their packets interleaved */
+		uint64_t k = i / 8 - (i * 7919 % 25);
+		uint32_t len = frame(f, 17, (uint32_t)(k % 60000) + 1, 2,
+				     (uint16_t)(1024 + k % 50000), 53, 0, 0, 0, 8);
+
+		flows += !seen[k % 60000];
+		seen[k % 60000] = 1;
+		gpudp_analysis_packet(a, f, len, len, T0 + i * 1000000);
+		if (i % 16 == 15)
+			gpudp_analysis_life_tick(a, T0 + i * 1000000, 16);
+	}
+	gpudp_analysis_life_end(a);
+	for (i = 0; i < g.n; i++)
+		if (g.r[i].packets > recs_pkts_max)
+			recs_pkts_max = g.r[i].packets;
+	GPUDP_TEST_ASSERT(a->ctr.drops[GPUDP_AN_DROP_FLOW_FULL] == 0,
+			  "%" PRIu64 " packets found the table full",
+			  a->ctr.drops[GPUDP_AN_DROP_FLOW_FULL]);
+	GPUDP_TEST_ASSERT(g.pkts == 300000, "%" PRIu64 " packets in records, 300000 analysed",
+			  g.pkts);
+	GPUDP_TEST_ASSERT(recs_pkts_max <= 25, "a record of %" PRIu64 " packets: a flow's "
+			  "packets went to another flow", recs_pkts_max);
+	/* each flow lasts 0.2 s, under its 1 s idle timeout: one record each */
+	GPUDP_TEST_ASSERT(g.all == flows, "%" PRIu64 " records of %" PRIu64 " flows: a flow "
+			  "was not found again in its slot and split", g.all, flows);
+	gpudp_analysis_free(a);
+	return GPUDP_TEST_PASS;
+}
+
 static const struct gpudp_test_case cases[] = {
 	{ "idle_and_forced_end", idle_and_forced_end },
 	{ "active_timeout_splits_a_long_flow", active_timeout_splits_a_long_flow },
 	{ "tcp_fin_both_ways_or_rst_ends_a_flow", tcp_fin_both_ways_or_rst_ends_a_flow },
 	{ "vlan_tos_and_icmp_in_records", vlan_tos_and_icmp_in_records },
 	{ "room_made_and_every_packet_in_one_record", room_made_and_every_packet_in_one_record },
+	{ "churn_keeps_every_packet_in_its_flow", churn_keeps_every_packet_in_its_flow },
 	{ NULL, NULL },
 };
 
