@@ -459,20 +459,33 @@ def compare_multisets(c, name, want, got, what):
             (len(want), len(got), what, sum(only_w.values()), sum(only_g.values())))
 
 
-def nfcapd_group(c):
-    nf = coll.Nfcapd(c.tmp)
+def with_collector(c, nf, read):
+    """The collector @nf started, collector_runs() into it, a second for the
+    last datagrams, then read(nf) before it stops. None: it is missing."""
     if nf.missing():
         print("SKIP: " + nf.missing())
-        return SKIP
+        return None
     port = nf.start()
     try:
         runs = collector_runs(c, "udp:127.0.0.1:%d" % port)
         time.sleep(1.0)
-        path = nf.stop()
-        got = nf.records(path) if path else []
-        failures = nf.sequence_failures(path) if path else None
+        return runs, read(nf)
     finally:
         nf.stop()
+
+
+def nfcapd_read(nf):
+    path = nf.stop()
+    return (nf.records(path) if path else [],
+            nf.sequence_failures(path) if path else None)
+
+
+def nfcapd_group(c):
+    nf = coll.Nfcapd(c.tmp)
+    res = with_collector(c, nf, nfcapd_read)
+    if res is None:
+        return SKIP
+    runs, (got, failures) = res
     # what nfdump shows of a record: no layer 2 octets, no reverse flags
     want = [(log_key(x), x["first_ns"] // 10**6, x["last_ns"] // 10**6, x["packets"],
              x["octets"], x.get("rpackets", 0), x.get("roctets", 0), x["tcp_flags"], x["tos"],
@@ -493,16 +506,10 @@ def nfcapd_group(c):
 
 def nfacctd_group(c):
     nf = coll.Nfacctd(c.tmp)
-    if nf.missing():
-        print("SKIP: " + nf.missing())
+    res = with_collector(c, nf, lambda n: (n.sequence_lines(), n.stop()))
+    if res is None:
         return SKIP
-    port = nf.start()
-    try:
-        runs = collector_runs(c, "udp:127.0.0.1:%d" % port)
-        time.sleep(1.0)
-        seq = nf.sequence_lines()
-    finally:
-        rows = nf.stop()
+    runs, (seq, rows) = res
     want = [(log_key(x), x["first_ns"] // 10**6, x["last_ns"] // 10**6, x["packets"],
              x["octets"], x["l2_octets"], x.get("rpackets", 0), x.get("roctets", 0),
              x.get("rl2_octets", 0), x["tcp_flags"], x.get("rtcp_flags", 0), x["tos"],

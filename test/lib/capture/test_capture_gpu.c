@@ -38,13 +38,25 @@ on_done(void *arg, const struct gpudp_cap_batch *b)
 		r->matched[r->next++] = (uint8_t)gpudp_cap_batch_matched(b, i);
 }
 
-/* Every packet of @p pk through engine @p e, in its batches. @return submit's, or -EIO */
+/*
+ * Engine @p name made from @p ec into @p e, and every packet of @p pk
+ * through it, in its batches. @return create's error, submit's, or -EIO
+ * (@p e is made unless create failed)
+ */
 static int
-feed(struct gpudp_cap_engine *e, const struct gpudp_capfile_packets *pk)
+feed(struct gpudp_cap_engine *e, const char *name, const struct gpudp_cap_engine_conf *ec,
+     const struct gpudp_capfile_packets *pk)
 {
-	struct gpudp_cap_batch *b = gpudp_cap_engine_get_batch(e);
+	struct gpudp_cap_batch *b;
+	char err[256];
 	size_t i;
+	int rc = gpudp_cap_engine_create(e, name, ec, err, sizeof(err));
 
+	if (rc != 0) {
+		fprintf(stderr, "    %s engine: %s\n", name, err);
+		return rc;
+	}
+	b = gpudp_cap_engine_get_batch(e);
 	for (i = 0; i < pk->n && b != NULL; i++) {
 		uint8_t *d;
 
@@ -79,12 +91,9 @@ analyse(const char *name, const struct gpudp_capfile_packets *pk, uint32_t batch
 	r->a = gpudp_analysis_create(flows, &ec.filter);
 	if (r->matched == NULL || r->a == NULL)
 		return -ENOMEM;
-	rc = gpudp_cap_engine_create(&e, name, &ec, err, sizeof(err));
-	if (rc != 0) {
-		fprintf(stderr, "    %s engine: %s\n", name, err);
+	rc = feed(&e, name, &ec, pk);
+	if (e.ops == NULL)
 		return rc;
-	}
-	rc = feed(&e, pk);
 	if (rc == 0)
 		rc = gpudp_cap_engine_collect(&e, r->a);
 	if (rc != 0)
@@ -448,16 +457,12 @@ monitor_run(const char *name, const struct gpudp_capfile_packets *pk, uint32_t b
 		.gpu_device = 0, .inflight = 3, .life = l, .flows_out = on_recs, .flows_arg = rs,
 	};
 	struct gpudp_cap_engine e;
-	char err[256];
 	int rc;
 
 	memset(rs, 0, sizeof(*rs));
-	rc = gpudp_cap_engine_create(&e, name, &ec, err, sizeof(err));
-	if (rc != 0) {
-		fprintf(stderr, "    %s engine: %s\n", name, err);
+	rc = feed(&e, name, &ec, pk);
+	if (e.ops == NULL)
 		return rc;
-	}
-	rc = feed(&e, pk);
 	if (rc == 0)
 		rc = gpudp_cap_engine_end_flows(&e);
 	if (rc != 0)
