@@ -178,8 +178,10 @@ app_report(struct cap_app *app, double elapsed, int final)
 		return rc;
 	}
 	port_stats(app, ports, &r);
+	/* --flow-log -: standard output is the flow log's alone */
 	if (!app->conf.quiet)
-		cap_report_table(stdout, &r);
+		cap_report_table(app->conf.flow_log != NULL &&
+				 strcmp(app->conf.flow_log, "-") == 0 ? stderr : stdout, &r);
 	fflush(stdout);
 	for (i = 0; final && i < r.n_ports; i++)
 		gpudp_app_port_stats_warn("gpudp-capture", &ports[i]);

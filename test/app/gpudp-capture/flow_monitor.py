@@ -1155,6 +1155,20 @@ def faults_group(c):
             fl.get("records") == 0 and "No space left on device" in (fl.get("error") or "")
             and "lost" in r.stderr,
             "status %d, flow_export %s: %s" % (r.returncode, fe, r.stderr[-300:]))
+    # --flow-log -: standard output is the records alone, the table on stderr
+    r = c.run(None, "--pcap", pcap, "--cpu", "--progress", "0", "--flow-log", "-",
+              *NO_TIMEOUTS)
+    lines = r.stdout.splitlines()
+    parsed = []
+    for ln in lines:
+        try:
+            parsed.append(json.loads(ln))
+        except ValueError:
+            break
+    c.check("flow_log_on_stdout_carries_the_records_alone", r.returncode == 0 and
+            lines and len(parsed) == len(lines) and "final report" in r.stderr,
+            "status %d, %d lines, %d of JSON: %s" % (r.returncode, len(lines), len(parsed),
+                                                     r.stdout[:200]))
     # usage errors: exit 2, the option and the value named, no output made
     for args, needle in [
             (["--ipfix", "nohost"], "--ipfix: bad value 'nohost'"),
