@@ -31,11 +31,24 @@ struct gpudp_flow_life_state {
 	void *arg;
 	uint64_t now;           /* newest packet time seen */
 	uint64_t scan_t;        /* when the table was last looked over */
-	uint32_t in_use;        /* slots in use at the last look */
 	uint64_t pkts_at_scan;  /* packets analysed then (each may have taken a slot since) */
 	struct gpudp_flow_life_stats st;
 	struct gpudp_flow_export *ex;  /* the export area: room for the whole table */
 };
+
+struct gpudp_flow_life
+gpudp_flow_life_settings(const struct gpudp_flow_life *l)
+{
+	struct gpudp_flow_life s = *l;
+
+	if (s.idle_ns == 0)
+		s.idle_ns = DEF_IDLE_NS;
+	if (s.active_ns == 0)
+		s.active_ns = DEF_ACTIVE_NS;
+	if (s.scan_ns == 0)
+		s.scan_ns = DEF_SCAN_NS;
+	return s;
+}
 
 int
 gpudp_analysis_life_start(struct gpudp_analysis *a, const struct gpudp_flow_life *l,
@@ -51,13 +64,7 @@ gpudp_analysis_life_start(struct gpudp_analysis *a, const struct gpudp_flow_life
 	if (s == NULL)
 		return -ENOMEM;
 	s->ex = (struct gpudp_flow_export *)((uint8_t *)s + RTE_ALIGN_CEIL_(sizeof(*s), 64));
-	s->conf = *l;
-	if (s->conf.idle_ns == 0)
-		s->conf.idle_ns = DEF_IDLE_NS;
-	if (s->conf.active_ns == 0)
-		s->conf.active_ns = DEF_ACTIVE_NS;
-	if (s->conf.scan_ns == 0)
-		s->conf.scan_ns = DEF_SCAN_NS;
+	s->conf = gpudp_flow_life_settings(l);
 	s->fn = fn;
 	s->arg = arg;
 	s->st.capacity = a->flow_mask + 1;
@@ -224,7 +231,7 @@ scan(struct gpudp_analysis *a, uint64_t now, int force, uint32_t next)
 
 	look(a, &x);
 	used = gpudp_flow_table_used(a->flows, a->flow_mask);
-	if (!force && (uint64_t)used + next > (uint64_t)cap * 3 / 4) {
+	if (!force && gpudp_flow_room_short(used, next, cap)) {
 		x.evict_bucket = gpudp_flow_evict_bucket(l->ex, cap);
 		if (x.evict_bucket != GPUDP_FLOW_NO_EVICT) {
 			look(a, &x);
@@ -234,7 +241,6 @@ scan(struct gpudp_analysis *a, uint64_t now, int force, uint32_t next)
 	}
 	l->st.scans++;
 	l->st.in_use = used;
-	l->in_use = used;
 	l->pkts_at_scan = a->ctr.pkts;
 	l->scan_t = now;
 	return (uint32_t)(l->st.records - before);
@@ -251,9 +257,8 @@ gpudp_analysis_life_tick(struct gpudp_analysis *a, uint64_t now_ns, uint32_t nex
 	cap = a->flow_mask + 1;
 	if (now_ns > l->now)
 		l->now = now_ns;
-	/* each packet since the last look may have taken a slot */
-	if (l->now - l->scan_t >= l->conf.scan_ns ||
-	    l->in_use + (a->ctr.pkts - l->pkts_at_scan) + next > (uint64_t)cap * 3 / 4)
+	if (gpudp_flow_look_due(&l->conf, l->now, l->scan_t, l->st.in_use,
+				a->ctr.pkts - l->pkts_at_scan, next, cap))
 		return scan(a, l->now, 0, next);
 	return 0;
 }

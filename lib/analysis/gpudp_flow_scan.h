@@ -259,6 +259,36 @@ gpudp_flow_count_chunk(const struct gpudp_flow_slot *t, uint32_t mask, uint32_t 
 
 #ifndef __CUDACC__
 /**
+ * Whether a table of @p capacity slots, @p used of them in use (flows and
+ * dead slots, or as many as may be), could pass three quarters full with a
+ * batch of @p next packets: then the flows seen least recently end for room.
+ */
+static inline int
+gpudp_flow_room_short(uint64_t used, uint32_t next, uint32_t capacity)
+{
+	return used + next > (uint64_t)capacity * 3 / 4;
+}
+
+/**
+ * Whether the table is to be looked at after a batch: the packets' time
+ * @p now is a scan interval past the last look at @p scan_t, or the slots
+ * in use then (@p in_use) and the packets analysed since (@p since, each
+ * may have taken one) and a batch of @p next could leave it short of room.
+ */
+static inline int
+gpudp_flow_look_due(const struct gpudp_flow_life *l, uint64_t now, uint64_t scan_t,
+		    uint32_t in_use, uint64_t since, uint32_t next, uint32_t capacity)
+{
+	return now - scan_t >= l->scan_ns || gpudp_flow_room_short(in_use + since, next, capacity);
+}
+
+/**
+ * @p l with its defaults for the fields left 0 (doc/flows.md): idle timeout
+ * 15 s, active timeout 1800 s, a look every second: what both engines run.
+ */
+struct gpudp_flow_life gpudp_flow_life_settings(const struct gpudp_flow_life *l);
+
+/**
  * The age bucket from which live flows end for room: the oldest buckets of
  * @p ex's count (a look just made), until the flows left are at most half
  * of @p capacity.

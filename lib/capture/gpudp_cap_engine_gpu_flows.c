@@ -41,10 +41,7 @@ gpudp_cap_gpu_flows_setup(struct gpudp_cap_engine *e)
 	while (c * 2 <= e->conf.batch_pkts && c * 2 <= e->conf.flow_capacity && c * 2 <= 4096)
 		c *= 2;
 	p->fl.chunks = c;
-	p->fl.idle_ns = e->conf.life->idle_ns != 0 ? e->conf.life->idle_ns : 15000000000ull;
-	p->fl.active_ns = e->conf.life->active_ns != 0 ? e->conf.life->active_ns :
-		1800000000000ull;
-	p->fl.scan_ns = e->conf.life->scan_ns != 0 ? e->conf.life->scan_ns : 1000000000ull;
+	p->fl.conf = gpudp_flow_life_settings(e->conf.life);
 	p->fl.st.capacity = e->conf.flow_capacity;
 	return hdr_reset(e);
 }
@@ -59,8 +56,8 @@ pseudo_burst(struct gpudp_cap_engine *e, uint32_t op, uint32_t force, uint32_t e
 
 	*p->fl.x = (struct gpudp_flow_scan){
 		.magic = GPUDP_FLOW_SCAN_MAGIC, .op = op, .force = force,
-		.chunks = p->fl.chunks, .now = p->fl.now, .idle_ns = p->fl.idle_ns,
-		.active_ns = p->fl.active_ns, .evict_bucket = evict,
+		.chunks = p->fl.chunks, .now = p->fl.now, .idle_ns = p->fl.conf.idle_ns,
+		.active_ns = p->fl.conf.active_ns, .evict_bucket = evict,
 	};
 	hb = gpudp_handoff_acquire(p->ho);
 	if (hb == NULL) {
@@ -116,7 +113,7 @@ look(struct gpudp_cap_engine *e, uint32_t force, uint32_t evict, struct gpudp_fl
 		rc = gpudp_handoff_state_read(p->ho, GPUDP_AN_STATE_EXPORT, HDR_BYTES, s,
 					      sizeof(*s) * n);
 		if (rc == 0)
-			gpudp_flow_export_records(s, n, e->conf.life->biflow, e->conf.flows_out,
+			gpudp_flow_export_records(s, n, p->fl.conf.biflow, e->conf.flows_out,
 						  e->conf.flows_arg, &p->fl.st);
 		free(s);
 		if (rc != 0)
@@ -158,7 +155,7 @@ scan(struct gpudp_cap_engine *e, uint32_t force, uint32_t next)
 		rc = look(e, force, GPUDP_FLOW_NO_EVICT, &h);
 	if (rc == 0)
 		rc = used_slots(e, &used);
-	if (rc == 0 && !force && (uint64_t)used + next > (uint64_t)cap * 3 / 4) {
+	if (rc == 0 && !force && gpudp_flow_room_short(used, next, cap)) {
 		b = gpudp_flow_evict_bucket(&h, cap);
 		if (b != GPUDP_FLOW_NO_EVICT) {
 			rc = look(e, 0, b, &h);
@@ -169,7 +166,6 @@ scan(struct gpudp_cap_engine *e, uint32_t force, uint32_t next)
 	}
 	p->fl.st.scans++;
 	p->fl.st.in_use = used;
-	p->fl.in_use = used;
 	p->fl.pkts_at_scan = p->fl.pkts;
 	p->fl.scan_t = p->fl.now;
 	return rc;
@@ -186,9 +182,8 @@ gpudp_cap_gpu_flows_tick(struct gpudp_cap_engine *e, uint64_t newest, uint32_t n
 	p->fl.pkts += n;
 	if (newest > p->fl.now)
 		p->fl.now = newest;
-	/* each packet since the last look may have taken a slot */
-	if (p->fl.now - p->fl.scan_t >= p->fl.scan_ns ||
-	    p->fl.in_use + (p->fl.pkts - p->fl.pkts_at_scan) + next > (uint64_t)cap * 3 / 4)
+	if (gpudp_flow_look_due(&p->fl.conf, p->fl.now, p->fl.scan_t, p->fl.st.in_use,
+				p->fl.pkts - p->fl.pkts_at_scan, next, cap))
 		return scan(e, 0, next);
 	return 0;
 }

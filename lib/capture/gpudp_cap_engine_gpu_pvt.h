@@ -48,8 +48,7 @@ struct gpu_slot {
 struct gpu_flows {
 	struct gpudp_flow_scan *x;  /* the pseudo-packets' bytes (pinned) */
 	uint32_t chunks;            /* pseudo-packets of a look */
-	uint32_t in_use;            /* slots in use at the last look */
-	uint64_t idle_ns, active_ns, scan_ns;
+	struct gpudp_flow_life conf; /* conf.life with its defaults */
 	uint64_t now;               /* newest packet time seen */
 	uint64_t scan_t;            /* when the table was last looked over */
 	uint64_t pkts, pkts_at_scan; /* packets submitted, and at the last look */
