@@ -356,7 +356,6 @@ params_to_gpu(struct gpudp_handoff *h)
 	memcpy(dev_params, h->params, w->params_size);
 	for (i = 0; i < w->n_tables && ret == 0; i++) {
 		uint64_t addr, size;
-		CUresult r;
 
 		memcpy(&addr, dev_params + w->tables[i].ptr_off, 8);
 		memcpy(&size, dev_params + w->tables[i].size_off, 8);
@@ -368,15 +367,10 @@ params_to_gpu(struct gpudp_handoff *h)
 			ret = -E2BIG;
 			break;
 		}
-		r = gpudp_cu->cuMemAlloc(&g->tables[i], size);
-		if (r == CUDA_SUCCESS)
-			r = gpudp_cu->cuMemcpyHtoD(g->tables[i], (const void *)(uintptr_t)addr, size);
-		if (r != CUDA_SUCCESS) {
-			HO_LOG(ERR, "%s: work %s: table %u (%" PRIu64 " bytes) into GPU memory: %s",
-			       h->conf.name, w->name, i, size, gpudp_cuda_errstr(r));
-			ret = r == CUDA_ERROR_OUT_OF_MEMORY ? -ENOMEM : -EIO;
+		ret = gpudp_ho_gpu_table(h, "table", i, (const void *)(uintptr_t)addr, size,
+					 &g->tables[i]);
+		if (ret != 0)
 			break;
-		}
 		addr = g->tables[i];
 		memcpy(dev_params + w->tables[i].ptr_off, &addr, 8);
 	}

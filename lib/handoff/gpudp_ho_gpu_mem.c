@@ -20,6 +20,22 @@
 
 #include "gpudp_ho_gpu_pvt.h"
 
+int
+gpudp_ho_gpu_table(struct gpudp_handoff *h, const char *what, uint32_t k, const void *init,
+		   uint64_t size, CUdeviceptr *d)
+{
+	CUresult r = gpudp_cu->cuMemAlloc(d, size);
+
+	if (r == CUDA_SUCCESS)
+		r = init != NULL ? gpudp_cu->cuMemcpyHtoD(*d, init, size) :
+			gpudp_cu->cuMemsetD8(*d, 0, size);
+	if (r == CUDA_SUCCESS)
+		return 0;
+	HO_LOG(ERR, "%s: work %s: %s %u (%" PRIu64 " bytes) into GPU memory: %s",
+	       h->conf.name, h->work->name, what, k, size, gpudp_cuda_errstr(r));
+	return r == CUDA_ERROR_OUT_OF_MEMORY ? -ENOMEM : -EIO;
+}
+
 /* the state tables in GPU memory, their addresses into @p dev_params */
 int
 gpudp_ho_gpu_states(struct gpudp_handoff *h, uint8_t *dev_params)
@@ -34,25 +50,14 @@ gpudp_ho_gpu_states(struct gpudp_handoff *h, uint8_t *dev_params)
 		h->st.own = 1;
 	for (k = 0; ret == 0 && h->st.own && k < h->st.n; k++) {
 		uint64_t init;
-		CUdeviceptr d;
-		CUresult r;
+		CUdeviceptr d = 0;
 
 		if (h->st.size[k] == 0)
 			continue;
 		memcpy(&init, dev_params + w->states[k].ptr_off, sizeof(init));
-		r = gpudp_cu->cuMemAlloc(&d, h->st.size[k]);
-		if (r == CUDA_SUCCESS) {
-			h->st.addr[k] = d;
-			r = init != 0 ? gpudp_cu->cuMemcpyHtoD(d, (const void *)(uintptr_t)init,
-							      h->st.size[k]) :
-				gpudp_cu->cuMemsetD8(d, 0, h->st.size[k]);
-		}
-		if (r != CUDA_SUCCESS) {
-			HO_LOG(ERR, "%s: work %s: state table %u (%" PRIu64 " bytes) in GPU "
-			       "memory: %s", h->conf.name, w->name, k, h->st.size[k],
-			       gpudp_cuda_errstr(r));
-			ret = r == CUDA_ERROR_OUT_OF_MEMORY ? -ENOMEM : -EIO;
-		}
+		ret = gpudp_ho_gpu_table(h, "state table", k, (const void *)(uintptr_t)init,
+					 h->st.size[k], &d);
+		h->st.addr[k] = d;
 	}
 	for (k = 0; ret == 0 && k < h->st.n; k++)
 		memcpy(dev_params + w->states[k].ptr_off, &h->st.addr[k], sizeof(uint64_t));

@@ -73,6 +73,13 @@ int gpudp_ho_gpu_fail(struct gpudp_handoff *h, const char *what, CUresult r);
 #define CU_DO(h, call) do { CUresult r_ = (call); \
 	if (r_ != CUDA_SUCCESS) return gpudp_ho_gpu_fail((h), #call, r_); } while (0)
 
+/**
+ * A table of the work (@p what and index @p k name it in the log) in GPU
+ * memory: @p size bytes at @p d, filled from @p init (NULL: zeroes).
+ * @return 0, or -ENOMEM / -EIO (logged)
+ */
+int gpudp_ho_gpu_table(struct gpudp_handoff *h, const char *what, uint32_t k, const void *init,
+		       uint64_t size, CUdeviceptr *d);
 /** The work's state tables in GPU memory (gpudp_ho_gpu_mem.c), their addresses
  *  written into @p dev_params. @return 0 or -errno (logged) */
 int gpudp_ho_gpu_states(struct gpudp_handoff *h, uint8_t *dev_params);
