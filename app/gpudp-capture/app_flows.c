@@ -155,7 +155,8 @@ app_flows_close(struct cap_app *app)
 
 	if (!cap_conf_flows_on(&app->conf))
 		return 0;
-	app_flows_report(app, 1, &f);
+	/* the final report drained and flushed the outputs; close says the rest */
+	app_flows_report(app, 0, &f);
 	if (cap_report_flows_dropped(&f) != 0) {
 		fprintf(stderr, "gpudp-capture: flow monitor: %" PRIu64 " records lost on the "
 			"way to an output (see the report's flow_export)\n",
