@@ -172,6 +172,12 @@ add_stats(struct cap_app *app, const struct gpudp_cap_reader_stats *st)
 {
 	app->rx_total += st->records;
 	app->rx_errors += st->errors;   /* a cut last record, as net_pcap counts it */
+	if (cap_conf_flows_on(&app->conf)) {
+		app->flow_table.scans += st->flows.scans;
+		app->flow_table.evictions += st->flows.evictions;
+		app->flow_table.in_use = st->flows.in_use;
+		app->flow_table.capacity = st->flows.capacity;
+	}
 	gpudp_cap_engine_stats_add(&app->eng.st, &st->eng);
 }
 

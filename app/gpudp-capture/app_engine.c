@@ -150,10 +150,6 @@ setup_engine(struct cap_app *app)
 		snprintf(app->engine_note, sizeof(app->engine_note), "%s given",
 			 app->conf.engine_opt ? "--engine cpu" : "--cpu");
 		CAP_LOG(NOTICE, "%s; analysing on the CPU", app->engine_note);
-	} else if (ec.life != NULL) {
-		snprintf(app->engine_note, sizeof(app->engine_note), "the flow monitor runs on "
-			 "the CPU engine");
-		CAP_LOG(NOTICE, "%s; analysing on the CPU", app->engine_note);
 	} else {
 		if (gpu_engine_possible(app->engine_note, sizeof(app->engine_note))) {
 #ifdef GPUDP_HAS_CUDA
@@ -196,7 +192,7 @@ app_choose_engine_and_mem(struct cap_app *app)
 	int gpu_engine, ret;
 
 	app->gpu_id = app->conf.mem == CAP_CONF_MEM_STAGED ? -1 : app_find_gpu(app);
-	gpu_engine = !app->conf.force_cpu && !cap_conf_flows_on(&app->conf) &&
+	gpu_engine = !app->conf.force_cpu &&
 		gpu_engine_possible(why, sizeof(why));
 	ret = app_resolve_mem(app, gpu_engine);
 	if (ret != 0)

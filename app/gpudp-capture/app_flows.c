@@ -127,6 +127,10 @@ app_flows_report(struct cap_app *app, int final, struct cap_report_flows *f)
 		return NULL;
 	memset(f, 0, sizeof(*f));
 	f->life = app->flow_st;
+	if (app->conf.reader == CAP_CONF_READER_DIRECT)
+		f->table = app->flow_table;
+	else
+		gpudp_cap_engine_flow_stats(&app->eng, &f->table);
 	if (app->ipfix != NULL) {
 		if (final)
 			gpudp_ipfix_drain(app->ipfix, DRAIN_MS);

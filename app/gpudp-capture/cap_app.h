@@ -101,6 +101,8 @@ struct cap_app {
 	int flow_log_failed;          /* its error was said */
 	struct gpudp_flow_life_stats flow_st; /* records out: their count, packets,
 					       * end reasons (ended[]: records) */
+	struct gpudp_flow_life_stats flow_table; /* the direct reader's last run:
+						  * the table's looks and slots */
 	struct gpudp_pcapng_ring *out;  /* --filter-out (--filter-out-rotate): a write
 					 * error is said and counted by the writer */
 	uint64_t staging_drops;

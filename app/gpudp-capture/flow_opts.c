@@ -19,7 +19,7 @@ void
 cap_flow_usage(FILE *f)
 {
 	fprintf(f,
-"Flow monitor (doc/flows.md; on with any of the first three; the CPU engine,\n"
+"Flow monitor (doc/flows.md; on with any of the first three; either engine,\n"
 "one reader thread):\n"
 "  --flow-log FILE     each ended flow's record as a line of JSON (NDJSON) to FILE,\n"
 "                      or - for stdout (the report table then on stderr)\n"
@@ -94,9 +94,9 @@ cap_flow_check(struct cap_conf *c)
 {
 	if (!cap_conf_flows_on(c))
 		return 0;
-	if (c->engine == CAP_CONF_ENGINE_GPU) {
-		fprintf(stderr, "gpudp-capture: --engine: bad value 'gpu' (the flow monitor "
-			"runs on the CPU engine: --engine cpu or auto)\n");
+	if (c->batch_pkts > c->flows / 2) {
+		fprintf(stderr, "gpudp-capture: --flows: bad value '%u' (the flow monitor "
+			"needs at least twice --batch (%u) slots)\n", c->flows, c->batch_pkts);
 		return -1;
 	}
 	if (c->threads > 1) {
@@ -106,8 +106,8 @@ cap_flow_check(struct cap_conf *c)
 		return -1;
 	}
 	if (c->verify) {
-		fprintf(stderr, "gpudp-capture: --verify: bad value 'on' (it compares the GPU "
-			"with the CPU; the flow monitor runs on the CPU)\n");
+		fprintf(stderr, "gpudp-capture: --verify: bad value 'on' (it compares whole "
+			"analyses; the flow monitor ends flows as it goes)\n");
 		return -1;
 	}
 	return 0;

@@ -42,6 +42,7 @@ struct cap_report_gpu {
 /** The flow monitor's part of a report (report_flows.c; the JSON's "flow_export"). */
 struct cap_report_flows {
 	struct gpudp_flow_life_stats life; /**< flows ended, records, packets */
+	struct gpudp_flow_life_stats table; /**< the table: looks, evictions, slots */
 	unsigned int n_ipfix;
 	char ipfix_name[CAP_REPORT_IPFIX][300];
 	struct gpudp_ipfix_stats ipfix[CAP_REPORT_IPFIX];

@@ -36,6 +36,9 @@ cap_report_flows_table(FILE *f, const struct cap_report_flows *fl)
 		PRIu64 "\n", l->records, l->pkts, l->ended[GPUDP_FLOW_END_IDLE],
 		l->ended[GPUDP_FLOW_END_ACTIVE], l->ended[GPUDP_FLOW_END_EOF],
 		l->ended[GPUDP_FLOW_END_FORCED], l->ended[GPUDP_FLOW_END_RESOURCES]);
+	fprintf(f, "           table: %u of %u slots in use at the last of %" PRIu64 " looks, %"
+		PRIu64 " of which made room\n", fl->table.in_use, fl->table.capacity,
+		fl->table.scans, fl->table.evictions);
 	for (i = 0; i < fl->n_ipfix; i++)
 		fprintf(f, "           IPFIX %s: %" PRIu64 " records in %" PRIu64 " messages, %"
 			PRIu64 " dropped, %" PRIu64 " errors\n", fl->ipfix_name[i],
@@ -63,6 +66,13 @@ cap_report_flows_json(struct gpudp_json *j, const struct cap_report_flows *fl)
 		gpudp_json_u64(j, end_names[i], l->ended[i]);
 	gpudp_json_end(j);
 	gpudp_json_u64(j, "dropped", cap_report_flows_dropped(fl));
+	/* the table: bounded, looked over as the packets' time goes on */
+	gpudp_json_obj(j, "table");
+	gpudp_json_u64(j, "capacity", fl->table.capacity);
+	gpudp_json_u64(j, "in_use", fl->table.in_use);
+	gpudp_json_u64(j, "looks", fl->table.scans);
+	gpudp_json_u64(j, "evictions", fl->table.evictions);
+	gpudp_json_end(j);
 	gpudp_json_arr(j, "ipfix");
 	for (i = 0; i < fl->n_ipfix; i++) {
 		gpudp_json_obj(j, NULL);

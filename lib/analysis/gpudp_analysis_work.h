@@ -133,6 +133,8 @@ gpudp_an_work_scan(struct gpudp_work_pkt *p, const struct gpudp_an_work_params *
 		return GPUDP_AN_WORK_UNMATCHED;
 	if (x->op == GPUDP_FLOW_SCAN_END)
 		gpudp_flow_scan_chunk(t, pr->flow_mask, x, ex, p->index);
+	else if (x->op == GPUDP_FLOW_SCAN_MARK)
+		gpudp_flow_mark_chunk(t, pr->flow_mask, x->chunks, p->index);
 	else if (x->op == GPUDP_FLOW_SCAN_RECLAIM)
 		gpudp_flow_reclaim_chunk(t, pr->flow_mask, x->chunks, p->index);
 	else if (x->op == GPUDP_FLOW_SCAN_COUNT)

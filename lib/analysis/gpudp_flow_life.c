@@ -209,6 +209,7 @@ look(struct gpudp_analysis *a, struct gpudp_flow_scan *x)
 	x->op = GPUDP_FLOW_SCAN_END;
 	gpudp_flow_scan_chunk(a->flows, a->flow_mask, x, l->ex, 0);
 	export_out(l, l->ex);
+	gpudp_flow_mark_chunk(a->flows, a->flow_mask, 1, 0);
 	gpudp_flow_reclaim_chunk(a->flows, a->flow_mask, 1, 0);
 }
 

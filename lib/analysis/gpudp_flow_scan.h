@@ -32,6 +32,12 @@ extern "C" {
 #define GPUDP_FLOW_SCAN_RECLAIM 2u
 /** gpudp_flow_scan.op: count the slots in use (gpudp_flow_export.used). */
 #define GPUDP_FLOW_SCAN_COUNT 3u
+/** gpudp_flow_scan.op: mark where the runs of slots in use start, before
+ *  GPUDP_FLOW_SCAN_RECLAIM (which makes EMPTY slots as it goes). */
+#define GPUDP_FLOW_SCAN_MARK 4u
+/** gpudp_flow_slot.pad of an EMPTY slot that a run of slots in use follows,
+ *  from GPUDP_FLOW_SCAN_MARK to GPUDP_FLOW_SCAN_RECLAIM (else pad is 0). */
+#define GPUDP_FLOW_RUN_START 0x72756e73u
 /** Age buckets of live flows (gpudp_flow_export.age_hist). */
 #define GPUDP_FLOW_AGE_BUCKETS 64u
 /** gpudp_flow_scan.evict_bucket: no flow ends for room. */
@@ -40,7 +46,7 @@ extern "C" {
 /** One look at the table: what a scan pseudo-packet's bytes hold (48 bytes). */
 struct gpudp_flow_scan {
 	uint32_t magic;        /**< GPUDP_FLOW_SCAN_MAGIC */
-	uint32_t op;           /**< GPUDP_FLOW_SCAN_END or _RECLAIM */
+	uint32_t op;           /**< GPUDP_FLOW_SCAN_END, _MARK, _RECLAIM or _COUNT */
 	uint32_t force;        /**< 1: every flow ends (forced end) */
 	uint32_t chunks;       /**< the table is cut into this many chunks (a power of two) */
 	uint64_t now;          /**< the packets' time: newest timestamp seen, ns */
@@ -228,9 +234,27 @@ gpudp_flow_compact_run(struct gpudp_flow_slot *t, uint32_t mask, uint32_t start)
 }
 
 /**
- * Chunk @p chunk of the table: the run after each EMPTY slot in it loses
- * its DEAD slots (gpudp_flow_compact_run()). Runs begin after one EMPTY
- * slot each, so chunks never touch the same run.
+ * Chunk @p chunk of the table: each EMPTY slot in it that a slot in use
+ * follows is marked as a run's start (GPUDP_FLOW_RUN_START). Every chunk
+ * is marked before any is reclaimed: compacting a run empties slots inside
+ * it, which must not be taken for the starts of other runs.
+ */
+GPUDP_AN_HD void
+gpudp_flow_mark_chunk(struct gpudp_flow_slot *t, uint32_t mask, uint32_t chunks, uint32_t chunk)
+{
+	uint32_t per = (mask + 1) / chunks, i;
+
+	for (i = chunk * per; i < (chunk + 1) * per; i++)
+		if (t[i].state == GPUDP_FLOW_EMPTY &&
+		    t[(i + 1) & mask].state != GPUDP_FLOW_EMPTY)
+			t[i].pad = GPUDP_FLOW_RUN_START;
+}
+
+/**
+ * Chunk @p chunk of the table, marked (gpudp_flow_mark_chunk()): the run
+ * after each marked slot in it loses its DEAD slots
+ * (gpudp_flow_compact_run()) and the mark goes. A run has one start, and
+ * compacting it writes only inside it, so chunks never touch the same run.
  */
 GPUDP_AN_HD void
 gpudp_flow_reclaim_chunk(struct gpudp_flow_slot *t, uint32_t mask, uint32_t chunks,
@@ -239,9 +263,10 @@ gpudp_flow_reclaim_chunk(struct gpudp_flow_slot *t, uint32_t mask, uint32_t chun
 	uint32_t per = (mask + 1) / chunks, i;
 
 	for (i = chunk * per; i < (chunk + 1) * per; i++)
-		if (t[i].state == GPUDP_FLOW_EMPTY &&
-		    t[(i + 1) & mask].state != GPUDP_FLOW_EMPTY)
+		if (t[i].state == GPUDP_FLOW_EMPTY && t[i].pad == GPUDP_FLOW_RUN_START) {
+			t[i].pad = 0;
 			gpudp_flow_compact_run(t, mask, (i + 1) & mask);
+		}
 }
 
 /** Chunk @p chunk of the table: its slots not EMPTY added to @p ex->used. */

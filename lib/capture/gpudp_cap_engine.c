@@ -34,6 +34,12 @@ gpudp_cap_engine_create(struct gpudp_cap_engine *e, const char *name,
 		snprintf(err, errlen, "bad engine configuration");
 		return -EINVAL;
 	}
+	if (conf->life != NULL && conf->batch_pkts > conf->flow_capacity / 2) {
+		snprintf(err, errlen, "the flow monitor needs a flow table of at least twice "
+			 "the batch: %u slots for batches of %u packets", conf->flow_capacity,
+			 conf->batch_pkts);
+		return -EINVAL;
+	}
 	if (ops == &gpudp_cap_engine_cpu_ops && conf->mem == GPUDP_CAP_MEM_DEVICE &&
 	    conf->cpu_view == NULL) {
 		snprintf(err, errlen, "the CPU engine cannot read device memory without a CPU "

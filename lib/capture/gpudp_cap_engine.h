@@ -133,8 +133,10 @@ struct gpudp_cap_engine_conf {
 	 * The flow monitor (gpudp_analysis_life_start(), doc/flows.md): flows
 	 * end as the packets' time goes on and their records go to flows_out
 	 * (on the thread that submits batches); the flow table stays bounded.
-	 * The cpu engine; the gpu engine refuses it (-ENOTSUP). NULL: flows
-	 * are kept for the report.
+	 * Both engines give the same records. It needs flow_capacity >= 2 x
+	 * batch_pkts (a look before each batch leaves at most half the table
+	 * in use, so a batch of new flows finds room): -EINVAL
+	 * otherwise. NULL: flows are kept for the report.
 	 */
 	const struct gpudp_flow_life *life;
 	gpudp_flow_export_fn *flows_out;  /**< with life: required */

@@ -120,6 +120,9 @@ look(struct gpudp_cap_engine *e, uint32_t force, uint32_t evict, struct gpudp_fl
 			return gpu_fail(e, "the flow monitor's ended flows");
 	}
 	rc = hdr_reset(e);
+	/* every run's start marked before any run is compacted */
+	if (rc == 0)
+		rc = pseudo_burst(e, GPUDP_FLOW_SCAN_MARK, 0, GPUDP_FLOW_NO_EVICT);
 	if (rc == 0)
 		rc = pseudo_burst(e, GPUDP_FLOW_SCAN_RECLAIM, 0, GPUDP_FLOW_NO_EVICT);
 	return rc;

@@ -104,6 +104,8 @@ ft_stats(struct fthread *f, struct gpudp_cap_reader_stats *st, double t0)
 		return rc;
 	st->records += f->records;
 	st->bytes += f->bytes;
+	if (f->c->ec.life != NULL)
+		gpudp_cap_engine_flow_stats(&f->e, &st->flows);
 	gpudp_cap_engine_stats_add(&st->eng, &f->e.st);
 	if (f->collect_s > st->collect_s)
 		st->collect_s = f->collect_s;

@@ -163,6 +163,11 @@ struct gpudp_cap_reader_stats {
 	int changed;
 	uint64_t size_start;         /**< its size when the run began */
 	uint64_t size_end;           /**< and when it ended */
+	/** the flow monitor (conf.ec.life): its table's looks, evictions,
+	 *  slots in use at the last look and capacity
+	 *  (gpudp_cap_engine_flow_stats(); its record counts are the export
+	 *  function's to keep) */
+	struct gpudp_flow_life_stats flows;
 };
 
 /**

@@ -4,7 +4,8 @@
 
 usage: bench_capture.py --bench=gpudp-capture-bench --app=gpudp-capture
                         [--hs-ref=hs-capture-ref] [--match-bench=test_gpu_match]
-                        [--packets=N] OUT.json
+                        [--make-flows=make_flows.py] [--packets=N]
+                        [--only=SECTION,...] OUT.json
 
 All in one run, GPU and CPU engines on the same files (doc/benchmarks.md,
 "Capture analysis"):
@@ -38,7 +39,14 @@ All in one run, GPU and CPU engines on the same files (doc/benchmarks.md,
              read: the analysis kernel reads the mapped file): Mpps and parts
   cpu        the CPU engine, payload inspection off, 1 thread: records copied
              into batches (the default) and read in place from the mapping
-A path that does not exist is looked for in bin/ (the GPU machine's carried
+  flows      the flow monitor (doc/flows.md): the whole app on the GPU engine,
+             1 thread, on that capture (one second of capture time) and on
+             make_flows.py's (over a million flows ending over an hour),
+             without export and with IPFIX to a file and to a UDP socket on
+             the loopback: Mpps, records, looks at the table; target the
+             rate with export >= 0.9x the rate without
+--only runs those sections alone (analysis, app, stages, cpu, payload,
+flows; flows needs --make-flows). A path that does not exist is looked for in bin/ (the GPU machine's carried
 programs). Exit 0 when it ran (targets met or not: see "targets" in the
 JSON), 77 without a GPU, 1 on errors.
 """
@@ -46,6 +54,7 @@ import json
 import os
 import random
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -127,6 +136,63 @@ def app(prog, cap, tmp, res):
     res["app"] = got
     res["targets"]["app_gpu_50_mpps"] = got["gpu"]["mpps"] >= 50
     res["targets"]["app_gpu_5x_cpu"] = got["gpu_over_cpu"] >= 5
+
+
+def flows(prog, make_flows, cap, tmp, res):
+    """The flow monitor's cost: the app with and without export."""
+    eal = ["-l", "0", "--no-huge", "-m", "512", "--no-pci", "--no-shconf",
+           "--log-level=lib.*:error", "--"]
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind(("127.0.0.1", 0))   # nobody reads it: the kernel drops at the receiver
+    port = sock.getsockname()[1]
+    mf = os.path.join(tmp, "flows.pcap")
+    rc, so, se = run([sys.executable, make_flows, mf, "--flows", "1200000", "--hours", "1",
+                      "--idle", "30", "--active", "300"])
+    if rc != 0:
+        raise RuntimeError("make_flows.py: exit %d: %s" % (rc, se[-400:]))
+    rows = []
+    exports = {"none": [], "ipfix_file": ["--ipfix-file", os.path.join(tmp, "f.ipfix")],
+               "ipfix_file_udp": ["--ipfix-file", os.path.join(tmp, "f.ipfix"), "--ipfix",
+                                  "127.0.0.1:%d" % port]}
+    try:
+        for name, path in (("generated", cap), ("make_flows", mf)):
+            for t in (1,):
+                row = {"capture": name, "threads": t}
+                for ex, opts in exports.items():
+                    best = None
+                    for _ in range(3):
+                        j = os.path.join(tmp, "fl.json")
+                        rc, so, se = run([prog] + eal + [
+                            "--pcap", path, "--reader", "direct", "--threads", str(t),
+                            "--engine", "gpu", "--quiet", "--flows", FLOWS] + BATCH_ARGS +
+                            opts + ["--json", j])
+                        if rc == 77:
+                            return 77
+                        if rc != 0:
+                            raise RuntimeError("gpudp-capture %s: exit %d: %s" %
+                                               (" ".join(opts), rc, se[-400:]))
+                        d = json.load(open(j))
+                        if best is None or d["packets_per_s"] > best["packets_per_s"]:
+                            best = d
+                    row[ex + "_mpps"] = best["packets_per_s"] / 1e6
+                    fe = best.get("flow_export")
+                    if fe:
+                        row[ex + "_records"] = fe["records"]
+                        row[ex + "_looks"] = fe["table"]["looks"]
+                        row[ex + "_dropped"] = fe["dropped"]
+                    row["packets"] = best["packets"]
+                for ex in exports:
+                    if ex != "none":
+                        row[ex + "_over_none"] = row[ex + "_mpps"] / row["none_mpps"]
+                rows.append(row)
+    finally:
+        sock.close()
+        if os.path.exists(mf):
+            os.unlink(mf)
+    res["flows"] = rows
+    res["targets"]["flows_export_0_9x_without"] = all(
+        r["ipfix_file_udp_over_none"] >= 0.9 for r in rows)
+    return 0
 
 
 def write_patterns(path, n, seed):
@@ -251,6 +317,8 @@ def main():
     prog, capp = find(opts["bench"]), find(opts["app"])
     hs_ref, mb = find(opts.get("hs-ref")), find(opts.get("match-bench"))
     n = int(opts.get("packets", "10000000"))
+    mkf = find(opts.get("make-flows"))
+    only = set(opts["only"].split(",")) if "only" in opts else None
     tmp = tempfile.mkdtemp(prefix="gpudp-bench-capture-")
     res = {"packets": n, "targets": {}}
     try:
@@ -259,14 +327,16 @@ def main():
         if rc != 0:
             raise RuntimeError("--generate: " + se)
         os.sync()   # its pages written back: no writeback under the first runs
-        if analysis(prog, cap, tmp, res) == 77:
-            print("no GPU: SKIP")
-            return 77
-        app(capp, cap, tmp, res)
-        stages(prog, cap, tmp, res)
-        cpu_inputs(prog, cap, tmp, res)
-        if payload(prog, hs_ref, mb, tmp, res) == 77:
-            return 77
+        steps = [("analysis", lambda: analysis(prog, cap, tmp, res)),
+                 ("app", lambda: app(capp, cap, tmp, res)),
+                 ("stages", lambda: stages(prog, cap, tmp, res)),
+                 ("cpu", lambda: cpu_inputs(prog, cap, tmp, res)),
+                 ("payload", lambda: payload(prog, hs_ref, mb, tmp, res)),
+                 ("flows", lambda: flows(capp, mkf, cap, tmp, res) if mkf else None)]
+        for name, step in steps:
+            if (only is None or name in only) and step() == 77:
+                print("no GPU: SKIP")
+                return 77
     except (RuntimeError, subprocess.TimeoutExpired, KeyError, ValueError) as e:
         print("bench_capture: %s" % e)
         return 1

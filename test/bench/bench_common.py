@@ -6,10 +6,14 @@ import os
 
 def find_program(p):
     """A program given as a path: the path if it exists, else the program
-    of that name in bin/ (the GPU machine's carried programs), else None."""
+    of that name in bin/ (the GPU machine's carried programs) or beside
+    this module (carried scripts), else None."""
     if p is None:
         return None
     if os.path.exists(p):
         return p
-    alt = os.path.join("bin", os.path.basename(p))
-    return os.path.abspath(alt) if os.path.exists(alt) else None
+    for alt in (os.path.join("bin", os.path.basename(p)),
+                os.path.join(os.path.dirname(os.path.abspath(__file__)), os.path.basename(p))):
+        if os.path.exists(alt):
+            return os.path.abspath(alt)
+    return None

@@ -111,14 +111,16 @@ def main():
 
     def pack_py_imports(script):
         # a test script's own modules (`from fwd_pcap import ...`), found
-        # beside it, in a sibling test folder or in test/common, go beside
-        # it into files/
+        # beside it, in a sibling test folder, in test/common or in any
+        # test/*/* folder, go beside it into files/
         here = os.path.dirname(script)
         common = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common")
         with open(script) as f:
             mods = re.findall(r"^\s*(?:from|import)\s+(\w+)", f.read(), re.M)
+        tests = os.path.join(common, "..")
         for m in mods:
-            for d in [here] + sorted(glob.glob(os.path.join(here, "..", "*"))) + [common]:
+            for d in [here] + sorted(glob.glob(os.path.join(here, "..", "*"))) + [common] + \
+                    sorted(glob.glob(os.path.join(tests, "*", "*"))):
                 cand = os.path.join(d, m + ".py")
                 if os.path.isfile(cand):
                     pack_file(os.path.abspath(cand), "files")
@@ -133,7 +135,7 @@ def main():
                 a = os.path.join(build, a)
             flag, eq, path = a.partition("=")
             if i > 0 and eq and flag.startswith("--") and os.path.isfile(path) \
-                    and os.access(path, os.X_OK):
+                    and os.access(path, os.X_OK) and is_elf(path):
                 # a program the test starts (e.g. --testpmd=PATH): carried
                 # stripped into bin/, where the test looks beside itself
                 rel = pack_file(path, "bin")
@@ -141,6 +143,19 @@ def main():
                                 os.path.join(out, rel)], check=True)
                 libs.update(needed_libs(path))
                 argv.append(a)
+            elif i > 0 and eq and flag.startswith("--") and path.endswith(".py") and \
+                    os.path.isfile(path):
+                # a script the test starts (e.g. --make-flows=PATH): into bin/
+                pack_file(path, "bin")
+                argv.append(a)
+            elif i > 0 and os.path.isdir(a) and not a.startswith(build + "/"):
+                # a folder of test data (e.g. test/data): its files, into files/NAME
+                rel = os.path.join("files", os.path.basename(a.rstrip("/")))
+                if a not in packed:
+                    shutil.copytree(a, os.path.join(out, rel),
+                                    ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+                    packed[a] = rel
+                argv.append("@/" + packed[a])
             elif i > 0 and a.startswith(build + "/") and (a.endswith(".json") or
                     not os.path.exists(a) or a.startswith(build + "/bench/")):
                 argv.append("@out/" + os.path.basename(a))

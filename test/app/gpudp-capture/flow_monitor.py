@@ -33,6 +33,12 @@ GROUP is one of:
              table full, memory bounded
   faults     a UDP collector that is not there, --flow-log /dev/full, bad
              --ipfix values and timeouts (exit 2 naming them)
+  gpu        (meson suite 'gpu') the GPU engine's flow log equal to the CPU
+             engine's, line for line: the captures of test/data and one of
+             make_flows.py (200,000 flows, an hour) through tables that
+             need room made, unidirectional and biflow, the default
+             timeouts and none; the PMD reader with --mem pinned too;
+             77 without a GPU
 --flows N gives make_flows.py another number of flows (long_run, by hand).
 Prints one line per check and "N passed, N failed"; exit 1 on any failure,
 77 when a program a group needs (tshark, nfcapd and nfdump, nfacctd,
@@ -58,6 +64,7 @@ import app_cases  # noqa: E402  (Cases: running the app, counting checks)
 import check_flow_log  # noqa: E402  (the Community ID)
 import check_tshark  # noqa: E402  (tshark's dissection of each frame)
 import ipfix_collectors as coll  # noqa: E402  (nfcapd, nfacctd)
+import make_flows  # noqa: E402  (the generated capture, for the gpu group)
 import make_flows  # noqa: E402  (the long run's capture and its digest)
 
 SKIP = 77
@@ -1181,7 +1188,10 @@ def faults_group(c):
              "--active-timeout: bad value '999999999'"),
             (["--flow-log", "x", "--active-timeout", "0"], "--active-timeout: bad value '0'"),
             (["--flow-log", "x", "--observation-domain", "4294967296"],
-             "--observation-domain: bad value '4294967296'")]:
+             "--observation-domain: bad value '4294967296'"),
+            # a table with no room for a batch of new flows
+            (["--flow-log", "x", "--flows", "4096", "--batch", "4096"],
+             "--flows: bad value '4096' (the flow monitor needs at least twice --batch")]:
         before = set(os.listdir(c.tmp))
         r = c.run(None, "--pcap", pcap, "--cpu", "--quiet", *args)
         c.check("usage_error %s" % " ".join(args), r.returncode == 2 and needle in r.stderr and
@@ -1202,6 +1212,72 @@ def faults_group(c):
     return 0
 
 
+def engine_log(c, pcap, engine, tag, *opts):
+    """The flow log of one run on @engine ("cpu" or "gpu"): (result, lines or None)."""
+    log = c.out("%s-%s.ndjson" % (tag, engine))
+    j = c.out("%s-%s.json" % (tag, engine))
+    r = c.run(None, "--pcap", pcap, "--engine", engine, "--quiet", "--progress", "0",
+              "--flow-log", log, "--json", j, *opts, timeout=600)
+    if r.returncode != 0 or not os.path.exists(log):
+        return r, None
+    with open(log) as f:
+        lines = sorted(f.read().splitlines())
+    with open(j) as f:
+        rep = json.load(f)
+    return r, (lines, rep)
+
+
+def gpu_group(c):
+    # the engine in use is the report's; --engine gpu exits 77 without a GPU
+    r = c.run(None, "--pcap", c.path("sample.pcap"), "--engine", "gpu", "--quiet",
+              "--flow-log", os.devnull)
+    if r.returncode == SKIP:
+        print("SKIP: no GPU engine: %s" % r.stderr.strip()[-300:])
+        return SKIP
+    gen = c.out("generated.pcap")
+    make_flows.main(["make_flows.py", gen, "--flows", "200000", "--hours", "1",
+                     "--idle", "30", "--active", "300"])
+    runs = [(cap, c.path(cap), ["--flows", "16", "--batch", "8"]) for cap in TSHARK_CAPTURES]
+    runs += [(cap, c.path(cap), ["--batch", "1"]) for cap in ("sample.pcap", "frag-ipv4.pcap")]
+    runs += [("generated", gen, ["--flows", "65536"]), ("generated", gen, ["--flows", "16384"])]
+    for cap, pcap, size in runs:
+        for biflow in ([], ["--biflow"]):
+            for timeouts in ([], NO_TIMEOUTS):
+                opts = size + biflow + timeouts
+                tag = "%s%s" % (cap.replace(".", "_").replace("-", "_"),
+                                "_".join([""] + [o.strip("-") for o in opts]))
+                rc, cpu = engine_log(c, pcap, "cpu", tag, *opts)
+                rg, gpu = engine_log(c, pcap, "gpu", tag, *opts)
+                ok = cpu is not None and gpu is not None and cpu[0] and cpu[0] == gpu[0]
+                detail = ""
+                if cpu is None or gpu is None:
+                    detail = "exit %d / %d: %s" % (rc.returncode, rg.returncode,
+                                                   (rc.stderr + rg.stderr)[-400:])
+                elif not ok:
+                    extra = sorted(set(gpu[0]) - set(cpu[0]))[:3]
+                    lost = sorted(set(cpu[0]) - set(gpu[0]))[:3]
+                    detail = "%d / %d lines; GPU only: %s; CPU only: %s" % (
+                        len(cpu[0]), len(gpu[0]), extra, lost)
+                c.check("gpu_records_equal_cpu_%s" % tag, ok, detail)
+                if ok:
+                    fc, fg = cpu[1]["flow_export"], gpu[1]["flow_export"]
+                    c.check("gpu_report_equal_cpu_%s" % tag,
+                            fc["flows_ended"] == fg["flows_ended"] and
+                            fc["table"]["evictions"] == fg["table"]["evictions"] and
+                            fc["table"]["looks"] == fg["table"]["looks"] and
+                            fg["records"] == len(gpu[0]), "%s / %s" % (fc, fg))
+    # in place: the PMD reader, mbufs in GPU-registered host memory
+    for cap in ("sample.pcap", "jumbo.pcap", "frag-ipv6.pcap"):
+        tag = "pmd_pinned_" + cap.replace(".", "_").replace("-", "_")
+        rc, cpu = engine_log(c, c.path(cap), "cpu", tag, *NO_TIMEOUTS)
+        rg, gpu = engine_log(c, c.path(cap), "gpu", tag, "--reader", "pmd", "--mem", "pinned",
+                             *NO_TIMEOUTS)
+        c.check("gpu_records_equal_cpu_%s" % tag, cpu is not None and gpu is not None and
+                cpu[0] and cpu[0] == gpu[0],
+                "exit %d / %d: %s" % (rc.returncode, rg.returncode, rg.stderr[-400:]))
+    return 0
+
+
 def main():
     args = [a for a in sys.argv[1:]]
     flows = None
@@ -1216,7 +1292,8 @@ def main():
     c.long_flows = flows
     group = {"tshark": tshark_group, "nfcapd": nfcapd_group, "nfacctd": nfacctd_group,
              "softflowd": softflowd_group, "scale_out": scale_out_group,
-             "long_run": long_run_group, "faults": faults_group}.get(args[2])
+             "long_run": long_run_group, "faults": faults_group,
+             "gpu": gpu_group}.get(args[2])
     if group is None:
         sys.exit("unknown group %s" % args[2])
     try:

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gpudp_analysis.h"
+#include "gpudp_flow_scan.h"
 #include "gpudp_test.h"
 
 #define S 1000000000ull
@@ -325,6 +326,77 @@ churn_keeps_every_packet_in_its_flow(void)
 	return GPUDP_TEST_PASS;
 }
 
+/*
+ * The look's compaction in chunks, as GPU threads run it: with every run's
+ * start marked first, the chunks reclaimed in any order leave the table a
+ * single pass leaves, every live flow found again from its home, no mark
+ * left. Tables of 256 slots, flows homed on a few slots (long runs that
+ * cross chunks and wrap), two in five dead.
+ */
+static int
+reclaim_in_chunks_any_order_equals_one_pass(void)
+{
+	enum { N = 256, CHUNKS = 8 };
+	static struct gpudp_flow_slot ref[N], t[N];
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	uint32_t round, i, c, order[CHUNKS];
+
+	for (round = 0; round < 200; round++) {
+		uint32_t n = 60 + round % 150, homes = 4 + round % 12;
+
+		memset(ref, 0, sizeof(ref));
+		for (i = 0; i < n; i++) {
+			struct gpudp_flow_key k;
+			struct gpudp_flow_slot *s;
+
+			memset(&k, 0, sizeof(k));
+			k.proto = 17;
+			k.port[0] = (uint16_t)i;
+			k.port[1] = (uint16_t)round;
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			s = gpudp_flow_lookup_insert(ref, N - 1, &k,
+						     (uint32_t)(x % homes) * (N / homes));
+			GPUDP_TEST_ASSERT(s != NULL, "insert %u", i);
+			s->last_ts = i;
+			if (x % 5 < 2)
+				s->state = GPUDP_FLOW_DEAD;
+		}
+		memcpy(t, ref, sizeof(t));
+		gpudp_flow_mark_chunk(ref, N - 1, 1, 0);
+		gpudp_flow_reclaim_chunk(ref, N - 1, 1, 0);
+		for (c = 0; c < CHUNKS; c++) {
+			order[c] = c;
+			gpudp_flow_mark_chunk(t, N - 1, CHUNKS, c);
+		}
+		for (c = CHUNKS - 1; c > 0; c--) {
+			uint32_t j = (uint32_t)(x >> 7) % (c + 1), tmp = order[c];
+
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			order[c] = order[j];
+			order[j] = tmp;
+		}
+		for (c = 0; c < CHUNKS; c++)
+			gpudp_flow_reclaim_chunk(t, N - 1, CHUNKS, order[c]);
+		GPUDP_TEST_ASSERT(memcmp(t, ref, sizeof(t)) == 0,
+				  "round %u: the chunks' table differs from one pass's", round);
+		for (i = 0; i < N; i++) {
+			int claimed = 0;
+
+			GPUDP_TEST_ASSERT(t[i].pad == 0 && t[i].state != GPUDP_FLOW_DEAD,
+					  "round %u slot %u: mark %#x, state %u", round, i, t[i].pad,
+					  t[i].state);
+			if (t[i].state == GPUDP_FLOW_READY)
+				GPUDP_TEST_ASSERT(gpudp_an_slot_find((uint8_t *)t, sizeof(t[0]), N - 1,
+								     &t[i].key, t[i].hash,
+								     &claimed) ==
+						  (uint8_t *)&t[i] && !claimed,
+						  "round %u: the flow in slot %u is not found from "
+						  "its home %u", round, i, t[i].hash);
+		}
+	}
+	return GPUDP_TEST_PASS;
+}
+
 static const struct gpudp_test_case cases[] = {
 	{ "idle_and_forced_end", idle_and_forced_end },
 	{ "active_timeout_splits_a_long_flow", active_timeout_splits_a_long_flow },
@@ -332,6 +404,8 @@ static const struct gpudp_test_case cases[] = {
 	{ "vlan_tos_and_icmp_in_records", vlan_tos_and_icmp_in_records },
 	{ "room_made_and_every_packet_in_one_record", room_made_and_every_packet_in_one_record },
 	{ "churn_keeps_every_packet_in_its_flow", churn_keeps_every_packet_in_its_flow },
+	{ "reclaim_in_chunks_any_order_equals_one_pass",
+	  reclaim_in_chunks_any_order_equals_one_pass },
 	{ NULL, NULL },
 };
 
