@@ -137,8 +137,6 @@ gpudp_an_work_scan(struct gpudp_work_pkt *p, const struct gpudp_an_work_params *
 		gpudp_flow_mark_chunk(t, pr->flow_mask, x->chunks, p->index);
 	else if (x->op == GPUDP_FLOW_SCAN_RECLAIM)
 		gpudp_flow_reclaim_chunk(t, pr->flow_mask, x->chunks, p->index);
-	else if (x->op == GPUDP_FLOW_SCAN_COUNT)
-		gpudp_flow_count_chunk(t, pr->flow_mask, x->chunks, ex, p->index);
 	return GPUDP_WORK_PASS;
 }
 

@@ -176,16 +176,6 @@ export_out(struct gpudp_flow_life_state *l, const struct gpudp_flow_export *ex)
 }
 
 uint32_t
-gpudp_flow_table_used(const struct gpudp_flow_slot *flows, uint32_t mask)
-{
-	uint32_t i, n = 0;
-
-	for (i = 0; i <= mask; i++)
-		n += flows[i].state != GPUDP_FLOW_EMPTY;
-	return n;
-}
-
-uint32_t
 gpudp_flow_evict_bucket(const struct gpudp_flow_export *ex, uint32_t capacity)
 {
 	uint32_t b = GPUDP_FLOW_AGE_BUCKETS, sum = 0;
@@ -209,6 +199,8 @@ look(struct gpudp_analysis *a, struct gpudp_flow_scan *x)
 	x->op = GPUDP_FLOW_SCAN_END;
 	gpudp_flow_scan_chunk(a->flows, a->flow_mask, x, l->ex, 0);
 	export_out(l, l->ex);
+	if (l->ex->count == 0)
+		return;   /* no flow ended: no dead slot */
 	gpudp_flow_mark_chunk(a->flows, a->flow_mask, 1, 0);
 	gpudp_flow_reclaim_chunk(a->flows, a->flow_mask, 1, 0);
 }
@@ -231,14 +223,15 @@ scan(struct gpudp_analysis *a, uint64_t now, int force, uint32_t next)
 	};
 
 	look(a, &x);
-	used = gpudp_flow_table_used(a->flows, a->flow_mask);
+	/* dead slots reclaimed: the slots in use hold the flows left */
+	used = l->ex->live;
 	if (!force && gpudp_flow_room_short(used, next, cap)) {
 		x.evict_bucket = gpudp_flow_evict_bucket(l->ex, cap);
 		if (x.evict_bucket != GPUDP_FLOW_NO_EVICT) {
 			look(a, &x);
 			l->st.evictions++;
 		}
-		used = gpudp_flow_table_used(a->flows, a->flow_mask);
+		used = l->ex->live;
 	}
 	l->st.scans++;
 	l->st.in_use = used;

@@ -30,11 +30,9 @@ extern "C" {
 #define GPUDP_FLOW_SCAN_END 1u
 /** gpudp_flow_scan.op: the runs of slots in use lose their dead slots. */
 #define GPUDP_FLOW_SCAN_RECLAIM 2u
-/** gpudp_flow_scan.op: count the slots in use (gpudp_flow_export.used). */
-#define GPUDP_FLOW_SCAN_COUNT 3u
 /** gpudp_flow_scan.op: mark where the runs of slots in use start, before
  *  GPUDP_FLOW_SCAN_RECLAIM (which makes EMPTY slots as it goes). */
-#define GPUDP_FLOW_SCAN_MARK 4u
+#define GPUDP_FLOW_SCAN_MARK 3u
 /** gpudp_flow_slot.pad of an EMPTY slot that a run of slots in use follows,
  *  from GPUDP_FLOW_SCAN_MARK to GPUDP_FLOW_SCAN_RECLAIM (else pad is 0). */
 #define GPUDP_FLOW_RUN_START 0x72756e73u
@@ -46,7 +44,7 @@ extern "C" {
 /** One look at the table: what a scan pseudo-packet's bytes hold (48 bytes). */
 struct gpudp_flow_scan {
 	uint32_t magic;        /**< GPUDP_FLOW_SCAN_MAGIC */
-	uint32_t op;           /**< GPUDP_FLOW_SCAN_END, _MARK, _RECLAIM or _COUNT */
+	uint32_t op;           /**< GPUDP_FLOW_SCAN_END, _MARK or _RECLAIM */
 	uint32_t force;        /**< 1: every flow ends (forced end) */
 	uint32_t chunks;       /**< the table is cut into this many chunks (a power of two) */
 	uint64_t now;          /**< the packets' time: newest timestamp seen, ns */
@@ -68,8 +66,7 @@ struct gpudp_flow_export {
 	uint32_t overflow;     /**< a flow due found no room: it is left as it was,
 				*   for the next look */
 	uint32_t live;         /**< live flows left */
-	uint32_t used;         /**< slots not EMPTY (GPUDP_FLOW_SCAN_COUNT) */
-	uint32_t pad;
+	uint32_t pad[2];
 	uint32_t age_hist[GPUDP_FLOW_AGE_BUCKETS]; /**< live flows left, by age bucket */
 	struct gpudp_flow_slot slot[]; /**< the ended flows' slots, pad: end reason */
 };
@@ -269,19 +266,6 @@ gpudp_flow_reclaim_chunk(struct gpudp_flow_slot *t, uint32_t mask, uint32_t chun
 		}
 }
 
-/** Chunk @p chunk of the table: its slots not EMPTY added to @p ex->used. */
-GPUDP_AN_HD void
-gpudp_flow_count_chunk(const struct gpudp_flow_slot *t, uint32_t mask, uint32_t chunks,
-		       struct gpudp_flow_export *ex, uint32_t chunk)
-{
-	uint32_t per = (mask + 1) / chunks, i, n = 0;
-
-	for (i = chunk * per; i < (chunk + 1) * per; i++)
-		n += t[i].state != GPUDP_FLOW_EMPTY;
-	if (n != 0)
-		GPUDP_AN_ADD32(&ex->used, n);
-}
-
 #ifndef __CUDACC__
 /**
  * Whether a table of @p capacity slots, @p used of them in use (flows and
@@ -329,8 +313,6 @@ void gpudp_flow_export_records(const struct gpudp_flow_slot *slots, uint32_t n, 
 			       gpudp_flow_export_fn *fn, void *arg,
 			       struct gpudp_flow_life_stats *st);
 
-/** Slots of the table (@p mask + 1 of them) not EMPTY: flows and dead slots. */
-uint32_t gpudp_flow_table_used(const struct gpudp_flow_slot *flows, uint32_t mask);
 
 #endif
 

@@ -79,17 +79,6 @@ pseudo_burst(struct gpudp_cap_engine *e, uint32_t op, uint32_t force, uint32_t e
 	return 0;
 }
 
-/* the export area's header into @p h, then reset */
-static int
-hdr_take(struct gpudp_cap_engine *e, struct gpudp_flow_export *h)
-{
-	struct gpu_priv *p = e->priv;
-
-	if (gpudp_handoff_state_read(p->ho, GPUDP_AN_STATE_EXPORT, 0, h, HDR_BYTES) != 0)
-		return gpu_fail(e, "the flow monitor's export area");
-	return hdr_reset(e);
-}
-
 /* a look: the flows due end on the GPU, their slots read in one go, their records out */
 static int
 look(struct gpudp_cap_engine *e, uint32_t force, uint32_t evict, struct gpudp_flow_export *h)
@@ -120,24 +109,12 @@ look(struct gpudp_cap_engine *e, uint32_t force, uint32_t evict, struct gpudp_fl
 			return gpu_fail(e, "the flow monitor's ended flows");
 	}
 	rc = hdr_reset(e);
-	/* every run's start marked before any run is compacted */
-	if (rc == 0)
+	/* dead slots, only where flows ended: every run's start marked before
+	 * any run is compacted */
+	if (rc == 0 && n > 0)
 		rc = pseudo_burst(e, GPUDP_FLOW_SCAN_MARK, 0, GPUDP_FLOW_NO_EVICT);
-	if (rc == 0)
+	if (rc == 0 && n > 0)
 		rc = pseudo_burst(e, GPUDP_FLOW_SCAN_RECLAIM, 0, GPUDP_FLOW_NO_EVICT);
-	return rc;
-}
-
-/* slots in use (flows and dead slots), counted on the GPU */
-static int
-used_slots(struct gpudp_cap_engine *e, uint32_t *used)
-{
-	struct gpudp_flow_export h;
-	int rc = pseudo_burst(e, GPUDP_FLOW_SCAN_COUNT, 0, GPUDP_FLOW_NO_EVICT);
-
-	if (rc == 0)
-		rc = hdr_take(e, &h);
-	*used = h.used;
 	return rc;
 }
 
@@ -154,18 +131,18 @@ scan(struct gpudp_cap_engine *e, uint32_t force, uint32_t next)
 	struct gpudp_flow_export h;
 	int rc = gpudp_cap_engine_flush(e);
 
+	/* after a look every slot in use holds a live flow (the dead ones
+	 * were reclaimed): the slots in use are the flows it left */
 	if (rc == 0)
 		rc = look(e, force, GPUDP_FLOW_NO_EVICT, &h);
-	if (rc == 0)
-		rc = used_slots(e, &used);
+	used = h.live;
 	if (rc == 0 && !force && gpudp_flow_room_short(used, next, cap)) {
 		b = gpudp_flow_evict_bucket(&h, cap);
 		if (b != GPUDP_FLOW_NO_EVICT) {
 			rc = look(e, 0, b, &h);
 			p->fl.st.evictions++;
+			used = h.live;
 		}
-		if (rc == 0)
-			rc = used_slots(e, &used);
 	}
 	p->fl.st.scans++;
 	p->fl.st.in_use = used;

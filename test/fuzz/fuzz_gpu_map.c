@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_oracle.h"
 #include "gpudp_mem.h"
 #include "gpudp_mem_pvt.h"
 
@@ -57,23 +58,6 @@ gpudp_mem_pci_path(const char *pci, char *out)
 
 #define MAX_PORTS 1024u
 
-/* [s, s + n) as a decimal number, saturated at ULLONG_MAX; -1 not one */
-static int
-number(const char *s, size_t n, unsigned long long *v)
-{
-	size_t i;
-
-	*v = 0;
-	if (n == 0)
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		*v = *v > (ULLONG_MAX - 9) / 10 ? ULLONG_MAX : *v * 10 + (unsigned int)(s[i] - '0');
-	}
-	return 0;
-}
-
 /* the oracle: 0 and @p map, or -EINVAL */
 static int
 oracle(const char *s, unsigned int n_ports, unsigned int n_gpus, int *map)
@@ -90,8 +74,8 @@ oracle(const char *s, unsigned int n_ports, unsigned int n_gpus, int *map)
 	for (;;) {
 		n = strcspn(e, ",");
 		colon = memchr(e, ':', n);
-		if (colon == NULL || number(e, (size_t)(colon - e), &port) != 0 ||
-		    number(colon + 1, n - (size_t)(colon + 1 - e), &gpu) != 0 ||
+		if (colon == NULL || fuzz_decimal(e, (size_t)(colon - e), &port) != 0 ||
+		    fuzz_decimal(colon + 1, n - (size_t)(colon + 1 - e), &gpu) != 0 ||
 		    port >= n_ports || gpu >= n_gpus || map[port] >= 0)
 			return -EINVAL;
 		map[port] = (int)gpu;
