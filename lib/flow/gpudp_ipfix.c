@@ -5,7 +5,7 @@
  *
  * Each target builds its own message (struct ipfix_msg); ship() hands a
  * finished one to the transport. TCP messages go through a queue (a
- * linear buffer emptied from its head into the socket by tcp_pump(), and
+ * linear buffer emptied from its head into the socket by ipfix_tcp_pump(), and
  * a ring of the messages' lengths and record counts, so that a message
  * counts as sent once its last byte is in the socket).
  */
@@ -22,51 +22,6 @@
 
 #include "gpudp_errf.h"
 #include "gpudp_ipfix_pvt.h"
-
-#define NS_PER_MS 1000000ull
-#define NS_PER_S 1000000000ull
-
-/* a message waiting in a TCP queue */
-struct qmsg {
-	uint32_t len;
-	uint32_t nrec;
-	bool templates;
-};
-
-struct ipfix_tgt {
-	enum gpudp_ipfix_transport kind;
-	char name[GPUDP_IPFIX_NAME_MAX];
-	int fd;
-	struct sockaddr_storage addr;
-	socklen_t addrlen;
-	bool datagram;            /* templates refreshed (UDP, datagram sinks) */
-	struct ipfix_msg m;
-	uint32_t seq;             /* data records of the session's earlier messages */
-	bool tmpl_due;            /* the next message opens with the templates */
-	uint64_t tmpl_ns;         /* when they were last sent (timer clock) */
-	uint32_t msgs_since_tmpl; /* messages since */
-	/* TCP */
-	enum gpudp_ipfix_state state;
-	uint8_t *q;               /* queue: bytes qhead..qtail wait */
-	uint32_t qcap, qhead, qtail;
-	struct qmsg *qm;          /* ring of the queued messages */
-	uint32_t qmcap, qmhead, qmn;
-	uint32_t qsent;           /* bytes of the first queued message already sent */
-	uint64_t next_connect_ns;
-	uint32_t backoff_ms;
-	uint64_t up_ns;           /* when the connection came up */
-	/* SINK */
-	gpudp_ipfix_sink_fn fn;
-	void *arg;
-	struct gpudp_ipfix_stats st;
-};
-
-struct gpudp_ipfix {
-	struct gpudp_ipfix_config cfg;
-	struct ipfix_templates tmpl;
-	struct ipfix_tgt *t[GPUDP_IPFIX_MAX_TARGETS];
-	unsigned int n;
-};
 
 /* ------------------------------------------------------------ clocks */
 
@@ -200,8 +155,6 @@ tgt_alloc_msg(struct gpudp_ipfix *x, struct ipfix_tgt *t)
 	return t->m.buf != NULL ? 0 : -ENOMEM;
 }
 
-static void tcp_connect(struct gpudp_ipfix *x, struct ipfix_tgt *t, uint64_t now);
-
 int
 gpudp_ipfix_add_target(struct gpudp_ipfix *x, const struct gpudp_ipfix_target *tg,
 		       char *err, size_t errlen)
@@ -249,7 +202,7 @@ gpudp_ipfix_add_target(struct gpudp_ipfix *x, const struct gpudp_ipfix_target *t
 		t->qm = malloc(t->qmcap * sizeof(*t->qm));
 		if (t->q == NULL || t->qm == NULL)
 			goto nomem;
-		tcp_connect(x, t, timer_ns(x));
+		ipfix_tcp_connect(x, t, timer_ns(x));
 		break;
 	default:
 		t->fd = open(tg->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -319,182 +272,6 @@ gpudp_ipfix_stats_get(const struct gpudp_ipfix *x, unsigned int idx, struct gpud
 	return 0;
 }
 
-/* ------------------------------------------------------------ TCP */
-
-static void
-count_error(struct ipfix_tgt *t, int e)
-{
-	t->st.errors++;
-	t->st.last_error = e;
-}
-
-/* The connection is gone (or never came): drop what waits, wait, retry. */
-static void
-tcp_fail(struct gpudp_ipfix *x, struct ipfix_tgt *t, int e, uint64_t now)
-{
-	uint32_t i;
-
-	count_error(t, e);
-	if (t->fd >= 0)
-		close(t->fd);
-	t->fd = -1;
-	for (i = 0; i < t->qmn; i++)
-		t->st.dropped += t->qm[(t->qmhead + i) % t->qmcap].nrec;
-	t->st.dropped += t->m.nrec;
-	t->m.len = 0;
-	t->m.nrec = 0;
-	t->qhead = t->qtail = t->qsent = 0;
-	t->qmhead = t->qmn = 0;
-	t->state = GPUDP_IPFIX_STATE_DOWN;
-	t->next_connect_ns = now + (uint64_t)t->backoff_ms * NS_PER_MS;
-	t->backoff_ms = t->backoff_ms > x->cfg.reconnect_max_ms / 2 ?
-		x->cfg.reconnect_max_ms : t->backoff_ms * 2;
-}
-
-/* A new connection, a new session: sequence 0, templates first. */
-static void
-tcp_connect(struct gpudp_ipfix *x, struct ipfix_tgt *t, uint64_t now)
-{
-	int fd, one;
-
-	t->seq = 0;
-	t->tmpl_due = true;
-	t->msgs_since_tmpl = 0;
-	fd = socket(t->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		tcp_fail(x, t, errno, now);
-		return;
-	}
-	t->fd = fd;
-	if (x->cfg.tcp_sndbuf != 0) {
-		one = (int)x->cfg.tcp_sndbuf;
-		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &one, sizeof(one));
-	}
-	if (connect(fd, (const struct sockaddr *)&t->addr, t->addrlen) == 0) {
-		t->state = GPUDP_IPFIX_STATE_UP;
-		t->st.connects++;
-		t->up_ns = now;
-	} else if (errno == EINPROGRESS) {
-		t->state = GPUDP_IPFIX_STATE_CONNECTING;
-	} else {
-		tcp_fail(x, t, errno, now);
-	}
-}
-
-/* Count the queued messages whose last byte just went. */
-static void
-tcp_sent(struct ipfix_tgt *t, uint32_t n)
-{
-	t->qhead += n;
-	t->qsent += n;
-	t->st.bytes += n;
-	while (t->qmn > 0 && t->qsent >= t->qm[t->qmhead].len) {
-		const struct qmsg *q = &t->qm[t->qmhead];
-
-		t->qsent -= q->len;
-		t->st.messages++;
-		t->st.records += q->nrec;
-		if (q->templates)
-			t->st.template_msgs++;
-		t->qmhead = (t->qmhead + 1) % t->qmcap;
-		t->qmn--;
-	}
-	if (t->qhead == t->qtail)
-		t->qhead = t->qtail = 0;
-}
-
-/* Connect progress, then the queue into the socket; never waits. */
-static void
-tcp_pump(struct gpudp_ipfix *x, struct ipfix_tgt *t, uint64_t now)
-{
-	if (t->state == GPUDP_IPFIX_STATE_DOWN) {
-		if (now >= t->next_connect_ns)
-			tcp_connect(x, t, now);
-		if (t->state == GPUDP_IPFIX_STATE_DOWN)
-			return;
-	}
-	if (t->state == GPUDP_IPFIX_STATE_CONNECTING) {
-		struct pollfd p = { .fd = t->fd, .events = POLLOUT };
-		int e = 0;
-		socklen_t el = sizeof(e);
-
-		if (poll(&p, 1, 0) <= 0)
-			return;
-		if (getsockopt(t->fd, SOL_SOCKET, SO_ERROR, &e, &el) != 0)
-			e = errno;
-		if (e != 0) {
-			tcp_fail(x, t, e, now);
-			return;
-		}
-		t->state = GPUDP_IPFIX_STATE_UP;
-		t->st.connects++;
-		t->up_ns = now;
-	}
-	if (now - t->up_ns >= (uint64_t)x->cfg.reconnect_max_ms * NS_PER_MS)
-		t->backoff_ms = x->cfg.reconnect_min_ms;
-	while (t->qhead < t->qtail) {
-		ssize_t n = send(t->fd, t->q + t->qhead, t->qtail - t->qhead,
-				 MSG_DONTWAIT | MSG_NOSIGNAL);
-
-		if (n > 0) {
-			tcp_sent(t, (uint32_t)n);
-		} else if (n < 0 && errno == EINTR) {
-			continue;
-		} else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			break;
-		} else {
-			tcp_fail(x, t, n < 0 ? errno : EPIPE, now);
-			return;
-		}
-	}
-}
-
-/* A collector sends nothing: readable means closed (or reset). */
-static void
-tcp_check_peer(struct gpudp_ipfix *x, struct ipfix_tgt *t, uint64_t now)
-{
-	uint8_t buf[256];
-	ssize_t n;
-
-	if (t->state != GPUDP_IPFIX_STATE_UP)
-		return;
-	do
-		n = recv(t->fd, buf, sizeof(buf), MSG_DONTWAIT);
-	while (n > 0);
-	if (n == 0)
-		tcp_fail(x, t, EPIPE, now);
-	else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-		tcp_fail(x, t, errno, now);
-}
-
-static bool
-tcp_enqueue(struct gpudp_ipfix *x, struct ipfix_tgt *t, uint64_t now)
-{
-	const struct ipfix_msg *m = &t->m;
-	struct qmsg *q;
-
-	if (t->qmn == t->qmcap || t->qcap - (t->qtail - t->qhead) < m->len) {
-		tcp_pump(x, t, now);
-		if (t->state == GPUDP_IPFIX_STATE_DOWN)
-			return false;
-		if (t->qmn == t->qmcap || t->qcap - (t->qtail - t->qhead) < m->len)
-			return false;
-	}
-	if (t->qtail + m->len > t->qcap) {
-		memmove(t->q, t->q + t->qhead, t->qtail - t->qhead);
-		t->qtail -= t->qhead;
-		t->qhead = 0;
-	}
-	memcpy(t->q + t->qtail, m->buf, m->len);
-	t->qtail += m->len;
-	q = &t->qm[(t->qmhead + t->qmn) % t->qmcap];
-	q->len = m->len;
-	q->nrec = m->nrec;
-	q->templates = m->templates;
-	t->qmn++;
-	return true;
-}
-
 /* ------------------------------------------------------------ messages */
 
 static int
@@ -534,7 +311,7 @@ ship(struct gpudp_ipfix *x, struct ipfix_tgt *t, uint64_t now)
 		n = send(t->fd, m->buf, m->len, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (n < 0 && errno == ECONNREFUSED) {
 			/* an earlier datagram's ICMP error: this one was not sent */
-			count_error(t, ECONNREFUSED);
+			ipfix_count_error(t, ECONNREFUSED);
 			n = send(t->fd, m->buf, m->len, MSG_DONTWAIT | MSG_NOSIGNAL);
 		}
 		if (n != (ssize_t)m->len)
@@ -547,20 +324,20 @@ ship(struct gpudp_ipfix *x, struct ipfix_tgt *t, uint64_t now)
 		e = -t->fn(t->arg, m->buf, m->len);
 		break;
 	default:
-		ok = tcp_enqueue(x, t, now);
+		ok = ipfix_tcp_enqueue(x, t, now);
 		advance = ok;
 		break;
 	}
 	if (e != 0) {
 		ok = false;
-		count_error(t, e);
+		ipfix_count_error(t, e);
 	}
 	if (advance)
 		t->seq += m->nrec;
 	if (!ok) {
 		if (t->state != GPUDP_IPFIX_STATE_DOWN)
 			t->st.dropped += m->nrec;
-		/* tcp_fail() counted them */
+		/* ipfix_tcp_fail() counted them */
 		if (m->templates)
 			t->tmpl_due = true;
 	} else {
@@ -673,7 +450,7 @@ tick(struct gpudp_ipfix *x, uint64_t now)
 		if (delay != 0 && t->m.len != 0 && now - t->m.opened_ns >= delay)
 			ship(x, t, now);
 		if (t->kind == GPUDP_IPFIX_TCP)
-			tcp_pump(x, t, now);
+			ipfix_tcp_pump(x, t, now);
 	}
 }
 
@@ -701,7 +478,7 @@ gpudp_ipfix_export(struct gpudp_ipfix *x, const struct gpudp_flow_rec *recs, siz
 	}
 	for (i = 0; i < x->n; i++)
 		if (x->t[i]->kind == GPUDP_IPFIX_TCP)
-			tcp_pump(x, x->t[i], now);
+			ipfix_tcp_pump(x, x->t[i], now);
 }
 
 void
@@ -714,7 +491,7 @@ gpudp_ipfix_poll(struct gpudp_ipfix *x)
 		struct ipfix_tgt *t = x->t[i];
 
 		if (t->kind == GPUDP_IPFIX_TCP)
-			tcp_check_peer(x, t, now);
+			ipfix_tcp_check_peer(x, t, now);
 		if (t->datagram && t->m.len == 0 && templates_due(x, t, now)) {
 			open_msg(x, t, now);
 			ship(x, t, now);
@@ -735,8 +512,8 @@ gpudp_ipfix_flush(struct gpudp_ipfix *x)
 
 		ship(x, t, now);
 		if (t->kind == GPUDP_IPFIX_TCP) {
-			tcp_check_peer(x, t, now);
-			tcp_pump(x, t, now);
+			ipfix_tcp_check_peer(x, t, now);
+			ipfix_tcp_pump(x, t, now);
 			if (t->qtail != t->qhead)
 				rc = -EAGAIN;
 		}
@@ -761,7 +538,7 @@ gpudp_ipfix_drain(struct gpudp_ipfix *x, unsigned int timeout_ms)
 
 			if (t->kind != GPUDP_IPFIX_TCP)
 				continue;
-			tcp_pump(x, t, now);
+			ipfix_tcp_pump(x, t, now);
 			if (t->qtail != t->qhead && t->fd >= 0) {
 				p[np].fd = t->fd;
 				p[np].events = POLLOUT;

@@ -119,4 +119,64 @@ ipfix_msg_seal(struct ipfix_msg *m, uint32_t export_s, uint32_t seq, uint32_t do
 unsigned int ipfix_msg_add_templates(struct ipfix_msg *m, const struct ipfix_templates *t,
 				     unsigned int first);
 
+/* ---- the exporter's state (gpudp_ipfix.c, gpudp_ipfix_tcp.c) ---- */
+
+#define NS_PER_MS 1000000ull
+#define NS_PER_S 1000000000ull
+
+/* a message waiting in a TCP queue */
+struct qmsg {
+	uint32_t len;
+	uint32_t nrec;
+	bool templates;
+};
+
+struct ipfix_tgt {
+	enum gpudp_ipfix_transport kind;
+	char name[GPUDP_IPFIX_NAME_MAX];
+	int fd;
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	bool datagram;            /* templates refreshed (UDP, datagram sinks) */
+	struct ipfix_msg m;
+	uint32_t seq;             /* data records of the session's earlier messages */
+	bool tmpl_due;            /* the next message opens with the templates */
+	uint64_t tmpl_ns;         /* when they were last sent (timer clock) */
+	uint32_t msgs_since_tmpl; /* messages since */
+	/* TCP */
+	enum gpudp_ipfix_state state;
+	uint8_t *q;               /* queue: bytes qhead..qtail wait */
+	uint32_t qcap, qhead, qtail;
+	struct qmsg *qm;          /* ring of the queued messages */
+	uint32_t qmcap, qmhead, qmn;
+	uint32_t qsent;           /* bytes of the first queued message already sent */
+	uint64_t next_connect_ns;
+	uint32_t backoff_ms;
+	uint64_t up_ns;           /* when the connection came up */
+	/* SINK */
+	gpudp_ipfix_sink_fn fn;
+	void *arg;
+	struct gpudp_ipfix_stats st;
+};
+
+struct gpudp_ipfix {
+	struct gpudp_ipfix_config cfg;
+	struct ipfix_templates tmpl;
+	struct ipfix_tgt *t[GPUDP_IPFIX_MAX_TARGETS];
+	unsigned int n;
+};
+
+/* the exporter's clock (the configuration's, or CLOCK_MONOTONIC), ns */
+uint64_t ipfix_timer_ns(const struct gpudp_ipfix *x);
+/* an error of target @p t counted, @p e kept as its last */
+void ipfix_count_error(struct ipfix_tgt *t, int e);
+/* TCP: a new connection (a new session: sequence 0, templates first) */
+void ipfix_tcp_connect(struct gpudp_ipfix *x, struct ipfix_tgt *t, uint64_t now);
+/* TCP: connect progress, then the queue into the socket; never waits */
+void ipfix_tcp_pump(struct gpudp_ipfix *x, struct ipfix_tgt *t, uint64_t now);
+/* TCP: the collector closed (it sends nothing: readable means closed) */
+void ipfix_tcp_check_peer(struct gpudp_ipfix *x, struct ipfix_tgt *t, uint64_t now);
+/* TCP: the sealed message into the queue; false: dropped, counted */
+bool ipfix_tcp_enqueue(struct gpudp_ipfix *x, struct ipfix_tgt *t, uint64_t now);
+
 #endif /* GPUDP_IPFIX_PVT_H */
