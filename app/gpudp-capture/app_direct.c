@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "app_metrics.h"
 #include "cap_app.h"
 #include "gpudp_cap_reader.h"
 #include "gpudp_capfile.h"
@@ -198,6 +199,7 @@ app_run_direct(struct cap_app *app)
 			break;
 		rc = run_file(app, &app->files[i], limit != 0 ? limit - app->rx_total : 0, &st);
 		add_stats(app, &st);
+		app_metrics_live(app);
 		secs += st.seconds;
 	}
 	if (rc != 0)

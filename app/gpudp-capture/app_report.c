@@ -13,6 +13,7 @@
 
 #include <gpudp_mem.h>
 
+#include "app_metrics.h"
 #include "cap_app.h"
 #include "report.h"
 
@@ -178,6 +179,7 @@ app_report(struct cap_app *app, double elapsed, int final)
 		return rc;
 	}
 	port_stats(app, ports, &r);
+	app_metrics_report(app, &r);
 	/* --flow-log -: standard output is the flow log's alone */
 	if (!app->conf.quiet)
 		cap_report_table(app->conf.flow_log != NULL &&

@@ -20,6 +20,7 @@
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 
+#include "app_metrics.h"
 #include "cap_app.h"
 #include "gpudp_app_mbuf.h"
 
@@ -351,6 +352,7 @@ rx_periodic(struct cap_app *app, struct rx_loop *l)
 {
 	const struct cap_conf *c = &app->conf;
 
+	app_metrics_live(app);
 	if (c->progress_s > 0 && !app->any_live && l->now >= l->next_progress) {
 		double el = (double)(l->now - l->start) / l->hz;
 

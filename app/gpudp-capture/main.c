@@ -29,6 +29,7 @@
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 
+#include "app_metrics.h"
 #include "cap_app.h"
 #include "gpudp_app.h"
 #include "gpudp_app_gpu.h"
@@ -278,6 +279,8 @@ capture_direct(struct cap_app *app)
 		return ret;
 	app_describe_files(app);
 	ret = open_outputs(app);
+	if (ret == 0)
+		ret = app_metrics_start(app);
 	if (ret != 0)
 		return ret;
 	CAP_LOG(INFO, "analysing on %s with %u thread%s, direct reader (no PMD); capture file "
@@ -320,6 +323,8 @@ capture(struct cap_app *app)
 	    app_map_for_cpu(app) != 0)
 		return GPUDP_EXIT_FAILURE;
 	ret = open_outputs(app);
+	if (ret == 0)
+		ret = app_metrics_start(app);
 	if (ret != 0)
 		return ret;
 	if (app_n_engines(app) > 1)
@@ -343,6 +348,7 @@ teardown(struct cap_app *app, int rc)
 {
 	unsigned int i;
 
+	app_metrics_stop(app);
 	app_destroy_gpu_engines(app);
 	gpudp_cap_engine_destroy(&app->eng);
 	if (app_flows_close(app) != 0)

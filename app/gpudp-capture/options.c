@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <gpudp_app_gpu.h>
+#include <gpudp_metrics.h>
 #include <gpudp_opt.h>
 
 #include "options.h"
@@ -17,7 +18,7 @@ enum {
 	OPT_RXD, OPT_TOP, OPT_PERIOD, OPT_PROGRESS, OPT_IDLE_MS, OPT_MAX_PACKETS,
 	OPT_DURATION, OPT_QUIET, OPT_VERIFY, OPT_PCAP, OPT_MEM, OPT_PIN, OPT_ENGINE, OPT_HELP,
 	OPT_MATCH, OPT_MATCH_SCOPE, OPT_READER, OPT_THREADS, OPT_GPU_MAP,
-	OPT_FILTER_OUT_ROTATE,
+	OPT_FILTER_OUT_ROTATE, OPT_METRICS, OPT_METRICS_LINGER,
 };
 
 static const struct option long_opts[] = {
@@ -53,6 +54,8 @@ static const struct option long_opts[] = {
 	{ "mem", required_argument, NULL, OPT_MEM },
 	{ "pin", required_argument, NULL, OPT_PIN },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
+	{ "metrics", required_argument, NULL, OPT_METRICS },
+	{ "metrics-linger", required_argument, NULL, OPT_METRICS_LINGER },
 	CAP_FLOW_LONG_OPTS,
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -133,11 +136,33 @@ cap_conf_usage(FILE *f, const char *prog)
 "  --period S          live ports: report every S seconds, 0 = off (default: 10)\n"
 "  --progress S        capture files: progress line every S seconds, 0 = off (default: 1)\n"
 "  --quiet             no report table on stdout (default: off)\n"
+"  --metrics [HOST:]PORT\n"
+"                      serve Prometheus metrics at http://HOST:PORT/metrics\n"
+"                      (doc/metrics.md); HOST an IPv4 address, localhost, * (every\n"
+"                      address) or [IPv6]; PORT alone: the loopback (default: none)\n"
+"  --metrics-linger SEC\n"
+"                      after the run, keep serving the final values for SEC s,\n"
+"                      0..3600, so that a last scrape gets them (default: 0)\n"
 "  --help              this text\n", prog, (unsigned int)CAP_MAX_DATA_ROOM);
 	cap_flow_usage(f);
 }
 
 #define PROG "gpudp-capture"
+
+static int
+metrics_arg(struct cap_conf *c, const char *v)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char err[160];
+
+	/* the parser's message is "'V': why" */
+	if (gpudp_metrics_parse_listen(v, &ss, &len, err, sizeof(err)) != 0)
+		return gpudp_opt_bad(PROG, "metrics", v, strlen(err) > strlen(v) + 4 ?
+				     err + strlen(v) + 4 : err);
+	c->metrics = v;
+	return 0;
+}
 
 const char *
 cap_conf_mem_name(enum cap_conf_mem m)
@@ -349,6 +374,9 @@ value_option(struct cap_conf *c, int o, const char *v)
 	case OPT_RXD: return u32_arg("rxd", v, 32, 32768, &c->rxd);
 	case OPT_TOP: return u32_arg("top", v, 1, 100000, &c->top);
 	case OPT_PERIOD: return secs_arg("period", v, &c->period_s);
+	case OPT_METRICS: return metrics_arg(c, v);
+	case OPT_METRICS_LINGER:
+		return gpudp_opt_u64(PROG, "metrics-linger", v, 0, 3600, &c->metrics_linger_s);
 	case OPT_PROGRESS: return secs_arg("progress", v, &c->progress_s);
 	case OPT_IDLE_MS: return u32_arg("idle-ms", v, 1, 3600000, &c->idle_ms);
 	case OPT_MAX_PACKETS: return u64_arg("max-packets", v, 0, UINT64_MAX, &c->max_packets);

@@ -108,6 +108,8 @@ struct cap_conf {
 	const char *ipfix[CAP_MAX_IPFIX]; /**< --ipfix [udp:|tcp:]HOST:PORT, checked */
 	uint32_t n_ipfix;
 	const char *ipfix_file;   /**< --ipfix-file PATH, or NULL */
+	const char *metrics;      /**< --metrics [HOST:]PORT, or NULL */
+	uint64_t metrics_linger_s; /**< --metrics-linger SEC */
 	uint32_t obs_domain;      /**< --observation-domain */
 	uint32_t ipfix_mtu;       /**< --ipfix-mtu (0: the exporter's default, 1500) */
 	uint64_t idle_timeout_s;  /**< --idle-timeout */

@@ -404,6 +404,14 @@ def options(c):
          "inspection"),
         (["--match", c.path("patterns.txt"), "--filter", "match nosuch"],
          "--filter: bad value 'match nosuch': no pattern of that name"),
+        # --metrics: an address, no name resolved; the linger's range
+        (["--metrics", "host:9100"], "--metrics: bad value 'host:9100' (not an IPv4 "
+         "address, localhost or *)"),
+        (["--metrics", "127.0.0.1:65536"], "--metrics: bad value '127.0.0.1:65536' "
+         "(expected a port 0..65535)"),
+        (["--metrics", "::1:9100"], "--metrics: bad value '::1:9100' (an IPv6 address "
+         "goes in brackets"),
+        (["--metrics-linger", "3601"], "--metrics-linger: bad value '3601'"),
     ]:
         r = c.run(c.path("sample.pcap"), *args)
         c.check("usage_error %s" % " ".join(args), r.returncode == 2 and needle in r.stderr,
@@ -450,7 +458,7 @@ def options(c):
                            "--quiet", "--verify", "--pcap", "--mem", "--pin", "--engine",
                            "--flow-log", "--ipfix", "--ipfix-file", "--observation-domain",
                            "--idle-timeout", "--active-timeout", "--biflow", "--ipfix-mtu",
-                           "--help") if o not in helptext]
+                           "--metrics", "--metrics-linger", "--help") if o not in helptext]
     blocks = []
     for line in helptext.splitlines():
         if line.startswith("  --"):
@@ -460,7 +468,7 @@ def options(c):
     undocumented = [b.split()[0] for b in blocks
                     if b.split()[0] != "--help" and "(default:" not in b]
     c.check("help_lists_every_option_with_its_default", r.returncode == 0 and not missing and
-            not undocumented and len(blocks) == 41, (missing, undocumented, len(blocks)))
+            not undocumented and len(blocks) == 43, (missing, undocumented, len(blocks)))
 
 
 def write_pcap(path, frames, snap=262144):
