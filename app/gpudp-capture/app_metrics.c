@@ -11,11 +11,11 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <rte_cycles.h>
 
 #include <gpudp_app_port_stats.h>
+#include <gpudp_app_metrics.h>
 #include <gpudp_metrics.h>
 
 #include "app_metrics.h"
@@ -342,19 +342,11 @@ app_metrics_start(struct cap_app *app)
 void
 app_metrics_stop(struct cap_app *app)
 {
-	struct gpudp_metrics_stats st;
-	uint64_t i;
-
 	if (M.srv == NULL)
 		return;
 	M.work.running = 0;
 	publish();
-	/* --metrics-linger: the final values stay up for a last scrape */
-	for (i = 0; i < app->conf.metrics_linger_s * 10; i++)
-		usleep(100000);
-	gpudp_metrics_stats_get(M.srv, &st);
-	CAP_LOG(INFO, "metrics: %" PRIu64 " scrapes, %" PRIu64 " not found, %" PRIu64
-		" bad methods", st.scrapes, st.not_found, st.bad_method);
-	gpudp_metrics_stop(M.srv);
+	gpudp_app_metrics_end(M.srv, app->conf.metrics_linger_s, "gpudp-capture",
+			      app->conf.quiet);
 	M.srv = NULL;
 }

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include <gpudp_app_gpu.h>
-#include <gpudp_metrics.h>
+#include <gpudp_app_metrics.h>
 #include <gpudp_opt.h>
 
 #include "options.h"
@@ -152,14 +152,8 @@ cap_conf_usage(FILE *f, const char *prog)
 static int
 metrics_arg(struct cap_conf *c, const char *v)
 {
-	struct sockaddr_storage ss;
-	socklen_t len;
-	char err[160];
-
-	/* the parser's message is "'V': why" */
-	if (gpudp_metrics_parse_listen(v, &ss, &len, err, sizeof(err)) != 0)
-		return gpudp_opt_bad(PROG, "metrics", v, strlen(err) > strlen(v) + 4 ?
-				     err + strlen(v) + 4 : err);
+	if (gpudp_app_metrics_arg(PROG, v) != 0)
+		return -1;
 	c->metrics = v;
 	return 0;
 }

@@ -174,6 +174,12 @@ unsigned int fwd_rx_step(struct fwd_pipe *p);
 /** One tx poll of a pipeline; returns packets transmitted. */
 unsigned int fwd_tx_step(struct fwd_pipe *p);
 
+/* fwd_metrics.c */
+/** --metrics: serve /metrics (the pipelines made). @return 0 or -1 (logged) */
+int fwd_metrics_start(void);
+/** The run is over: --metrics-linger, then stop serving (before the teardown). */
+void fwd_metrics_end(void);
+
 /* fwd_totals.c */
 /** io pipeline @p p: note its ports' byte counters, once the ports have
  *  started and before the lcores run (rx_bytes and tx_bytes count from there). */

@@ -10,6 +10,7 @@
 
 #include <gpudp_app_gpu.h>
 #include <gpudp_app_work.h>
+#include <gpudp_app_metrics.h>
 #include <gpudp_opt.h>
 
 #include "fwd_conf.h"
@@ -20,7 +21,7 @@ enum {
 	OPT_FLUSH_US, OPT_RING, OPT_THREADS, OPT_GRAPH_BATCH, OPT_PERSISTENT_BLOCKS, OPT_GPU_POLL_NS,
 	OPT_RING_FULL, OPT_MBUFS, OPT_DATA_ROOM, OPT_RXD, OPT_TXD, OPT_STATS,
 	OPT_DURATION, OPT_COUNT, OPT_MIN_FORWARDED, OPT_JSON, OPT_CHECK, OPT_QUIET,
-	OPT_HELP,
+	OPT_HELP, OPT_METRICS, OPT_METRICS_LINGER,
 };
 
 static const struct option long_opts[] = {
@@ -55,6 +56,8 @@ static const struct option long_opts[] = {
 	{ "count", required_argument, NULL, OPT_COUNT },
 	{ "min-forwarded", required_argument, NULL, OPT_MIN_FORWARDED },
 	{ "json", required_argument, NULL, OPT_JSON },
+	{ "metrics", required_argument, NULL, OPT_METRICS },
+	{ "metrics-linger", required_argument, NULL, OPT_METRICS_LINGER },
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -129,6 +132,10 @@ fwd_conf_usage(FILE *f, const char *prog)
 "  --count N             stop after N received packets, 0 = no limit (default: 0)\n"
 "  --min-forwarded N     exit 1 if fewer than N packets were transmitted (default: 0)\n"
 "  --json FILE           write the final counters as JSON (default: none)\n"
+"  --metrics [HOST:]PORT serve Prometheus metrics at http://HOST:PORT/metrics\n"
+"                        (doc/metrics.md); PORT alone: the loopback (default: none)\n"
+"  --metrics-linger SEC  after the run, keep serving the final values for SEC s,\n"
+"                        0..3600 (default: 0)\n"
 "  --quiet               no periodic stats lines (default: off)\n"
 "  --check               run the deployment checks (GPU, BAR1, IOMMU, PCIe, pin\n"
 "                        backend, mlx5) for the chosen ports and memory, and exit\n"
@@ -385,6 +392,11 @@ value_option(struct fwd_conf *c, int o, const char *v)
 	case OPT_JSON:
 		c->json = v;
 		return gpudp_opt_out_file(PROG, "json", v);
+	case OPT_METRICS:
+		c->metrics = v;
+		return gpudp_app_metrics_arg(PROG, v);
+	case OPT_METRICS_LINGER:
+		return gpudp_opt_u64(PROG, "metrics-linger", v, 0, 3600, &c->metrics_linger_s);
 	default:
 		break;
 	}

@@ -66,6 +66,8 @@ struct fwd_conf {
 	uint64_t count;             /* stop after this many received packets, 0: no limit */
 	uint64_t min_forwarded;     /* exit 1 if fewer packets were transmitted */
 	const char *json;           /* final counters as JSON, or NULL */
+	const char *metrics;        /* --metrics [HOST:]PORT, or NULL */
+	uint64_t metrics_linger_s;  /* --metrics-linger */
 	int check;                  /* --check: deployment checks, then exit */
 	int quiet;                  /* no periodic stats lines */
 };

@@ -168,6 +168,11 @@ run(void)
 		FWD_LOG(INFO, "%u GPUs: each port's pipelines on its own GPU", fwd_run.nb_gpus);
 	fwd_run.pipes[fwd_run.nb_pipes] = NULL;
 	__atomic_store_n(&fwd_run.nb_ready, fwd_run.nb_pipes, __ATOMIC_RELEASE);
+	if (fwd_metrics_start() != 0) {
+		fwd_quit = 1;
+		fwd_teardown();
+		return GPUDP_EXIT_FAILURE;
+	}
 	fwd_run.run_t0 = gpudp_ho_now_ns();
 	rte_eal_mp_remote_launch(fwd_lcore_main, fwd_run.pipes, SKIP_MAIN);
 	main_loop();
@@ -176,6 +181,7 @@ run(void)
 	rc = final_verdict();
 	if (ret != 0)
 		rc = GPUDP_EXIT_FAILURE;
+	fwd_metrics_end();
 	fwd_teardown();
 	return rc;
 }

@@ -317,6 +317,12 @@ void gpudp_ho_hist_add(struct gpudp_ho_hist *h, uint64_t ns);
 uint64_t gpudp_ho_hist_quantile(const struct gpudp_ho_hist *h, double q);
 /** Add @p src into @p dst. */
 void gpudp_ho_hist_merge(struct gpudp_ho_hist *dst, const struct gpudp_ho_hist *src);
+/**
+ * The largest value bucket @p i counts (every value in b[i] is at most
+ * this), in ns; for the last bucket, UINT64_MAX (it also counts the values
+ * past the others).
+ */
+uint64_t gpudp_ho_hist_bucket_max(unsigned int i);
 
 /** Counters of one handoff (gpudp_handoff_stats_get()). */
 struct gpudp_handoff_stats {

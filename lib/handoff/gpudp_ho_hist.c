@@ -33,6 +33,12 @@ hist_upper(unsigned int i)
 	return ((16ull + sub + 1) << (e - 4)) - 1;
 }
 
+uint64_t
+gpudp_ho_hist_bucket_max(unsigned int i)
+{
+	return i + 1 < GPUDP_HO_HIST_BUCKETS ? hist_upper(i) : UINT64_MAX;
+}
+
 void
 gpudp_ho_hist_add(struct gpudp_ho_hist *h, uint64_t ns)
 {

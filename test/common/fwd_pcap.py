@@ -276,6 +276,10 @@ BAD = [
     (["--frobnicate"], "unknown option '--frobnicate'"),
     (["--ring"], "--ring: missing value"),
     (["stray"], "unexpected argument 'stray'"),
+    # --metrics: an address, no name resolved; the linger's range
+    (["--metrics", "host:9100"], "--metrics: bad value 'host:9100' (not an IPv4 address"),
+    (["--metrics", "[::1]"], "--metrics: bad value '[::1]' (expected [IPV6]:PORT)"),
+    (["--metrics-linger", "-1"], "--metrics-linger: bad value '-1'"),
 ]
 
 

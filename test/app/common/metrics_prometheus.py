@@ -4,6 +4,7 @@
 (meson suite 'dpdk').
 
 usage: metrics_prometheus.py GPUDP_CAPTURE DATA_DIR [--engine E]
+       metrics_prometheus.py --fwd GPUDP_FWD [--mode M]
 
 A Prometheus server of its own (Debian's prometheus, config/packages/
 metrics.txt) on a free loopback port scrapes gpudp-capture every 0.2 s.
@@ -22,8 +23,14 @@ headers and POST, and holds idle connections open. Checks:
     the flow log's records; gpudp_capture_running 0 at the end;
   - the run analysed every packet of the captures (the data path did not
     lose any to the clients).
+With --fwd: gpudp-fwd forwards 3 million packets on a net_null port
+(--count) with --metrics and lingers; the last scrape's values
+through Prometheus equal its final JSON: packets and bytes each way,
+drops by reason, the latency histograms' counts and the ports' packets;
+promtool accepts the page, histograms included.
 Prints one line per check and "N passed, N failed"; exit 1 on any failure,
-77 without prometheus or promtool (or, with --engine gpu, a GPU).
+77 without prometheus or promtool (or, with --engine gpu or a GPU --mode,
+a GPU).
 """
 import json
 import os
@@ -127,8 +134,145 @@ def abuse(port, res):
     res["idle"] = (len(idle), closed, time.monotonic() - t0)
 
 
+class Prometheus:
+    """A Prometheus server of the test's own, scraping 127.0.0.1:@target."""
+
+    def __init__(self, binary, tmp, target, job):
+        self.port, self.job = free_port(), job
+        with open(os.path.join(tmp, "prometheus.yml"), "w") as f:
+            f.write("global:\n  scrape_interval: 200ms\n  scrape_timeout: 150ms\n"
+                    "scrape_configs:\n  - job_name: %s\n"
+                    "    static_configs:\n      - targets: ['127.0.0.1:%d']\n" % (job, target))
+        self.log = os.path.join(tmp, "prom.log")
+        self.p = subprocess.Popen([binary, "--config.file=" + os.path.join(tmp, "prometheus.yml"),
+                                   "--storage.tsdb.path=" + os.path.join(tmp, "tsdb"),
+                                   "--web.listen-address=127.0.0.1:%d" % self.port],
+                                  stdout=subprocess.DEVNULL, stderr=open(self.log, "w"))
+
+    def ready(self):
+        """ready, and its scrape loop started (targets are applied at most
+        every 5 s: the first scrape, of nothing yet, is the sign)"""
+        for _ in range(250):
+            try:
+                if query(self.port, 'up{job="%s"}' % self.job):
+                    return True
+            except OSError:
+                pass
+            time.sleep(0.1)
+        return False
+
+    def final(self, running, names):
+        """once a scrape says @running is 0 (the app lingers with its final
+        values; after it exits they are marked stale), @names' values"""
+        for _ in range(600):
+            try:
+                if list(query(self.port, running).values()) == [0]:
+                    return {n: query(self.port, n) for n in names}
+            except OSError:
+                pass
+            time.sleep(0.05)
+        return {}
+
+    def stop(self):
+        self.p.terminate()
+        try:
+            self.p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+
+
+def by(d, label):
+    return {dict(k)[label]: v for k, v in d.items()}
+
+
+def fwd_group(fwd, mode):
+    prom_bin, promtool = shutil.which("prometheus"), shutil.which("promtool")
+    if not prom_bin or not promtool:
+        print("SKIP: prometheus or promtool not found (Debian: prometheus, "
+              "config/packages/metrics.txt)")
+        return SKIP
+    c = Checks()
+    tmp = tempfile.mkdtemp(prefix="gpudp-metrics-test-")
+    mport = free_port()
+    prom = Prometheus(prom_bin, tmp, mport, "gpudp-fwd")
+    try:
+        c.check("prometheus_scraping", prom.ready(), open(prom.log).read()[-400:])
+        rep = os.path.join(tmp, "fwd.json")
+        run = subprocess.Popen([fwd, "-l", "0-1", "--no-huge", "-m", "512", "--no-pci",
+                                "--no-shconf", "--log-level=lib.*:error", "--vdev", "net_null0",
+                                "--", "--mode", mode,
+                                "--pipeline-lcores", "1", "--count", "3000000", "--quiet",
+                                "--metrics", "127.0.0.1:%d" % mport, "--metrics-linger", "5",
+                                "--json", rep],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        page = None
+        for _ in range(200):
+            try:
+                page = get_metrics(mport)
+                break
+            except OSError:
+                if run.poll() is not None:
+                    break
+                time.sleep(0.05)
+        names = ["gpudp_fwd_packets_total", "gpudp_fwd_bytes_total", "gpudp_fwd_drops_total",
+                 "gpudp_fwd_rx_to_tx_seconds_count", "gpudp_fwd_rx_to_kernel_end_seconds_count",
+                 "gpudp_fwd_port_packets_total", "gpudp_fwd_pipelines",
+                 'gpudp_fwd_rx_to_tx_seconds_bucket{le="+Inf"}']
+        snap = prom.final("gpudp_fwd_running", names) if page is not None else {}
+        out, err = run.communicate(timeout=120)
+        if run.returncode == SKIP:
+            print("SKIP: %s" % err.strip()[-300:])
+            return SKIP
+        c.check("fwd_exit_0", run.returncode == 0, err[-600:])
+        c.check("metrics_page_served", page is not None and "gpudp_fwd_running" in (page or ""),
+                (page or "")[:200])
+        if page is None or run.returncode != 0:
+            return 1
+        pc = subprocess.run([promtool, "check", "metrics"], input=page, capture_output=True,
+                            text=True)
+        c.check("promtool_check_metrics", pc.returncode == 0 and "_bucket{" in page,
+                pc.stdout + pc.stderr)
+        with open(rep) as f:
+            r = json.load(f)
+        pk = by(snap.get("gpudp_fwd_packets_total", {}), "direction")
+        c.check("packets_each_way_equal_the_report", pk == {"rx": r["rx_pkts"],
+                                                            "tx": r["tx_pkts"]} and
+                r["rx_pkts"] >= 3000000, "%s / rx %d tx %d" % (pk, r["rx_pkts"], r["tx_pkts"]))
+        by_ = by(snap.get("gpudp_fwd_bytes_total", {}), "direction")
+        c.check("bytes_each_way_equal_the_report", by_ == {"rx": r["rx_bytes"],
+                                                           "tx": r["tx_bytes"]}, by_)
+        dr = by(snap.get("gpudp_fwd_drops_total", {}), "reason")
+        c.check("drops_by_reason_equal_the_report", dr == {k: float(v) for k, v in
+                                                           r["drops"].items()},
+                "%s / %s" % (dr, r["drops"]))
+        lat = list(snap.get("gpudp_fwd_rx_to_tx_seconds_count", {}).values())
+        inf = list(snap.get('gpudp_fwd_rx_to_tx_seconds_bucket{le="+Inf"}', {}).values())
+        c.check("latency_histogram_count_equals_the_report",
+                lat == [r["lat_rx_to_tx"]["count"]] and inf == lat and lat[0] > 0,
+                "%s %s / %s" % (lat, inf, r["lat_rx_to_tx"]))
+        ports = {(dict(k)["port"], dict(k)["direction"]): v
+                 for k, v in snap.get("gpudp_fwd_port_packets_total", {}).items()}
+        want = {}
+        for p in r["ports"]:
+            want[(str(p["port"]), "rx")] = p["rx_pkts"]
+            want[(str(p["port"]), "tx")] = p["tx_pkts"]
+        c.check("port_packets_equal_the_report", ports == want, "%s / %s" % (ports, want))
+        c.check("pipelines", list(snap.get("gpudp_fwd_pipelines", {}).values()) ==
+                [r["pipelines"]], snap.get("gpudp_fwd_pipelines"))
+    finally:
+        prom.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("%d passed, %d failed" % (c.passed, c.failed))
+    return 1 if c.failed or not c.passed else 0
+
+
 def main():
     args = sys.argv[1:]
+    if args and args[0] == "--fwd":
+        mode = "cpu"
+        if "--mode" in args:
+            mode = args[args.index("--mode") + 1]
+        return fwd_group(args[1], mode)
     engine = "cpu"
     if "--engine" in args:
         i = args.index("--engine")
@@ -159,35 +303,12 @@ def main():
     c.check("port_in_use_exit_1_naming_it", r.returncode == 1 and "--metrics " + busy in
             r.stderr and "in use" in r.stderr, "status %d: %s" % (r.returncode, r.stderr[-300:]))
     tmp = tempfile.mkdtemp(prefix="gpudp-metrics-test-")
-    mport, pport = free_port(), free_port()
-    with open(os.path.join(tmp, "prometheus.yml"), "w") as f:
-        f.write("global:\n  scrape_interval: 200ms\n  scrape_timeout: 150ms\n"
-                "scrape_configs:\n  - job_name: gpudp-capture\n"
-                "    static_configs:\n      - targets: ['127.0.0.1:%d']\n" % mport)
-    prom = subprocess.Popen([prom_bin, "--config.file=" + os.path.join(tmp, "prometheus.yml"),
-                             "--storage.tsdb.path=" + os.path.join(tmp, "tsdb"),
-                             "--web.listen-address=127.0.0.1:%d" % pport],
-                            stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, "prom.log"),
-                                                                   "w"))
+    mport = free_port()
+    prom = Prometheus(prom_bin, tmp, mport, "gpudp-capture")
     try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen("http://127.0.0.1:%d/-/ready" % pport, timeout=1)
-                break
-            except OSError:
-                time.sleep(0.1)
-        else:
-            c.check("prometheus_ready", False, open(os.path.join(tmp, "prom.log")).read()[-500:])
+        if not prom.ready():
+            c.check("prometheus_scraping", False, open(prom.log).read()[-500:])
             return 1
-        # its scrape loop starts a few seconds later (targets are applied at
-        # most every 5 s): the first scrape, of nothing yet, is its sign
-        for _ in range(150):
-            try:
-                if query(pport, 'up{job="gpudp-capture"}'):
-                    break
-            except OSError:
-                pass
-            time.sleep(0.1)
         rep = os.path.join(tmp, "report.json")
         cmd = [app] + EAL
         for i, cap in enumerate(CAPTURES):
@@ -213,27 +334,14 @@ def main():
                 during = get_metrics(mport)
             except OSError as e:
                 during = "error: %s" % e
-        # the run is over once a scrape says so; the app then lingers with
-        # its final values (after it exits, Prometheus marks them stale)
-        final_seen = False
-        for _ in range(300):
-            try:
-                if list(query(pport, "gpudp_capture_running").values()) == [0]:
-                    final_seen = True
-                    break
-            except OSError:
-                pass
-            time.sleep(0.05)
-        snap = {}
-        if final_seen:
-            for name in ("gpudp_capture_rx_packets_total", "gpudp_capture_analysed_packets_total",
-                         "gpudp_capture_drops_total", "gpudp_capture_flow_records_total",
-                         "gpudp_capture_flow_table_slots", "gpudp_capture_flow_table_in_use",
-                         "gpudp_capture_flow_table_looks_total",
-                         "gpudp_capture_flow_table_evictions_total",
-                         "gpudp_capture_ipfix_records_total",
-                         "gpudp_capture_flow_log_records_total", "gpudp_capture_running"):
-                snap[name] = query(pport, name)
+        # the final values, while the app lingers
+        snap = prom.final("gpudp_capture_running", [
+            "gpudp_capture_rx_packets_total", "gpudp_capture_analysed_packets_total",
+            "gpudp_capture_drops_total", "gpudp_capture_flow_records_total",
+            "gpudp_capture_flow_table_slots", "gpudp_capture_flow_table_in_use",
+            "gpudp_capture_flow_table_looks_total", "gpudp_capture_flow_table_evictions_total",
+            "gpudp_capture_ipfix_records_total", "gpudp_capture_flow_log_records_total",
+            "gpudp_capture_running", 'up{job="gpudp-capture"}'])
         if page is not None:
             ab.join()
         out, err = run.communicate(timeout=120)
@@ -299,14 +407,10 @@ def main():
                 "%s / %s" % (lg, fe["flow_log"]))
         run_v = list(snap.get("gpudp_capture_running", {}).values())
         c.check("running_0_after_the_run", run_v == [0], run_v)
-        up = list(query(pport, 'up{job="gpudp-capture"}').values())
+        up = list(snap.get('up{job="gpudp-capture"}', {}).values())
         c.check("prometheus_scraped_it", len(up) == 1, up)
     finally:
-        prom.terminate()
-        try:
-            prom.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            prom.kill()
+        prom.stop()
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d passed, %d failed" % (c.passed, c.failed))
     return 1 if c.failed or not c.passed else 0
