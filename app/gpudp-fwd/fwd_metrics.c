@@ -8,6 +8,7 @@
  * the pipelines are torn down.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -96,24 +97,57 @@ per_gpu_u64(struct gpudp_metrics_text *t, const char *name, const struct gpu_vie
 				  *(const uint64_t *)((const char *)&v[g].t + off));
 }
 
+/* the rings' families: one sample per GPU each */
+static const struct {
+	const char *name;
+	enum gpudp_metrics_type type;
+	const char *help;
+	size_t off;
+} ring_fams[] = {
+	{ "gpudp_fwd_ring_in_flight", GPUDP_METRICS_GAUGE,
+	  "Bursts in the handoff rings of each GPU's pipelines.",
+	  offsetof(struct fwd_totals, in_flight) },
+	{ "gpudp_fwd_ring_slots", GPUDP_METRICS_GAUGE, "Slots of those rings.",
+	  offsetof(struct fwd_totals, ring_slots) },
+	{ "gpudp_fwd_ring_full_total", GPUDP_METRICS_COUNTER,
+	  "Times a pipeline found its ring full.", offsetof(struct fwd_totals, ring_full) },
+};
+
+/* the latency histograms */
+static const struct {
+	const char *name;
+	const char *help;
+	size_t off;
+} lat_fams[] = {
+	{ "gpudp_fwd_rx_to_kernel_start_seconds", "From a burst's receive to its kernel's start.",
+	  offsetof(struct fwd_totals, lat_kstart) },
+	{ "gpudp_fwd_rx_to_kernel_end_seconds", "From a burst's receive to its kernel's end.",
+	  offsetof(struct fwd_totals, lat_kend) },
+	{ "gpudp_fwd_rx_to_tx_seconds", "From a burst's receive to its transmission.",
+	  offsetof(struct fwd_totals, lat_done) },
+};
+
 static void
 write_gpus(struct gpudp_metrics_text *t, const struct gpu_view *v, unsigned int nv)
 {
 	const struct gpudp_work *w = fwd_run.conf.work;
 	unsigned int g, i;
 
-	gpudp_metrics_family(t, "gpudp_fwd_packets_total", GPUDP_METRICS_COUNTER,
-			     "Packets the pipelines of each GPU received and transmitted.");
-	per_gpu_u64(t, "gpudp_fwd_packets_total", v, nv, "direction", "rx",
-		    offsetof(struct fwd_totals, rx_pkts));
-	per_gpu_u64(t, "gpudp_fwd_packets_total", v, nv, "direction", "tx",
-		    offsetof(struct fwd_totals, tx_pkts));
-	gpudp_metrics_family(t, "gpudp_fwd_bytes_total", GPUDP_METRICS_COUNTER,
-			     "Bytes the pipelines of each GPU received and transmitted.");
-	per_gpu_u64(t, "gpudp_fwd_bytes_total", v, nv, "direction", "rx",
-		    offsetof(struct fwd_totals, rx_bytes));
-	per_gpu_u64(t, "gpudp_fwd_bytes_total", v, nv, "direction", "tx",
-		    offsetof(struct fwd_totals, tx_bytes));
+	for (i = 0; i < 2; i++) {
+		static const char *const fam[2] = { "gpudp_fwd_packets_total",
+						    "gpudp_fwd_bytes_total" };
+		static const char *const help[2] = {
+			"Packets the pipelines of each GPU received and transmitted.",
+			"Bytes the pipelines of each GPU received and transmitted." };
+		static const size_t rx[2] = { offsetof(struct fwd_totals, rx_pkts),
+					      offsetof(struct fwd_totals, rx_bytes) };
+		static const size_t tx[2] = { offsetof(struct fwd_totals, tx_pkts),
+					      offsetof(struct fwd_totals, tx_bytes) };
+
+		gpudp_metrics_family(t, fam[i], GPUDP_METRICS_COUNTER, help[i]);
+		per_gpu_u64(t, fam[i], v, nv, "direction", "rx", rx[i]);
+		per_gpu_u64(t, fam[i], v, nv, "direction", "tx", tx[i]);
+	}
 	gpudp_metrics_family(t, "gpudp_fwd_drops_total", GPUDP_METRICS_COUNTER,
 			     "Packets dropped, by reason: the app's and the work's verdicts.");
 	for (i = 0; i < FWD_DROP_MAX; i++)
@@ -133,18 +167,10 @@ write_gpus(struct gpudp_metrics_text *t, const struct gpu_view *v, unsigned int 
 				    w->counters[i], offsetof(struct fwd_totals, work_counters) +
 				    i * sizeof(uint64_t));
 	}
-	gpudp_metrics_family(t, "gpudp_fwd_ring_in_flight", GPUDP_METRICS_GAUGE,
-			     "Bursts in the handoff rings of each GPU's pipelines.");
-	per_gpu_u64(t, "gpudp_fwd_ring_in_flight", v, nv, NULL, NULL,
-		    offsetof(struct fwd_totals, in_flight));
-	gpudp_metrics_family(t, "gpudp_fwd_ring_slots", GPUDP_METRICS_GAUGE,
-			     "Slots of those rings.");
-	per_gpu_u64(t, "gpudp_fwd_ring_slots", v, nv, NULL, NULL,
-		    offsetof(struct fwd_totals, ring_slots));
-	gpudp_metrics_family(t, "gpudp_fwd_ring_full_total", GPUDP_METRICS_COUNTER,
-			     "Times a pipeline found its ring full.");
-	per_gpu_u64(t, "gpudp_fwd_ring_full_total", v, nv, NULL, NULL,
-		    offsetof(struct fwd_totals, ring_full));
+	for (i = 0; i < RTE_DIM(ring_fams); i++) {
+		gpudp_metrics_family(t, ring_fams[i].name, ring_fams[i].type, ring_fams[i].help);
+		per_gpu_u64(t, ring_fams[i].name, v, nv, NULL, NULL, ring_fams[i].off);
+	}
 	gpudp_metrics_family(t, "gpudp_fwd_pool_bytes", GPUDP_METRICS_GAUGE,
 			     "Memory of each GPU's pipelines' mbuf pools: GPU memory, host memory.");
 	for (g = 0; g < nv; g++) {
@@ -153,18 +179,12 @@ write_gpus(struct gpudp_metrics_text *t, const struct gpu_view *v, unsigned int 
 		gpudp_metrics_u64(t, "gpudp_fwd_pool_bytes", (const char *const[]){
 			"gpu", v[g].label, "memory", "host", NULL }, v[g].pool_host);
 	}
-	gpudp_metrics_family(t, "gpudp_fwd_rx_to_kernel_start_seconds", GPUDP_METRICS_HISTOGRAM,
-			     "From a burst's receive to its kernel's start.");
-	for (g = 0; g < nv; g++)
-		hist_out(t, "gpudp_fwd_rx_to_kernel_start_seconds", v[g].label, &v[g].t.lat_kstart);
-	gpudp_metrics_family(t, "gpudp_fwd_rx_to_kernel_end_seconds", GPUDP_METRICS_HISTOGRAM,
-			     "From a burst's receive to its kernel's end.");
-	for (g = 0; g < nv; g++)
-		hist_out(t, "gpudp_fwd_rx_to_kernel_end_seconds", v[g].label, &v[g].t.lat_kend);
-	gpudp_metrics_family(t, "gpudp_fwd_rx_to_tx_seconds", GPUDP_METRICS_HISTOGRAM,
-			     "From a burst's receive to its transmission.");
-	for (g = 0; g < nv; g++)
-		hist_out(t, "gpudp_fwd_rx_to_tx_seconds", v[g].label, &v[g].t.lat_done);
+	for (i = 0; i < RTE_DIM(lat_fams); i++) {
+		gpudp_metrics_family(t, lat_fams[i].name, GPUDP_METRICS_HISTOGRAM, lat_fams[i].help);
+		for (g = 0; g < nv; g++)
+			hist_out(t, lat_fams[i].name, v[g].label, (const struct gpudp_ho_hist *)
+				 ((const char *)&v[g].t + lat_fams[i].off));
+	}
 }
 
 static void

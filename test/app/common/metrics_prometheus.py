@@ -181,15 +181,23 @@ class Prometheus:
             self.p.kill()
 
 
+def tools():
+    """(prometheus, promtool), or (None, None) with the SKIP said"""
+    prom_bin, promtool = shutil.which("prometheus"), shutil.which("promtool")
+    if not prom_bin or not promtool:
+        print("SKIP: prometheus or promtool not found (Debian: prometheus, "
+              "config/packages/metrics.txt)")
+        return None, None
+    return prom_bin, promtool
+
+
 def by(d, label):
     return {dict(k)[label]: v for k, v in d.items()}
 
 
 def fwd_group(fwd, mode):
-    prom_bin, promtool = shutil.which("prometheus"), shutil.which("promtool")
-    if not prom_bin or not promtool:
-        print("SKIP: prometheus or promtool not found (Debian: prometheus, "
-              "config/packages/metrics.txt)")
+    prom_bin, promtool = tools()
+    if prom_bin is None:
         return SKIP
     c = Checks()
     tmp = tempfile.mkdtemp(prefix="gpudp-metrics-test-")
@@ -281,10 +289,8 @@ def main():
     if len(args) != 2:
         sys.exit(__doc__)
     app, data = args
-    prom_bin, promtool = shutil.which("prometheus"), shutil.which("promtool")
-    if not prom_bin or not promtool:
-        print("SKIP: prometheus or promtool not found (Debian: prometheus, "
-              "config/packages/metrics.txt)")
+    prom_bin, promtool = tools()
+    if prom_bin is None:
         return SKIP
     c = Checks()
     # a port another program holds: exit 1 naming the address, before any capture
