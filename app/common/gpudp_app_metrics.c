@@ -23,6 +23,22 @@ gpudp_app_metrics_arg(const char *prog, const char *v)
 }
 
 void
+gpudp_app_metrics_per_port(struct gpudp_metrics_text *t, const char *name,
+			   const struct gpudp_app_port_stats *ps, unsigned int n,
+			   const char *key, const char *val, size_t off)
+{
+	unsigned int i;
+	char id[8];
+
+	for (i = 0; i < n; i++) {
+		snprintf(id, sizeof(id), "%u", ps[i].port);
+		gpudp_metrics_u64(t, name, (const char *const[]){ "port", id, "driver",
+				  ps[i].driver, key, val, NULL },
+				  *(const uint64_t *)((const char *)&ps[i] + off));
+	}
+}
+
+void
 gpudp_app_metrics_end(struct gpudp_metrics_server *s, uint64_t linger_s, const char *prog,
 		      int quiet)
 {

@@ -8,6 +8,7 @@
  * for a scrape.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include <gpudp_app_port_stats.h>
 #include <gpudp_app_metrics.h>
+#include <gpudp_flow_log.h>
 #include <gpudp_metrics.h>
 
 #include "app_metrics.h"
@@ -25,11 +27,7 @@
 struct cap_metrics_snap {
 	uint32_t running;
 	uint32_t n_ports;
-	struct {
-		uint16_t id;
-		char driver[32];
-		uint64_t rx_pkts, rx_bytes, imissed, ierrors, nombuf;
-	} port[CAP_MAX_PORTS];
+	struct gpudp_app_port_stats port[CAP_MAX_PORTS];
 	char engine[8];
 	char device[128];
 	uint64_t eng_pkts, eng_bytes, eng_batches;
@@ -86,23 +84,13 @@ static void
 fill_live(struct cap_app *app, int running)
 {
 	struct cap_metrics_snap *w = &M.work;
-	struct gpudp_app_port_stats ps;
 	unsigned int i;
 
 	w->running = (uint32_t)running;
 	w->n_ports = 0;
-	for (i = 0; i < app->n_ports; i++) {
-		if (gpudp_app_port_stats_get(app->ports[i].id, &ps) != 0)
-			continue;
-		w->port[w->n_ports].id = ps.port;
-		snprintf(w->port[w->n_ports].driver, sizeof(w->port[0].driver), "%s", ps.driver);
-		w->port[w->n_ports].rx_pkts = ps.rx_pkts;
-		w->port[w->n_ports].rx_bytes = ps.rx_bytes;
-		w->port[w->n_ports].imissed = ps.imissed;
-		w->port[w->n_ports].ierrors = ps.ierrors;
-		w->port[w->n_ports].nombuf = ps.rx_nombuf;
-		w->n_ports++;
-	}
+	for (i = 0; i < app->n_ports; i++)
+		w->n_ports += gpudp_app_port_stats_get(app->ports[i].id,
+						       &w->port[w->n_ports]) == 0;
 	snprintf(w->engine, sizeof(w->engine), "%s", app->engine_name != NULL ?
 		 app->engine_name : "none");
 	snprintf(w->device, sizeof(w->device), "%s", app->eng.st.device);
@@ -154,7 +142,6 @@ app_metrics_report(struct cap_app *app, const struct cap_report *r)
 	w->filter_written = r->filter_written;
 	w->filter_dropped = r->filter_dropped;
 	if (r->flows != NULL) {
-		w->rec = r->flows->life;
 		w->table = r->flows->table;
 		w->n_ipfix = r->flows->n_ipfix;
 		for (i = 0; i < w->n_ipfix; i++) {
@@ -180,51 +167,43 @@ counter(struct gpudp_metrics_text *t, const char *name, const char *help, uint64
 static void
 write_ports(struct gpudp_metrics_text *t, const struct cap_metrics_snap *s)
 {
-	static const char *const reasons[] = { "missed", "errors", "nombuf" };
-	unsigned int i, k;
-	char id[8];
+	static const struct {
+		const char *reason;
+		size_t off;
+	} drops[] = {
+		{ "missed", offsetof(struct gpudp_app_port_stats, imissed) },
+		{ "errors", offsetof(struct gpudp_app_port_stats, ierrors) },
+		{ "nombuf", offsetof(struct gpudp_app_port_stats, rx_nombuf) },
+	};
+	unsigned int k;
 
 	gpudp_metrics_family(t, "gpudp_capture_rx_packets_total", GPUDP_METRICS_COUNTER,
 			     "Packets received from each port since it started.");
-	for (i = 0; i < s->n_ports; i++) {
-		snprintf(id, sizeof(id), "%u", s->port[i].id);
-		gpudp_metrics_u64(t, "gpudp_capture_rx_packets_total", (const char *const[]){
-			"port", id, "driver", s->port[i].driver, NULL }, s->port[i].rx_pkts);
-	}
+	gpudp_app_metrics_per_port(t, "gpudp_capture_rx_packets_total", s->port, s->n_ports,
+				   NULL, NULL, offsetof(struct gpudp_app_port_stats, rx_pkts));
 	gpudp_metrics_family(t, "gpudp_capture_rx_bytes_total", GPUDP_METRICS_COUNTER,
 			     "Bytes received from each port since it started.");
-	for (i = 0; i < s->n_ports; i++) {
-		snprintf(id, sizeof(id), "%u", s->port[i].id);
-		gpudp_metrics_u64(t, "gpudp_capture_rx_bytes_total", (const char *const[]){
-			"port", id, "driver", s->port[i].driver, NULL }, s->port[i].rx_bytes);
-	}
+	gpudp_app_metrics_per_port(t, "gpudp_capture_rx_bytes_total", s->port, s->n_ports,
+				   NULL, NULL, offsetof(struct gpudp_app_port_stats, rx_bytes));
 	gpudp_metrics_family(t, "gpudp_capture_port_drops_total", GPUDP_METRICS_COUNTER,
 			     "Packets each port dropped: missed (no free rx descriptor), errors "
 			     "(received with errors), nombuf (no mbuf).");
-	for (i = 0; i < s->n_ports; i++) {
-		const uint64_t v[3] = { s->port[i].imissed, s->port[i].ierrors,
-					s->port[i].nombuf };
-
-		snprintf(id, sizeof(id), "%u", s->port[i].id);
-		for (k = 0; k < 3; k++)
-			gpudp_metrics_u64(t, "gpudp_capture_port_drops_total",
-					  (const char *const[]){ "port", id, "driver",
-					  s->port[i].driver, "reason", reasons[k], NULL }, v[k]);
-	}
+	for (k = 0; k < RTE_DIM(drops); k++)
+		gpudp_app_metrics_per_port(t, "gpudp_capture_port_drops_total", s->port,
+					   s->n_ports, "reason", drops[k].reason, drops[k].off);
 }
 
 static void
 write_flows(struct gpudp_metrics_text *t, const struct cap_metrics_snap *s)
 {
-	static const char *const ends[6] = { NULL, "idle", "active", "end", "forced",
-					     "lack_of_resources" };
 	unsigned int i;
 
 	gpudp_metrics_family(t, "gpudp_capture_flow_records_total", GPUDP_METRICS_COUNTER,
 			     "Flow records given to the outputs, by why the flow ended.");
 	for (i = 1; i < 6; i++)
 		gpudp_metrics_u64(t, "gpudp_capture_flow_records_total",
-				  (const char *const[]){ "end", ends[i], NULL }, s->rec.ended[i]);
+				  (const char *const[]){ "end", gpudp_flow_end_name((uint8_t)i), NULL },
+				  s->rec.ended[i]);
 	counter(t, "gpudp_capture_flow_record_packets_total",
 		"Packets in the flow records given to the outputs.", s->rec.pkts);
 	gpudp_metrics_family(t, "gpudp_capture_flow_table_slots", GPUDP_METRICS_GAUGE,

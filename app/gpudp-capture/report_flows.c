@@ -7,12 +7,11 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include <gpudp_flow_log.h>
+
 #include "report.h"
 
 /* the JSON's names of enum gpudp_flow_end 1..5 */
-static const char *const end_names[6] = {
-	NULL, "idle", "active", "end", "forced", "lack_of_resources",
-};
 
 uint64_t
 cap_report_flows_dropped(const struct cap_report_flows *f)
@@ -63,7 +62,7 @@ cap_report_flows_json(struct gpudp_json *j, const struct cap_report_flows *fl)
 	/* records by their end reason */
 	gpudp_json_obj(j, "flows_ended");
 	for (i = 1; i < 6; i++)
-		gpudp_json_u64(j, end_names[i], l->ended[i]);
+		gpudp_json_u64(j, gpudp_flow_end_name((uint8_t)i), l->ended[i]);
 	gpudp_json_end(j);
 	gpudp_json_u64(j, "dropped", cap_report_flows_dropped(fl));
 	/* the table: bounded, looked over as the packets' time goes on */

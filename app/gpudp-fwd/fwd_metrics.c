@@ -190,46 +190,37 @@ write_gpus(struct gpudp_metrics_text *t, const struct gpu_view *v, unsigned int 
 static void
 write_ports(struct gpudp_metrics_text *t, unsigned int ready)
 {
-	static const char *const fam[] = { "gpudp_fwd_port_packets_total",
-					   "gpudp_fwd_port_bytes_total",
-					   "gpudp_fwd_port_drops_total" };
+#define PS_OFF(f) offsetof(struct gpudp_app_port_stats, f)
+	static const struct {
+		const char *name, *key, *val;
+		size_t off;
+	} samples[] = {
+		{ "gpudp_fwd_port_packets_total", "direction", "rx", PS_OFF(rx_pkts) },
+		{ "gpudp_fwd_port_packets_total", "direction", "tx", PS_OFF(tx_pkts) },
+		{ "gpudp_fwd_port_bytes_total", "direction", "rx", PS_OFF(rx_bytes) },
+		{ "gpudp_fwd_port_bytes_total", "direction", "tx", PS_OFF(tx_bytes) },
+		{ "gpudp_fwd_port_drops_total", "reason", "missed", PS_OFF(imissed) },
+		{ "gpudp_fwd_port_drops_total", "reason", "errors", PS_OFF(ierrors) },
+		{ "gpudp_fwd_port_drops_total", "reason", "nombuf", PS_OFF(rx_nombuf) },
+		{ "gpudp_fwd_port_drops_total", "reason", "tx_errors", PS_OFF(oerrors) },
+	};
+#undef PS_OFF
 	static const char *const help[] = {
 		"Packets each port received and transmitted since it started.",
 		"Bytes each port received and transmitted since it started.",
 		"Packets each port dropped: missed (no free rx descriptor), errors (received "
 		"with errors), nombuf (no mbuf), tx_errors (not sent)." };
 	struct gpudp_app_port_stats ps[FWD_MAX_PORTS];
-	unsigned int i, n = 0, f;
-	char id[FWD_MAX_PORTS][8];
+	unsigned int i, n = 0, f = 0;
 
 	for (i = 0; ready > 0 && i < fwd_run.conf.nb_ports; i++)
-		if (gpudp_app_port_stats_get(fwd_run.conf.ports[i], &ps[n]) == 0) {
-			snprintf(id[n], sizeof(id[n]), "%u", ps[n].port);
-			n++;
-		}
-	for (f = 0; f < 3; f++) {
-		gpudp_metrics_family(t, fam[f], GPUDP_METRICS_COUNTER, help[f]);
-		for (i = 0; i < n; i++) {
-			const char *d = ps[i].driver;
-
-			if (f < 2) {
-				gpudp_metrics_u64(t, fam[f], (const char *const[]){ "port", id[i],
-					"driver", d, "direction", "rx", NULL },
-					f == 0 ? ps[i].rx_pkts : ps[i].rx_bytes);
-				gpudp_metrics_u64(t, fam[f], (const char *const[]){ "port", id[i],
-					"driver", d, "direction", "tx", NULL },
-					f == 0 ? ps[i].tx_pkts : ps[i].tx_bytes);
-				continue;
-			}
-			gpudp_metrics_u64(t, fam[f], (const char *const[]){ "port", id[i], "driver",
-				d, "reason", "missed", NULL }, ps[i].imissed);
-			gpudp_metrics_u64(t, fam[f], (const char *const[]){ "port", id[i], "driver",
-				d, "reason", "errors", NULL }, ps[i].ierrors);
-			gpudp_metrics_u64(t, fam[f], (const char *const[]){ "port", id[i], "driver",
-				d, "reason", "nombuf", NULL }, ps[i].rx_nombuf);
-			gpudp_metrics_u64(t, fam[f], (const char *const[]){ "port", id[i], "driver",
-				d, "reason", "tx_errors", NULL }, ps[i].oerrors);
-		}
+		n += gpudp_app_port_stats_get(fwd_run.conf.ports[i], &ps[n]) == 0;
+	for (i = 0; i < RTE_DIM(samples); i++) {
+		/* a family's samples are together: its lines first */
+		if (i == 0 || strcmp(samples[i].name, samples[i - 1].name) != 0)
+			gpudp_metrics_family(t, samples[i].name, GPUDP_METRICS_COUNTER, help[f++]);
+		gpudp_app_metrics_per_port(t, samples[i].name, ps, n, samples[i].key,
+					   samples[i].val, samples[i].off);
 	}
 }
 

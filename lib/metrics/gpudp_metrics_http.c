@@ -68,7 +68,6 @@ gpudp_metrics_parse_listen(const char *spec, struct sockaddr_storage *ss, sockle
 	}
 	if (port[0] < '0' || port[0] > '9' || strlen(port) > 5)
 		return bad(err, errlen, spec, "expected a port 0..65535");
-	errno = 0;
 	p = strtoul(port, &end, 10);
 	if (*end != '\0' || p > 65535)
 		return bad(err, errlen, spec, "expected a port 0..65535");

@@ -118,13 +118,16 @@ def analysis(prog, cap, tmp, res):
     return 0
 
 
-def app(prog, cap, tmp, res):
-    eal = ["-l", "0", "--no-huge", "-m", "512", "--no-pci", "--no-shconf",
+# the app's EAL arguments, one lcore, no hugepages
+APP_EAL = ["-l", "0", "--no-huge", "-m", "512", "--no-pci", "--no-shconf",
            "--log-level=lib.*:error", "--"]
+
+
+def app(prog, cap, tmp, res):
     got = {}
     for eng in ("gpu", "cpu"):
         j = os.path.join(tmp, "app-%s.json" % eng)
-        rc, so, se = run([prog] + eal + ["--pcap", cap, "--reader", "direct", "--threads",
+        rc, so, se = run([prog] + APP_EAL + ["--pcap", cap, "--reader", "direct", "--threads",
                                          str(APP_THREADS), "--engine", eng, "--quiet",
                                          "--flows", FLOWS] + BATCH_ARGS + ["--json", j])
         if rc != 0:
@@ -140,8 +143,6 @@ def app(prog, cap, tmp, res):
 
 def flows(prog, make_flows, cap, tmp, res):
     """The flow monitor's cost: the app with and without export."""
-    eal = ["-l", "0", "--no-huge", "-m", "512", "--no-pci", "--no-shconf",
-           "--log-level=lib.*:error", "--"]
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sock.bind(("127.0.0.1", 0))   # nobody reads it: the kernel drops at the receiver
     port = sock.getsockname()[1]
@@ -156,35 +157,34 @@ def flows(prog, make_flows, cap, tmp, res):
                                   "127.0.0.1:%d" % port]}
     try:
         for name, path in (("generated", cap), ("make_flows", mf)):
-            for t in (1,):
-                row = {"capture": name, "threads": t}
-                for ex, opts in exports.items():
-                    best = None
-                    for _ in range(3):
-                        j = os.path.join(tmp, "fl.json")
-                        rc, so, se = run([prog] + eal + [
-                            "--pcap", path, "--reader", "direct", "--threads", str(t),
-                            "--engine", "gpu", "--quiet", "--flows", FLOWS] + BATCH_ARGS +
-                            opts + ["--json", j])
-                        if rc == 77:
-                            return 77
-                        if rc != 0:
-                            raise RuntimeError("gpudp-capture %s: exit %d: %s" %
-                                               (" ".join(opts), rc, se[-400:]))
-                        d = json.load(open(j))
-                        if best is None or d["packets_per_s"] > best["packets_per_s"]:
-                            best = d
-                    row[ex + "_mpps"] = best["packets_per_s"] / 1e6
-                    fe = best.get("flow_export")
-                    if fe:
-                        row[ex + "_records"] = fe["records"]
-                        row[ex + "_looks"] = fe["table"]["looks"]
-                        row[ex + "_dropped"] = fe["dropped"]
-                    row["packets"] = best["packets"]
-                for ex in exports:
-                    if ex != "none":
-                        row[ex + "_over_none"] = row[ex + "_mpps"] / row["none_mpps"]
-                rows.append(row)
+            row = {"capture": name, "threads": 1}
+            for ex, opts in exports.items():
+                best = None
+                for _ in range(3):
+                    j = os.path.join(tmp, "fl.json")
+                    rc, so, se = run([prog] + APP_EAL + [
+                        "--pcap", path, "--reader", "direct", "--threads", "1",
+                        "--engine", "gpu", "--quiet", "--flows", FLOWS] + BATCH_ARGS +
+                        opts + ["--json", j])
+                    if rc == 77:
+                        return 77
+                    if rc != 0:
+                        raise RuntimeError("gpudp-capture %s: exit %d: %s" %
+                                           (" ".join(opts), rc, se[-400:]))
+                    d = json.load(open(j))
+                    if best is None or d["packets_per_s"] > best["packets_per_s"]:
+                        best = d
+                row[ex + "_mpps"] = best["packets_per_s"] / 1e6
+                fe = best.get("flow_export")
+                if fe:
+                    row[ex + "_records"] = fe["records"]
+                    row[ex + "_looks"] = fe["table"]["looks"]
+                    row[ex + "_dropped"] = fe["dropped"]
+                row["packets"] = best["packets"]
+            for ex in exports:
+                if ex != "none":
+                    row[ex + "_over_none"] = row[ex + "_mpps"] / row["none_mpps"]
+            rows.append(row)
     finally:
         sock.close()
         if os.path.exists(mf):
