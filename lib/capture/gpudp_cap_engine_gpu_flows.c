@@ -127,7 +127,7 @@ static int
 scan(struct gpudp_cap_engine *e, uint32_t force, uint32_t next)
 {
 	struct gpu_priv *p = e->priv;
-	uint32_t cap = e->conf.flow_capacity, used = 0, b;
+	uint32_t cap = e->conf.flow_capacity, used, b;
 	struct gpudp_flow_export h;
 	int rc = gpudp_cap_engine_flush(e);
 
@@ -135,7 +135,7 @@ scan(struct gpudp_cap_engine *e, uint32_t force, uint32_t next)
 	 * were reclaimed): the slots in use are the flows it left */
 	if (rc == 0)
 		rc = look(e, force, GPUDP_FLOW_NO_EVICT, &h);
-	used = h.live;
+	used = rc == 0 ? h.live : 0;
 	if (rc == 0 && !force && gpudp_flow_room_short(used, next, cap)) {
 		b = gpudp_flow_evict_bucket(&h, cap);
 		if (b != GPUDP_FLOW_NO_EVICT) {
