@@ -3,8 +3,9 @@
 """gpudp-capture's --metrics (doc/metrics.md) scraped by a real Prometheus
 (meson suite 'dpdk').
 
-usage: metrics_prometheus.py GPUDP_CAPTURE DATA_DIR [--engine E]
-       metrics_prometheus.py --fwd GPUDP_FWD [--mode M]
+usage: metrics_prometheus.py GPUDP_CAPTURE DATA_DIR [--engine E] [TOOLS]
+       metrics_prometheus.py --fwd GPUDP_FWD [--mode M] [TOOLS]
+TOOLS: --prometheus=PATH --promtool=PATH (default: those on the PATH)
 
 A Prometheus server of its own (Debian's prometheus, config/packages/
 metrics.txt) on a free loopback port scrapes gpudp-capture every 0.2 s.
@@ -181,9 +182,28 @@ class Prometheus:
             self.p.kill()
 
 
+TOOL_ARGS = {}
+
+
+def tool(name):
+    """--NAME=PATH from the arguments; where PATH is not there (a suite
+    carried to another machine), the same name in bin/ beside this
+    script's folder or beside it; else NAME on the PATH"""
+    path = TOOL_ARGS.get(name)
+    if path:
+        if os.path.isfile(path):
+            return path
+        here = os.path.dirname(os.path.abspath(__file__))
+        for d in (os.path.join(here, "..", "bin"), here):
+            cand = os.path.join(d, os.path.basename(path))
+            if os.path.isfile(cand):
+                return cand
+    return shutil.which(name)
+
+
 def tools():
     """(prometheus, promtool), or (None, None) with the SKIP said"""
-    prom_bin, promtool = shutil.which("prometheus"), shutil.which("promtool")
+    prom_bin, promtool = tool("prometheus"), tool("promtool")
     if not prom_bin or not promtool:
         print("SKIP: prometheus or promtool not found (Debian: prometheus, "
               "config/packages/metrics.txt)")
@@ -225,7 +245,8 @@ def fwd_group(fwd, mode):
         names = ["gpudp_fwd_packets_total", "gpudp_fwd_bytes_total", "gpudp_fwd_drops_total",
                  "gpudp_fwd_rx_to_tx_seconds_count", "gpudp_fwd_rx_to_kernel_end_seconds_count",
                  "gpudp_fwd_port_packets_total", "gpudp_fwd_pipelines",
-                 'gpudp_fwd_rx_to_tx_seconds_bucket{le="+Inf"}']
+                 'gpudp_fwd_rx_to_tx_seconds_bucket{le="+Inf"}',
+                 "gpudp_fwd_rx_to_kernel_start_seconds_count", "gpudp_fwd_pool_bytes"]
         snap = prom.final("gpudp_fwd_running", names) if page is not None else {}
         out, err = run.communicate(timeout=120)
         if run.returncode == SKIP:
@@ -267,6 +288,16 @@ def fwd_group(fwd, mode):
         c.check("port_packets_equal_the_report", ports == want, "%s / %s" % (ports, want))
         c.check("pipelines", list(snap.get("gpudp_fwd_pipelines", {}).values()) ==
                 [r["pipelines"]], snap.get("gpudp_fwd_pipelines"))
+        if mode != "cpu":
+            # a GPU mode: the kernels' histograms counted every burst the
+            # report did, and the pools' GPU memory is there
+            for h in ("kernel_start", "kernel_end"):
+                got = list(snap.get("gpudp_fwd_rx_to_%s_seconds_count" % h, {}).values())
+                c.check("rx_to_%s_histogram_count_equals_the_report" % h,
+                        got == [r["lat_rx_to_" + h]["count"]] and got[0] > 0,
+                        "%s / %s" % (got, r["lat_rx_to_" + h]))
+            pool = by(snap.get("gpudp_fwd_pool_bytes", {}), "memory")
+            c.check("gpu_pool_bytes_reported", pool.get("gpu", 0) > 0, pool)
     finally:
         prom.stop()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -275,7 +306,13 @@ def fwd_group(fwd, mode):
 
 
 def main():
-    args = sys.argv[1:]
+    args = []
+    for a in sys.argv[1:]:
+        flag, eq, path = a.partition("=")
+        if eq and flag in ("--prometheus", "--promtool"):
+            TOOL_ARGS[flag[2:]] = path
+        else:
+            args.append(a)
     if args and args[0] == "--fwd":
         mode = "cpu"
         if "--mode" in args:
