@@ -176,6 +176,8 @@ add_stats(struct cap_app *app, const struct gpudp_cap_reader_stats *st)
 	if (cap_conf_flows_on(&app->conf)) {
 		app->flow_table.scans += st->flows.scans;
 		app->flow_table.evictions += st->flows.evictions;
+		app->flow_table.look_ns += st->flows.look_ns;
+		app->flow_table.look_wait_ns += st->flows.look_wait_ns;
 		app->flow_table.in_use = st->flows.in_use;
 		app->flow_table.capacity = st->flows.capacity;
 	}

@@ -36,8 +36,10 @@ cap_report_flows_table(FILE *f, const struct cap_report_flows *fl)
 		l->ended[GPUDP_FLOW_END_ACTIVE], l->ended[GPUDP_FLOW_END_EOF],
 		l->ended[GPUDP_FLOW_END_FORCED], l->ended[GPUDP_FLOW_END_RESOURCES]);
 	fprintf(f, "           table: %u of %u slots in use at the last of %" PRIu64 " looks, %"
-		PRIu64 " of which made room\n", fl->table.in_use, fl->table.capacity,
-		fl->table.scans, fl->table.evictions);
+		PRIu64 " of which made room; the looks took %.3f ms, %.3f ms of it waiting "
+		"for the batches in flight\n", fl->table.in_use, fl->table.capacity,
+		fl->table.scans, fl->table.evictions, (double)fl->table.look_ns / 1e6,
+		(double)fl->table.look_wait_ns / 1e6);
 	for (i = 0; i < fl->n_ipfix; i++)
 		fprintf(f, "           IPFIX %s: %" PRIu64 " records in %" PRIu64 " messages, %"
 			PRIu64 " dropped, %" PRIu64 " errors\n", fl->ipfix_name[i],
@@ -71,6 +73,8 @@ cap_report_flows_json(struct gpudp_json *j, const struct cap_report_flows *fl)
 	gpudp_json_u64(j, "in_use", fl->table.in_use);
 	gpudp_json_u64(j, "looks", fl->table.scans);
 	gpudp_json_u64(j, "evictions", fl->table.evictions);
+	gpudp_json_dbl(j, "look_ms", (double)fl->table.look_ns / 1e6, 3);
+	gpudp_json_dbl(j, "look_wait_ms", (double)fl->table.look_wait_ns / 1e6, 3);
 	gpudp_json_end(j);
 	gpudp_json_arr(j, "ipfix");
 	for (i = 0; i < fl->n_ipfix; i++) {

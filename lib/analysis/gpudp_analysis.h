@@ -111,6 +111,10 @@ struct gpudp_flow_life_stats {
 	uint64_t pkts;       /**< packets in those records */
 	uint64_t scans;      /**< times the table was looked over */
 	uint64_t evictions;  /**< of which to make room (lack of resources) */
+	uint64_t look_ns;    /**< wall time the looks took, records given out
+			      *   included (CLOCK_MONOTONIC) */
+	uint64_t look_wait_ns; /**< of which waiting for the batches in flight
+				*   to finish first (GPU engine) */
 	uint32_t in_use;     /**< slots in use (flows and ended flows' slots) at the
 			      *   last look */
 	uint32_t capacity;   /**< slots */

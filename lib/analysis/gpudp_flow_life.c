@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpudp_analysis.h"
 #include "gpudp_flow_scan.h"
@@ -205,6 +206,15 @@ look(struct gpudp_analysis *a, struct gpudp_flow_scan *x)
 	gpudp_flow_reclaim_chunk(a->flows, a->flow_mask, 1, 0);
 }
 
+static uint64_t
+mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 /*
  * Look the table over at @p now: end what is due (everything: @p force);
  * when the next batch could take it past three quarters, the oldest flows
@@ -215,7 +225,7 @@ scan(struct gpudp_analysis *a, uint64_t now, int force, uint32_t next)
 {
 	struct gpudp_flow_life_state *l = a->life;
 	uint32_t cap = a->flow_mask + 1, used;
-	uint64_t before = l->st.records;
+	uint64_t before = l->st.records, t0 = mono_ns();
 	struct gpudp_flow_scan x = {
 		.magic = GPUDP_FLOW_SCAN_MAGIC, .force = (uint32_t)force, .chunks = 1,
 		.now = now, .idle_ns = l->conf.idle_ns, .active_ns = l->conf.active_ns,
@@ -235,6 +245,7 @@ scan(struct gpudp_analysis *a, uint64_t now, int force, uint32_t next)
 	}
 	l->st.scans++;
 	l->st.in_use = used;
+	l->st.look_ns += mono_ns() - t0;
 	l->pkts_at_scan = a->ctr.pkts;
 	l->scan_t = now;
 	return (uint32_t)(l->st.records - before);

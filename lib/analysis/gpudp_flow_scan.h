@@ -154,13 +154,18 @@ gpudp_flow_slot_copy(struct gpudp_flow_slot *dst, const struct gpudp_flow_slot *
  * Chunk @p chunk of @p x->chunks of the flow table (@p mask + 1 slots):
  * the live flows that end go to @p ex (their slots killed, or restarted on
  * active timeout); those left are counted by age. No packet may be
- * analysed into the table meanwhile.
+ * analysed into the table meanwhile. The flows left are counted here first
+ * and added to @p ex once per chunk and age: the chunks of a look all add
+ * to the same few counters, and one atomic add per flow on the GPU would
+ * queue every thread of the look behind them.
  */
 GPUDP_AN_HD void
 gpudp_flow_scan_chunk(struct gpudp_flow_slot *t, uint32_t mask, const struct gpudp_flow_scan *x,
 		      struct gpudp_flow_export *ex, uint32_t chunk)
 {
-	uint32_t per = (mask + 1) / x->chunks, i;
+	uint32_t per = (mask + 1) / x->chunks, i, live = 0, b;
+	uint32_t hist[GPUDP_FLOW_AGE_BUCKETS];
+	uint64_t aged = 0;   /* bit b: hist[b] counts */
 
 	for (i = chunk * per; i < (chunk + 1) * per; i++) {
 		struct gpudp_flow_slot *s = &t[i];
@@ -187,10 +192,20 @@ gpudp_flow_scan_chunk(struct gpudp_flow_slot *t, uint32_t mask, const struct gpu
 			}
 		}
 		if (s->state == GPUDP_FLOW_READY) {
-			GPUDP_AN_ADD32(&ex->live, 1);
-			GPUDP_AN_ADD32(&ex->age_hist[gpudp_flow_age_bucket(x->now, s->last_ts)], 1);
+			b = gpudp_flow_age_bucket(x->now, s->last_ts);
+			if (!(aged & (UINT64_C(1) << b))) {
+				aged |= UINT64_C(1) << b;
+				hist[b] = 0;
+			}
+			hist[b]++;
+			live++;
 		}
 	}
+	if (live != 0)
+		GPUDP_AN_ADD32(&ex->live, live);
+	for (b = 0; aged != 0; b++, aged >>= 1)
+		if (aged & 1)
+			GPUDP_AN_ADD32(&ex->age_hist[b], hist[b]);
 }
 
 /*

@@ -108,6 +108,8 @@ look(struct gpudp_cap_engine *e, uint32_t force, uint32_t evict, struct gpudp_fl
 		if (rc != 0)
 			return gpu_fail(e, "the flow monitor's ended flows");
 	}
+	/* the area's header back to empty: the count, the flows left and the
+	 * age buckets are summed into it by every look */
 	rc = hdr_reset(e);
 	/* dead slots, only where flows ended: every run's start marked before
 	 * any run is compacted */
@@ -129,7 +131,11 @@ scan(struct gpudp_cap_engine *e, uint32_t force, uint32_t next)
 	struct gpu_priv *p = e->priv;
 	uint32_t cap = e->conf.flow_capacity, used, b;
 	struct gpudp_flow_export h;
+	uint64_t t0 = gpudp_ho_now_ns(), t1;
 	int rc = gpudp_cap_engine_flush(e);
+
+	t1 = gpudp_ho_now_ns();
+	p->fl.st.look_wait_ns += t1 - t0;
 
 	/* after a look every slot in use holds a live flow (the dead ones
 	 * were reclaimed): the slots in use are the flows it left */
@@ -146,6 +152,7 @@ scan(struct gpudp_cap_engine *e, uint32_t force, uint32_t next)
 	}
 	p->fl.st.scans++;
 	p->fl.st.in_use = used;
+	p->fl.st.look_ns += gpudp_ho_now_ns() - t0;
 	p->fl.pkts_at_scan = p->fl.pkts;
 	p->fl.scan_t = p->fl.now;
 	return rc;

@@ -179,6 +179,8 @@ def flows(prog, make_flows, cap, tmp, res):
                 if fe:
                     row[ex + "_records"] = fe["records"]
                     row[ex + "_looks"] = fe["table"]["looks"]
+                    row[ex + "_look_ms"] = fe["table"]["look_ms"]
+                    row[ex + "_look_wait_ms"] = fe["table"]["look_wait_ms"]
                     row[ex + "_dropped"] = fe["dropped"]
                 row["packets"] = best["packets"]
             for ex in exports:

@@ -1085,6 +1085,10 @@ def long_run_group(c):
             fe.get("flows_ended") == {k: joiner.records.get(k, 0) for k in END_IDS} and
             (fe.get("flow_log") or {}).get("records") == n_rec and fe.get("dropped") == 0,
             "report %s; log %d records %s" % (fe, n_rec, dict(joiner.records)))
+    tab = fe.get("table") or {}
+    c.check("long_run_report_times_the_looks", tab.get("looks", 0) > 0 and
+            tab.get("look_ms", 0) > 0 and tab.get("look_wait_ms") == 0 and
+            tab["look_ms"] < t_run * 1000, "table %s, run %.1f s" % (tab, t_run))
     c.check("long_run_no_flow_table_full_no_lack_of_resources",
             rep.get("drops", {}).get("flow_table_full") == 0 and
             joiner.records.get("lack_of_resources", 0) == 0,
@@ -1265,7 +1269,9 @@ def gpu_group(c):
                             fc["flows_ended"] == fg["flows_ended"] and
                             fc["table"]["evictions"] == fg["table"]["evictions"] and
                             fc["table"]["looks"] == fg["table"]["looks"] and
-                            fg["records"] == len(gpu[0]), "%s / %s" % (fc, fg))
+                            fg["records"] == len(gpu[0]) and
+                            0 <= fg["table"]["look_wait_ms"] <= fg["table"]["look_ms"],
+                            "%s / %s" % (fc, fg))
     # in place: the PMD reader, mbufs in GPU-registered host memory
     for cap in ("sample.pcap", "jumbo.pcap", "frag-ipv6.pcap"):
         tag = "pmd_pinned_" + cap.replace(".", "_").replace("-", "_")
