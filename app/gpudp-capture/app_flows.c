@@ -4,7 +4,8 @@
  * flows the engine ends go to the NDJSON flow log (--flow-log) and to the
  * IPFIX exporter's targets (--ipfix collectors, --ipfix-file); the report
  * says what each output took and lost. An output that fails loses records,
- * counted and said once; the analysis goes on.
+ * counted and said once; the analysis goes on. The records reach the
+ * outputs through a queue and an export thread of their own (app_flows_q.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -70,6 +71,10 @@ app_flows_open(struct cap_app *app)
 			return GPUDP_EXIT_FAILURE;
 		}
 	}
+	rc = app->ipfix != NULL || app->flow_log != NULL ? app_flows_q_start(app) : 0;
+	if (rc != 0)
+		CAP_LOG(WARNING, "flow monitor: no export thread (%s): records are written by "
+			"the analysis's thread", strerror(-rc));
 	CAP_LOG(INFO, "flow monitor: idle timeout %" PRIu64 " s, active timeout %" PRIu64
 		" s, %s records%s%s%s", app->conf.idle_timeout_s, app->conf.active_timeout_s,
 		app->conf.biflow ? "biflow" : "unidirectional",
@@ -91,22 +96,8 @@ app_flows_out(void *arg, const struct gpudp_flow_rec *recs, uint32_t n)
 		if (recs[i].end_reason < 6)
 			app->flow_st.ended[recs[i].end_reason]++;
 	}
-	if (app->ipfix != NULL) {
-		gpudp_ipfix_export(app->ipfix, recs, n);
-		gpudp_ipfix_poll(app->ipfix);
-	}
-	if (app->flow_log == NULL)
-		return;
-	for (i = 0; i < n; i++) {
-		int rc = gpudp_flow_log_write(app->flow_log, &recs[i]);
-
-		/* said once: the writer keeps its first error and counts the rest */
-		if (rc != 0 && rc != -EINVAL && !app->flow_log_failed) {
-			app->flow_log_failed = 1;
-			CAP_LOG(ERR, "--flow-log %s: %s; records are counted as dropped",
-				app->conf.flow_log, strerror(-rc));
-		}
-	}
+	if (app->ipfix != NULL || app->flow_log != NULL)
+		app_flows_q_put(app, recs, n);
 }
 
 void
@@ -131,6 +122,11 @@ app_flows_report(struct cap_app *app, int final, struct cap_report_flows *f)
 		f->table = app->flow_table;
 	else
 		gpudp_cap_engine_flow_stats(&app->eng, &f->table);
+	/* final: every record put is written first */
+	if (final)
+		app_flows_q_sync(app);
+	f->export_waits = app_flows_q_waits(app);
+	app_flows_q_io(app, 1);
 	if (app->ipfix != NULL) {
 		if (final)
 			gpudp_ipfix_drain(app->ipfix, DRAIN_MS);
@@ -148,6 +144,7 @@ app_flows_report(struct cap_app *app, int final, struct cap_report_flows *f)
 		f->log_path = app->conf.flow_log;
 		gpudp_flow_log_stats_get(app->flow_log, &f->log);
 	}
+	app_flows_q_io(app, 0);
 	return f;
 }
 
@@ -159,6 +156,7 @@ app_flows_close(struct cap_app *app)
 
 	if (!cap_conf_flows_on(&app->conf))
 		return 0;
+	app_flows_q_stop(app);
 	/* the final report drained and flushed the outputs; close says the rest */
 	app_flows_report(app, 0, &f);
 	if (cap_report_flows_dropped(&f) != 0) {

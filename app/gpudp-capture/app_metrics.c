@@ -42,6 +42,7 @@ struct cap_metrics_snap {
 	struct gpudp_ipfix_stats ipfix[CAP_REPORT_IPFIX];
 	uint32_t flow_log_on;
 	uint64_t log_records, log_dropped;
+	uint64_t export_waits;
 };
 
 static struct {
@@ -143,6 +144,7 @@ app_metrics_report(struct cap_app *app, const struct cap_report *r)
 	w->filter_dropped = r->filter_dropped;
 	if (r->flows != NULL) {
 		w->table = r->flows->table;
+		w->export_waits = r->flows->export_waits;
 		w->n_ipfix = r->flows->n_ipfix;
 		for (i = 0; i < w->n_ipfix; i++) {
 			snprintf(w->ipfix_name[i], sizeof(w->ipfix_name[i]), "%s",
@@ -216,6 +218,9 @@ write_flows(struct gpudp_metrics_text *t, const struct cap_metrics_snap *s)
 		"Looks at the flow table for the flows that end.", s->table.scans);
 	counter(t, "gpudp_capture_flow_table_evictions_total",
 		"Looks that ended flows to make room (lack of resources).", s->table.evictions);
+	counter(t, "gpudp_capture_flow_export_waits_total",
+		"Times the analysis waited for room in the records' queue to the outputs.",
+		s->export_waits);
 	if (s->n_ipfix > 0) {
 		static const char *const names[4] = {
 			"gpudp_capture_ipfix_messages_total", "gpudp_capture_ipfix_records_total",

@@ -14,6 +14,7 @@
 #ifndef GPUDP_CAPTURE_CAP_APP_H
 #define GPUDP_CAPTURE_CAP_APP_H
 
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stddef.h>
@@ -83,6 +84,18 @@ struct cap_gpu {
 	unsigned int n_ports;
 };
 
+/* The flow records' queue to the outputs (app_flows_q.c) */
+struct app_flows_q {
+	pthread_t th;
+	pthread_mutex_t mu;      /* head, tail, busy, stop, waits */
+	pthread_mutex_t io;      /* the outputs, while written or read */
+	pthread_cond_t more, room, idle;
+	struct gpudp_flow_rec *ring;
+	uint64_t head, tail;     /* records taken out, put in */
+	uint64_t waits;          /* puts that found it full */
+	int busy, stop, started;
+};
+
 struct cap_app {
 	struct cap_conf conf;
 	struct vdev_file files[MAX_VDEV_FILES];
@@ -99,6 +112,7 @@ struct cap_app {
 	struct gpudp_ipfix *ipfix;
 	struct gpudp_flow_log *flow_log;
 	int flow_log_failed;          /* its error was said */
+	struct app_flows_q fq;        /* the records' way to those outputs */
 	struct gpudp_flow_life_stats flow_st; /* records out: their count, packets,
 					       * end reasons (ended[]: records) */
 	struct gpudp_flow_life_stats flow_table; /* the direct reader's last run:
@@ -214,5 +228,20 @@ const struct cap_report_flows *app_flows_report(struct cap_app *app, int final,
 						struct cap_report_flows *f);
 /** Close the outputs. @return 1 if any record was lost (or an output failed), else 0 */
 int app_flows_close(struct cap_app *app);
+
+/* app_flows_q.c: the records' queue to the outputs and its export thread */
+/** Start the export thread. @return 0, or a negative errno (records are then written
+ *  by the engine's thread) */
+int app_flows_q_start(struct cap_app *app);
+/** @p n records into the queue, in order; waits while it is full */
+void app_flows_q_put(struct cap_app *app, const struct gpudp_flow_rec *recs, uint32_t n);
+/** Wait until every record put is written. */
+void app_flows_q_sync(struct cap_app *app);
+/** Hold (@p lock 1) or let go (0) the outputs, to read their counters. */
+void app_flows_q_io(struct cap_app *app, int lock);
+/** @return the times app_flows_q_put() found the queue full */
+uint64_t app_flows_q_waits(struct cap_app *app);
+/** Write what is left and end the export thread. */
+void app_flows_q_stop(struct cap_app *app);
 
 #endif /* GPUDP_CAPTURE_CAP_APP_H */

@@ -48,6 +48,8 @@ struct cap_report_flows {
 	struct gpudp_ipfix_stats ipfix[CAP_REPORT_IPFIX];
 	const char *log_path;              /**< --flow-log, or NULL */
 	struct gpudp_flow_log_stats log;
+	uint64_t export_waits;             /**< times the analysis waited for room in
+					    *   the records' queue to the outputs */
 };
 
 /** Records lost on the way to any output (collector or file). */

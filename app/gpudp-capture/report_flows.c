@@ -50,6 +50,9 @@ cap_report_flows_table(FILE *f, const struct cap_report_flows *fl)
 			fl->log_path, fl->log.records, fl->log.dropped,
 			fl->log.error != 0 ? ": " : "",
 			fl->log.error != 0 ? strerror(-fl->log.error) : "");
+	if (fl->export_waits != 0)
+		fprintf(f, "           the analysis waited %" PRIu64 " times for the outputs "
+			"(their queue was full)\n", fl->export_waits);
 }
 
 void
@@ -67,6 +70,7 @@ cap_report_flows_json(struct gpudp_json *j, const struct cap_report_flows *fl)
 		gpudp_json_u64(j, gpudp_flow_end_name((uint8_t)i), l->ended[i]);
 	gpudp_json_end(j);
 	gpudp_json_u64(j, "dropped", cap_report_flows_dropped(fl));
+	gpudp_json_u64(j, "export_waits", fl->export_waits);
 	/* the table: bounded, looked over as the packets' time goes on */
 	gpudp_json_obj(j, "table");
 	gpudp_json_u64(j, "capacity", fl->table.capacity);

@@ -1085,6 +1085,11 @@ def long_run_group(c):
             fe.get("flows_ended") == {k: joiner.records.get(k, 0) for k in END_IDS} and
             (fe.get("flow_log") or {}).get("records") == n_rec and fe.get("dropped") == 0,
             "report %s; log %d records %s" % (fe, n_rec, dict(joiner.records)))
+    # the flow log goes to this script, slower than the analysis: the
+    # records' queue to the outputs filled, the analysis waited, and no
+    # record was lost (above)
+    c.check("long_run_analysis_waited_for_the_outputs", fe.get("export_waits", 0) > 0,
+            "export_waits %s" % fe.get("export_waits"))
     tab = fe.get("table") or {}
     c.check("long_run_report_times_the_looks", tab.get("looks", 0) > 0 and
             tab.get("look_ms", 0) > 0 and tab.get("look_wait_ms") == 0 and
