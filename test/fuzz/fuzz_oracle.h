@@ -8,6 +8,18 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* a failed check of target @p t: the condition and a message, then abort */
+#define FUZZ_CHECK(t, c, ...) do { \
+	if (!(c)) { \
+		fprintf(stderr, "%s: %s: ", t, #c); \
+		fprintf(stderr, __VA_ARGS__); \
+		fputc('\n', stderr); \
+		abort(); \
+	} \
+} while (0)
 
 /* [s, s + n) as a decimal number, saturated at ULLONG_MAX; -1 not one */
 static inline int
