@@ -544,6 +544,9 @@ one_rule(struct rp *p, const char *s, size_t n, struct gpudp_rule *r)
 		rc = rules_ports(p, s + b[6], e[6] - b[6], &r->dport, &r->n_dport);
 	if (rc != 0)
 		return rc;
+	if (r->proto != GPUDP_RULE_TCP && r->proto != GPUDP_RULE_UDP &&
+	    (r->n_sport != 0 || r->n_dport != 0))
+		return rp_fail(p, "ports other than any need a tcp or udp rule");
 	while (i < n && is_blank(s[i]))
 		i++;
 	while (n > i && is_blank(s[n - 1]))

@@ -137,7 +137,7 @@ lists_negation_nesting_and_variables(void)
 			  rs.port[r->dport + 1].lo == 8080 && rs.port[r->dport + 1].hi == 8090,
 			  "dst");
 	/* ![a,!b] is (not a) and b; any with entries in keeps only the outs */
-	GPUDP_TEST_ASSERT(parse(&rs, "alert ip ![1.1.1.1,!2.2.2.0/24] [any,!53,80] -> any "
+	GPUDP_TEST_ASSERT(parse(&rs, "alert udp ![1.1.1.1,!2.2.2.0/24] [any,!53,80] -> any "
 			  "[1024:,:10] (sid:2;)", err, sizeof(err)) == 1, "%s", err);
 	r = &rs.rule[1];
 	GPUDP_TEST_ASSERT(r->n_src == 2 && rs.net[r->src].neg && !rs.net[r->src + 1].neg &&
@@ -146,7 +146,7 @@ lists_negation_nesting_and_variables(void)
 	GPUDP_TEST_ASSERT(r->n_dport == 2 && rs.port[r->dport].lo == 1024 &&
 			  rs.port[r->dport].hi == 65535 && rs.port[r->dport + 1].lo == 0 &&
 			  rs.port[r->dport + 1].hi == 10, "dport");
-	GPUDP_TEST_ASSERT(parse(&rs, "alert ip any $LOOP -> any any (sid:3;)", err,
+	GPUDP_TEST_ASSERT(parse(&rs, "alert tcp any $LOOP -> any any (sid:3;)", err,
 			  sizeof(err)) == -EINVAL && strstr(err, "nested") != NULL, "%s", err);
 	GPUDP_TEST_ASSERT(parse(&rs, "alert ip $NOPE any -> any any (sid:3;)", err,
 			  sizeof(err)) == -EINVAL && strstr(err, "$NOPE is not defined") != NULL,
@@ -209,6 +209,8 @@ bad_rules_refused_naming_file_line_and_cause(void)
 		{ "alert tcp any any -> any any (classtype:a b; sid:1;)", "classtype: bad name" },
 		{ "alert tcp any any -> any any (offset:x; content:\"a\"; sid:1;)", "bad value" },
 		{ "alert tcp any any -> any any (msg; sid:1;)", "needs a value" },
+		{ "alert ip any 80 -> any any (sid:1;)", "need a tcp or udp rule" },
+		{ "alert icmp any any -> any [1,2] (sid:1;)", "need a tcp or udp rule" },
 	};
 	struct gpudp_rules rs;
 	char err[256], text[512], want[32];
@@ -320,9 +322,11 @@ random_rule(char *t, size_t len, uint32_t sid)
 	unsigned int i, j, n = (unsigned int)(rand() % 5), l;
 	int fast = rand() % 3 == 0 ? rand() % 5 : -1;
 
+	int pr = rand() % 4, pp = pr == 1 || pr == 2;   /* ports: tcp and udp */
+
 	o += (size_t)snprintf(t + o, len - o, "%s %s %s %s %s %s %s (", act[rand() % 2],
-			      proto[rand() % 4], nets[rand() % 6], ports[rand() % 6],
-			      rand() % 2 ? "->" : "<>", nets[rand() % 6], ports[rand() % 6]);
+			      proto[pr], nets[rand() % 6], ports[pp ? rand() % 6 : 0],
+			      rand() % 2 ? "->" : "<>", nets[rand() % 6], ports[pp ? rand() % 6 : 0]);
 	if (rand() % 2)
 		o += (size_t)snprintf(t + o, len - o, "msg:\"m \\\"%d\\\" \\; \\\\\"; ", rand());
 	for (i = 0; i < n; i++) {
