@@ -185,6 +185,18 @@ gpudp_rules_in_net(const uint8_t *a, uint8_t af, const struct gpudp_rule_net *n)
 	return rest == 0 || ((a[full] ^ n->addr[full]) & (uint8_t)(0xffu << (8u - rest))) == 0;
 }
 
+/* one entry's verdict into its list's (@p pos: an "in" entry seen, @p in:
+ * the packet is in one); @return 0 when the list fails already */
+GPUDP_RULES_HD int
+gpudp_rules_entry(int neg, int hit, int *pos, int *in)
+{
+	if (neg)
+		return !hit;
+	*pos = 1;
+	*in |= hit;
+	return 1;
+}
+
 /* an address list: in one of the "in" entries (or none), in no "not in" one */
 GPUDP_RULES_HD int
 gpudp_rules_addr_ok(const struct gpudp_rules *rs, uint32_t first, uint32_t n, const uint8_t *a,
@@ -193,17 +205,10 @@ gpudp_rules_addr_ok(const struct gpudp_rules *rs, uint32_t first, uint32_t n, co
 	uint32_t i;
 	int pos = 0, in = 0;
 
-	for (i = 0; i < n; i++) {
-		const struct gpudp_rule_net *e = &rs->net[first + i];
-		int hit = gpudp_rules_in_net(a, af, e);
-
-		if (e->neg && hit)
+	for (i = 0; i < n; i++)
+		if (!gpudp_rules_entry(rs->net[first + i].neg,
+				       gpudp_rules_in_net(a, af, &rs->net[first + i]), &pos, &in))
 			return 0;
-		if (!e->neg) {
-			pos = 1;
-			in |= hit;
-		}
-	}
 	return !pos || in;
 }
 
@@ -214,17 +219,10 @@ gpudp_rules_port_ok(const struct gpudp_rules *rs, uint32_t first, uint32_t n, ui
 	uint32_t i;
 	int pos = 0, in = 0;
 
-	for (i = 0; i < n; i++) {
-		const struct gpudp_rule_port *e = &rs->port[first + i];
-		int hit = port >= e->lo && port <= e->hi;
-
-		if (e->neg && hit)
+	for (i = 0; i < n; i++)
+		if (!gpudp_rules_entry(rs->port[first + i].neg, port >= rs->port[first + i].lo &&
+				       port <= rs->port[first + i].hi, &pos, &in))
 			return 0;
-		if (!e->neg) {
-			pos = 1;
-			in |= hit;
-		}
-	}
 	return !pos || in;
 }
 
