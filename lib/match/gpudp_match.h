@@ -151,6 +151,29 @@ gpudp_match_occurs_before(const struct gpudp_match_db *db, uint32_t p, const uin
 #define GPUDP_MATCH_ADD(p, v) (*(p) += (v))
 #endif
 
+/**
+ * One byte @p b through automaton @p a (0: case-sensitive, 1: folded) of
+ * @p db from state *@p s (updated); the patterns that end there are
+ * outs[*lo .. *hi) of the returned array (none: *lo == *hi, also when the
+ * database has no such automaton).
+ */
+GPUDP_MATCH_FN const uint32_t *
+gpudp_match_step(const struct gpudp_match_db *db, uint32_t a, uint32_t *s, uint8_t b,
+		 uint32_t *lo, uint32_t *hi)
+{
+	const uint32_t *first;
+
+	*lo = *hi = 0;
+	if (db->n_states[a] == 0)
+		return NULL;
+	*s = GPUDP_MATCH_AT(db, uint32_t, db->off_delta[a])[(size_t)*s * 256 +
+		(a == 0 ? b : gpudp_match_fold(b))];
+	first = GPUDP_MATCH_AT(db, uint32_t, db->off_first[a]);
+	*lo = first[*s];
+	*hi = first[*s + 1];
+	return GPUDP_MATCH_AT(db, uint32_t, db->off_outs[a]);
+}
+
 /** Distinct patterns a scan remembers before it re-checks by compare. */
 #define GPUDP_MATCH_SEEN 16
 
@@ -170,17 +193,11 @@ gpudp_match_scan(const struct gpudp_match_db *db, const uint8_t *d, uint32_t len
 
 	for (i = 0; i < len; i++) {
 		for (a = 0; a < 2; a++) {
-			const uint32_t *first, *outs;
-			uint32_t j, c = a == 0 ? d[i] : gpudp_match_fold(d[i]);
+			const uint32_t *outs;
+			uint32_t j, lo, hi;
 
-			if (db->n_states[a] == 0)
-				continue;
-			s[a] = GPUDP_MATCH_AT(db, uint32_t, db->off_delta[a])[(size_t)s[a] * 256 + c];
-			first = GPUDP_MATCH_AT(db, uint32_t, db->off_first[a]);
-			if (first[s[a]] == first[s[a] + 1])
-				continue;
-			outs = GPUDP_MATCH_AT(db, uint32_t, db->off_outs[a]);
-			for (j = first[s[a]]; j < first[s[a] + 1]; j++) {
+			outs = gpudp_match_step(db, a, &s[a], d[i], &lo, &hi);
+			for (j = lo; j < hi; j++) {
 				uint32_t p = outs[j], k, fresh = 1;
 
 				total++;
@@ -200,6 +217,32 @@ gpudp_match_scan(const struct gpudp_match_db *db, const uint8_t *d, uint32_t len
 				n_seen++;
 				GPUDP_MATCH_ADD(&pkts[p], 1);
 			}
+		}
+	}
+	return total;
+}
+
+/**
+ * Every occurrence of every pattern of @p db in @p len bytes at @p d, in
+ * the order the scan finds them (by end): @p fn(@p arg, pattern, end) with
+ * end the index one past the occurrence's last byte. Host code (the rules
+ * prefilter, lib/rules).
+ * @return the occurrences found
+ */
+static inline uint64_t
+gpudp_match_each(const struct gpudp_match_db *db, const uint8_t *d, uint32_t len,
+		 void (*fn)(void *arg, uint32_t pattern, uint32_t end), void *arg)
+{
+	uint32_t i, a, j, lo, hi, s[2] = { 0, 0 };
+	uint64_t total = 0;
+
+	for (i = 0; i < len; i++) {
+		for (a = 0; a < 2; a++) {
+			const uint32_t *outs = gpudp_match_step(db, a, &s[a], d[i], &lo, &hi);
+
+			for (j = lo; j < hi; j++)
+				fn(arg, outs[j], i + 1);
+			total += hi - lo;
 		}
 	}
 	return total;
