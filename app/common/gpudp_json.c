@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gpudp_json.h"
@@ -22,10 +23,23 @@ gpudp_json_open(struct gpudp_json *j, const char *path)
 	size_t n = strlen(path) + 32;
 	FILE *f;
 
+	struct stat st;
+
 	memset(j, 0, sizeof(*j));
-	j->tmp = malloc(n);
 	j->path = strdup(path);
-	if (j->tmp == NULL || j->path == NULL)
+	if (j->path == NULL)
+		goto fail;
+	/* not a regular file (/dev/stdout, /dev/null, a FIFO): written as it
+	 * is, never replaced by a file of the same name */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		f = fopen(path, "w");
+		if (f == NULL)
+			goto fail;
+		j->f = f;
+		return 0;
+	}
+	j->tmp = malloc(n);
+	if (j->tmp == NULL)
 		goto fail;
 	snprintf(j->tmp, n, "%s.tmp%d", path, (int)getpid());
 	f = fopen(j->tmp, "w");
@@ -208,9 +222,9 @@ gpudp_json_close(struct gpudp_json *j)
 	if (j->path != NULL) {
 		if (fclose(j->f) != 0)
 			set_err(j, -EIO);
-		if (j->err == 0 && rename(j->tmp, j->path) != 0)
+		if (j->err == 0 && j->tmp != NULL && rename(j->tmp, j->path) != 0)
 			set_err(j, -errno);
-		if (j->err != 0)
+		if (j->err != 0 && j->tmp != NULL)
 			unlink(j->tmp);
 		free(j->tmp);
 		free(j->path);

@@ -41,7 +41,9 @@ void gpudp_json_init(struct gpudp_json *j, FILE *f);
 
 /**
  * Write JSON to @p path through a temporary file in the same directory,
- * renamed over @p path by gpudp_json_close() if everything was written.
+ * renamed over @p path by gpudp_json_close() if everything was written;
+ * where @p path exists and is not a regular file (/dev/stdout, a FIFO,
+ * /dev/null), straight to it, never replacing it.
  * @return 0, or a negative errno (the temporary file cannot be created)
  */
 int gpudp_json_open(struct gpudp_json *j, const char *path);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gpudp_pcapng_pvt.h"
@@ -300,6 +301,20 @@ gpudp_pcapng_ring_flush(struct gpudp_pcapng_ring *r)
 /* ---- files ---- */
 
 /*
+ * Remove @p path after its header could not be written: a file made here
+ * (or a link), never a device or a FIFO the user named (--filter-out
+ * /dev/full).
+ */
+static void
+remove_made(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+		unlink(path);
+}
+
+/*
  * Create r->name and write its header. @return 0, or -1 (said; the file
  * removed if it was made)
  */
@@ -317,7 +332,7 @@ file_create(struct gpudp_pcapng_ring *r)
 	}
 	err = write_all(r->fd, r->head, r->head_len, &done);
 	if (err != 0) {
-		unlink(r->name);
+		remove_made(r->name);
 		file_failed(r, "cannot write its section header (the file is removed)", err);
 		return -1;
 	}
@@ -482,7 +497,7 @@ gpudp_pcapng_ring_open(const char *path, const struct gpudp_pcapng_ring_conf *co
 			err = write_all(r->fd, r->head, r->head_len, &done);
 			if (err != 0) {
 				close(r->fd);
-				unlink(path);
+				remove_made(path);
 			}
 		}
 		if (err == 0) {

@@ -5,6 +5,7 @@
  * file) and the command line split around "--" with --help.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,6 +198,34 @@ json_open_fails_in_a_missing_directory(void)
 	return GPUDP_TEST_PASS;
 }
 
+/* a path that is not a regular file (here a FIFO; /dev/stdout and
+ * /dev/null alike) is written in place, never replaced by a file */
+static int
+json_to_a_fifo_writes_it_in_place(void)
+{
+	char path[160], buf[256] = "";
+	struct gpudp_json j;
+	struct stat st;
+	ssize_t n;
+	int rd;
+
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	GPUDP_TEST_ASSERT(mkfifo(path, 0600) == 0, "mkfifo %s", path);
+	rd = open(path, O_RDONLY | O_NONBLOCK);
+	GPUDP_TEST_ASSERT(rd >= 0, "open the reader");
+	GPUDP_TEST_ASSERT(gpudp_json_open(&j, path) == 0, "open %s", path);
+	gpudp_json_obj(&j, NULL);
+	gpudp_json_u64(&j, "packets", 7);
+	gpudp_json_end(&j);
+	GPUDP_TEST_ASSERT(gpudp_json_close(&j) == 0, "close");
+	n = read(rd, buf, sizeof(buf) - 1);
+	close(rd);
+	GPUDP_TEST_ASSERT(n > 0 && strstr(buf, "\"packets\": 7") != NULL, "read '%s'", buf);
+	GPUDP_TEST_ASSERT(stat(path, &st) == 0 && S_ISFIFO(st.st_mode), "no longer a FIFO");
+	unlink(path);
+	return GPUDP_TEST_PASS;
+}
+
 static int
 args_split_at_the_first_double_dash(void)
 {
@@ -242,6 +271,7 @@ static const struct gpudp_test_case cases[] = {
 	{ "json_misuse_is_an_error_and_writes_no_file", json_misuse_is_an_error_and_writes_no_file },
 	{ "json_a_full_disk_is_an_error", json_a_full_disk_is_an_error },
 	{ "json_open_fails_in_a_missing_directory", json_open_fails_in_a_missing_directory },
+	{ "json_to_a_fifo_writes_it_in_place", json_to_a_fifo_writes_it_in_place },
 	{ "args_split_at_the_first_double_dash", args_split_at_the_first_double_dash },
 	{ "help_anywhere_and_h_only_after_double_dash",
 	  help_anywhere_and_h_only_after_double_dash },

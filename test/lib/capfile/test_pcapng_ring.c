@@ -25,6 +25,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "gpudp_capfile.h"
@@ -1086,6 +1087,30 @@ full_disk_keeps_files_whole_and_writing_resumes_once_space_is_freed(void)
 	return GPUDP_TEST_PASS;
 }
 
+/*
+ * A device that refuses the header (a node like /dev/full, made in the
+ * case's directory: root only) is refused and stays: only a file the
+ * writer made (or a link) is removed after a failed header.
+ */
+static int
+a_device_that_refuses_the_header_is_not_removed(void)
+{
+	struct gpudp_pcapng_ring_conf c = conf_of(0, 0, 0);
+	struct gpudp_pcapng_ring *r;
+	char dev[PATH_MAX];
+	struct stat st;
+
+	GPUDP_TEST_ASSERT(make_dir() == 0, "mkdtemp");
+	out_path(dev, sizeof(dev), "full");
+	GPUDP_TEST_SKIP_IF(mknod(dev, S_IFCHR | 0666, makedev(1, 7)) != 0,
+			   "cannot make a device node (not root): %s", strerror(errno));
+	r = gpudp_pcapng_ring_open(dev, &c);
+	GPUDP_TEST_ASSERT(r == NULL, "a writer over a full device");
+	GPUDP_TEST_ASSERT(lstat(dev, &st) == 0 && S_ISCHR(st.st_mode), "the device was removed");
+	unlink(dev);
+	return GPUDP_TEST_PASS;
+}
+
 static const struct gpudp_test_case cases[] = {
 	{ "no_condition_writes_the_plain_writers_bytes_at_the_path",
 	  no_condition_writes_the_plain_writers_bytes_at_the_path },
@@ -1112,6 +1137,8 @@ static const struct gpudp_test_case cases[] = {
 	  file_size_limit_cuts_each_file_at_a_whole_block },
 	{ "write_error_without_rotation_drops_every_later_packet_said_once",
 	  write_error_without_rotation_drops_every_later_packet_said_once },
+	{ "a_device_that_refuses_the_header_is_not_removed",
+	  a_device_that_refuses_the_header_is_not_removed },
 	{ NULL, NULL },
 };
 
