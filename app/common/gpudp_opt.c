@@ -104,6 +104,9 @@ gpudp_opt_out_file(const char *prog, const char *opt, const char *path)
 		return gpudp_opt_bad(prog, opt, path, "expected a file name");
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return gpudp_opt_bad(prog, opt, path, "is a directory");
+	/* not a regular file (/dev/stdout, a FIFO): written in place */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return 0;
 	/* the file is written at the end through a temporary file in its
 	 * directory: create (and remove) one there now */
 	slash = strrchr(path, '/');
