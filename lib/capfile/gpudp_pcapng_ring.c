@@ -333,7 +333,7 @@ file_create(struct gpudp_pcapng_ring *r)
 	err = write_all(r->fd, r->head, r->head_len, &done);
 	if (err != 0) {
 		remove_made(r->name);
-		file_failed(r, "cannot write its section header (the file is removed)", err);
+		file_failed(r, "cannot write its section header (a file made for it is removed)", err);
 		return -1;
 	}
 	r->off = r->head_len;
