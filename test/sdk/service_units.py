@@ -26,6 +26,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from gpudp_checks import Checks  # noqa: E402  (test/common)
+
 CAPS = {"CAP_IPC_LOCK", "CAP_SYS_ADMIN", "CAP_SYS_RAWIO", "CAP_NET_ADMIN", "CAP_NET_RAW"}
 MAX_EXPOSURE = 5.5
 
@@ -39,13 +42,8 @@ def main():
     if sa is None:
         print("SKIP: systemd-analyze not found (Debian: systemd)")
         return 77
-    passed = failed = 0
-
-    def check(name, ok, detail=""):
-        nonlocal passed, failed
-        print(("ok   %s" if ok else "FAIL %s " + str(detail)[:600]) % name)
-        passed += bool(ok)
-        failed += not ok
+    c = Checks()
+    check = c.check
 
     tmp = tempfile.mkdtemp(prefix="gpudp-units-")
     bin_dir = os.path.join(tmp, "bin")
@@ -110,8 +108,7 @@ def main():
                   "--metrics" in args, unknown)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed or not passed else 0
+    return c.status()
 
 
 if __name__ == "__main__":

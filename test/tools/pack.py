@@ -112,7 +112,7 @@ def main():
     def pack_py_imports(script):
         # a test script's own modules (`from fwd_pcap import ...`), found
         # beside it, in a sibling test folder, in test/common or in any
-        # test/*/* folder, go beside it into files/
+        # test/*/* folder, go beside it into files/, and theirs in turn
         here = os.path.dirname(script)
         common = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common")
         with open(script) as f:
@@ -121,9 +121,11 @@ def main():
         for m in mods:
             for d in [here] + sorted(glob.glob(os.path.join(here, "..", "*"))) + [common] + \
                     sorted(glob.glob(os.path.join(tests, "*", "*"))):
-                cand = os.path.join(d, m + ".py")
+                cand = os.path.abspath(os.path.join(d, m + ".py"))
                 if os.path.isfile(cand):
-                    pack_file(os.path.abspath(cand), "files")
+                    if cand not in packed:
+                        pack_file(cand, "files")
+                        pack_py_imports(cand)
                     break
 
     for t in gpu:

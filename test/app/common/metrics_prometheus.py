@@ -45,23 +45,13 @@ import time
 import urllib.parse
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common"))
+from gpudp_checks import Checks  # noqa: E402  (test/common)
+
 EAL = ["-l", "0", "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
        "--log-level=lib.*:error"]
 CAPTURES = ["sample.pcap", "jumbo.pcap", "frag-ipv4.pcap", "icmp-errors.pcap"]
 SKIP = 77
-
-
-class Checks:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def check(self, name, cond, detail=""):
-        if cond:
-            self.passed += 1
-            print("ok   %s" % name)
-        else:
-            self.failed += 1
-            print("FAIL %s %s" % (name, detail))
 
 
 def free_port():
@@ -301,8 +291,7 @@ def fwd_group(fwd, mode):
     finally:
         prom.stop()
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%d passed, %d failed" % (c.passed, c.failed))
-    return 1 if c.failed or not c.passed else 0
+    return c.status()
 
 
 def main():
@@ -455,8 +444,7 @@ def main():
     finally:
         prom.stop()
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%d passed, %d failed" % (c.passed, c.failed))
-    return 1 if c.failed or not c.passed else 0
+    return c.status()
 
 
 if __name__ == "__main__":

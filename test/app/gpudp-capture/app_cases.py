@@ -44,6 +44,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common"))
+from gpudp_checks import Checks  # noqa: E402  (test/common)
+
 EAL = ["-l", "0", "--no-huge", "-m", "256", "--no-pci", "--no-shconf", "--log-level=lib.*:error"]
 
 
@@ -61,10 +64,10 @@ def pcap_records(path):
     return lens, off != len(data)
 
 
-class Cases:
+class Cases(Checks):
     def __init__(self, app, data):
+        super().__init__()
         self.app, self.data = app, data
-        self.passed = self.failed = 0
         self.tmp = tempfile.mkdtemp(prefix="gpudp-capture-test-")
 
     def run(self, vdev_file, *opts, eal_extra=(), timeout=60, env=None):
@@ -79,14 +82,6 @@ class Cases:
             eal += ["--vdev", "net_pcap0,rx_pcap=" + vdev_file]
         cmd = [self.app] + eal + ["--"] + list(opts)
         return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
-
-    def check(self, name, cond, detail=""):
-        if cond:
-            self.passed += 1
-            print("ok   %s" % name)
-        else:
-            self.failed += 1
-            print("FAIL %s %s" % (name, detail))
 
     def path(self, f):
         return os.path.join(self.data, f)
@@ -1006,8 +1001,7 @@ def main():
     shutil.rmtree(c.tmp, ignore_errors=True)
     if rc == 77:
         return 77
-    print("%d passed, %d failed" % (c.passed, c.failed))
-    return 1 if c.failed or not c.passed else 0
+    return c.status()
 
 
 if __name__ == "__main__":

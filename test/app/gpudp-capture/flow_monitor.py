@@ -1313,8 +1313,7 @@ def main():
         shutil.rmtree(c.tmp, ignore_errors=True)
     if rc == SKIP:
         return SKIP
-    print("%d passed, %d failed" % (c.passed, c.failed))
-    return 1 if c.failed or not c.passed else 0
+    return c.status()
 
 
 if __name__ == "__main__":
