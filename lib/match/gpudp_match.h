@@ -178,6 +178,29 @@ gpudp_match_step(const struct gpudp_match_db *db, uint32_t a, uint32_t *s, uint8
 #define GPUDP_MATCH_SEEN 16
 
 /**
+ * Whether the occurrence of pattern @p p ending at index @p i of @p d is
+ * its first in @p d: the scan remembers the first GPUDP_MATCH_SEEN
+ * patterns it found in @p seen (*@p n_seen counts every pattern found, 0
+ * at the start of a buffer) and compares bytes for the others.
+ */
+GPUDP_MATCH_FN int
+gpudp_match_fresh(const struct gpudp_match_db *db, uint32_t p, const uint8_t *d, uint32_t i,
+		  uint32_t *seen, uint32_t *n_seen)
+{
+	uint32_t k;
+
+	for (k = 0; k < *n_seen && k < GPUDP_MATCH_SEEN; k++)
+		if (seen[k] == p)
+			return 0;
+	if (*n_seen >= GPUDP_MATCH_SEEN && gpudp_match_occurs_before(db, p, d, i))
+		return 0;
+	if (*n_seen < GPUDP_MATCH_SEEN)
+		seen[*n_seen] = p;
+	(*n_seen)++;
+	return 1;
+}
+
+/**
  * Scan @p len bytes at @p d for every pattern of @p db: for each
  * occurrence of pattern p, occ[p] += 1; for each pattern that occurs at
  * least once, pkts[p] += 1 (either array may be NULL).
@@ -198,24 +221,13 @@ gpudp_match_scan(const struct gpudp_match_db *db, const uint8_t *d, uint32_t len
 
 			outs = gpudp_match_step(db, a, &s[a], d[i], &lo, &hi);
 			for (j = lo; j < hi; j++) {
-				uint32_t p = outs[j], k, fresh = 1;
+				uint32_t p = outs[j];
 
 				total++;
 				if (occ != NULL)
 					GPUDP_MATCH_ADD(&occ[p], 1);
-				if (pkts == NULL)
-					continue;
-				for (k = 0; k < n_seen && k < GPUDP_MATCH_SEEN; k++)
-					if (seen[k] == p)
-						fresh = 0;
-				if (fresh && n_seen >= GPUDP_MATCH_SEEN)
-					fresh = !gpudp_match_occurs_before(db, p, d, i);
-				if (!fresh)
-					continue;
-				if (n_seen < GPUDP_MATCH_SEEN)
-					seen[n_seen] = p;
-				n_seen++;
-				GPUDP_MATCH_ADD(&pkts[p], 1);
+				if (pkts != NULL && gpudp_match_fresh(db, p, d, i, seen, &n_seen))
+					GPUDP_MATCH_ADD(&pkts[p], 1);
 			}
 		}
 	}

@@ -2,12 +2,13 @@
 /**
  * @file
  * gpudp_rules_engine: a rule set run over packets on the CPU (doc/rules.md,
- * "The engine"). Each rule's fast pattern goes into one lib/match
- * database; a packet's payload is scanned once, the rules whose fast
+ * "The engine"), through its image (gpudp_rules_img.h): a packet's payload
+ * is scanned once for the rules' fast patterns, the rules whose fast
  * pattern occurs in it (and those without a content) are the candidates,
  * and each candidate's header and whole chain are checked
  * (gpudp_rules_eval.h). The alerts are those of checking every rule on
- * every packet, in the rules' order.
+ * every packet, in the rules' order. Payloads longer than
+ * GPUDP_RULES_PAYLOAD_MAX bytes are checked on their start.
  *
  * An engine is used by one thread at a time.
  */
@@ -19,13 +20,11 @@
 
 #include "gpudp_rules.h"
 #include "gpudp_rules_eval.h"
+#include "gpudp_rules_img.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/** Most payload bytes a packet is checked on (longer payloads: their start). */
-#define GPUDP_RULES_ENGINE_PAYLOAD_MAX 65535u
 
 struct gpudp_rules_engine;
 
@@ -52,6 +51,9 @@ uint32_t gpudp_rules_engine_packet(struct gpudp_rules_engine *e, const struct gp
 /** What the engine holds: distinct fast patterns, rules without a content. */
 void gpudp_rules_engine_info(const struct gpudp_rules_engine *e, uint32_t *patterns,
 			     uint32_t *always);
+
+/** The engine's image of the rule set (owned by @p e). */
+const struct gpudp_rules_img *gpudp_rules_engine_img(const struct gpudp_rules_engine *e);
 
 #ifdef __cplusplus
 }

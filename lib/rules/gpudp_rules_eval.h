@@ -12,8 +12,8 @@
  * startswith, endswith, nocase, and each isdataat from the payload's start
  * or the previous match's end. That choice is searched as sets rather than
  * by backtracking: after each content, the set of ends its matches can
- * have given the contents before; the rule holds when the last set is not
- * empty. Time O(contents x payload x content length), no recursion, and
+ * have given the contents before, a bit set over the payload's positions;
+ * the rule holds when the last set is not empty. Time O(contents x payload x content length), no recursion, and
  * the same answer as trying every combination.
  *
  * Inline and free of allocation (the caller gives the scratch memory), so
@@ -36,8 +36,10 @@ extern "C" {
 #define GPUDP_RULES_HD static inline
 #endif
 
+/** Words of one set of match ends over a payload of @p len bytes (ends 0..len). */
+#define GPUDP_RULES_EVAL_WORDS(len) (((uint32_t)(len) + 32u) / 32u)
 /** Scratch bytes gpudp_rule_payload_match() needs for a payload of @p len bytes. */
-#define GPUDP_RULES_EVAL_SCRATCH(len) (3u * ((len) + 2u) * (uint32_t)sizeof(uint32_t))
+#define GPUDP_RULES_EVAL_SCRATCH(len) (2u * GPUDP_RULES_EVAL_WORDS(len) * (uint32_t)sizeof(uint32_t))
 
 /** A packet as the header conditions see it. */
 struct gpudp_rule_pkt {
@@ -68,6 +70,34 @@ gpudp_rules_at(const uint8_t *p, uint32_t s, const uint8_t *c, uint32_t n, int n
 	return 1;
 }
 
+/* the index of the lowest bit set in @p m (not 0) */
+GPUDP_RULES_HD uint32_t
+gpudp_rules_ctz(uint32_t m)
+{
+#ifdef __CUDA_ARCH__
+	return (uint32_t)__ffs((int)m) - 1u;
+#else
+	return (uint32_t)__builtin_ctz(m);
+#endif
+}
+
+/* whether a bit of @p b in [lo, hi] (inclusive, lo <= hi) is set */
+GPUDP_RULES_HD int
+gpudp_rules_bits_any(const uint32_t *b, uint32_t lo, uint32_t hi)
+{
+	uint32_t wl = lo / 32u, wh = hi / 32u, w;
+	uint32_t ml = ~0u << (lo % 32u), mh = ~0u >> (31u - hi % 32u);
+
+	if (wl == wh)
+		return (b[wl] & ml & mh) != 0;
+	if (b[wl] & ml)
+		return 1;
+	for (w = wl + 1; w < wh; w++)
+		if (b[w] != 0)
+			return 1;
+	return (b[wh] & mh) != 0;
+}
+
 /**
  * The payload checks of rule @p r of @p rs on @p len bytes at @p p:
  * dsize, then the contents and isdataat checks.
@@ -78,10 +108,11 @@ GPUDP_RULES_HD int
 gpudp_rule_payload_match(const struct gpudp_rules *rs, const struct gpudp_rule *r,
 			 const uint8_t *p, uint32_t len, void *scratch)
 {
-	/* reach[e] (e in 0..len): a match of the contents so far can end at e;
-	 * sum[k]: how many e < k are in reach; none: no content yet */
-	uint32_t *reach = (uint32_t *)scratch, *next = reach + len + 2, *sum = next + len + 2;
-	uint32_t i, e, s, k;
+	/* bit e of reach (e in 0..len): a match of the contents so far can
+	 * end at e; none: no content yet */
+	uint32_t nw = GPUDP_RULES_EVAL_WORDS(len);
+	uint32_t *reach = (uint32_t *)scratch, *next = reach + nw, *t;
+	uint32_t i, e, s, w;
 	int none = 1, any;
 
 	switch (r->dsize_op) {
@@ -111,10 +142,18 @@ gpudp_rule_payload_match(const struct gpudp_rules *rs, const struct gpudp_rule *
 				return 0;
 			/* keep the ends after which the byte is (or is not) there */
 			any = 0;
-			for (e = 0; e <= len; e++) {
-				if (reach[e] && (((uint64_t)e + c->at < len) == neg))
-					reach[e] = 0;
-				any |= reach[e] != 0;
+			for (w = 0; w < nw; w++) {
+				uint32_t m = reach[w];
+
+				while (m != 0) {
+					uint32_t b = gpudp_rules_ctz(m);
+
+					m &= m - 1u;
+					e = w * 32u + b;
+					if (((uint64_t)e + c->at < len) == neg)
+						reach[w] &= ~(1u << b);
+				}
+				any |= reach[w] != 0;
 			}
 			if (!any)
 				return 0;
@@ -122,13 +161,8 @@ gpudp_rule_payload_match(const struct gpudp_rules *rs, const struct gpudp_rule *
 		}
 		if (none && (c->flags & (GPUDP_RULE_F_DISTANCE | GPUDP_RULE_F_WITHIN)))
 			return 0;   /* never parsed */
-		if (!none) {
-			sum[0] = 0;
-			for (e = 0; e <= len; e++)
-				sum[e + 1] = sum[e] + (reach[e] != 0);
-		}
-		for (e = 0; e <= len; e++)
-			next[e] = 0;
+		for (w = 0; w < nw; w++)
+			next[w] = 0;
 		any = 0;
 		for (s = 0; s + c->len <= len; s++) {
 			if (!gpudp_rules_at(p, s, rs->bytes + c->bytes, c->len,
@@ -151,7 +185,8 @@ gpudp_rule_payload_match(const struct gpudp_rules *rs, const struct gpudp_rule *
 					qlo = 0;
 				if (qhi > (int64_t)len)
 					qhi = len;
-				if (qhi < qlo || sum[qhi + 1] == sum[qlo])
+				if (qhi < qlo ||
+				    !gpudp_rules_bits_any(reach, (uint32_t)qlo, (uint32_t)qhi))
 					continue;
 			} else {
 				lo = (c->flags & GPUDP_RULE_F_OFFSET) ? c->offset : 0;
@@ -159,13 +194,14 @@ gpudp_rule_payload_match(const struct gpudp_rules *rs, const struct gpudp_rule *
 				if ((int64_t)s < lo || (int64_t)e > hi)
 					continue;
 			}
-			next[e] = 1;
+			next[e / 32u] |= 1u << (e % 32u);
 			any = 1;
 		}
 		if (!any)
 			return 0;
-		for (k = 0; k <= len; k++)
-			reach[k] = next[k];
+		t = reach;
+		reach = next;
+		next = t;
 		none = 0;
 	}
 	return 1;
