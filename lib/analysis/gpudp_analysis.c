@@ -168,6 +168,8 @@ gpudp_analysis_free(struct gpudp_analysis *a)
 	free(a->frags);
 	free(a->match_occ);
 	free(a->match_pkts);
+	free(a->rule_hits);
+	free(a->alerts);
 	free(a->life);
 	free(a);
 }
@@ -206,6 +208,50 @@ gpudp_analysis_set_match(struct gpudp_analysis *a, const struct gpudp_match_db *
 }
 
 int
+gpudp_analysis_set_rules(struct gpudp_analysis *a, const struct gpudp_rules_img *img,
+			 uint32_t room)
+{
+	struct gpudp_rules_alerts *al = NULL;
+	uint64_t *hits = NULL;
+
+	if (img != NULL) {
+		hits = calloc(img->n_rule ? img->n_rule : 1, sizeof(*hits));
+		if (room > 0)
+			al = calloc(1, sizeof(*al) + sizeof(al->rec[0]) * (size_t)room);
+		if (hits == NULL || (room > 0 && al == NULL)) {
+			free(hits);
+			free(al);
+			return -ENOMEM;
+		}
+		if (al != NULL)
+			al->cap = room;
+	}
+	free(a->rule_hits);
+	free(a->alerts);
+	a->rules = img;
+	a->rule_hits = hits;
+	a->alerts = al;
+	return 0;
+}
+
+uint64_t
+gpudp_analysis_alerts_take(struct gpudp_analysis *a,
+			   void (*fn)(void *arg, const struct gpudp_rule_alert *rec, uint32_t n,
+				      uint64_t lost),
+			   void *arg)
+{
+	struct gpudp_rules_alerts *al = a->alerts;
+	uint64_t n;
+
+	if (al == NULL || al->head == 0)
+		return 0;
+	n = al->head < al->cap ? al->head : al->cap;
+	fn(arg, al->rec, (uint32_t)n, al->head - n);
+	al->head = 0;
+	return n;
+}
+
+int
 gpudp_analysis_merge_match(struct gpudp_analysis *dst, const uint64_t *occ,
 			   const uint64_t *pkts)
 {
@@ -230,6 +276,10 @@ gpudp_analysis_reset(struct gpudp_analysis *a)
 		memset(a->match_occ, 0, match_array_bytes(a));
 		memset(a->match_pkts, 0, match_array_bytes(a));
 	}
+	if (a->rules != NULL)
+		memset(a->rule_hits, 0, sizeof(uint64_t) * a->rules->n_rule);
+	if (a->alerts != NULL)
+		a->alerts->head = 0;
 }
 
 static void
@@ -248,7 +298,10 @@ sink_of(struct gpudp_analysis *a, struct gpudp_an_sink *sk)
 	sk->match_occ = a->match_occ;
 	sk->match_pkts = a->match_pkts;
 	sk->match_flags = a->match_flags;
-	sk->pad3 = 0;
+	sk->seq = 0;
+	sk->rules = a->rules;
+	sk->rule_hits = a->rule_hits;
+	sk->alerts = a->alerts;
 }
 
 int
@@ -274,6 +327,7 @@ gpudp_analysis_batch(struct gpudp_analysis *a, const struct gpudp_pkt_desc *desc
 	for (i = 0; i < n; i++) {
 		const struct gpudp_pkt_desc *d = &desc[i];
 
+		sk.seq = i;
 		if (gpudp_an_account(&sk, data + d->off, d->caplen, d->wirelen, d->ts_ns)) {
 			hits++;
 			if (match != NULL)
@@ -332,6 +386,7 @@ gpudp_analysis_merge(struct gpudp_analysis *dst, const struct gpudp_an_counters 
 int
 gpudp_analysis_add(struct gpudp_analysis *dst, const struct gpudp_analysis *src)
 {
+	uint32_t i;
 	int rc = 0;
 
 	if (gpudp_analysis_merge(dst, &src->ctr, src->flows, src->flow_mask + 1) != 0 ||
@@ -339,6 +394,9 @@ gpudp_analysis_add(struct gpudp_analysis *dst, const struct gpudp_analysis *src)
 		rc = -ENOSPC;
 	if (dst->match != NULL && src->match != NULL)
 		gpudp_analysis_merge_match(dst, src->match_occ, src->match_pkts);
+	if (dst->rules != NULL && src->rules != NULL && dst->rules->n_rule == src->rules->n_rule)
+		for (i = 0; i < dst->rules->n_rule; i++)
+			dst->rule_hits[i] += src->rule_hits[i];
 	return rc;
 }
 
@@ -362,7 +420,7 @@ gpudp_analysis_take(struct gpudp_analysis *dst, struct gpudp_analysis *src)
 
 	if (dst == src || !an_empty(dst) || dst->flow_mask != src->flow_mask ||
 	    dst->frag_mask != src->frag_mask || dst->match != src->match ||
-	    dst->match_flags != src->match_flags)
+	    dst->match_flags != src->match_flags || dst->rules != src->rules)
 		return gpudp_analysis_add(dst, src);
 	/* the filter and the inspection settings stay each one's own */
 	c = dst->ctr;
@@ -380,6 +438,9 @@ gpudp_analysis_take(struct gpudp_analysis *dst, struct gpudp_analysis *src)
 	dst->match_pkts = src->match_pkts;
 	src->match_occ = occ;
 	src->match_pkts = pkts;
+	occ = dst->rule_hits;
+	dst->rule_hits = src->rule_hits;
+	src->rule_hits = occ;
 	return 0;
 }
 
@@ -754,6 +815,18 @@ gpudp_analysis_compare(const struct gpudp_analysis *a, const struct gpudp_analys
 				 (unsigned long long)a->match_occ[i],
 				 (unsigned long long)b->match_pkts[i],
 				 (unsigned long long)b->match_occ[i]);
+			return 1;
+		}
+	if ((a->rules == NULL) != (b->rules == NULL) ||
+	    (a->rules != NULL && a->rules->n_rule != b->rules->n_rule)) {
+		snprintf(why, len, "rules on one side only, or other rules");
+		return 1;
+	}
+	for (i = 0; a->rules != NULL && i < a->rules->n_rule; i++)
+		if (a->rule_hits[i] != b->rule_hits[i]) {
+			snprintf(why, len, "rule %zu: %llu and %llu packets", i,
+				 (unsigned long long)a->rule_hits[i],
+				 (unsigned long long)b->rule_hits[i]);
 			return 1;
 		}
 	if (gpudp_analysis_flows(a, &fa, &na) != 0 || gpudp_analysis_flows(b, &fb, &nb) != 0 ||

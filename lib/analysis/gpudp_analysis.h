@@ -36,6 +36,7 @@
 #include "gpudp_analysis_types.h"
 #include "gpudp_flow_rec.h"
 #include "gpudp_match.h"
+#include "gpudp_rules_img.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -68,6 +69,10 @@ struct gpudp_analysis {
 	uint64_t *match_pkts;  /**< per pattern: packets with an occurrence */
 	uint32_t match_flags;  /**< GPUDP_AN_MATCH_FRAME */
 	uint32_t pad3;
+	/** rules (gpudp_analysis_set_rules()): the caller's image, or NULL */
+	const struct gpudp_rules_img *rules;
+	uint64_t *rule_hits;   /**< per rule: packets it matched (rules->n_rule) */
+	struct gpudp_rules_alerts *alerts; /**< the alert records not yet taken, or NULL */
 	/** the flow monitor (gpudp_analysis_life_start()), or NULL: flows are kept */
 	struct gpudp_flow_life_state *life;
 };
@@ -183,6 +188,34 @@ int gpudp_analysis_set_match(struct gpudp_analysis *a, const struct gpudp_match_
 			     uint32_t flags);
 
 /**
+ * Turn the rules on (doc/rules.md): every IP packet analysed from now on
+ * is checked against the rules of @p img (gpudp_rules_img.h) on its L4
+ * payload; the counters alert_pkts and alerts, the per-rule counts
+ * a->rule_hits and the alert records count what matched, and the filter's
+ * `alert` primitives can be true. The counts are zeroed.
+ *
+ * @param a     the analysis object
+ * @param img   the compiled rules, kept by the caller while @p a lives
+ *              (NULL: rules off)
+ * @param room  alert records kept until gpudp_analysis_alerts_take()
+ *              (0: none, only counts); those past it are counted lost
+ * @return 0, -ENOMEM
+ */
+int gpudp_analysis_set_rules(struct gpudp_analysis *a, const struct gpudp_rules_img *img,
+			     uint32_t room);
+
+/**
+ * Give the alert records made since the last call to @p fn (@p n of them,
+ * in the order they were made, and how many did not fit the room and
+ * were lost) and forget them; @p fn is not called when there are none.
+ * @return the records given
+ */
+uint64_t gpudp_analysis_alerts_take(struct gpudp_analysis *a,
+				    void (*fn)(void *arg, const struct gpudp_rule_alert *rec,
+					       uint32_t n, uint64_t lost),
+				    void *arg);
+
+/**
  * Add per-pattern counts computed elsewhere (another object with the same
  * database, or the GPU's arrays read back) into @p dst's.
  * @param occ, pkts  dst->match->n_patterns counts each (NULL: none)
@@ -193,7 +226,8 @@ int gpudp_analysis_merge_match(struct gpudp_analysis *dst, const uint64_t *occ,
 
 /**
  * Add everything @p src holds into @p dst: counters, flows, fragment table
- * and, when both inspect payloads, per-pattern counts (gpudp_analysis_merge(),
+ * and, when both inspect payloads or run the same rules, per-pattern and
+ * per-rule counts (not @p src's alert records) (gpudp_analysis_merge(),
  * gpudp_analysis_merge_frags(), gpudp_analysis_merge_match()). For the
  * results of several threads or engines over parts of the same packets.
  * @return 0, or -ENOSPC if some flows or datagrams did not fit (counted as
@@ -336,8 +370,8 @@ int gpudp_analysis_talkers(const struct gpudp_analysis *a,
 
 /**
  * Compare two analyses of the same packets (the GPU's and the CPU's): raw
- * counters, resolved flows, the fragment table and the per-pattern match
- * counts, exactly.
+ * counters, resolved flows, the fragment table, the per-pattern match
+ * counts and the per-rule counts, exactly.
  *
  * @param a, b  the objects
  * @param why   set to "identical" or to the first difference found
@@ -388,6 +422,8 @@ const char *gpudp_an_addr_str(uint8_t af, const uint8_t *addr, char *buf, size_t
  *            | [dir] "portrange" NUM "-" NUM
  *            | "match" [NAME]               payload inspection: an occurrence of
  *                                           any pattern, or of pattern NAME
+ *            | "alert" [SID]                rules: the packet matched any rule,
+ *                                           or the rule with signature id SID
  *   dir     := "src" | "dst"                (none: source or destination)
  * @endcode
  * "and" binds tighter than "or"; "tcp"/"udp" match IPv4 and IPv6; "icmp"
@@ -416,6 +452,18 @@ int gpudp_filter_compile(const char *expr, struct gpudp_filter *f,
 int gpudp_filter_compile_match(const char *expr, const struct gpudp_match_pattern *pats,
 			       uint32_t n_pats, struct gpudp_filter *f, char *err,
 			       size_t errlen);
+
+/**
+ * gpudp_filter_compile_match(), with the rules of @p rules for `alert`
+ * and `alert SID` (gpudp_analysis_set_rules()): SID is looked up in the
+ * image (its first rule of that sid). With @p rules NULL, `alert` is an
+ * error.
+ *
+ * @return as gpudp_filter_compile(); -EINVAL also for an unknown SID
+ */
+int gpudp_filter_compile_rules(const char *expr, const struct gpudp_match_pattern *pats,
+			       uint32_t n_pats, const struct gpudp_rules_img *rules,
+			       struct gpudp_filter *f, char *err, size_t errlen);
 
 /**
  * Turn @p a into a flow monitor: flows end (idle and active timeouts, TCP

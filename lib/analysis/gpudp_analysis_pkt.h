@@ -17,6 +17,7 @@
 #include "gpudp_analysis_types.h"
 #include "gpudp_match.h"
 #include "gpudp_pkt_parse.h"
+#include "gpudp_rules_img.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -294,13 +295,22 @@ gpudp_filter_net_match(const struct gpudp_filter_insn *in, const uint8_t *a)
 	return 1;
 }
 
-/** What payload inspection found in one packet (the filter's `match` primitives). */
+/**
+ * What payload inspection and the rules found in one packet (the filter's
+ * `match` and `alert` primitives).
+ */
 struct gpudp_an_scan {
 	const struct gpudp_match_db *db; /**< NULL: inspection off */
 	const uint8_t *d;                /**< the bytes scanned */
 	uint32_t len;                    /**< how many */
-	uint32_t pad;
+	uint32_t alerts;                 /**< rules the packet matched */
 	uint64_t occ;                    /**< occurrences of any pattern */
+	const struct gpudp_rules_img *rules; /**< NULL: no rules (or not an IP packet) */
+	const uint8_t *pl;               /**< the payload the rules saw */
+	uint32_t pl_len;                 /**< its bytes */
+	uint32_t pad;
+	uint32_t *scratch;               /**< GPUDP_RULES_SCRATCH_WORDS words */
+	struct gpudp_rule_pkt rk;        /**< the packet as the rules' headers see it */
 };
 
 /** The filter's `match` primitive: any pattern (af 1), or pattern lo | hi << 16. */
@@ -315,6 +325,18 @@ gpudp_filter_match_eval(const struct gpudp_filter_insn *in, const struct gpudp_a
 		return 1;
 	return pat < m->db->n_patterns &&
 	       gpudp_match_occurs_before(m->db, pat, m->d, m->len);
+}
+
+/** The filter's `alert` primitive: any rule (af 1), or rule lo | hi << 16. */
+GPUDP_AN_HD uint32_t
+gpudp_filter_alert_eval(const struct gpudp_filter_insn *in, const struct gpudp_an_scan *m)
+{
+	if (m == 0 || m->rules == 0 || m->alerts == 0)
+		return 0;
+	if (in->af == 1)
+		return 1;
+	return (uint32_t)gpudp_rules_img_rule(m->rules, (uint32_t)in->lo | (uint32_t)in->hi << 16,
+					      &m->rk, m->pl, m->pl_len, m->scratch);
 }
 
 /**
@@ -378,6 +400,9 @@ gpudp_filter_eval(const struct gpudp_filter *f, const struct gpudp_pkt_info *pi,
 		case GPUDP_FOP_MATCH:
 			v = gpudp_filter_match_eval(in, m);
 			break;
+		case GPUDP_FOP_ALERT:
+			v = gpudp_filter_alert_eval(in, m);
+			break;
 		case GPUDP_FOP_NOT:
 			if (sp < 1)
 				return 0;
@@ -421,7 +446,10 @@ struct gpudp_an_sink {
 	uint64_t *match_occ;             /**< per pattern: occurrences */
 	uint64_t *match_pkts;            /**< per pattern: packets with an occurrence */
 	uint32_t match_flags;            /**< GPUDP_AN_MATCH_FRAME */
-	uint32_t pad3;
+	uint32_t seq;                    /**< the packet's number, for its alert records */
+	const struct gpudp_rules_img *rules; /**< the rules' image, or NULL */
+	uint64_t *rule_hits;             /**< per rule: packets it matched */
+	struct gpudp_rules_alerts *alerts; /**< alert records, or NULL */
 };
 
 /**
@@ -437,10 +465,11 @@ gpudp_an_scan_pkt(const struct gpudp_an_sink *sk, const uint8_t *p, uint32_t cap
 	uint32_t off = 0, len = caplen;
 
 	m->db = sk->match;
-	m->pad = 0;
+	m->alerts = 0;
 	m->occ = 0;
 	m->d = p;
 	m->len = 0;
+	m->rules = 0;
 	if (sk->match == 0)
 		return;
 	if ((sk->match_flags & GPUDP_AN_MATCH_FRAME) == 0)
@@ -454,6 +483,58 @@ gpudp_an_scan_pkt(const struct gpudp_an_sink *sk, const uint8_t *p, uint32_t cap
 		GPUDP_AN_ADD64(&sk->ctr->match_pkts, 1);
 		GPUDP_AN_ADD64(&sk->ctr->match_occ, m->occ);
 	}
+}
+
+/**
+ * The rules on one IP packet: its L4 payload (gpudp_pkt_payload()) and
+ * header against every rule (gpudp_rules_img_packet()); the counters, the
+ * per-rule counts and the alert records updated, and @p m set for the
+ * filter's `alert` primitives. Nothing without rules, or where the GPU
+ * image is built without them (GPUDP_AN_NO_RULES: the analysis without
+ * rules needs no scratch).
+ */
+GPUDP_AN_HD void
+gpudp_an_rules_pkt(const struct gpudp_an_sink *sk, const uint8_t *p, uint32_t caplen,
+		   const struct gpudp_pkt_info *pi, uint64_t ts, uint32_t *scratch,
+		   struct gpudp_an_scan *m)
+{
+#ifndef GPUDP_AN_NO_RULES
+	struct gpudp_rules_out o;
+	uint32_t off, len, i;
+
+	if (sk->rules == 0 || pi->af == 0)
+		return;
+	off = gpudp_pkt_payload(p, caplen, pi, &len);
+	m->rules = sk->rules;
+	m->pl = p + off;
+	m->pl_len = len;
+	m->scratch = scratch;
+	m->rk.af = pi->af;
+	m->rk.proto = pi->l4proto;
+	m->rk.sport = pi->has_ports ? pi->sport : 0;
+	m->rk.dport = pi->has_ports ? pi->dport : 0;
+	/* ICMP: its type and code where a flow record has them (the rules
+	 * look at ports of tcp and udp packets only) */
+	if (pi->has_l4 && (pi->l4proto == 1 || pi->l4proto == 58))
+		m->rk.dport = (uint16_t)((uint32_t)pi->icmp_type << 8 | pi->icmp_code);
+	for (i = 0; i < 16; i++) {
+		m->rk.src[i] = pi->src[i];
+		m->rk.dst[i] = pi->dst[i];
+	}
+	o.hits = sk->rule_hits;
+	o.alerts = sk->alerts;
+	o.list = 0;
+	o.list_max = 0;
+	o.seq = sk->seq;
+	o.ts_ns = ts;
+	m->alerts = gpudp_rules_img_packet(sk->rules, &m->rk, m->pl, len, scratch, &o);
+	if (m->alerts != 0) {
+		GPUDP_AN_ADD64(&sk->ctr->alert_pkts, 1);
+		GPUDP_AN_ADD64(&sk->ctr->alerts, m->alerts);
+	}
+#else
+	(void)sk; (void)p; (void)caplen; (void)pi; (void)ts; (void)scratch; (void)m;
+#endif
 }
 
 /**
@@ -521,7 +602,7 @@ gpudp_an_frag_account(const struct gpudp_an_sink *sk, const struct gpudp_pkt_inf
  * Account one packet of @p caplen captured bytes of which only the first
  * @p avail are at @p p (a GPU that staged only the analysis's span of the
  * frame): as gpudp_an_account(), when those bytes hold every header the
- * analysis reads and payload inspection is off. Otherwise nothing is
+ * analysis reads and payload inspection and the rules are off. Otherwise nothing is
  * counted and the caller accounts the whole frame.
  * @return 1 if the packet matched the filter, 0 otherwise, -1 when the
  *   first @p avail bytes are not enough
@@ -534,12 +615,19 @@ gpudp_an_account_head(const struct gpudp_an_sink *sk, const uint8_t *p, uint32_t
 	struct gpudp_pkt_info pi;
 	struct gpudp_an_scan m;
 	int match, frag;
+#ifndef GPUDP_AN_NO_RULES
+	uint32_t scratch[GPUDP_RULES_SCRATCH_WORDS];
+#else
+	uint32_t *scratch = 0;
+#endif
 
 	gpudp_pkt_parse(p, avail, &pi);
 	/* the parse ran out of the bytes it had, not of the frame's */
-	if (avail < caplen && (pi.status == GPUDP_PKT_TRUNCATED || sk->match != 0))
+	if (avail < caplen && (pi.status == GPUDP_PKT_TRUNCATED || sk->match != 0 ||
+			       sk->rules != 0))
 		return -1;
 	gpudp_an_scan_pkt(sk, p, caplen, &pi, &m);
+	gpudp_an_rules_pkt(sk, p, caplen, &pi, ts, scratch, &m);
 	/* a fragment of a larger datagram (an IPv6 atomic fragment is whole) */
 	frag = pi.is_frag && !(pi.frag_first && pi.frag_last);
 	GPUDP_AN_ADD64(&c->pkts, 1);

@@ -95,6 +95,9 @@ struct gpudp_an_counters {
 	uint64_t match_bytes;  /**< bytes scanned (L4 payloads, or whole captured frames) */
 	uint64_t match_pkts;   /**< packets with an occurrence of any pattern */
 	uint64_t match_occ;    /**< occurrences of any pattern */
+	/* rules (gpudp_analysis_set_rules()); 0 without them */
+	uint64_t alert_pkts;   /**< packets that matched a rule */
+	uint64_t alerts;       /**< rules matched, over every packet */
 };
 
 /**
@@ -202,6 +205,11 @@ enum gpudp_filter_op {
 	 * inspection
 	 */
 	GPUDP_FOP_MATCH,
+	/**
+	 * push (the packet matched rule lo | hi << 16 of the rules' image;
+	 * af 1: any rule); false without rules
+	 */
+	GPUDP_FOP_ALERT,
 };
 
 /** Direction qualifier of NET and PORT instructions. */

@@ -25,13 +25,13 @@ static const char *const an_counters[] = {
 	"size_bucket2", "size_bucket3", "size_bucket4", "size_bucket5", "size_bucket6",
 	"size_bucket7", "size_bucket8", "size_bucket9", "drop_truncated", "drop_malformed",
 	"drop_flow_full", "drop_frag_full", "snapped", "filter_pkts", "filter_bytes",
-	"match_bytes", "match_pkts", "match_occ",
+	"match_bytes", "match_pkts", "match_occ", "alert_pkts", "alerts",
 };
 _Static_assert(sizeof(an_counters) / sizeof(an_counters[0]) == GPUDP_AN_WORK_COUNTERS,
 	       "a name for every field of struct gpudp_an_counters");
 _Static_assert(GPUDP_AN_WORK_COUNTERS <= GPUDP_WORK_COUNTERS_MAX,
 	       "struct gpudp_an_counters fits the work's counters");
-_Static_assert(sizeof(struct gpudp_an_work_params) == 112, "parameter block layout");
+_Static_assert(sizeof(struct gpudp_an_work_params) == 168, "parameter block layout");
 
 static const char *const an_reasons[] = { "unmatched" };
 
@@ -41,12 +41,12 @@ GPUDP_WORK_CPU(an_cpu, gpudp_an_work_pkt)
 			      offsetof(struct gpudp_an_work_params, size) }
 /* read-only: the filter, the pattern database */
 static const struct gpudp_work_table an_tables[] = {
-	AN_FIELD(filter, filter_size), AN_FIELD(match, match_size),
+	AN_FIELD(filter, filter_size), AN_FIELD(match, match_size), AN_FIELD(rules, rules_size),
 };
 /* state, in enum gpudp_an_work_state's order */
 static const struct gpudp_work_table an_states[GPUDP_AN_STATES] = {
 	AN_FIELD(flows, flows_size), AN_FIELD(frags, frags_size), AN_FIELD(counts, counts_size),
-	AN_FIELD(exp, exp_size),
+	AN_FIELD(exp, exp_size), AN_FIELD(hits, hits_size), AN_FIELD(alerts, alerts_size),
 };
 #undef AN_FIELD
 
@@ -70,6 +70,7 @@ an_collect(const void *params, void *const *state, const uint64_t *size, void *a
 	const struct gpudp_an_work_result *r = arg;
 	struct gpudp_analysis *out = r->out;
 	const uint64_t *cnt = state[GPUDP_AN_STATE_COUNTS];
+	const uint64_t *hits = state[GPUDP_AN_STATE_HITS];
 	int rc = 0;
 
 	/* the flow monitor has no fragment table */
@@ -102,7 +103,21 @@ match:
 		if (cnt != NULL && out->match->n_patterns == pr->n_patterns)
 			gpudp_analysis_merge_match(out, cnt, cnt + pr->n_patterns);
 	}
+	if (out->rules != NULL && hits != NULL && out->rules->n_rule == pr->n_rules)
+		memcpy(out->rule_hits, hits, sizeof(uint64_t) * pr->n_rules);
 	return rc;
+}
+
+void
+gpudp_analysis_work_params_rules(struct gpudp_an_work_params *prm,
+				 const struct gpudp_rules_img *img, uint32_t room)
+{
+	prm->rules = (uint64_t)(uintptr_t)img;
+	prm->rules_size = img->size;
+	prm->n_rules = img->n_rule;
+	prm->hits_size = sizeof(uint64_t) * (uint64_t)(img->n_rule ? img->n_rule : 1);
+	prm->alerts_size = room > 0 ? sizeof(struct gpudp_rules_alerts) +
+		sizeof(struct gpudp_rule_alert) * (uint64_t)room : 0;
 }
 
 void
@@ -138,9 +153,9 @@ gpudp_analysis_work_params(struct gpudp_an_work_params *prm, uint32_t flow_capac
 
 /* the analysis reads its span (the headers) without payload inspection,
  * whole frames with it */
-#define AN_STATE .n_tables = 2, .tables = an_tables, .fini = an_fini, \
+#define AN_STATE .n_tables = 3, .tables = an_tables, .fini = an_fini, \
 	.n_states = GPUDP_AN_STATES, .states = an_states, .collect = an_collect
-static struct gpudp_work an_works[2] = {
+static struct gpudp_work an_works[3] = {
 	{ .abi = GPUDP_WORK_ABI, .size = sizeof(struct gpudp_work),
 	  .name = GPUDP_AN_WORK_NAME,
 	  .summary = "gpudp-capture's analysis: protocols, sizes, flows, fragments, filter",
@@ -157,6 +172,14 @@ static struct gpudp_work an_works[2] = {
 	  .n_reasons = 1, .reasons = an_reasons,
 	  .n_counters = GPUDP_AN_WORK_COUNTERS, .counters = an_counters,
 	  .cpu = an_cpu, AN_STATE },
+	{ .abi = GPUDP_WORK_ABI, .size = sizeof(struct gpudp_work),
+	  .name = GPUDP_AN_WORK_RULES_NAME,
+	  .summary = "gpudp-capture's analysis with rules and payload inspection (whole frames)",
+	  .span = 0, .wspan = 0,
+	  .params_size = sizeof(struct gpudp_an_work_params),
+	  .n_reasons = 1, .reasons = an_reasons,
+	  .n_counters = GPUDP_AN_WORK_COUNTERS, .counters = an_counters,
+	  .cpu = an_cpu, AN_STATE },
 };
 #undef AN_STATE
 
@@ -164,14 +187,16 @@ static struct gpudp_work an_works[2] = {
 static const struct gpudp_work *
 an_work(uint32_t i)
 {
-	static int done[2];
+	static int done[3];
 	struct gpudp_work *w = &an_works[i];
 	int rc;
 
 	if (done[i])
 		return w;
-	w->gpu_image = gpudp_analysis_image_capture.data;
-	w->gpu_image_size = gpudp_analysis_image_capture.size;
+	w->gpu_image = i == 2 ? gpudp_analysis_image_capture_rules.data :
+		gpudp_analysis_image_capture.data;
+	w->gpu_image_size = i == 2 ? gpudp_analysis_image_capture_rules.size :
+		gpudp_analysis_image_capture.size;
 	rc = gpudp_work_register(w, NULL, 0);
 	if (rc != 0 && rc != -EEXIST)
 		return NULL;
@@ -189,4 +214,10 @@ const struct gpudp_work *
 gpudp_analysis_work_payload(void)
 {
 	return an_work(1);
+}
+
+const struct gpudp_work *
+gpudp_analysis_work_rules(void)
+{
+	return an_work(2);
 }

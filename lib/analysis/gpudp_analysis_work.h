@@ -34,9 +34,10 @@
  *   seg_len[0] bytes and what follows them), which is how gpudp-capture
  *   describes frames. Without a second segment such a frame is counted
  *   from its span (truncated, as a capture cut short).
- * - Two descriptors: gpudp_analysis_work() declares the span
+ * - Three descriptors: gpudp_analysis_work() declares the span
  *   GPUDP_AN_SPAN (the headers: only they are staged);
- *   gpudp_analysis_work_payload(), for payload inspection, whole frames.
+ *   gpudp_analysis_work_payload(), for payload inspection, whole frames;
+ *   gpudp_analysis_work_rules(), for rules (doc/rules.md), whole frames.
  */
 #ifndef GPUDP_ANALYSIS_WORK_H
 #define GPUDP_ANALYSIS_WORK_H
@@ -55,6 +56,8 @@ extern "C" {
 #define GPUDP_AN_WORK_NAME "capture-analysis"
 /** The same analysis with payload inspection (whole frames staged). */
 #define GPUDP_AN_WORK_PAYLOAD_NAME "capture-analysis-payload"
+/** The same analysis with rules (and payload inspection when asked). */
+#define GPUDP_AN_WORK_RULES_NAME "capture-analysis-rules"
 /** Bytes of each frame the analysis reads without payload inspection: its span. */
 #define GPUDP_AN_SPAN 128u
 /** Its counters: the fields of struct gpudp_an_counters. */
@@ -68,6 +71,8 @@ enum gpudp_an_work_state {
 	GPUDP_AN_STATE_FRAGS,      /**< the fragment table */
 	GPUDP_AN_STATE_COUNTS,     /**< per pattern: occurrences, then packets */
 	GPUDP_AN_STATE_EXPORT,     /**< the flow monitor's export area (gpudp_flow_scan.h) */
+	GPUDP_AN_STATE_HITS,       /**< per rule: packets it matched */
+	GPUDP_AN_STATE_ALERTS,     /**< the alert records (struct gpudp_rules_alerts) */
 	GPUDP_AN_STATES
 };
 
@@ -104,6 +109,15 @@ struct gpudp_an_work_params {
 	uint32_t frag_mask;   /**< fragment table capacity - 1 */
 	uint32_t match_flags; /**< GPUDP_AN_MATCH_FRAME */
 	uint32_t n_patterns;  /**< the database's patterns */
+	uint64_t rules;       /**< table: struct gpudp_rules_img, or 0 (no rules) */
+	uint64_t rules_size;  /**< its bytes */
+	uint64_t hits;        /**< state: uint64_t[n_rules], per rule the packets it matched */
+	uint64_t hits_size;   /**< its bytes (0: no rules) */
+	uint64_t alerts;      /**< state: struct gpudp_rules_alerts and its records; the
+			       *   caller writes its cap before the first packet */
+	uint64_t alerts_size; /**< its bytes (0: no alert records) */
+	uint32_t n_rules;     /**< the image's rules */
+	uint32_t pad;
 };
 
 struct gpudp_analysis;
@@ -166,7 +180,10 @@ gpudp_an_work_pkt(struct gpudp_work_pkt *p)
 	sk.match_occ = (uint64_t *)(uintptr_t)pr->counts;
 	sk.match_pkts = sk.match_occ != NULL ? sk.match_occ + pr->n_patterns : NULL;
 	sk.match_flags = pr->match_flags;
-	sk.pad3 = 0;
+	sk.seq = p->index;
+	sk.rules = (const struct gpudp_rules_img *)(uintptr_t)pr->rules;
+	sk.rule_hits = (uint64_t *)(uintptr_t)pr->hits;
+	sk.alerts = (struct gpudp_rules_alerts *)(uintptr_t)pr->alerts;
 	/* the frame's captured length: pkt_len, of which seg[0] may hold only the span */
 	cap = p->pkt_len > p->seg_len[0] ? p->pkt_len : p->seg_len[0];
 	whole = p->seg[0];
@@ -200,6 +217,16 @@ void gpudp_analysis_work_params(struct gpudp_an_work_params *prm, uint32_t flow_
 				const struct gpudp_match_db *db, uint32_t match_flags);
 
 /**
+ * Add the rules of @p img to @p prm (gpudp_analysis_work_params()), with
+ * room for @p room alert records (0: counts only): the caller then writes
+ * the area's header (struct gpudp_rules_alerts: head 0, cap @p room) into
+ * state GPUDP_AN_STATE_ALERTS before the first packet, and runs
+ * gpudp_analysis_work_rules().
+ */
+void gpudp_analysis_work_params_rules(struct gpudp_an_work_params *prm,
+				      const struct gpudp_rules_img *img, uint32_t room);
+
+/**
  * Make @p prm (gpudp_analysis_work_params()) a flow monitor's: no fragment
  * table (fragments go to their flows at once) and an export area with room
  * for the whole flow table (GPUDP_AN_STATE_EXPORT), which the caller looks
@@ -221,6 +248,15 @@ const struct gpudp_work *gpudp_analysis_work(void);
  * @return the descriptor, or NULL when it could not be registered
  */
 const struct gpudp_work *gpudp_analysis_work_payload(void);
+
+/**
+ * The descriptor of the analysis with rules (and payload inspection, when
+ * its parameters have a database): whole frames staged; its GPU image
+ * (capture_rules.cu) holds the rules' code and scratch, which the others
+ * leave out. Registered on the first call.
+ * @return the descriptor, or NULL when it could not be registered
+ */
+const struct gpudp_work *gpudp_analysis_work_rules(void);
 #endif
 
 #ifdef __cplusplus

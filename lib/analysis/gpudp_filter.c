@@ -29,6 +29,7 @@ struct fparser {
 	int depth;
 	const struct gpudp_match_pattern *pats; /* `match NAME`: the pattern set */
 	uint32_t n_pats;                        /* 0: no payload inspection */
+	const struct gpudp_rules_img *rules;    /* `alert SID`: the rules; NULL: none */
 };
 
 static int
@@ -189,6 +190,44 @@ parse_match(struct fparser *p)
 	next(p);
 }
 
+/* "alert" [SID]: the packet matched any rule, or the rule with that sid. */
+static void
+parse_alert(struct fparser *p)
+{
+	struct gpudp_filter_insn *in;
+	unsigned long sid;
+	int64_t i;
+	char *end;
+
+	if (p->rules == NULL) {
+		perr(p, -EINVAL, "'alert' needs rules (--rules)");
+		return;
+	}
+	next(p);
+	in = emit(p, GPUDP_FOP_ALERT);
+	if (in == NULL)
+		return;
+	if (at_operator(p)) {
+		in->af = 1;
+		return;
+	}
+	errno = 0;
+	sid = strtoul(p->tok, &end, 10);
+	if (!isdigit((unsigned char)p->tok[0]) || *end != '\0' || errno != 0 || sid == 0 ||
+	    sid > UINT32_MAX) {
+		perr(p, -EINVAL, "'alert' takes a signature id (1-4294967295)");
+		return;
+	}
+	i = gpudp_rules_img_find_sid(p->rules, (uint32_t)sid);
+	if (i < 0) {
+		perr(p, -EINVAL, "no rule with that sid");
+		return;
+	}
+	in->lo = (uint16_t)((uint64_t)i & 0xffff);
+	in->hi = (uint16_t)((uint64_t)i >> 16);
+	next(p);
+}
+
 static void
 parse_prim(struct fparser *p)
 {
@@ -323,6 +362,8 @@ parse_prim(struct fparser *p)
 		next(p);
 	} else if (is(p, "match")) {
 		parse_match(p);
+	} else if (is(p, "alert")) {
+		parse_alert(p);
 	} else if (p->tok[0] == '\0') {
 		perr(p, -EINVAL, "expected a primitive");
 	} else {
@@ -389,9 +430,17 @@ int
 gpudp_filter_compile_match(const char *expr, const struct gpudp_match_pattern *pats,
 			   uint32_t n_pats, struct gpudp_filter *f, char *err, size_t errlen)
 {
+	return gpudp_filter_compile_rules(expr, pats, n_pats, NULL, f, err, errlen);
+}
+
+int
+gpudp_filter_compile_rules(const char *expr, const struct gpudp_match_pattern *pats,
+			   uint32_t n_pats, const struct gpudp_rules_img *rules,
+			   struct gpudp_filter *f, char *err, size_t errlen)
+{
 	struct fparser p = {
 		.src = expr, .f = f, .err = err, .errlen = errlen,
-		.pats = pats, .n_pats = pats != NULL ? n_pats : 0,
+		.pats = pats, .n_pats = pats != NULL ? n_pats : 0, .rules = rules,
 	};
 
 	memset(f, 0, sizeof(*f));

@@ -141,7 +141,29 @@ struct gpudp_cap_engine_conf {
 	const struct gpudp_flow_life *life;
 	gpudp_flow_export_fn *flows_out;  /**< with life: required */
 	void *flows_arg;                  /**< its first argument */
+	/**
+	 * Rules (gpudp_analysis_set_rules(), doc/rules.md): the compiled
+	 * image, kept by the caller while the engine lives, or NULL. Both
+	 * engines give the same counts and the same alert records.
+	 */
+	const struct gpudp_rules_img *rules;
+	/**
+	 * With rules: receives the alert records (@p n at @p rec, valid
+	 * during the call; @p lost: records that found no room), on the
+	 * thread that submits batches, after the batches that made them
+	 * completed; NULL: counts only. The GPU engine gives them when it
+	 * flushes and when the records made since the last time could fill
+	 * half the room; it gives none with share (-ENOTSUP).
+	 */
+	void (*alerts_out)(void *arg, const struct gpudp_rule_alert *rec, uint32_t n,
+			   uint64_t lost);
+	void *alerts_arg;                 /**< its first argument */
+	uint32_t alert_room;              /**< alert records kept between two calls of
+					   *   alerts_out; 0: GPUDP_CAP_ALERT_ROOM */
 };
+
+/** Default alert records an engine keeps between two calls of alerts_out. */
+#define GPUDP_CAP_ALERT_ROOM (1u << 18)
 
 /** What an engine did (for the report's "GPU share"). */
 struct gpudp_cap_engine_stats {
@@ -355,6 +377,13 @@ void gpudp_cap_engine_destroy(struct gpudp_cap_engine *e);
  *   engines' and the threaded reader's times
  */
 double gpudp_cap_now_s(void);
+
+/** The alert records an engine of @p c keeps between two calls of alerts_out. */
+static inline uint32_t
+gpudp_cap_alert_room(const struct gpudp_cap_engine_conf *c)
+{
+	return c->alert_room != 0 ? c->alert_room : GPUDP_CAP_ALERT_ROOM;
+}
 
 /**
  * Add one engine's counts and times into another's (device name aside).

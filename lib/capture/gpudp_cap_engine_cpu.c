@@ -39,7 +39,9 @@ cpu_init(struct gpudp_cap_engine *e, char *err, size_t errlen)
 		goto nomem;
 	p->a = gpudp_analysis_create(e->conf.flow_capacity, &e->conf.filter);
 	if (p->a == NULL || gpudp_cap_batch_arrays_alloc(&p->b, &e->conf, NULL, NULL) != 0 ||
-	    gpudp_analysis_set_match(p->a, e->conf.match, e->conf.match_flags) != 0)
+	    gpudp_analysis_set_match(p->a, e->conf.match, e->conf.match_flags) != 0 ||
+	    gpudp_analysis_set_rules(p->a, e->conf.rules, e->conf.alerts_out == NULL ? 0 :
+				     gpudp_cap_alert_room(&e->conf)) != 0)
 		goto nomem;
 	if (e->conf.life != NULL &&
 	    gpudp_analysis_life_start(p->a, e->conf.life, e->conf.flows_out,
@@ -107,6 +109,8 @@ cpu_submit(struct gpudp_cap_engine *e, struct gpudp_cap_batch *b)
 		b->n_match = gpudp_analysis_batch(p->a, b->desc, b->data, b->n, b->match);
 	if (e->conf.life != NULL)
 		gpudp_analysis_life_tick(p->a, gpudp_cap_batch_newest(b), e->conf.batch_pkts);
+	if (e->conf.alerts_out != NULL)
+		gpudp_analysis_alerts_take(p->a, e->conf.alerts_out, e->conf.alerts_arg);
 	e->st.busy_ms += (gpudp_cap_now_s() - t0) * 1e3;
 	e->st.pkts += b->n;
 	e->st.bytes += b->cap_bytes;

@@ -149,6 +149,8 @@ gpu_complete_oldest(struct gpudp_cap_engine *e)
  * The batch of the handoff's next burst, acquired for it: at most
  * conf.inflight are in flight, the oldest completed first.
  */
+static int gpu_flush(struct gpudp_cap_engine *e);
+
 static struct gpudp_cap_batch *
 gpu_get_batch(struct gpudp_cap_engine *e)
 {
@@ -157,6 +159,9 @@ gpu_get_batch(struct gpudp_cap_engine *e)
 	struct gpu_slot *s;
 
 	if (p->n_inflight >= e->conf.inflight && gpu_complete_oldest(e) != 0)
+		return NULL;
+	/* alert records that could fill half their area: read them first */
+	if (gpudp_cap_gpu_alerts_due(e) && gpu_flush(e) != 0)
 		return NULL;
 	hb = gpudp_handoff_acquire(p->ho);
 	if (hb == NULL) {
@@ -292,7 +297,7 @@ gpu_flush(struct gpudp_cap_engine *e)
 			return rc;
 	}
 	gpu_times(e);
-	return 0;
+	return gpudp_cap_gpu_alerts_take(e);
 }
 
 static int

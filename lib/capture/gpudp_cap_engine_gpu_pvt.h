@@ -3,6 +3,8 @@
  * Internal to the GPU engine (gpudp_cap_engine.h): its state.
  *   gpudp_cap_engine_gpu_setup.c  its handoff and batches; host memory registered
  *   gpudp_cap_engine_gpu.c        its batches: submitted, completed, collected
+ *   gpudp_cap_engine_gpu_flows.c  the flow monitor's looks at the table
+ *   gpudp_cap_engine_gpu_alerts.c the rules' alert records read back
  * Every GPU resource is the handoff's (its context, the work's tables and
  * state, pinned memory, copies out): the engine makes no CUDA call. Not
  * installed.
@@ -55,9 +57,17 @@ struct gpu_flows {
 	struct gpudp_flow_life_stats st;
 };
 
+/* the rules' alert records (gpudp_cap_engine_gpu_alerts.c) */
+struct gpu_alerts {
+	int on;                     /* rules with conf.alerts_out */
+	uint32_t room;              /* records the area holds */
+	uint64_t taken;             /* the work's alerts counter when last read */
+};
+
 struct gpu_priv {
 	struct gpudp_handoff *ho;
 	struct gpu_flows fl;
+	struct gpu_alerts al;
 	int shared;              /* the state is conf.share's handoff's */
 	uint32_t span;           /* staged: the work's span (the rest of a frame stays put) */
 	uint8_t *pinned;         /* staged: the slots' data areas; device: their copy-out areas */
@@ -91,6 +101,13 @@ void gpudp_cap_gpu_flow_stats(const struct gpudp_cap_engine *e, struct gpudp_flo
 /* ---- gpudp_cap_engine_gpu_setup.c ---- */
 
 /* The ops' init: the context, the tables, the handoff, the slots. */
+/* the alert records' area made empty, with its room (nothing without them) */
+int gpudp_cap_gpu_alerts_setup(struct gpudp_cap_engine *e);
+/* whether the records made since the last take could fill half the area */
+int gpudp_cap_gpu_alerts_due(struct gpudp_cap_engine *e);
+/* with no batch in flight: the records to conf.alerts_out, the area emptied */
+int gpudp_cap_gpu_alerts_take(struct gpudp_cap_engine *e);
+
 int gpudp_cap_gpu_init(struct gpudp_cap_engine *e, char *err, size_t errlen);
 /* The ops' fini: everything init made (the owners of batches still out go back). */
 void gpudp_cap_gpu_fini(struct gpudp_cap_engine *e);

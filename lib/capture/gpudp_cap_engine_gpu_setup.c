@@ -51,7 +51,7 @@ gpu_state_from(struct gpudp_cap_engine *e)
 	q = o->priv;
 	if (o->ops != &gpudp_cap_engine_gpu_ops || q == NULL || q->shared ||
 	    o->conf.flow_capacity != e->conf.flow_capacity || o->conf.match != e->conf.match ||
-	    o->conf.match_flags != e->conf.match_flags ||
+	    o->conf.match_flags != e->conf.match_flags || o->conf.rules != e->conf.rules ||
 	    memcmp(&o->conf.filter, &e->conf.filter, sizeof(e->conf.filter)) != 0)
 		return NULL;
 	return q->ho;
@@ -67,8 +67,8 @@ gpu_handoff(struct gpudp_cap_engine *e, uint32_t data_cap)
 {
 	struct gpu_priv *p = e->priv;
 	/* only the headers are staged, unless the payload is inspected */
-	const struct gpudp_work *w = e->conf.match != NULL ? gpudp_analysis_work_payload() :
-		gpudp_analysis_work();
+	const struct gpudp_work *w = e->conf.rules != NULL ? gpudp_analysis_work_rules() :
+		e->conf.match != NULL ? gpudp_analysis_work_payload() : gpudp_analysis_work();
 	int staged = e->conf.mem == GPUDP_CAP_MEM_STAGED ||
 		(e->conf.mem == GPUDP_CAP_MEM_HOST && e->conf.gather);
 	struct gpudp_an_work_params prm;
@@ -106,6 +106,10 @@ gpu_handoff(struct gpudp_cap_engine *e, uint32_t data_cap)
 				   e->conf.match_flags);
 	if (e->conf.life != NULL)
 		gpudp_analysis_work_monitor(&prm);
+	if (e->conf.rules != NULL)
+		gpudp_analysis_work_params_rules(&prm, e->conf.rules,
+						 e->conf.alerts_out != NULL ?
+						 gpudp_cap_alert_room(&e->conf) : 0);
 	p->span = staged ? w->span : 0;
 	p->ho = gpudp_handoff_create(&hc);
 	if (p->ho == NULL) {
@@ -206,6 +210,8 @@ gpu_setup(struct gpudp_cap_engine *e)
 	rc = gpu_handoff(e, data_cap);
 	if (rc == 0)
 		rc = gpu_slots(e, data_cap);
+	if (rc == 0)
+		rc = gpudp_cap_gpu_alerts_setup(e);
 	return rc != 0 ? rc : gpudp_cap_gpu_flows_setup(e);
 }
 

@@ -86,7 +86,8 @@ ft_create(struct fthread *ft, const struct gpudp_cap_reader_conf *c,
 			return rc;
 		ft[t].a = gpudp_analysis_create(ec.flow_capacity, &ec.filter);
 		if (ft[t].a == NULL ||
-		    gpudp_analysis_set_match(ft[t].a, ec.match, ec.match_flags) != 0) {
+		    gpudp_analysis_set_match(ft[t].a, ec.match, ec.match_flags) != 0 ||
+		    gpudp_analysis_set_rules(ft[t].a, ec.rules, 0) != 0) {
 			snprintf(err, errlen, "out of memory for thread %u's tables", t);
 			return -ENOMEM;
 		}

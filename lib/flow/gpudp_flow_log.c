@@ -21,7 +21,7 @@
 #include "gpudp_flow_log.h"
 
 /* the writer's buffer: written out when less than a line's room is left */
-#define LOG_BUF_SIZE (64u * 1024u)
+#define LOG_BUF_SIZE GPUDP_FLOW_LOG_LINE_BUF
 
 struct gpudp_flow_log {
 	int fd;
@@ -359,6 +359,30 @@ gpudp_flow_log_write(struct gpudp_flow_log *log, const struct gpudp_flow_rec *re
 		return n;
 	}
 	log->used += (size_t)n;
+	log->pending++;
+	return 0;
+}
+
+int
+gpudp_flow_log_write_line(struct gpudp_flow_log *log, const char *line, size_t len)
+{
+	if (log == NULL)
+		return -EINVAL;
+	if (log->err != 0) {
+		log->dropped++;
+		return log->err;
+	}
+	if (line == NULL || len == 0 || len > sizeof(log->buf) || line[len - 1] != '\n' ||
+	    memchr(line, '\n', len - 1) != NULL) {
+		log->dropped++;
+		return -EINVAL;
+	}
+	if (sizeof(log->buf) - log->used < len && log_flush(log) != 0) {
+		log->dropped++;
+		return log->err;
+	}
+	memcpy(log->buf + log->used, line, len);
+	log->used += len;
 	log->pending++;
 	return 0;
 }

@@ -58,6 +58,8 @@ extern "C" {
 
 /** Bytes that any line (its newline and a terminating NUL included) fits in. */
 #define GPUDP_FLOW_LOG_LINE_MAX 1024
+/** Longest line gpudp_flow_log_write_line() takes: the writer's buffer. */
+#define GPUDP_FLOW_LOG_LINE_BUF (64u * 1024u)
 
 /** gpudp_flow_log_open() flag: append to the file instead of truncating it. */
 #define GPUDP_FLOW_LOG_APPEND 0x1u
@@ -117,6 +119,16 @@ int gpudp_flow_log_open(const char *path, unsigned int flags, uint16_t seed,
  *   an earlier call: the record is dropped and counted
  */
 int gpudp_flow_log_write(struct gpudp_flow_log *log, const struct gpudp_flow_rec *rec);
+
+/**
+ * Append a line formatted elsewhere (another kind of NDJSON record, such
+ * as an EVE alert, gpudp_rules_eve.h): @p len bytes at @p line, ending in
+ * its only newline, at most GPUDP_FLOW_LOG_LINE_BUF bytes. Counted and
+ * dropped as gpudp_flow_log_write() does.
+ * @return 0; -EINVAL (not one line, or too long: dropped); the writer's
+ *   first write error
+ */
+int gpudp_flow_log_write_line(struct gpudp_flow_log *log, const char *line, size_t len);
 
 /**
  * Write the buffered lines to the file (write(2); no fsync).

@@ -46,7 +46,7 @@ struct gpudp_rule_pkt {
 	uint8_t af;          /**< 4 or 6 */
 	uint8_t proto;       /**< IP protocol number (after IPv6 extension headers) */
 	uint16_t sport;      /**< host order; 0 without ports */
-	uint16_t dport;
+	uint16_t dport;      /**< host order; 0 without ports; ICMP: type << 8 | code */
 	uint8_t src[16];     /**< network order; IPv4 in the first 4 bytes */
 	uint8_t dst[16];
 };
