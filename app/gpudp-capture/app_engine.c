@@ -140,6 +140,11 @@ setup_engine(struct cap_app *app)
 	char err[256];
 	int rc;
 
+	ec.rules = app->conf.rules.img;
+	if (app->conf.rules.eve != NULL) {
+		ec.alerts_out = cap_rules_alerts_out;
+		ec.alerts_arg = &app->conf.rules;
+	}
 	if (cap_conf_flows_on(&app->conf)) {
 		ec.life = &app->life;
 		ec.flows_out = app_flows_out;

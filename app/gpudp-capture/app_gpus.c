@@ -125,10 +125,9 @@ app_create_gpu_engines(struct cap_app *app)
 		struct cap_gpu *gp = &app->gpus[g];
 
 		gp->eng = calloc(1, sizeof(*gp->eng));
-		gp->part = gpudp_analysis_create(app->conf.flows, &app->conf.filter);
-		if (gp->eng == NULL || gp->part == NULL ||
-		    gpudp_analysis_set_match(gp->part, app->conf.match.db,
-					     app->conf.match.flags) != 0) {
+		gp->part = cap_analysis_create(app->conf.flows, &app->conf.filter,
+					       &app->conf.match, app->conf.rules.img);
+		if (gp->eng == NULL || gp->part == NULL) {
 			CAP_LOG(ERR, "GPU %d: out of memory for its engine's results",
 				gp->info.ordinal);
 			return -1;

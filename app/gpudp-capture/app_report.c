@@ -120,6 +120,23 @@ filter_out_stats(struct cap_app *app, int final, struct cap_report *r)
  * Read the engine's results and report them (the table unless --quiet,
  * --json); @p final: the last report, else a --period one.
  */
+/* the EVE output's figures (final: every alert written out first) */
+static void
+app_rules_report(struct cap_app *app, int final, struct cap_report *r)
+{
+	struct cap_rules *ru = &app->conf.rules;
+	int err;
+
+	if (ru->eve_log == NULL)
+		return;
+	if (final) {
+		pthread_mutex_lock(&ru->eve_lock);
+		gpudp_flow_log_flush(ru->eve_log);
+		pthread_mutex_unlock(&ru->eve_lock);
+	}
+	cap_rules_eve_stats(ru, &r->eve_written, &r->eve_lost, &err);
+}
+
 int
 app_report(struct cap_app *app, double elapsed, int final)
 {
@@ -137,7 +154,7 @@ app_report(struct cap_app *app, double elapsed, int final)
 		.filter_unreadable = app->unreadable_written,
 		.filter_rotate = gpudp_pcapng_ring_rotates(&app->conf.rotate) ?
 			&app->conf.rotate : NULL,
-		.top_n = app->conf.top, .match = &app->conf.match,
+		.top_n = app->conf.top, .match = &app->conf.match, .rules = &app->conf.rules,
 		.mem = cap_mem_name(app->mem),
 		.mem_note = app->mem_note[0] ? app->mem_note : NULL,
 		.pin = app->mem == GPUDP_CAP_MEM_DEVICE ? gpudp_pin_backend_name(app->pinfo.pin) :
@@ -164,6 +181,7 @@ app_report(struct cap_app *app, double elapsed, int final)
 	report_gpus(app, gpus, &r);
 	filter_out_stats(app, final, &r);
 	r.flows = app_flows_report(app, final, &flows);
+	app_rules_report(app, final, &r);
 
 	r.staging_drops += app->eng.st.unreadable;
 	if (app->mem == GPUDP_CAP_MEM_DEVICE) {
@@ -180,10 +198,12 @@ app_report(struct cap_app *app, double elapsed, int final)
 	}
 	port_stats(app, ports, &r);
 	app_metrics_report(app, &r);
-	/* --flow-log -: standard output is the flow log's alone */
+	/* --flow-log - or --eve -: standard output is theirs alone */
 	if (!app->conf.quiet)
-		cap_report_table(app->conf.flow_log != NULL &&
-				 strcmp(app->conf.flow_log, "-") == 0 ? stderr : stdout, &r);
+		cap_report_table((app->conf.flow_log != NULL &&
+				  strcmp(app->conf.flow_log, "-") == 0) ||
+				 (app->conf.rules.eve != NULL &&
+				  strcmp(app->conf.rules.eve, "-") == 0) ? stderr : stdout, &r);
 	fflush(stdout);
 	for (i = 0; final && i < r.n_ports; i++)
 		gpudp_app_port_stats_warn("gpudp-capture", &ports[i]);

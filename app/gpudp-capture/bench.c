@@ -265,7 +265,7 @@ main(int argc, char **argv)
 		return bench_generate(bc.input, bc.generate, bc.frame_size);
 	want_cpu = strstr(bc.engines, "cpu") != NULL;
 	want_gpu = strstr(bc.engines, "gpu") != NULL;
-	if (cap_match_prepare("gpudp-capture-bench", &bc.match, bc.filter, &filter) != 0)
+	if (cap_match_prepare("gpudp-capture-bench", &bc.match, NULL, bc.filter, &filter) != 0)
 		return 2;
 	if (bc.threads != 0)
 		return bench_direct(&bc, &filter, want_cpu, want_gpu);

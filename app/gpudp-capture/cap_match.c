@@ -29,8 +29,8 @@ cap_match_scope_name(const struct cap_match *m)
 }
 
 int
-cap_match_prepare(const char *prog, struct cap_match *m, const char *expr,
-		  struct gpudp_filter *f)
+cap_match_prepare(const char *prog, struct cap_match *m, const struct gpudp_rules_img *rules,
+		  const char *expr, struct gpudp_filter *f)
 {
 	char err[512];
 
@@ -42,11 +42,25 @@ cap_match_prepare(const char *prog, struct cap_match *m, const char *expr,
 			return -1;
 		}
 	}
-	if (gpudp_filter_compile_match(expr, m->pats, m->n, f, err, sizeof(err)) != 0) {
+	if (gpudp_filter_compile_rules(expr, m->pats, m->n, rules, f, err, sizeof(err)) != 0) {
 		fprintf(stderr, "%s: --filter: bad value '%s': %s\n", prog, expr, err);
 		return -1;
 	}
 	return 0;
+}
+
+struct gpudp_analysis *
+cap_analysis_create(uint32_t flows, const struct gpudp_filter *filter, const struct cap_match *m,
+		    const struct gpudp_rules_img *rules)
+{
+	struct gpudp_analysis *a = gpudp_analysis_create(flows, filter);
+
+	if (a != NULL && (gpudp_analysis_set_match(a, m->db, m->flags) != 0 ||
+			  gpudp_analysis_set_rules(a, rules, 0) != 0)) {
+		gpudp_analysis_free(a);
+		a = NULL;
+	}
+	return a;
 }
 
 void

@@ -34,12 +34,23 @@ const char *cap_match_scope_name(const struct cap_match *m);
 
 /**
  * Read and compile m->file (nothing when it is NULL), then compile the
- * filter expression @p expr (NULL: none) with its `match` names.
+ * filter expression @p expr (NULL: none) with its `match` names and the
+ * `alert` sids of @p rules (NULL: no rules).
  * @return 0, or -1 with the error printed ("PROG: --match: bad value
  *   'FILE': line L: ..." or "PROG: --filter: bad value 'EXPR': ...")
  */
-int cap_match_prepare(const char *prog, struct cap_match *m, const char *expr,
-		      struct gpudp_filter *f);
+int cap_match_prepare(const char *prog, struct cap_match *m, const struct gpudp_rules_img *rules,
+		      const char *expr, struct gpudp_filter *f);
+
+/**
+ * An analysis object with the run's payload inspection (@p m) and rules
+ * (@p rules, NULL: none; without alert records): gpudp_analysis_create(),
+ * gpudp_analysis_set_match(), gpudp_analysis_set_rules().
+ * @return the object, or NULL (memory, or a bad capacity)
+ */
+struct gpudp_analysis *cap_analysis_create(uint32_t flows, const struct gpudp_filter *filter,
+					   const struct cap_match *m,
+					   const struct gpudp_rules_img *rules);
 
 /** Free what cap_match_prepare() made (the file name stays). */
 void cap_match_free(struct cap_match *m);

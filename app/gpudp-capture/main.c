@@ -233,12 +233,8 @@ open_filter_out(struct cap_app *app)
 static int
 open_outputs(struct cap_app *app)
 {
-	app->result = gpudp_analysis_create(app->conf.flows, &app->conf.filter);
-	if (app->result != NULL && gpudp_analysis_set_match(app->result, app->conf.match.db,
-							    app->conf.match.flags) != 0) {
-		gpudp_analysis_free(app->result);
-		app->result = NULL;
-	}
+	app->result = cap_analysis_create(app->conf.flows, &app->conf.filter, &app->conf.match,
+					  app->conf.rules.img);
 	if (app->result == NULL) {
 		CAP_LOG(ERR, "out of memory for the flow table (--flows %u)", app->conf.flows);
 		return GPUDP_EXIT_FAILURE;
@@ -251,10 +247,9 @@ open_outputs(struct cap_app *app)
 			gpudp_cap_engine_destroy(&app->eng);
 			return GPUDP_EXIT_NO_GPU;
 		}
-		app->verify = gpudp_analysis_create(app->conf.flows, &app->conf.filter);
-		if (app->verify == NULL ||
-		    gpudp_analysis_set_match(app->verify, app->conf.match.db,
-					     app->conf.match.flags) != 0)
+		app->verify = cap_analysis_create(app->conf.flows, &app->conf.filter,
+						  &app->conf.match, app->conf.rules.img);
+		if (app->verify == NULL)
 			return GPUDP_EXIT_FAILURE;
 	}
 	return 0;
@@ -273,10 +268,19 @@ capture_direct(struct cap_app *app)
 	app->conf.mem = CAP_CONF_MEM_STAGED;
 	ret = app_flows_open(app);
 	if (ret == 0)
+		ret = cap_rules_eve_open("gpudp-capture", &app->conf.rules) != 0 ? GPUDP_EXIT_FAILURE : 0;
+	if (ret == 0)
 		ret = app_choose_engine_and_mem(app);
 
 	if (ret != 0)
 		return ret;
+	if (app->conf.rules.eve != NULL && app->conf.threads > 1 &&
+	    strcmp(app->engine_name, "gpu") == 0) {
+		fprintf(stderr, "gpudp-capture: --threads: bad value '%u' (--eve with the GPU "
+			"engine reads with one thread: the threads share the GPU's tables)\n",
+			app->conf.threads);
+		return GPUDP_EXIT_USAGE;
+	}
 	app_describe_files(app);
 	ret = open_outputs(app);
 	if (ret == 0)
@@ -308,6 +312,8 @@ capture(struct cap_app *app)
 	ret = app_place_ports(app);
 	if (ret == 0)
 		ret = app_flows_open(app);
+	if (ret == 0)
+		ret = cap_rules_eve_open("gpudp-capture", &app->conf.rules) != 0 ? GPUDP_EXIT_FAILURE : 0;
 	if (ret != 0)
 		return ret;
 	ret = app_choose_engine_and_mem(app);
@@ -352,6 +358,8 @@ teardown(struct cap_app *app, int rc)
 	app_destroy_gpu_engines(app);
 	gpudp_cap_engine_destroy(&app->eng);
 	if (app_flows_close(app) != 0)
+		rc = GPUDP_EXIT_FAILURE;
+	if (cap_rules_eve_close("gpudp-capture", &app->conf.rules) != 0)
 		rc = GPUDP_EXIT_FAILURE;
 	if (app->out != NULL) {
 		struct gpudp_pcapng_ring_stats st;

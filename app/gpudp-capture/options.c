@@ -57,6 +57,7 @@ static const struct option long_opts[] = {
 	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "metrics-linger", required_argument, NULL, OPT_METRICS_LINGER },
 	CAP_FLOW_LONG_OPTS,
+	CAP_RULE_LONG_OPTS,
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -145,6 +146,7 @@ cap_conf_usage(FILE *f, const char *prog)
 "                      0..3600, so that a last scrape gets them (default: 0)\n"
 "  --help              this text\n", prog, (unsigned int)CAP_MAX_DATA_ROOM);
 	cap_flow_usage(f);
+	cap_rules_usage(f);
 }
 
 #define PROG "gpudp-capture"
@@ -551,7 +553,8 @@ cap_conf_parse(struct cap_conf *c, int argc, char **argv)
 			rc = -1;
 		} else if ((rc = value_option(c, o, optarg)) == 1 &&
 			   (rc = word_option(c, o, optarg)) == 1 &&
-			   (rc = cap_flow_option(c, o, optarg)) == 1) {
+			   (rc = cap_flow_option(c, o, optarg)) == 1 &&
+			   (rc = cap_rules_option(PROG, &c->rules, o, optarg)) == 1) {
 			fprintf(stderr, "gpudp-capture: unknown option '%s' (see --help)\n",
 				argv[optind - 1]);
 			rc = -1;
@@ -565,7 +568,9 @@ cap_conf_parse(struct cap_conf *c, int argc, char **argv)
 	/* the filter once the pattern names are known: a bad pattern file or
 	 * expression is a usage error */
 	if (rc == 0)
-		rc = cap_match_prepare(PROG, &c->match, c->filter_expr, &c->filter);
+		rc = cap_rules_prepare(PROG, &c->rules);
+	if (rc == 0)
+		rc = cap_match_prepare(PROG, &c->match, c->rules.img, c->filter_expr, &c->filter);
 	if (rc == 0)
 		rc = conf_check(c);
 	if (rc != 0)
@@ -577,4 +582,5 @@ void
 cap_conf_free(struct cap_conf *c)
 {
 	cap_match_free(&c->match);
+	cap_rules_free(&c->rules);
 }

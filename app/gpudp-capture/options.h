@@ -12,6 +12,7 @@
 
 #include "gpudp_cap_reader.h"
 #include "cap_match.h"
+#include "cap_rules.h"
 #include "gpudp_analysis.h"
 #include "gpudp_pcapng_ring.h"
 
@@ -70,6 +71,7 @@ struct cap_conf {
 	const char *filter_expr;  /**< --filter */
 	struct gpudp_filter filter; /**< compiled once the options are read (after --match) */
 	struct cap_match match;   /**< --match, --match-scope */
+	struct cap_rules rules;   /**< --rules, --rule-vars, --rules-unsupported, --eve */
 	const char *filter_out;   /**< --filter-out */
 	const char *rotate_spec;  /**< --filter-out-rotate as given, or NULL */
 	struct gpudp_pcapng_ring_conf rotate; /**< its conditions (the other fields unset) */

@@ -47,6 +47,13 @@ has_match(const struct cap_report *r)
 	return r->match != NULL && r->match->file != NULL && r->a->match != NULL;
 }
 
+/* Whether the report has the rules' counts. */
+static int
+has_rules(const struct cap_report *r)
+{
+	return r->rules != NULL && r->rules->img != NULL && r->a->rules != NULL;
+}
+
 /* Patterns by packets (descending), then occurrences, then file order. */
 static int
 cmp_pattern(const void *pa, const void *pb, void *arg)
@@ -244,7 +251,8 @@ cap_report_table(FILE *f, const struct cap_report *r)
 	table_head(f, r, c, &d.fs);
 	table_protocols(f, c);
 	table_flows(f, r, d.fl, d.nf, d.tk, d.nt);
-	if (has_match(r) && table_match(f, r, c) != 0) {
+	if ((has_match(r) && table_match(f, r, c) != 0) ||
+	    (has_rules(r) && cap_report_rules_table(f, r) != 0)) {
 		report_data_free(&d);
 		return -ENOMEM;
 	}
@@ -548,6 +556,10 @@ report_json(struct gpudp_json *j, const struct cap_report *r)
 	json_flows_talkers(j, d.fl, d.nf, d.tk, d.nt, has_match(r));
 	json_filter(j, r, &d.ctr);
 	json_match(j, r, &d.ctr);
+	if (has_rules(r))
+		cap_report_rules_json(j, r);
+	else
+		gpudp_json_null(j, "rules");
 	if (r->flows != NULL)
 		cap_report_flows_json(j, r->flows);
 	gpudp_json_end(j);

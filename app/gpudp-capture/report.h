@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "cap_match.h"
+#include "cap_rules.h"
 #include "gpudp_cap_engine.h"
 #include "gpudp_analysis.h"
 #include "gpudp_app_port_stats.h"
@@ -102,6 +103,11 @@ struct cap_report {
 	/** payload inspection (--match): the pattern set whose counts a->match_*
 	 *  hold; NULL or no file: none */
 	const struct cap_match *match;
+	/** rules (--rules): the rules whose counts a->rule_hits hold; NULL or
+	 *  no image: none */
+	const struct cap_rules *rules;
+	uint64_t eve_written;       /**< alerts written to --eve */
+	uint64_t eve_lost;          /**< alerts not written (no room, write errors) */
 	/* --mem (NULL mem: no "mem" section, e.g. the benchmark) */
 	const char *mem;            /**< "staged", "pinned" or "device" */
 	const char *mem_note;       /**< why (--mem auto), may be NULL */
@@ -116,6 +122,12 @@ struct cap_report {
 	const struct cap_report_gpu *gpus; /**< the GPUs of ports (engine.gpus), or NULL */
 	unsigned int n_gpus;
 };
+
+/** The rules' lines of the table report (report_rules.c). @return 0 or -ENOMEM */
+int cap_report_rules_table(FILE *f, const struct cap_report *r);
+
+/** The rules' "rules" object of the JSON report. */
+void cap_report_rules_json(struct gpudp_json *j, const struct cap_report *r);
 
 /** Print the table. @return 0 or -EIO */
 int cap_report_table(FILE *f, const struct cap_report *r);

@@ -25,6 +25,10 @@ GROUP is one of:
                duration by capture time, files:N; a file that cannot be
                written counted, said, exit 1
   rotate_options  --filter-out-rotate's usage errors, a missing directory
+  rules        --rules, --rule-vars, --rules-unsupported, --eve: usage errors
+               name the file, line and keyword; skipped rules warned once per
+               keyword and counted; --filter alert [SID] writes what the
+               per-sid counts count; EVE on stdout, and to a full disk
   mem          --mem/--pin/--engine: usage errors, refusals naming the port and
                its driver, no GPU (exit 77); with GPUDP_TEST_FAKE_LIBCUDA (a
                fake libcuda.so.1, host memory) the in-place CPU path over a
@@ -987,6 +991,98 @@ def rotate_options(c):
             "duration:SEC" in r.stdout and "files:N" in r.stdout, r.stdout[-300:])
 
 
+def rules(c):
+    """--rules and its options: refusals (exit 2, file, line and keyword
+    named), skipped rules counted, --filter alert [SID], --eve on stdout
+    and on a full disk."""
+    d = os.path.join(c.data, "rules")
+    good, vars_ = os.path.join(d, "sample.rules"), os.path.join(d, "sample.vars")
+    bad = c.out("bad.rules")
+    with open(bad, "w") as f:
+        f.write('alert tcp any any -> any any (msg:"ok"; content:"GET"; sid:1;)\n'
+                '# a comment\n'
+                'alert tcp any any -> any any (msg:"regex"; pcre:"/GET/"; sid:2;)\n'
+                'alert tcp any any -> any any (msg:"state"; flow:established; content:"a"; '
+                'sid:3;)\n'
+                'alert tcp any any -> any any (msg:"regex again"; pcre:"/POST/"; sid:4;)\n'
+                'alert udp any any -> any 53 (msg:"bytes"; byte_test:1,>,0,0; sid:5;)\n'
+                'alert udp any any -> any 53 (msg:"dns"; sid:6;)\n')
+    for args, needle in [
+        (["--rules", c.out("none.rules")], "--rules: cannot read '%s': No such file or "
+         "directory" % c.out("none.rules")),
+        (["--rules", bad], "--rules: %s:3: unsupported keyword 'pcre'" % bad),
+        (["--rules", good, "--rules-unsupported", "maybe"],
+         "--rules-unsupported: bad value 'maybe' (refuse or skip)"),
+        (["--eve", c.out("e.json")], "--eve: bad value '%s' (no --rules to alert on)" %
+         c.out("e.json")),
+        (["--rule-vars", vars_], "--rule-vars: bad value '%s' (no --rules to use it)" % vars_),
+        (["--filter", "alert"], "--filter: bad value 'alert': 'alert' needs rules (--rules)"),
+        (["--rules", good, "--rule-vars", vars_, "--filter", "alert 42"],
+         "--filter: bad value 'alert 42': no rule with that sid"),
+        (["--rules", good, "--rule-vars", vars_, "--filter", "alert x"],
+         "--filter: bad value 'alert x': 'alert' takes a signature id"),
+        (["--rules", good], "--rules: %s:5: variable $HOME_NET is not defined (--rule-vars)" % good),
+    ]:
+        r = c.run(None, "--pcap", c.path("sample.pcap"), "--cpu", *args)
+        c.check("usage_error %s" % " ".join(args), r.returncode == 2 and needle in r.stderr,
+                "status %d: %s" % (r.returncode, r.stderr[-400:]))
+    # skip: each keyword warned once, the rules counted
+    j = c.out("skip.json")
+    r = c.run(None, "--pcap", c.path("sample.pcap"), "--cpu", "--quiet", "--rules", bad,
+              "--rules-unsupported", "skip", "--json", j)
+    rep = json.load(open(j)) if r.returncode == 0 and os.path.exists(j) else {}
+    warns = [ln for ln in r.stderr.splitlines() if "rule skipped" in ln]
+    ru = rep.get("rules") or {}
+    c.check("skipped_rules_warned_once_per_keyword_and_counted",
+            r.returncode == 0 and len(warns) == 3 and
+            sum("'pcre'" in w for w in warns) == 1 and any("'flow'" in w for w in warns) and
+            any("'byte_test'" in w for w in warns) and any("%s:3:" % bad in w for w in warns) and
+            ru.get("rules") == 2 and ru.get("skipped") == 4,
+            "status %d, rules %s, warnings %s" % (r.returncode, ru, warns))
+    # --filter alert [SID]: the packets written are those counted
+    have_tshark = shutil.which("tshark") is not None
+    for expr, sid in [("alert", None), ("alert 1000004", 1000004), ("udp and alert", None)]:
+        out, j = c.out("a.pcapng"), c.out("a.json")
+        r = c.run(None, "--pcap", c.path("sample.pcap"), "--cpu", "--quiet", "--rules", good,
+                  "--rule-vars", vars_, "--filter", expr, "--filter-out", out, "--json", j)
+        rep = json.load(open(j)) if r.returncode == 0 and os.path.exists(j) else {}
+        ru, fl = rep.get("rules") or {}, rep.get("filter") or {}
+        per = {x["sid"]: x["packets"] for x in ru.get("per_sid", [])}
+        want = per.get(sid) if sid else (ru.get("alerted") if expr == "alert" else None)
+        n = len(tshark_fields(out)[1]) if have_tshark and os.path.exists(out) else \
+            fl.get("written")
+        c.check("filter_%s_writes_what_the_rules_count" % expr.replace(" ", "_"),
+                r.returncode == 0 and fl.get("matched_packets", 0) > 0 and
+                n == fl.get("written") == fl.get("matched_packets") and
+                (want is None or want == n), "status %d: written %s, want %s, %s" %
+                (r.returncode, n, want, r.stderr[-300:]))
+    # --eve -: the alerts alone on stdout, the table on stderr
+    r = c.run(None, "--pcap", c.path("sample.pcap"), "--cpu", "--rules", good,
+              "--rule-vars", vars_, "--eve", "-")
+    lines = r.stdout.splitlines()
+    ok = r.returncode == 0 and len(lines) > 0
+    for ln in lines:
+        try:
+            ok = ok and json.loads(ln).get("event_type") == "alert"
+        except ValueError:
+            ok = False
+    c.check("eve_on_stdout_holds_only_alerts", ok and "rules: 16" in r.stderr,
+            "status %d: %s / %s" % (r.returncode, r.stdout[:200], r.stderr[-300:]))
+    # a full disk: the alerts lost are counted and said, exit 1
+    if os.path.exists("/dev/full"):
+        j = c.out("full.json")
+        r = c.run(None, "--pcap", c.path("sample.pcap"), "--cpu", "--quiet", "--rules", good,
+                  "--rule-vars", vars_, "--eve", "/dev/full", "--json", j)
+        rep = json.load(open(j)) if os.path.exists(j) else {}
+        eve = (rep.get("rules") or {}).get("eve") or {}
+        c.check("eve_on_a_full_disk_counts_and_says_what_was_lost",
+                r.returncode == 1 and "--eve: " in r.stderr and "alerts lost" in r.stderr and
+                "No space left on device" in r.stderr and
+                eve.get("lost", 0) + eve.get("written", 0) ==
+                (rep.get("rules") or {}).get("alerts", -1) > 0,
+                "status %d: %s %s" % (r.returncode, eve, r.stderr[-300:]))
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
@@ -994,7 +1090,7 @@ def main():
     group = {"bad_inputs": bad_inputs, "filter": filter_cases, "options": options,
              "engine": engine, "mem": mem, "over_64k": over_64k,
              "direct": direct, "rotate": rotate,
-             "rotate_options": rotate_options}.get(sys.argv[3])
+             "rotate_options": rotate_options, "rules": rules}.get(sys.argv[3])
     if group is None:
         sys.exit("unknown group %s" % sys.argv[3])
     rc = group(c)

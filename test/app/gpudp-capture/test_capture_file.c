@@ -504,7 +504,7 @@ main(int argc, char **argv)
 	}
 	engine = argv[1];
 	pats.file = argv[2];
-	if (cap_match_prepare("test_capture_file", &pats, "tcp or match", &filter) != 0)
+	if (cap_match_prepare("test_capture_file", &pats, NULL, "tcp or match", &filter) != 0)
 		return 1;
 	fails += bad_conf_is_refused();
 	for (i = 3; i < argc; i++) {

@@ -19,9 +19,7 @@
 #include <gpudp_rules.h>
 #include <gpudp_rules_eval.h>
 #include <gpudp_test.h>
-#ifdef GPUDP_TEST_HYPERSCAN
-#include <hs/hs.h>
-#endif
+#include <gpudp_test_rules_ref.h>
 
 static uint8_t scratch[GPUDP_RULES_EVAL_SCRATCH(4096)];
 
@@ -34,87 +32,6 @@ parse1(struct gpudp_rules *rs, const char *t)
 	if (n != 1)
 		fprintf(stderr, "    %s: %s\n", t, err);
 	return n == 1;
-}
-
-/* ---- the plain reference: every combination, by recursion ---- */
-
-static int
-ref_at(const uint8_t *p, uint32_t s, const uint8_t *c, uint32_t n, int nocase)
-{
-	uint32_t i;
-
-	for (i = 0; i < n; i++) {
-		uint8_t a = p[s + i], b = c[i];
-
-		if (nocase) {
-			a = (uint8_t)(a >= 'A' && a <= 'Z' ? a + 32 : a);
-			b = (uint8_t)(b >= 'A' && b <= 'Z' ? b + 32 : b);
-		}
-		if (a != b)
-			return 0;
-	}
-	return 1;
-}
-
-/* checks i.. of @p r hold, the last content's match having ended at @p prev
- * (-1: none yet) */
-static int
-ref_from(const struct gpudp_rules *rs, const struct gpudp_rule *r, uint32_t i,
-	 const uint8_t *p, int64_t len, int64_t prev)
-{
-	const struct gpudp_rule_check *c;
-	int64_t s, e, base;
-
-	if (i == r->n_check)
-		return 1;
-	c = &rs->check[r->check + i];
-	if (c->kind == GPUDP_RULE_ISDATAAT) {
-		base = (c->flags & GPUDP_RULE_F_RELATIVE) ? prev : 0;
-		if ((base + c->at < len) == !!(c->flags & GPUDP_RULE_F_NEG))
-			return 0;
-		return ref_from(rs, r, i + 1, p, len, prev);
-	}
-	for (s = 0; s + c->len <= len; s++) {
-		e = s + c->len;
-		if (!ref_at(p, (uint32_t)s, rs->bytes + c->bytes, c->len,
-			    !!(c->flags & GPUDP_RULE_F_NOCASE)))
-			continue;
-		if ((c->flags & GPUDP_RULE_F_STARTSWITH) && s != 0)
-			continue;
-		if ((c->flags & GPUDP_RULE_F_ENDSWITH) && e != len)
-			continue;
-		if ((c->flags & GPUDP_RULE_F_OFFSET) && s < c->offset)
-			continue;
-		if ((c->flags & GPUDP_RULE_F_DEPTH) &&
-		    e > ((c->flags & GPUDP_RULE_F_OFFSET) ? c->offset : 0) + c->depth)
-			continue;
-		/* relative: searched from the previous match's end, moved by
-		 * distance */
-		if ((c->flags & (GPUDP_RULE_F_DISTANCE | GPUDP_RULE_F_WITHIN)) &&
-		    s < prev + ((c->flags & GPUDP_RULE_F_DISTANCE) ? c->distance : 0))
-			continue;
-		if ((c->flags & GPUDP_RULE_F_WITHIN) &&
-		    e > prev + ((c->flags & GPUDP_RULE_F_DISTANCE) ? c->distance : 0) + c->within)
-			continue;
-		if (ref_from(rs, r, i + 1, p, len, e))
-			return 1;
-	}
-	return 0;
-}
-
-static int
-ref_match(const struct gpudp_rules *rs, const struct gpudp_rule *r, const uint8_t *p,
-	  uint32_t len)
-{
-	switch (r->dsize_op) {
-	case GPUDP_RULE_DSIZE_EQ: if (len != r->dsize_a) return 0; break;
-	case GPUDP_RULE_DSIZE_NE: if (len == r->dsize_a) return 0; break;
-	case GPUDP_RULE_DSIZE_LT: if (len >= r->dsize_a) return 0; break;
-	case GPUDP_RULE_DSIZE_GT: if (len <= r->dsize_a) return 0; break;
-	case GPUDP_RULE_DSIZE_RANGE: if (len <= r->dsize_a || len >= r->dsize_b) return 0; break;
-	default: break;
-	}
-	return ref_from(rs, r, 0, p, len, -1);
 }
 
 /* a word of 1..6 letters from a small alphabet, so that it recurs */
@@ -191,7 +108,7 @@ chains_equal_every_combination_tried(void)
 				at += wl[k];
 			}
 			{
-				int want = ref_match(&rs, &rs.rule[0], p, len);
+				int want = gpudp_ref_payload(&rs, &rs.rule[0], p, len);
 				int got = gpudp_rule_payload_match(&rs, &rs.rule[0], p, len, scratch);
 
 				GPUDP_TEST_ASSERT(want == got, "%s on '%.*s' (%u bytes): %d, want %d",
@@ -209,62 +126,6 @@ chains_equal_every_combination_tried(void)
 }
 
 #ifdef GPUDP_TEST_HYPERSCAN
-struct hs_got {
-	unsigned long long len;
-	int endswith, hit;
-};
-
-static int
-on_match(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags,
-	 void *ctx)
-{
-	struct hs_got *g = ctx;
-
-	(void)id;
-	(void)from;
-	(void)flags;
-	if (!g->endswith || to == g->len) {
-		g->hit = 1;
-		return 1;   /* enough */
-	}
-	return 0;
-}
-
-/* one content's rule as Hyperscan's literal and extended parameters */
-static int
-hs_rule(const struct gpudp_rules *rs, const struct gpudp_rule *r, hs_database_t **db)
-{
-	const struct gpudp_rule_check *c = &rs->check[r->check];
-	hs_expr_ext_t ext = { 0 };
-	const hs_expr_ext_t *exts[1] = { &ext };
-	char expr[8 * GPUDP_RULE_CONTENT_MAX];
-	const char *exprs[1] = { expr };
-	unsigned int flags = c->flags & GPUDP_RULE_F_NOCASE ? HS_FLAG_CASELESS : 0, id = 0;
-	hs_compile_error_t *err = NULL;
-	uint32_t i, off = (c->flags & GPUDP_RULE_F_OFFSET) ? (uint32_t)c->offset : 0;
-
-	for (i = 0; i < c->len; i++)
-		snprintf(expr + 4 * i, 5, "\\x%02x", rs->bytes[c->bytes + i]);
-	/* Hyperscan's offsets are the match's end */
-	ext.flags = HS_EXT_FLAG_MIN_OFFSET;
-	ext.min_offset = off + c->len;
-	if (c->flags & GPUDP_RULE_F_DEPTH) {
-		ext.flags |= HS_EXT_FLAG_MAX_OFFSET;
-		ext.max_offset = off + (uint32_t)c->depth;
-	}
-	if (c->flags & GPUDP_RULE_F_STARTSWITH) {
-		ext.flags |= HS_EXT_FLAG_MAX_OFFSET;
-		ext.max_offset = c->len;
-	}
-	if (hs_compile_ext_multi(exprs, &flags, &id, exts, 1, HS_MODE_BLOCK, NULL, db,
-				 &err) != HS_SUCCESS) {
-		fprintf(stderr, "    hs_compile_ext_multi: %s\n", err ? err->message : "?");
-		hs_free_compile_error(err);
-		return -1;
-	}
-	return 0;
-}
-
 static int
 one_content_equals_hyperscan(void)
 {
@@ -308,10 +169,10 @@ one_content_equals_hyperscan(void)
 		snprintf(text + o, sizeof(text) - (size_t)o, "sid:%u;)", t + 1);
 		gpudp_rules_init(&rs);
 		GPUDP_TEST_ASSERT(parse1(&rs, text), "rule %u", t);
-		GPUDP_TEST_ASSERT(hs_rule(&rs, &rs.rule[0], &db) == 0, "%s", text);
+		GPUDP_TEST_ASSERT(gpudp_ref_hs_rule(&rs, &rs.rule[0], &db) == 0, "%s", text);
 		GPUDP_TEST_ASSERT(hs_alloc_scratch(db, &hss) == HS_SUCCESS, "hs_alloc_scratch");
 		for (i = 0; i < 40; i++) {
-			struct hs_got g;
+			int hit;
 
 			len = (uint32_t)(rand() % (int)sizeof(p));
 			for (k = 0; k < len; k++)
@@ -320,13 +181,11 @@ one_content_equals_hyperscan(void)
 				k = (uint32_t)(rand() % (int)(len - wl + 1));
 				memcpy(p + k, w, wl);
 			}
-			g = (struct hs_got){ .len = len,
-				.endswith = !!(rs.check[0].flags & GPUDP_RULE_F_ENDSWITH) };
-			hs_scan(db, (const char *)p, len, 0, hss, on_match, &g);
-			GPUDP_TEST_ASSERT(g.hit == gpudp_rule_payload_match(&rs, &rs.rule[0], p, len,
-									    scratch),
-					  "%s on %u bytes: Hyperscan %d", text, len, g.hit);
-			hits += (uint32_t)g.hit;
+			hit = gpudp_ref_hs_payload(&rs, &rs.rule[0], db, hss, p, len);
+			GPUDP_TEST_ASSERT(hit == gpudp_rule_payload_match(&rs, &rs.rule[0], p, len,
+									  scratch),
+					  "%s on %u bytes: Hyperscan %d", text, len, hit);
+			hits += (uint32_t)hit;
 			total++;
 		}
 		hs_free_database(db);
