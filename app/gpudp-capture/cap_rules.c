@@ -56,44 +56,6 @@ cap_rules_option(const char *prog, struct cap_rules *r, int o, const char *v)
 	}
 }
 
-/* the whole file at @p path (NUL-terminated, *len bytes), or NULL with errno */
-static char *
-read_all(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL, *t;
-	size_t cap = 0, n = 0, k;
-	int err;
-
-	if (f == NULL)
-		return NULL;
-	do {
-		if (cap - n < 65536) {
-			cap = cap ? cap * 2 : 65536;
-			t = realloc(buf, cap + 1);
-			if (t == NULL) {
-				free(buf);
-				fclose(f);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = t;
-		}
-		k = fread(buf + n, 1, cap - n, f);
-		n += k;
-	} while (k > 0);
-	err = ferror(f) ? EIO : 0;
-	fclose(f);
-	if (err != 0) {
-		free(buf);
-		errno = err;
-		return NULL;
-	}
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
 /* a skipped keyword's warning, once per keyword (the parser says each once) */
 static void
 warn_skip(void *arg, const char *msg)
@@ -108,13 +70,11 @@ warn_skip(void *arg, const char *msg)
 int
 cap_rules_prepare(const char *prog, struct cap_rules *r)
 {
-	struct gpudp_rules_conf rc = {
+	struct gpudp_rules_conf conf = {
 		.skip_unsupported = r->skip_unsupported, .warn = warn_skip, .warn_arg = r,
 	};
-	char err[512], *text;
-	size_t len;
-	uint32_t i;
-	int n;
+	char err[512];
+	int rc;
 
 	gpudp_rules_init(&r->rs);
 	if (r->n_files == 0) {
@@ -126,33 +86,14 @@ cap_rules_prepare(const char *prog, struct cap_rules *r)
 				prog, r->eve);
 		return r->vars != NULL || r->eve != NULL ? -1 : 0;
 	}
-	if (r->vars != NULL) {
-		text = read_all(r->vars, &len);
-		if (text == NULL) {
-			fprintf(stderr, "%s: --rule-vars: cannot read '%s': %s\n", prog, r->vars,
-				strerror(errno));
-			return -1;
-		}
-		n = gpudp_rules_vars(&r->rs, text, len, r->vars, err, sizeof(err));
-		free(text);
-		if (n != 0) {
-			fprintf(stderr, "%s: --rule-vars: %s\n", prog, err);
-			return -1;
-		}
+	if (gpudp_rules_load(&r->rs, NULL, 0, r->vars, &conf, err, sizeof(err)) != 0) {
+		fprintf(stderr, "%s: --rule-vars: %s\n", prog, err);
+		return -1;
 	}
-	for (i = 0; i < r->n_files; i++) {
-		text = read_all(r->files[i], &len);
-		if (text == NULL) {
-			fprintf(stderr, "%s: --rules: cannot read '%s': %s\n", prog, r->files[i],
-				strerror(errno));
-			return -1;
-		}
-		n = gpudp_rules_parse(&r->rs, text, len, r->files[i], &rc, err, sizeof(err));
-		free(text);
-		if (n < 0) {
-			fprintf(stderr, "%s: --rules: %s\n", prog, err);
-			return -1;
-		}
+	rc = gpudp_rules_load(&r->rs, r->files, r->n_files, NULL, &conf, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "%s: --rules: %s\n", prog, err);
+		return -1;
 	}
 	if (r->rs.n_rule == 0) {
 		fprintf(stderr, "%s: --rules: bad value '%s' (no rule in the file%s%s)\n", prog,

@@ -195,6 +195,17 @@ int gpudp_rules_parse(struct gpudp_rules *rs, const char *text, size_t len, cons
 		      const struct gpudp_rules_conf *conf, char *err, size_t errlen);
 
 /**
+ * Read the variables file @p vars (NULL: none; gpudp_rules_vars()) and
+ * parse the rule files @p files (gpudp_rules_parse(), with @p conf) into
+ * @p rs.
+ * @return 0; -errno of a file that cannot be read, with "cannot read
+ *   'FILE': why" in @p err; the parser's errors, with its message
+ */
+int gpudp_rules_load(struct gpudp_rules *rs, const char *const *files, uint32_t n_files,
+		     const char *vars, const struct gpudp_rules_conf *conf, char *err,
+		     size_t errlen);
+
+/**
  * Write rule @p r of @p rs as rule text (no newline) into @p buf: every
  * list and content in one canonical spelling (variables expanded, contents
  * in |hex| but for letters and digits), which gpudp_rules_parse() reads

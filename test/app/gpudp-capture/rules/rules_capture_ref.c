@@ -50,25 +50,6 @@ struct ref {
 #endif
 };
 
-static char *
-slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *b;
-	long n;
-
-	if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET) != 0 || (b = malloc((size_t)n + 1)) == NULL) {
-		if (f != NULL)
-			fclose(f);
-		return NULL;
-	}
-	*len = fread(b, 1, (size_t)n, f);
-	fclose(f);
-	b[*len] = 0;
-	return b;
-}
-
 static void
 lower(uint8_t *d, const uint8_t *s, size_t n)
 {
@@ -264,9 +245,8 @@ main(int argc, char **argv)
 	struct gpudp_rules_conf conf = { 0 };
 	struct gpudp_capfile_packets pk;
 	struct ref f;
-	uint32_t n_files = 0, i;
-	char err[512], *text;
-	size_t len;
+	uint32_t n_files = 0;
+	char err[512];
 	FILE *out;
 	int o, rc;
 
@@ -286,26 +266,9 @@ main(int argc, char **argv)
 	}
 	if (optind != argc - 1 || n_files == 0)
 		return usage(stderr), 2;
-	if (vars != NULL) {
-		text = slurp(vars, &len);
-		rc = text == NULL ? -1 : gpudp_rules_vars(&f.rs, text, len, vars, err, sizeof(err));
-		free(text);
-		if (rc != 0) {
-			fprintf(stderr, "rules-capture-ref: %s: %s\n", vars,
-				text == NULL ? strerror(errno) : err);
-			return 1;
-		}
-	}
-	for (i = 0; i < n_files; i++) {
-		text = slurp(files[i], &len);
-		rc = text == NULL ? -1 : gpudp_rules_parse(&f.rs, text, len, files[i], &conf, err,
-							    sizeof(err));
-		free(text);
-		if (rc < 0) {
-			fprintf(stderr, "rules-capture-ref: %s: %s\n", files[i],
-				text == NULL ? strerror(errno) : err);
-			return 1;
-		}
+	if (gpudp_rules_load(&f.rs, files, n_files, vars, &conf, err, sizeof(err)) != 0) {
+		fprintf(stderr, "rules-capture-ref: %s\n", err);
+		return 1;
 	}
 	if (setup(&f) != 0) {
 		fprintf(stderr, "rules-capture-ref: out of memory, or Hyperscan refused a rule\n");
