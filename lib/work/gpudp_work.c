@@ -22,6 +22,7 @@
 #include "gpudp_fwd_pkt.h"
 #include "gpudp_work.h"
 #include "gpudp_work_match.h"
+#include "gpudp_work_rules.h"
 #include "gpudp_work_pvt.h"
 
 #ifdef GPUDP_HAS_CUDA
@@ -372,6 +373,8 @@ builtins_register(void)
 		}
 		gpudp_work_match.gpu_image = gpudp_work_image_match.data;
 		gpudp_work_match.gpu_image_size = gpudp_work_image_match.size;
+		gpudp_work_rules.gpu_image = gpudp_work_image_rules.data;
+		gpudp_work_rules.gpu_image_size = gpudp_work_image_rules.size;
 	}
 #endif
 	pthread_mutex_lock(&works_lock);
@@ -380,6 +383,8 @@ builtins_register(void)
 			WORK_LOG(ERR, "built-in work %s: %s", builtins[i].name, err);
 	if (reg_locked(&gpudp_work_match, "built-in", NULL, err, sizeof(err)) != 0)
 		WORK_LOG(ERR, "built-in work %s: %s", gpudp_work_match.name, err);
+	if (reg_locked(&gpudp_work_rules, "built-in", NULL, err, sizeof(err)) != 0)
+		WORK_LOG(ERR, "built-in work %s: %s", gpudp_work_rules.name, err);
 	pthread_mutex_unlock(&works_lock);
 }
 

@@ -71,7 +71,7 @@ def eve_key(o):
 
 
 def ref_key(a):
-    ts_ns, sid, src, sport, dst, dport, proto = a
+    ts_ns, sid, src, sport, dst, dport, proto = a[:7]
     return (ts_ns // 1000, sid, src, sport, dst, dport, proto)
 
 

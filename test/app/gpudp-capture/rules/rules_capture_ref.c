@@ -14,7 +14,7 @@
  *
  * It writes JSON: {"rules": N, "records": N, "alerted": N, "alerts": N,
  *   "per_sid": [{"sid", "packets"}, ... in the rules' order],
- *   "list": [[ts_ns, sid, "src", sport, "dst", dport, proto], ...]}
+ *   "list": [[ts_ns, sid, "src", sport, "dst", dport, proto, record], ...]}
  * (ports as EVE writes them: ICMP's type and code in dport's place).
  *
  * usage: rules-capture-ref [--rule-vars FILE] [--skip] --rules FILE...
@@ -207,9 +207,9 @@ run(struct ref *f, const struct gpudp_capfile_packets *pk, FILE *out)
 				continue;
 			f->hits[i]++;
 			got++;
-			fprintf(out, "%s\n  [%" PRIu64 ", %u, \"%s\", %u, \"%s\", %u, %u]",
+			fprintf(out, "%s\n  [%" PRIu64 ", %u, \"%s\", %u, \"%s\", %u, %u, %zu]",
 				first ? "" : ",", pk->pkt[n].ts_ns, f->rs.rule[i].sid, s, k.sport,
-				t, k.dport, k.proto);
+				t, k.dport, k.proto, n);
 			first = 0;
 		}
 		alerted += got != 0;
