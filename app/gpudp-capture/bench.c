@@ -94,7 +94,7 @@ run_direct(const struct bench_conf *bc, const char *name, const struct gpudp_fil
 		.ec = { .batch_pkts = bc->batch_pkts, .batch_bytes = bc->batch_bytes,
 			.flow_capacity = bc->flows, .filter = *filter, .gpu_device = bc->gpu,
 			.inflight = bc->inflight, .match = bc->match.db,
-			.match_flags = bc->match.flags },
+			.match_flags = bc->match.flags, .rules = bc->rules.img },
 		.stage = bc->stage, .read_bytes = bc->read_bytes,
 		.mem = m != NULL ? m->buf : NULL, .mem_len = m != NULL ? m->len : 0,
 	};
@@ -104,10 +104,10 @@ run_direct(const struct bench_conf *bc, const char *name, const struct gpudp_fil
 
 	/* pass 0 warms up: the file into the page cache, the GPU's modules */
 	for (r = 0; r <= bc->repeat && rc == 0; r++) {
-		struct gpudp_analysis *a = gpudp_analysis_create(bc->flows, filter);
+		struct gpudp_analysis *a = cap_analysis_create(bc->flows, filter, &bc->match,
+							       bc->rules.img);
 
-		rc = a == NULL ? -ENOMEM : gpudp_analysis_set_match(a, bc->match.db,
-								    bc->match.flags);
+		rc = a == NULL ? -ENOMEM : 0;
 		if (rc == 0)
 			rc = gpudp_cap_reader_run(&fc, a, &st, res->note, sizeof(res->note));
 		gpudp_analysis_free(a);
@@ -145,6 +145,7 @@ run_engine(const struct bench_conf *bc, const char *name, const struct gpudp_cap
 		.batch_pkts = bc->batch_pkts, .batch_bytes = bc->batch_bytes,
 		.flow_capacity = bc->flows, .filter = *filter, .gpu_device = bc->gpu,
 		.inflight = bc->inflight, .match = bc->match.db, .match_flags = bc->match.flags,
+		.rules = bc->rules.img,
 	};
 	struct gpudp_cap_engine e;
 	double t0;
@@ -155,15 +156,15 @@ run_engine(const struct bench_conf *bc, const char *name, const struct gpudp_cap
 		return rc;
 	if (write_report) {
 		/* one pass for the report, from a fresh engine */
-		struct gpudp_analysis *a = gpudp_analysis_create(bc->flows, filter);
+		struct gpudp_analysis *a = cap_analysis_create(bc->flows, filter, &bc->match,
+							       bc->rules.img);
 		struct cap_report rep = {
 			.input = bc->input, .engine = name, .eng = &e.st, .final = 1,
 			.expected_pkts = pk->n, .filter_expr = bc->filter, .top_n = 10,
-			.match = &bc->match,
+			.match = &bc->match, .rules = &bc->rules,
 		};
 
-		rc = a == NULL ? -ENOMEM : gpudp_analysis_set_match(a, bc->match.db,
-								    bc->match.flags);
+		rc = a == NULL ? -ENOMEM : 0;
 		if (rc == 0)
 			rc = feed(&e, pk, 1);
 		if (rc == 0)
@@ -222,6 +223,7 @@ bench_direct(struct bench_conf *bc, const struct gpudp_filter *filter, int want_
 	if (bc->memory && gpudp_cap_reader_mem_load(&m, bc->input, err, sizeof(err)) != 0) {
 		fprintf(stderr, "gpudp-capture-bench: --memory: %s\n", err);
 		cap_match_free(&bc->match);
+		cap_rules_free(&bc->rules);
 		return 1;
 	}
 	if (want_cpu)
@@ -237,6 +239,7 @@ bench_direct(struct bench_conf *bc, const struct gpudp_filter *filter, int want_
 	if (want_cpu && !cpu.ran)
 		fprintf(stderr, "gpudp-capture-bench: CPU engine failed: %s\n", cpu.note);
 	cap_match_free(&bc->match);
+		cap_rules_free(&bc->rules);
 	if (rc == 0 && ((want_cpu && !cpu.ran) || (want_gpu && !gpu.ran)))
 		rc = want_gpu && !gpu.ran && (!want_cpu || cpu.ran) ? 77 : 1;
 	return rc;
@@ -265,19 +268,25 @@ main(int argc, char **argv)
 		return bench_generate(bc.input, bc.generate, bc.frame_size);
 	want_cpu = strstr(bc.engines, "cpu") != NULL;
 	want_gpu = strstr(bc.engines, "gpu") != NULL;
-	if (cap_match_prepare("gpudp-capture-bench", &bc.match, NULL, bc.filter, &filter) != 0)
+	if (cap_rules_prepare("gpudp-capture-bench", &bc.rules) != 0 ||
+	    cap_match_prepare("gpudp-capture-bench", &bc.match, bc.rules.img, bc.filter,
+			      &filter) != 0) {
+		cap_rules_free(&bc.rules);
 		return 2;
+	}
 	if (bc.threads != 0)
 		return bench_direct(&bc, &filter, want_cpu, want_gpu);
 	rc = gpudp_capfile_read_all(bc.input, &pk, err, sizeof(err));
 	if (rc != 0) {
 		fprintf(stderr, "gpudp-capture-bench: %s\n", err);
 		cap_match_free(&bc.match);
+		cap_rules_free(&bc.rules);
 		return 1;
 	}
 	if (prepare_vary(&pk, bc.vary) != 0) {
 		fprintf(stderr, "gpudp-capture-bench: out of memory\n");
 		cap_match_free(&bc.match);
+		cap_rules_free(&bc.rules);
 		return 1;
 	}
 	if (want_cpu)
@@ -286,6 +295,7 @@ main(int argc, char **argv)
 		run_engine(&bc, "gpu", &pk, &filter, &gpu, bc.report != NULL);
 	if (bench_write_result(&bc, &pk, &cpu, &gpu, NULL) != 0) {
 		cap_match_free(&bc.match);
+		cap_rules_free(&bc.rules);
 		gpudp_capfile_packets_free(&pk);
 		free(addr_off);
 		free(addr_len);
@@ -296,6 +306,7 @@ main(int argc, char **argv)
 	if (want_cpu && !cpu.ran)
 		fprintf(stderr, "gpudp-capture-bench: CPU engine failed: %s\n", cpu.note);
 	cap_match_free(&bc.match);
+		cap_rules_free(&bc.rules);
 	gpudp_capfile_packets_free(&pk);
 	free(addr_off);
 	free(addr_len);

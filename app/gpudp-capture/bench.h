@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "cap_match.h"
+#include "cap_rules.h"
 #include "gpudp_cap_engine.h"
 #include "gpudp_cap_reader.h"
 #include "gpudp_capfile.h"
@@ -27,6 +28,7 @@ struct bench_conf {
 	uint32_t vary;
 	int gpu;
 	struct cap_match match;   /* --match, --match-scope */
+	struct cap_rules rules;   /* --rules, --rule-vars */
 	uint32_t threads;         /* --threads: 0, the file in memory; else the direct reader */
 	uint64_t generate;        /* --generate N: write N frames to the file, then exit */
 	uint32_t frame_size;      /* --frame-size: generated frames of this size (0: 80..128) */

@@ -25,6 +25,9 @@ usage(FILE *f)
 		"  --filter EXPR     filter evaluated on every packet (default: none)\n"
 		"  --match FILE      payload inspection with the patterns of FILE (default: none)\n"
 		"  --match-scope S   payload or frame (default: payload)\n"
+		"  --rules FILE      Suricata-style rules of FILE (doc/rules.md); repeatable\n"
+		"                    (default: none)\n"
+		"  --rule-vars FILE  the rules' variables (default: none)\n"
 		"  --threads N       read the file with gpudp-capture's direct reader (N host\n"
 		"                    threads with an engine each); each pass is a whole run,\n"
 		"                    the best of --repeat is reported (default: 0, the file\n"
@@ -110,6 +113,11 @@ parse_opt(struct bench_conf *bc, int c, uint32_t *gdev)
 		}
 		break;
 	case 'M': bc->memory = 1; break;
+	case CAP_RULE_OPT_RULES:
+	case CAP_RULE_OPT_VARS:
+		if (cap_rules_option("gpudp-capture-bench", &bc->rules, c, optarg) != 0)
+			return 2;
+		break;
 	case 'h': usage(stdout); return 0;
 	default: usage(stderr); return 2;
 	}
@@ -133,6 +141,8 @@ bench_parse_args(struct bench_conf *out, int argc, char **argv)
 		{ "report", required_argument, NULL, 'R' },
 		{ "match", required_argument, NULL, 'm' },
 		{ "match-scope", required_argument, NULL, 'S' },
+		{ "rules", required_argument, NULL, CAP_RULE_OPT_RULES },
+		{ "rule-vars", required_argument, NULL, CAP_RULE_OPT_VARS },
 		{ "threads", required_argument, NULL, 't' },
 		{ "generate", required_argument, NULL, 'G' },
 		{ "frame-size", required_argument, NULL, 'z' },

@@ -5,6 +5,7 @@
 usage: bench_capture.py --bench=gpudp-capture-bench --app=gpudp-capture
                         [--hs-ref=hs-capture-ref] [--match-bench=test_gpu_match]
                         [--make-flows=make_flows.py] [--packets=N]
+                        [--rules-bench=test_gpu_rules --rules=RULES,VARS]
                         [--only=SECTION,...] OUT.json
 
 All in one run, GPU and CPU engines on the same files (doc/benchmarks.md,
@@ -39,6 +40,15 @@ All in one run, GPU and CPU engines on the same files (doc/benchmarks.md,
              read: the analysis kernel reads the mapped file): Mpps and parts
   cpu        the CPU engine, payload inspection off, 1 thread: records copied
              into batches (the default) and read in place from the mapping
+  rules      Suricata-style rules (doc/rules.md): RULES (10,000 generated
+             rules, gen_rules_capture.py) over 200,000 1500-byte frames of
+             random bytes: payload bytes inspected per second on the GPU in
+             place on device memory (test_gpu_rules --bench, kernel time)
+             and staged (gpudp-capture-bench --rules --threads 8 --memory,
+             analysis included), against one CPU core running the same rules
+             with Hyperscan as the prefilter and the same verification, on
+             the same frames; targets >= 30x in place, >= 10x staged; the
+             GPU engine's alerts equal the CPU peer's
   flows      the flow monitor (doc/flows.md): the whole app on the GPU engine,
              1 thread, on that capture (one second of capture time) and on
              make_flows.py's (over a million flows ending over an hour),
@@ -46,7 +56,7 @@ All in one run, GPU and CPU engines on the same files (doc/benchmarks.md,
              the loopback: Mpps, records, looks at the table; target the
              rate with export >= 0.9x the rate without
 --only runs those sections alone (analysis, app, stages, cpu, payload,
-flows; flows needs --make-flows). A path that does not exist is looked for in bin/ (the GPU machine's carried
+rules, flows; flows needs --make-flows, rules --rules-bench and --rules). A path that does not exist is looked for in bin/ (the GPU machine's carried
 programs). Exit 0 when it ran (targets met or not: see "targets" in the
 JSON), 77 without a GPU, 1 on errors.
 """
@@ -274,12 +284,59 @@ def payload(prog, hs_ref, match_bench, tmp, res):
     return 0
 
 
+def rules(prog, rules_bench, rule_files, tmp, res):
+    cap = os.path.join(tmp, "r1500.pcap")
+    rc, so, se = run([prog, "--generate", str(RULES_FRAMES), "--frame-size", "1500", cap])
+    if rc != 0:
+        raise RuntimeError("--generate: " + se)
+    os.sync()
+    rf, vf = rule_files.split(",")
+    rj = os.path.join(tmp, "rules-inplace.json")
+    rc, so, se = run([rules_bench, "--bench", rj, rf, vf, cap])
+    if rc == 77:
+        return 77
+    if rc != 0:
+        raise RuntimeError("test_gpu_rules --bench: " + se[-500:] + so[-500:])
+    r = json.load(open(rj))
+    rep = os.path.join(tmp, "rules-rep.json")
+    args = ["--rules", rf, "--rule-vars", vf, "--flows", FLOWS]
+    one = bench(prog, cap, "gpu", args + ["--repeat", "1", "--report", rep, "--batch", "65536",
+                                          "--batch-bytes", "134217728"],
+                os.path.join(tmp, "rules1.json"))
+    if not one["gpu"]["ran"]:
+        return 77
+    got = json.load(open(rep))["rules"]
+    st = bench(prog, cap, "gpu", args + ["--repeat", "3", "--threads", "8", "--memory",
+                                         "--batch", "65536", "--batch-bytes", "134217728"],
+               os.path.join(tmp, "rules8.json"))
+    staged = r["payload_bytes"] * st["gpu"]["packets_per_s"] / st["packets_per_pass"]
+    hs = r["hyperscan_core_bytes_s"]
+    row = {"rules": r["rules"], "fast_patterns": r["fast_patterns"], "frames": RULES_FRAMES,
+           "payload_bytes_per_pass": r["payload_bytes"],
+           "gpu_inplace_gbit_s": r["gpu_inplace_bytes_s"] * 8 / 1e9,
+           "gpu_staged_gbit_s": staged * 8 / 1e9,
+           "hyperscan_core_gbit_s": hs * 8 / 1e9,
+           "cpu_engine_core_gbit_s": r["cpu_engine_core_bytes_s"] * 8 / 1e9,
+           "gpu_inplace_over_hyperscan": r["gpu_inplace_bytes_s"] / hs if hs else 0,
+           "gpu_staged_over_hyperscan": staged / hs if hs else 0,
+           "gpu_engine_alerts": got["alerts"], "gpu_inplace_alerts": r["gpu_alerts"],
+           "staged_parts": {k: st["gpu"].get(k) for k in ("seconds", "read_s", "collect_s",
+                                                          "merge_s", "kernel_ms", "busy_ms")}}
+    res["rules"] = row
+    res["targets"]["rules_inplace_30x_hyperscan"] = row["gpu_inplace_over_hyperscan"] >= 30
+    res["targets"]["rules_staged_10x_hyperscan"] = row["gpu_staged_over_hyperscan"] >= 10
+    res["targets"]["rules_engine_alerts_equal_inplace"] = \
+        row["gpu_engine_alerts"] == row["gpu_inplace_alerts"]
+    return 0
+
+
 # batches of 32768 packets (8 MiB): measured faster than 262144 at every
 # thread count (their descriptors stay in the feeding core's cache)
 BATCH_ARGS = ["--batch", "32768", "--batch-bytes", "8388608"]
 ANALYSIS_ARGS = ["--repeat", "3", "--flows", FLOWS] + BATCH_ARGS
 THREADS = (1, 4, 8, 16)
 PAYLOAD_FRAMES = 1000000
+RULES_FRAMES = 200000
 APP_THREADS = 8
 
 
@@ -318,6 +375,7 @@ def main():
     out = pos[0]
     prog, capp = find(opts["bench"]), find(opts["app"])
     hs_ref, mb = find(opts.get("hs-ref")), find(opts.get("match-bench"))
+    rb, rset = find(opts.get("rules-bench")), opts.get("rules")
     n = int(opts.get("packets", "10000000"))
     mkf = find(opts.get("make-flows"))
     only = set(opts["only"].split(",")) if "only" in opts else None
@@ -334,6 +392,7 @@ def main():
                  ("stages", lambda: stages(prog, cap, tmp, res)),
                  ("cpu", lambda: cpu_inputs(prog, cap, tmp, res)),
                  ("payload", lambda: payload(prog, hs_ref, mb, tmp, res)),
+                 ("rules", lambda: rules(prog, rb, rset, tmp, res) if rb and rset else None),
                  ("flows", lambda: flows(capp, mkf, cap, tmp, res) if mkf else None)]
         for name, step in steps:
             if (only is None or name in only) and step() == 77:
