@@ -8,8 +8,10 @@ usage: test/tools/pack.py [--bench] [--max-mib N] [BUILD_DIR] [OUT_DIR]
 --bench also packs every meson benchmark() but those of the suite 'host';
 programs named as --flag=PATH are carried into bin/ (the benchmark finds
 them beside itself); an argument naming a file in the build tree that does
-not exist yet, a .json there, or one under BUILD/bench/ (outputs), is
-rewritten to $OUT.
+not exist yet, a .json or a folder there, or one under BUILD/bench/
+(outputs), is rewritten to $OUT; files named inside an argument
+(--flag=PATH, FILE,key=FILE) are carried into files/ and named relative to
+OUT_DIR, where the tests run.
 
 Writes OUT_DIR with:
   bin/       each gpu-suite test executable, stripped
@@ -128,6 +130,12 @@ def main():
                         pack_py_imports(cand)
                     break
 
+    def embedded(part):
+        key, eq, val = part.rpartition("=")
+        if os.path.isfile(val) and not is_elf(val):
+            return key + eq + pack_file(val, "files")
+        return part
+
     for t in gpu:
         argv = []
         for i, a in enumerate(t["cmd"]):
@@ -159,7 +167,9 @@ def main():
                     packed[a] = rel
                 argv.append("@/" + packed[a])
             elif i > 0 and a.startswith(build + "/") and (a.endswith(".json") or
-                    not os.path.exists(a) or a.startswith(build + "/bench/")):
+                    not os.path.exists(a) or a.startswith(build + "/bench/") or
+                    os.path.isdir(a)):
+                # an output (a report, a folder the test writes into)
                 argv.append("@out/" + os.path.basename(a))
             elif i == 0 and os.path.basename(a).startswith("python"):
                 # a Python test: the GPU machine's own python3 runs it
@@ -176,6 +186,11 @@ def main():
                                     os.path.join(out, rel)], check=True)
                     libs.update(needed_libs(a))
                 argv.append("@/" + rel)
+            elif i > 0 and ("=" in a or "," in a):
+                # files inside an argument (--rules=PATH, FILE,vars=FILE):
+                # carried into files/, named relative to the folder the
+                # tests run in
+                argv.append(",".join(embedded(p) for p in a.split(",")))
             else:
                 argv.append(a)
         # LD_LIBRARY_PATH: meson's points into the build tree (a test that

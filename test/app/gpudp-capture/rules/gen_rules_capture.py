@@ -4,6 +4,7 @@
 of gpudp-capture's rules (doc/rules.md) against the references.
 
 usage: gen_rules_capture.py RULES VARS PCAP [--rules N] [--packets N] [--seed S]
+                            [--words N]
 
 RULES: N rules (default 10,000) in the supported subset: protocols ip,
 tcp, udp and icmp; addresses any, CIDR prefixes, lists, negations and the
@@ -15,6 +16,9 @@ packets (default 2000) over IPv4 and IPv6, TCP, UDP and ICMP, with random
 payloads of up to 1400 bytes into which words of the vocabulary are
 planted, so that many rules match some packets. Each packet has its own
 timestamp (i microseconds after a fixed second). Deterministic for a seed.
+--words N: a vocabulary of N random words of 4..12 bytes instead of the
+small one, so that the rules have about N distinct fast patterns (a rule
+set as large ones are; the benchmark's).
 """
 import argparse
 import random
@@ -204,8 +208,12 @@ def main():
     ap.add_argument("--rules", dest="n_rules", type=int, default=10000)
     ap.add_argument("--packets", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=35)
+    ap.add_argument("--words", type=int, default=0)
     a = ap.parse_args()
     rnd = random.Random(a.seed)
+    if a.words:
+        WORDS[:] = [bytes(rnd.randrange(256) for _ in range(rnd.randint(4, 12)))
+                    for _ in range(a.words)]
     with open(a.vars, "w") as f:
         f.write("# the generated rules' variables\nvars:\n  address-groups:\n"
                 '    HOME_NET: "[10.0.0.0/8,192.168.0.0/16,fd00::/8]"\n'
