@@ -457,7 +457,8 @@ def options(c):
                            "--quiet", "--verify", "--pcap", "--mem", "--pin", "--engine",
                            "--flow-log", "--ipfix", "--ipfix-file", "--observation-domain",
                            "--idle-timeout", "--active-timeout", "--biflow", "--ipfix-mtu",
-                           "--metrics", "--metrics-linger", "--help") if o not in helptext]
+                           "--metrics", "--metrics-linger", "--rules", "--rule-vars",
+                           "--rules-unsupported", "--eve", "--help") if o not in helptext]
     blocks = []
     for line in helptext.splitlines():
         if line.startswith("  --"):
@@ -467,7 +468,7 @@ def options(c):
     undocumented = [b.split()[0] for b in blocks
                     if b.split()[0] != "--help" and "(default:" not in b]
     c.check("help_lists_every_option_with_its_default", r.returncode == 0 and not missing and
-            not undocumented and len(blocks) == 43, (missing, undocumented, len(blocks)))
+            not undocumented and len(blocks) == 47, (missing, undocumented, len(blocks)))
 
 
 def write_pcap(path, frames, snap=262144):
