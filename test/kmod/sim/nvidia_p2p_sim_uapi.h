@@ -12,7 +12,10 @@
 
 #define NVP2P_SIM_DEVICE_PATH	"/dev/nvidia_p2p_sim"
 
-/* Fake cudaMalloc: @size rounded up to 64 KiB, @va returned 64 KiB aligned. */
+/*
+ * Fake cudaMalloc (Tegra personality: cudaHostAlloc): @size rounded up to
+ * 64 KiB, @va returned 64 KiB aligned.
+ */
 struct nvp2p_sim_alloc {
 	__u64 size;
 	__u64 va;
@@ -85,7 +88,25 @@ struct nvp2p_sim_stats {
 	__u64 move_notifies;	/* dma-bufs revoked by FREE (move_notify) */
 	__u64 dmabuf_pins_live;	/* dma_buf_pin() not undone by dma_buf_unpin() */
 	__u64 dmabuf_pins;	/* dma_buf_pin() calls */
+	__u64 put_callbacks;	/* callbacks run by put_pages itself (Tegra) */
+	__u64 dma_maps_bidirectional; /* dma_map_pages for DMA_BIDIRECTIONAL */
+	__u64 tegra;		/* 1: the Tegra personality (NV_P2P=tegra) */
 };
+
+/*
+ * How the caller's mapping at user address @addr is cached, from its VMA's
+ * vm_page_prot: NVP2P_SIM_PROT_DEFAULT (what the kernel gives any mapping
+ * of these flags), _WC (pgprot_writecombine() of that) or _OTHER.
+ */
+struct nvp2p_sim_prot {
+	__u64 addr;
+	__u32 prot;
+	__u32 pad;
+};
+
+#define NVP2P_SIM_PROT_DEFAULT	1
+#define NVP2P_SIM_PROT_WC	2
+#define NVP2P_SIM_PROT_OTHER	3
 
 #define NVP2P_SIM_IOC_MAGIC	0xD6
 #define NVP2P_SIM_IOC_ALLOC	_IOWR(NVP2P_SIM_IOC_MAGIC, 1, struct nvp2p_sim_alloc)
@@ -95,6 +116,7 @@ struct nvp2p_sim_stats {
 #define NVP2P_SIM_IOC_FAULT	_IOW(NVP2P_SIM_IOC_MAGIC, 5, struct nvp2p_sim_fault)
 #define NVP2P_SIM_IOC_STATS	_IOR(NVP2P_SIM_IOC_MAGIC, 6, struct nvp2p_sim_stats)
 #define NVP2P_SIM_IOC_EXPORT_DMABUF _IOWR(NVP2P_SIM_IOC_MAGIC, 7, struct nvp2p_sim_export)
+#define NVP2P_SIM_IOC_PROT	_IOWR(NVP2P_SIM_IOC_MAGIC, 8, struct nvp2p_sim_prot)
 
 /* Bias the simulator adds to physical addresses to make "bus" addresses. */
 #define NVP2P_SIM_DMA_BIAS	(1ULL << 44)
