@@ -36,7 +36,7 @@ int fuzz_random_ioctl_sequences(void)
 	uint8_t bus = 0, devfn = 0;
 	int i, rc, nh = 0;
 
-	static const int ok_pin[] = { 0, -EINVAL, -EOVERFLOW, -E2BIG, -ENOSPC,
+	static const int ok_pin[] = { 0, -EINVAL, -EOVERFLOW, -E2BIG, -ENOSPC, -EOPNOTSUPP,
 				      -ENOMEM, -EPROTO, 1 };
 	static const int ok_handle[] = { 0, -ENOENT, -EIDRM, 1 };
 	static const int ok_table[] = { 0, -ENOENT, -EIDRM, -ERANGE, 1 };
