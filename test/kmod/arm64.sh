@@ -1,8 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# usage: arm64.sh [-b BUILDDIR] [-q]
-#   -q  query: exit 0 if the arm64 headers are cached, 1 if they would be
-#       downloaded
+# usage: arm64.sh build|guest [-b BUILDDIR] [-a WORDS] [-q]
+#   build  cross build only
+#   guest  cross build, then boot Debian 12's arm64 kernel under
+#          qemu-system-aarch64 (TCG) with the modules of each API and run
+#          the kmod guest tests there (test/kmod/init.sh, pin_test built
+#          with the cross compiler); -a WORDS: their kernel command line
+#   -q     query: exit 0 if the arm64 packages are cached, 1 if they would
+#          be downloaded
 #
 # Cross build of gpudp_pin.ko and the TEST-ONLY provider nvidia_p2p_sim.ko
 # for arm64 (Jetson and DRIVE run arm64 kernels), with Debian's cross
@@ -11,23 +16,30 @@
 # Checks that every warning-free build gives AArch64 modules with that
 # kernel's vermagic, and that kmod/features.sh found the API asked for.
 #
-# The headers are Debian packages, downloaded once and cached (about 60 MB)
-# under ${GPUDP_CACHE_DIR:-~/.cache/gpudp}/arm64-headers: the kernel that
-# linux-headers-arm64 depends on, linux-headers-REL-arm64 and -common, and
-# the newest amd64 linux-kbuild of its series (the build programs run here,
-# as for the amd64 headers),
-# unpacked, never installed. apt reads this machine's own sources with a
-# private state for amd64 and arm64 (nothing under /etc/apt or
-# /var/lib/apt changes).
-# Exit: 0 pass, 1 fail, 77 (meson SKIP) when the cross compiler is missing
-# or the headers cannot be had (offline), with the reason.
+# The packages are Debian's, downloaded once and cached (about 90 MB) under
+# ${GPUDP_CACHE_DIR:-~/.cache/gpudp}/arm64-headers: the kernel that
+# linux-headers-arm64 depends on, linux-headers-REL-arm64 and -common, the
+# newest amd64 linux-kbuild of its series (the build programs run here, as
+# for the amd64 headers), and for the guest that kernel's image (only
+# boot/vmlinuz kept) and busybox-static, unpacked, never installed. apt
+# reads this machine's own sources with a private state for amd64 and arm64
+# (nothing under /etc/apt or /var/lib/apt changes).
+# Exit: 0 pass, 1 fail, 77 (meson SKIP) when the cross compiler (or, for
+# the guest, qemu-system-aarch64) is missing or the packages cannot be had
+# (offline), with the reason.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${MESON_BUILD_ROOT:+$MESON_BUILD_ROOT/test/kmod}
 build=${build:-$top/build-kmod}
-query=0
-while getopts b:q o; do
+query=0 append=""
+mode=${1:-}
+case $mode in
+build | guest) shift ;;
+*) echo "usage: arm64.sh build|guest [-b BUILDDIR] [-a WORDS] [-q]"; exit 1 ;;
+esac
+while getopts a:b:q o; do
 	case $o in
+	a) append=$OPTARG ;;
 	b) build=$OPTARG ;;
 	q) query=1 ;;
 	*) exit 1 ;;
@@ -38,7 +50,7 @@ skip() { echo "SKIP: $*"; exit 77; }
 cache=${GPUDP_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gpudp}
 dir=$cache/arm64-headers
 # Bump when what the cache holds changes: an older one is then remade.
-recipe=1
+recipe=2
 
 if [ ! -f "$dir/.gpudp-done" ] || [ "$(head -n 1 "$dir/.gpudp-done")" != "$recipe" ]; then
 	[ "$query" = 0 ] || exit 1
@@ -87,6 +99,20 @@ if [ ! -f "$dir/.gpudp-done" ] || [ "$(head -n 1 "$dir/.gpudp-done")" != "$recip
 	for d in "$work"/debs/*.deb; do
 		dpkg-deb -x "$d" "$work/root"
 	done
+	# The guest's kernel and busybox: only boot/vmlinuz and bin/busybox.
+	mkdir -p "$work/guest"
+	(
+		cd "$work/guest"
+		apt apt-get download "linux-image-$rel:arm64" busybox-static:arm64 ||
+			apt apt-get download "linux-image-$rel-unsigned:arm64" busybox-static:arm64
+	) >>"$log" 2>&1 || { tail -n 5 "$log"; skip "cannot download the image of $rel"; }
+	dpkg-deb --fsys-tarfile "$work"/guest/linux-image-*.deb |
+		tar -x -C "$work/guest" "./boot/vmlinuz-$rel"
+	dpkg-deb --fsys-tarfile "$work"/guest/busybox-static_*.deb |
+		tar -x -C "$work/guest" ./bin/busybox
+	rm -f "$work"/guest/*.deb
+	[ -s "$work/guest/boot/vmlinuz-$rel" ] && [ -x "$work/guest/bin/busybox" ] ||
+		{ echo "arm64: no vmlinuz-$rel or busybox in the downloaded packages"; exit 1; }
 	# The arm64 tree includes the common one by its installed path: here.
 	kd=$work/root/usr/src/linux-headers-$rel
 	sed -i "s|/usr/src/linux-headers-|$dir/root/usr/src/linux-headers-|" "$kd/Makefile"
@@ -102,6 +128,8 @@ if [ ! -f "$dir/.gpudp-done" ] || [ "$(head -n 1 "$dir/.gpudp-done")" != "$recip
 fi
 [ "$query" = 0 ] || exit 0
 rel=$(sed -n 2p "$dir/.gpudp-done")
+mkdir -p "$build"
+build=$(cd "$build" && pwd)
 kdir=$dir/root/usr/src/linux-headers-$rel
 
 cross=aarch64-linux-gnu-
@@ -141,5 +169,22 @@ for api in desktop tegra; do
 	grep -qx "#define $want 1" "$out/gpudp_features.h" ||
 		{ echo "arm64: $api: features.sh did not find $want"; rc=1; }
 	echo "arm64: $api NV-P2P API: both modules built for $rel in $(($(date +%s) - start)) s"
+done
+[ "$mode" = guest ] && [ "$rc" = 0 ] || exit "$rc"
+
+# The guest: the same tests as kmod_guest, on the arm64 kernel.
+qemu=qemu-system-aarch64
+command -v "$qemu" >/dev/null || skip "$qemu missing (install qemu-system-arm)"
+printf 'int main(void){return 0;}\n' | "${cross}gcc" -static -x c - -o /dev/null 2>/dev/null ||
+	skip "${cross}gcc -static does not link (install libc6-dev-arm64-cross)"
+for api in desktop tegra; do
+	out=$build/arm64/$api
+	echo "arm64: the guest tests on $rel, $api NV-P2P API"
+	r=0
+	QEMU=$qemu CC=${cross}gcc BUSYBOX=$dir/guest/bin/busybox \
+		"$top/test/kmod/run.sh" -b "$out" -n guest -k "$dir/guest/boot/vmlinuz-$rel" \
+		-m "$out" -t 600 -a "$append" || r=$?
+	# a failure wins over a skip
+	[ "$r" = 0 ] || [ "$rc" = 1 ] || rc=$r
 done
 exit "$rc"
