@@ -301,6 +301,19 @@ int map_peer_errors(void)
 	return expect_clean();
 }
 
+/* Pin one GPU page at @va and map it for the guest's first PCI function. */
+static int pin_peer_mapped(int fd, uint64_t va, struct gpudp_pin_pin *p)
+{
+	uint32_t dom;
+	uint8_t bus, devfn;
+
+	ASSERT(first_pci_dev(&dom, &bus, &devfn) == 0, "no PCI device");
+	ASSERT_RC(gpudp_pin_pin(fd, va, GPU_PAGE, 0, p), 0);
+	ASSERT_RC(gpudp_pin_map_peer(fd, p->handle, dom, bus, devfn, NULL, 0,
+				     NULL, NULL), 0);
+	return GPUDP_TEST_PASS;
+}
+
 int free_while_peer_mapped_frees_dma_mapping(void)
 {
 	uint64_t va = sim_alloc(GPU_PAGE);
@@ -311,9 +324,7 @@ int free_while_peer_mapped_frees_dma_mapping(void)
 
 	ASSERT(va && fd >= 0, "setup");
 	ASSERT(first_pci_dev(&dom, &bus, &devfn) == 0, "no PCI device");
-	ASSERT_RC(gpudp_pin_pin(fd, va, GPU_PAGE, 0, &p), 0);
-	ASSERT_RC(gpudp_pin_map_peer(fd, p.handle, dom, bus, devfn, NULL, 0,
-				     NULL, NULL), 0);
+	ASSERT(pin_peer_mapped(fd, va, &p) == GPUDP_TEST_PASS, "pin and map");
 	ASSERT_RC(sim_free(va), 0);
 	ASSERT(sim_stats().dmas_live == 0, "callback left the dma mapping");
 	ASSERT_RC(gpudp_pin_unmap_peer(fd, p.handle), -EIDRM);
@@ -387,16 +398,11 @@ int unpin_runs_callback_from_put_pages_on_tegra(void)
 	struct nvp2p_sim_stats a, b;
 	struct gpudp_pin_pin p, pm;
 	struct gpudp_pin_query q;
-	uint32_t dom;
-	uint8_t bus, devfn;
 	int fd = open_pin();
 
 	ASSERT(va && fd >= 0, "setup");
-	ASSERT(first_pci_dev(&dom, &bus, &devfn) == 0, "no PCI device");
 	ASSERT_RC(gpudp_pin_pin(fd, va, GPU_PAGE, 0, &p), 0);
-	ASSERT_RC(gpudp_pin_pin(fd, va + GPU_PAGE, GPU_PAGE, 0, &pm), 0);
-	ASSERT_RC(gpudp_pin_map_peer(fd, pm.handle, dom, bus, devfn, NULL, 0,
-				     NULL, NULL), 0);
+	ASSERT(pin_peer_mapped(fd, va + GPU_PAGE, &pm) == GPUDP_TEST_PASS, "pin and map");
 	a = sim_stats();
 	ASSERT_RC(gpudp_pin_unpin(fd, p.handle), 0);
 	b = sim_stats();

@@ -460,14 +460,108 @@ static int sim_dma_start(struct nvidia_p2p_page_table *pt,
 	return 0;
 }
 
-/* Publish a mapping made by sim_dma_start(). Caller holds sim_lock. */
-static void sim_dma_done(struct sim_dma *d,
-			 struct nvidia_p2p_dma_mapping **dma_mapping)
+/*
+ * End a dma_map_pages begun by sim_dma_start(): when @ret is 0 publish @d
+ * in *@dma_mapping, else free it (its arrays the caller freed). Called with
+ * sim_lock held, returns without it; returns @ret.
+ */
+static int sim_dma_end(struct sim_dma *d, int ret,
+		       struct nvidia_p2p_dma_mapping **dma_mapping)
 {
-	list_add_tail(&d->node, &d->t->dmas);
-	sim_stats.dmas_live++;
-	sim_stats.dma_maps++;
-	*dma_mapping = &d->m;
+	if (!ret) {
+		list_add_tail(&d->node, &d->t->dmas);
+		sim_stats.dmas_live++;
+		sim_stats.dma_maps++;
+		*dma_mapping = &d->m;
+		d = NULL;
+	}
+	mutex_unlock(&sim_lock);
+	kfree(d);
+	return ret;
+}
+
+/*
+ * put_pages of both personalities; @va is the desktop form's (0 on Tegra).
+ * Desktop: a table the GPU side tore down already is fine (0), and the
+ * callback runs only on revocation. Tegra (guide, section Porting to
+ * Tegra): the table must be one the client did not free (the real driver
+ * would use freed memory), and put_pages runs its callback on this thread
+ * before returning. Both wait for a teardown in flight. Takes sim_lock.
+ */
+static int sim_put_pages(struct nvidia_p2p_page_table *pt, u64 va)
+{
+	struct sim_table *t;
+
+	mutex_lock(&sim_lock);
+	sim_stats.put_pages++;
+	t = sim_find_table(pt);
+	if (SIM_TEGRA && (!t || t->client_freed)) {
+		sim_violation("put_pages on a table the client freed");
+		goto einval;
+	}
+	if (!t) {
+		/* Torn down by the GPU side already: not an error. */
+		mutex_unlock(&sim_lock);
+		return 0;
+	}
+	if (!SIM_TEGRA && (t->persistent || t->va != va)) {
+		sim_violation("put_pages on a persistent table or wrong va");
+		goto einval;
+	}
+	if (t->registered && sim_fault.race_put)
+		sim_race_put(t);
+	if (!t->registered) {
+		sim_wait_torn_down(t);
+		return 0;
+	}
+	t->registered = false;
+	if (!SIM_TEGRA) {
+		sim_unlink_table(t);
+		mutex_unlock(&sim_lock);
+		return 0;
+	}
+	t->in_callback = true;
+	t->in_put = true;
+	mutex_unlock(&sim_lock);
+	sim_run_callback(t);
+	return 0;
+einval:
+	mutex_unlock(&sim_lock);
+	return -EINVAL;
+}
+
+/*
+ * dma_unmap_pages of both personalities; @pt and @peer are the desktop
+ * form's (NULL on Tegra). Takes sim_lock.
+ */
+static int sim_dma_unmap(struct nvidia_p2p_dma_mapping *m,
+			 struct nvidia_p2p_page_table *pt, struct pci_dev *peer)
+{
+	struct sim_dma *d;
+	int ret = 0;
+
+	mutex_lock(&sim_lock);
+	d = sim_find_dma(m);
+	if (!d) {
+		/*
+		 * Desktop: gone with its table already, like the real driver:
+		 * fine. Tegra: the mapping is the handle, so it was freed.
+		 */
+		if (SIM_TEGRA) {
+			sim_violation("dma_unmap_pages of a mapping that is gone");
+			ret = -EINVAL;
+		}
+	} else if (d->t->in_callback) {
+		sim_violation("dma_unmap_pages from the free callback");
+		ret = -EINVAL;
+	} else if (!SIM_TEGRA && (&d->t->pt != pt || d->peer != peer)) {
+		sim_violation("dma_unmap_pages with the wrong table or peer");
+		ret = -EINVAL;
+	} else {
+		sim_free_dma(d);
+	}
+	mutex_unlock(&sim_lock);
+	return ret;
 }
 
 /*
@@ -527,36 +621,10 @@ int nvidia_p2p_get_pages(u64 virtual_address, u64 length,
 }
 EXPORT_SYMBOL(nvidia_p2p_get_pages);
 
-/*
- * Tegra: runs the free callback on this thread before returning (guide,
- * "Porting to Tegra"), unless a callback of the table is in flight or ran
- * already (a revocation), which it waits for instead.
- */
+/* Tegra: runs the free callback (sim_put_pages()). */
 int nvidia_p2p_put_pages(struct nvidia_p2p_page_table *page_table)
 {
-	struct sim_table *t;
-
-	mutex_lock(&sim_lock);
-	sim_stats.put_pages++;
-	t = sim_find_table(page_table);
-	if (!t || t->client_freed) {
-		/* The real driver would use freed memory here. */
-		sim_violation("put_pages on a table the client freed");
-		mutex_unlock(&sim_lock);
-		return -EINVAL;
-	}
-	if (t->registered && sim_fault.race_put)
-		sim_race_put(t);
-	if (!t->registered) {
-		sim_wait_torn_down(t);
-		return 0;
-	}
-	t->registered = false;
-	t->in_callback = true;
-	t->in_put = true;
-	mutex_unlock(&sim_lock);
-	sim_run_callback(t);
-	return 0;
+	return sim_put_pages(page_table, 0);
 }
 EXPORT_SYMBOL(nvidia_p2p_put_pages);
 
@@ -609,34 +677,14 @@ int nvidia_p2p_dma_map_pages(struct device *dev,
 	d->m.page_table = page_table;
 	if (direction == DMA_BIDIRECTIONAL)
 		sim_stats.dma_maps_bidirectional++;
-	sim_dma_done(d, dma_mapping);
-	d = NULL;
 out:
-	mutex_unlock(&sim_lock);
-	kfree(d);
-	return ret;
+	return sim_dma_end(d, ret, dma_mapping);
 }
 EXPORT_SYMBOL(nvidia_p2p_dma_map_pages);
 
 int nvidia_p2p_dma_unmap_pages(struct nvidia_p2p_dma_mapping *dma_mapping)
 {
-	struct sim_dma *d;
-	int ret = 0;
-
-	mutex_lock(&sim_lock);
-	d = sim_find_dma(dma_mapping);
-	if (!d) {
-		/* The real driver would use freed memory here. */
-		sim_violation("dma_unmap_pages of a mapping that is gone");
-		ret = -EINVAL;
-	} else if (d->t->in_callback) {
-		sim_violation("dma_unmap_pages from the free callback");
-		ret = -EINVAL;
-	} else {
-		sim_free_dma(d);
-	}
-	mutex_unlock(&sim_lock);
-	return ret;
+	return sim_dma_unmap(dma_mapping, NULL, NULL);
 }
 EXPORT_SYMBOL(nvidia_p2p_dma_unmap_pages);
 #else /* desktop */
@@ -668,31 +716,7 @@ int nvidia_p2p_put_pages(uint64_t p2p_token, uint32_t va_space_token,
 			 uint64_t virtual_address,
 			 struct nvidia_p2p_page_table *page_table)
 {
-	struct sim_table *t;
-
-	mutex_lock(&sim_lock);
-	sim_stats.put_pages++;
-	t = sim_find_table(page_table);
-	if (!t) {
-		/* Torn down by the GPU side already: not an error. */
-		mutex_unlock(&sim_lock);
-		return 0;
-	}
-	if (t->persistent || t->va != virtual_address) {
-		sim_violation("put_pages on a persistent table or wrong va");
-		mutex_unlock(&sim_lock);
-		return -EINVAL;
-	}
-	if (t->registered && sim_fault.race_put)
-		sim_race_put(t);
-	if (!t->registered) {
-		sim_wait_torn_down(t);
-		return 0;
-	}
-	t->registered = false;
-	sim_unlink_table(t);
-	mutex_unlock(&sim_lock);
-	return 0;
+	return sim_put_pages(page_table, virtual_address);
 }
 EXPORT_SYMBOL(nvidia_p2p_put_pages);
 
@@ -761,12 +785,8 @@ int nvidia_p2p_dma_map_pages(struct pci_dev *peer,
 	d->m.entries = t->pt.entries;
 	d->peer = peer;
 	sim_stats.dma_maps_bidirectional++;	/* a PCI peer's are */
-	sim_dma_done(d, dma_mapping);
-	d = NULL;
 out:
-	mutex_unlock(&sim_lock);
-	kfree(d);
-	return ret;
+	return sim_dma_end(d, ret, dma_mapping);
 }
 EXPORT_SYMBOL(nvidia_p2p_dma_map_pages);
 
@@ -774,24 +794,7 @@ int nvidia_p2p_dma_unmap_pages(struct pci_dev *peer,
 			       struct nvidia_p2p_page_table *page_table,
 			       struct nvidia_p2p_dma_mapping *dma_mapping)
 {
-	struct sim_dma *d;
-	int ret = 0;
-
-	mutex_lock(&sim_lock);
-	d = sim_find_dma(dma_mapping);
-	if (!d) {
-		/* Already gone with its table: like the real driver, fine. */
-	} else if (d->t->in_callback) {
-		sim_violation("dma_unmap_pages from the free callback");
-		ret = -EINVAL;
-	} else if (&d->t->pt != page_table || d->peer != peer) {
-		sim_violation("dma_unmap_pages with the wrong table or peer");
-		ret = -EINVAL;
-	} else {
-		sim_free_dma(d);
-	}
-	mutex_unlock(&sim_lock);
-	return ret;
+	return sim_dma_unmap(dma_mapping, page_table, peer);
 }
 EXPORT_SYMBOL(nvidia_p2p_dma_unmap_pages);
 #endif /* GPUDP_NV_P2P_TEGRA */
