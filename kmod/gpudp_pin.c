@@ -35,8 +35,8 @@
  *   VALID -> UNPINNING    unpin/close is releasing the pages
  *   UNPINNING -> RELEASED the free callback ran during the release: the
  *                         one put_pages itself calls (Tegra: always), or
- *                         a revocation racing with it; not a revocation,
- *                         the user asked for the pages to go
+ *                         (desktop) a revocation racing with it; not a
+ *                         revocation, the user asked for the pages to go
  *   * -> RELEASED         teardown finished; no callback can come any more
  *
  * Global lock order (outermost first):
@@ -128,6 +128,9 @@
 #else
 #define GPUDP_PIN_GRANULE	GPUDP_PIN_GPU_PAGE_SIZE
 #define GPUDP_TEGRA		false
+#ifdef NVIDIA_P2P_CAP_GET_PAGES_PERSISTENT_API
+#define GPUDP_HAVE_PERSISTENT	/* the Tegra API has no persistent pins */
+#endif
 #endif
 
 /* Highest mmap offset handed out; keeps offset + length below 2^63. */
@@ -294,7 +297,7 @@ static void gpudp_p2p_dma_addrs(struct gpudp_pin *pin, u64 *buf, u32 n)
 #else
 static int gpudp_p2p_get_pages(struct gpudp_pin *pin, void (*cb)(void *data))
 {
-#ifdef NVIDIA_P2P_CAP_GET_PAGES_PERSISTENT_API
+#ifdef GPUDP_HAVE_PERSISTENT
 	if (pin->flags & GPUDP_PIN_F_PERSISTENT)
 		return nvidia_p2p_get_pages_persistent(pin->va, pin->len,
 						       &pin->pt, 0);
@@ -307,7 +310,7 @@ static int gpudp_p2p_get_pages(struct gpudp_pin *pin, void (*cb)(void *data))
 static int gpudp_p2p_put_pages(struct gpudp_pin *pin,
 			       struct nvidia_p2p_page_table *pt)
 {
-#ifdef NVIDIA_P2P_CAP_GET_PAGES_PERSISTENT_API
+#ifdef GPUDP_HAVE_PERSISTENT
 	if (pin->flags & GPUDP_PIN_F_PERSISTENT)
 		return nvidia_p2p_put_pages_persistent(pin->va, pt, 0);
 #endif
@@ -658,7 +661,7 @@ static int gpudp_ioc_version(struct gpudp_file *gf, void __user *uarg)
 		.max_pinned_bytes = READ_ONCE(max_pinned_bytes),
 	};
 
-#ifdef NVIDIA_P2P_CAP_GET_PAGES_PERSISTENT_API
+#ifdef GPUDP_HAVE_PERSISTENT
 	v.caps |= GPUDP_PIN_CAP_PERSISTENT;
 #endif
 #ifdef GPUDP_HAVE_NV_P2P_H
@@ -716,7 +719,7 @@ static int gpudp_ioc_pin(struct gpudp_file *gf, struct file *filp,
 	ret = gpudp_pin_args_pin(&a, GPUDP_PIN_GRANULE, &start, &end);
 	if (ret)
 		return ret;
-#ifndef NVIDIA_P2P_CAP_GET_PAGES_PERSISTENT_API
+#ifndef GPUDP_HAVE_PERSISTENT
 	if (a.flags & GPUDP_PIN_F_PERSISTENT)
 		return -EOPNOTSUPP;
 #endif
