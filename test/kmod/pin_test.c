@@ -328,6 +328,7 @@ static const struct gpudp_test_case cases[] = {
 	{ "free_while_peer_mapped_frees_dma_mapping", free_while_peer_mapped_frees_dma_mapping },
 	{ "close_releases_all_pins", close_releases_all_pins },
 	{ "put_pages_racing_callback_on_other_thread", put_pages_racing_callback_on_other_thread },
+	{ "revocation_just_before_put_pages", revocation_just_before_put_pages },
 	{ "unpin_runs_callback_from_put_pages_on_tegra", unpin_runs_callback_from_put_pages_on_tegra },
 	{ "mmap_caching_follows_allocation", mmap_caching_follows_allocation },
 	{ "race_free_callback_vs_unpin", race_free_callback_vs_unpin },

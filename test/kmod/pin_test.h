@@ -129,6 +129,7 @@ int map_peer_errors(void);
 int free_while_peer_mapped_frees_dma_mapping(void);
 int close_releases_all_pins(void);
 int put_pages_racing_callback_on_other_thread(void);
+int revocation_just_before_put_pages(void);
 int unpin_runs_callback_from_put_pages_on_tegra(void);
 int mmap_caching_follows_allocation(void);
 

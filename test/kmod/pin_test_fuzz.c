@@ -172,7 +172,7 @@ int fuzz_random_ioctl_sequences(void)
 				fl.get_pages_err = rand() % 2 ? -ENOMEM : -EINVAL;
 				fl.fail_count = (uint32_t)(rand() % 3);
 				fl.page_4k = rand() % 4 == 0;
-				fl.race_put = rand() % 3 == 0;
+				fl.race_put = rand() % 3 == 0 ? 1 + (uint32_t)(rand() % 2) : 0;
 				fl.cb_thread = rand() % 3 == 0;
 				fl.bad_version = rand() % 16 == 0;
 				fl.map_err = rand() % 4 == 0 ? -EIO : 0;

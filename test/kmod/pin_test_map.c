@@ -358,9 +358,15 @@ int close_releases_all_pins(void)
 	return expect_clean();
 }
 
-int put_pages_racing_callback_on_other_thread(void)
+/*
+ * A revocation racing the unpin, its callback on another thread: with
+ * @race_put 1 while put_pages runs, with 2 before it was called. On Tegra
+ * that callback must leave the table to the unpin (which passes it to
+ * put_pages, then frees it), never free it itself.
+ */
+static int unpin_racing_callback(uint32_t race_put)
 {
-	struct nvp2p_sim_fault f = { .race_put = 1, .cb_delay_us = 200 };
+	struct nvp2p_sim_fault f = { .race_put = race_put, .cb_delay_us = 200 };
 	uint64_t va = sim_alloc(GPU_PAGE);
 	struct nvp2p_sim_stats s0 = sim_stats();
 	struct gpudp_pin_pin p;
@@ -384,6 +390,16 @@ int put_pages_racing_callback_on_other_thread(void)
 	       (unsigned long long)(sim_stats().callbacks - s0.callbacks));
 	sim_free(va);
 	return expect_clean();
+}
+
+int put_pages_racing_callback_on_other_thread(void)
+{
+	return unpin_racing_callback(1);
+}
+
+int revocation_just_before_put_pages(void)
+{
+	return unpin_racing_callback(2);
 }
 
 /*

@@ -413,14 +413,27 @@ static void sim_race_put(struct sim_table *t)
 
 /*
  * @t's teardown is in flight on another thread: wait for it, as the real
- * driver does. Called with sim_lock held, returns without it.
+ * driver does. With race_put 2 that teardown finished before put_pages was
+ * called: on Tegra, a table the client freed in its callback was then
+ * passed to put_pages after its free. Called with sim_lock held, returns
+ * without it; 0, or -EINVAL for that violation.
  */
-static void sim_wait_torn_down(struct sim_table *t)
+static int sim_wait_torn_down(struct sim_table *t)
 {
+	bool before = sim_fault.race_put == 2;
+	int ret = 0;
+
 	kref_get(&t->ref);
 	mutex_unlock(&sim_lock);
 	wait_for_completion(&t->torn_down);
+	mutex_lock(&sim_lock);
+	if (SIM_TEGRA && before && t->client_freed) {
+		sim_violation("put_pages on a table the client freed in its callback");
+		ret = -EINVAL;
+	}
+	mutex_unlock(&sim_lock);
 	kref_put(&t->ref, sim_table_release);
+	return ret;
 }
 
 /* Caller holds sim_lock. */
@@ -510,10 +523,8 @@ static int sim_put_pages(struct nvidia_p2p_page_table *pt, u64 va)
 	}
 	if (t->registered && sim_fault.race_put)
 		sim_race_put(t);
-	if (!t->registered) {
-		sim_wait_torn_down(t);
-		return 0;
-	}
+	if (!t->registered)
+		return sim_wait_torn_down(t);
 	t->registered = false;
 	if (!SIM_TEGRA) {
 		sim_unlink_table(t);

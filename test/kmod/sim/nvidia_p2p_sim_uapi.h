@@ -55,7 +55,11 @@ struct nvp2p_sim_word {
  * @race_put:		put_pages finds the table still registered: the
  *			"GPU side" tears it down first, running the free
  *			callback on another thread while put_pages waits, as
- *			a cudaFree racing with the unpin would
+ *			a cudaFree racing with the unpin would. 2: moreover
+ *			that teardown counts as finished before put_pages was
+ *			called, so that a table the client freed in that
+ *			callback was handed to put_pages after its free (a
+ *			violation on Tegra, where the table is the handle)
  * @cb_delay_us:	sleep this long before running each free callback
  * @bad_version:	hand out tables with an incompatible version word
  * @cb_thread:		FREE runs the callbacks on a worker thread
