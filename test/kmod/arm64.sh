@@ -12,9 +12,12 @@
 # Cross build of gpudp_pin.ko and the TEST-ONLY provider nvidia_p2p_sim.ko
 # for arm64 (Jetson and DRIVE run arm64 kernels), with Debian's cross
 # compiler (gcc-aarch64-linux-gnu) against the headers of Debian 12's arm64
-# kernel, once for each NV-P2P API: desktop, and Tegra (NV_P2P=tegra).
-# Checks that every warning-free build gives AArch64 modules with that
-# kernel's vermagic, and that kmod/features.sh found the API asked for.
+# kernel, once for each NV-P2P API: desktop, and Tegra (NV_P2P=tegra), and
+# once more with NVIDIA_SRC naming test/kmod/sim/tegra-header (a TEST-ONLY
+# stand-in for L4T's nv-p2p.h) and no NV_P2P, where the Tegra API must be
+# found from the header alone. Checks that every warning-free build gives
+# AArch64 modules with that kernel's vermagic, and that kmod/features.sh
+# found the API asked for.
 #
 # The packages are Debian's, downloaded once and cached (about 90 MB) under
 # ${GPUDP_CACHE_DIR:-~/.cache/gpudp}/arm64-headers: the kernel that
@@ -146,11 +149,15 @@ machine() {
 	od -A n -t u2 -j 18 -N 2 "$1" | tr -d ' '
 }
 rc=0
-for api in desktop tegra; do
-	out=$build/arm64/$api nv= want=GPUDP_NV_P2P_DESKTOP
-	[ "$api" = desktop ] || nv=$api want=GPUDP_NV_P2P_TEGRA
+for api in desktop tegra tegra-header; do
+	out=$build/arm64/$api nv= src= want=GPUDP_NV_P2P_TEGRA
+	case $api in
+	desktop) want=GPUDP_NV_P2P_DESKTOP ;;
+	tegra) nv=tegra ;;
+	tegra-header) src=$top/test/kmod/sim/tegra-header ;;
+	esac
 	start=$(date +%s)
-	if ! KDIR=$kdir NV_P2P=$nv ARCH=arm64 CROSS_COMPILE=$cross \
+	if ! KDIR=$kdir NV_P2P=$nv NVIDIA_SRC=$src ARCH=arm64 CROSS_COMPILE=$cross \
 		"$top/test/kmod/build-modules.sh" "$out" >"$build/arm64-$api.log" 2>&1; then
 		tail -n 30 "$build/arm64-$api.log"
 		echo "arm64: $api: the build failed for $rel"
@@ -168,7 +175,7 @@ for api in desktop tegra; do
 	done
 	grep -qx "#define $want 1" "$out/gpudp_features.h" ||
 		{ echo "arm64: $api: features.sh did not find $want"; rc=1; }
-	echo "arm64: $api NV-P2P API: both modules built for $rel in $(($(date +%s) - start)) s"
+	echo "arm64: $api: both modules built for $rel in $(($(date +%s) - start)) s, $want"
 done
 [ "$mode" = guest ] && [ "$rc" = 0 ] || exit "$rc"
 
