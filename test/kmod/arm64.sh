@@ -150,7 +150,7 @@ machine() {
 }
 rc=0
 for api in desktop tegra tegra-header; do
-	out=$build/arm64/$api nv= src= want=GPUDP_NV_P2P_TEGRA
+	out=$build/arm64/$api nv='' src='' want=GPUDP_NV_P2P_TEGRA
 	case $api in
 	desktop) want=GPUDP_NV_P2P_DESKTOP ;;
 	tegra) nv=tegra ;;
@@ -180,7 +180,7 @@ done
 [ "$mode" = guest ] && [ "$rc" = 0 ] || exit "$rc"
 
 # The guest: the same tests as kmod_guest, on the arm64 kernel.
-qemu=qemu-system-aarch64
+qemu='qemu-system-aarch64'
 command -v "$qemu" >/dev/null || skip "$qemu missing (install qemu-system-arm)"
 printf 'int main(void){return 0;}\n' | "${cross}gcc" -static -x c - -o /dev/null 2>/dev/null ||
 	skip "${cross}gcc -static does not link (install libc6-dev-arm64-cross)"

@@ -126,7 +126,7 @@ if [ "$trixie" = 0 ]; then
 	# build/debug-tegra): the modules are rebuilt for each.
 	rc=0
 	for api in desktop tegra; do
-		out=$build/debug nv=
+		out=$build/debug nv=''
 		[ "$api" = desktop ] || out=$build/debug-$api nv=$api
 		mkdir -p "$out"
 		rm -rf "$out/modules"
