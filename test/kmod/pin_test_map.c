@@ -242,6 +242,9 @@ int map_peer_returns_bus_addresses(void)
 	/* For the PCI function (Tegra: its struct device), both directions. */
 	ASSERT(sim_stats().dma_maps_bidirectional == s0.dma_maps_bidirectional + 1,
 	       "mapping not DMA_BIDIRECTIONAL");
+	ASSERT(sim_stats().dma_last_peer == ((uint64_t)dom << 16 | (uint64_t)bus << 8 | devfn),
+	       "mapped for PCI function 0x%llx, not the one asked for",
+	       (unsigned long long)sim_stats().dma_last_peer);
 	ASSERT_RC(gpudp_pin_query(fd, p.handle, &q), 0);
 	ASSERT(q.flags & GPUDP_PIN_QF_PEER_MAPPED, "flags 0x%x", q.flags);
 	ASSERT(sim_stats().dmas_live == 1, "dma mapping count");

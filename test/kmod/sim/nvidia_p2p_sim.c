@@ -474,14 +474,16 @@ static int sim_dma_start(struct nvidia_p2p_page_table *pt,
 }
 
 /*
- * End a dma_map_pages begun by sim_dma_start(): when @ret is 0 publish @d
- * in *@dma_mapping, else free it (its arrays the caller freed). Called with
- * sim_lock held, returns without it; returns @ret.
+ * End a dma_map_pages begun by sim_dma_start() for @pdev: when @ret is 0
+ * publish @d in *@dma_mapping, else free it (its arrays the caller freed).
+ * Called with sim_lock held, returns without it; returns @ret.
  */
-static int sim_dma_end(struct sim_dma *d, int ret,
+static int sim_dma_end(struct sim_dma *d, int ret, struct pci_dev *pdev,
 		       struct nvidia_p2p_dma_mapping **dma_mapping)
 {
 	if (!ret) {
+		sim_stats.dma_last_peer = (u64)pci_domain_nr(pdev->bus) << 16 |
+					  pdev->bus->number << 8 | pdev->devfn;
 		list_add_tail(&d->node, &d->t->dmas);
 		sim_stats.dmas_live++;
 		sim_stats.dma_maps++;
@@ -662,8 +664,11 @@ int nvidia_p2p_dma_map_pages(struct device *dev,
 	ret = sim_dma_start(page_table, &t, &d);
 	if (ret)
 		goto out;
-	if (!dev_is_pci(dev))
+	if (!dev_is_pci(dev)) {
 		sim_violation("dma_map_pages for a device that is not a PCI function");
+		ret = -EINVAL;
+		goto out;
+	}
 	d->m.hw_address = kcalloc(t->pt.entries, sizeof(*d->m.hw_address),
 				  GFP_KERNEL);
 	d->m.hw_len = kcalloc(t->pt.entries, sizeof(*d->m.hw_len), GFP_KERNEL);
@@ -689,7 +694,7 @@ int nvidia_p2p_dma_map_pages(struct device *dev,
 	if (direction == DMA_BIDIRECTIONAL)
 		sim_stats.dma_maps_bidirectional++;
 out:
-	return sim_dma_end(d, ret, dma_mapping);
+	return sim_dma_end(d, ret, ret ? NULL : to_pci_dev(dev), dma_mapping);
 }
 EXPORT_SYMBOL(nvidia_p2p_dma_map_pages);
 
@@ -797,7 +802,7 @@ int nvidia_p2p_dma_map_pages(struct pci_dev *peer,
 	d->peer = peer;
 	sim_stats.dma_maps_bidirectional++;	/* a PCI peer's are */
 out:
-	return sim_dma_end(d, ret, dma_mapping);
+	return sim_dma_end(d, ret, peer, dma_mapping);
 }
 EXPORT_SYMBOL(nvidia_p2p_dma_map_pages);
 

@@ -95,6 +95,8 @@ struct nvp2p_sim_stats {
 	__u64 put_callbacks;	/* callbacks run by put_pages itself (Tegra) */
 	__u64 dma_maps_bidirectional; /* dma_map_pages for DMA_BIDIRECTIONAL */
 	__u64 tegra;		/* 1: the Tegra personality (NV_P2P=tegra) */
+	/* PCI function of the last dma_map_pages: domain << 16 | bus << 8 | devfn */
+	__u64 dma_last_peer;
 };
 
 /*
