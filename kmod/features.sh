@@ -8,6 +8,12 @@
 # Kbuild recipe passes them); the result is OUT.h, one #define per feature
 # found. The code tests these macros, never a kernel version.
 #
+# The last checks find which NV-P2P API the nv-p2p.h in use declares
+# (gpudp_nv_p2p.h: NVIDIA's header from NVIDIA_SRC, or gpudp's own): the
+# desktop form, with tokens, or the Tegra form of NVIDIA's GPUDirect RDMA
+# guide, section Porting to Tegra. Exactly one must compile; the module and
+# the test provider are written for both and test GPUDP_NV_P2P_TEGRA.
+#
 # A snippet compiles without a warning (-Werror) where the feature is
 # there. A reference snippet that must always compile guards the others:
 # if it fails, the compiler or the flags are wrong, and the script fails
@@ -18,11 +24,23 @@ cc=$2
 shift 2
 # The kernel's flags are plain words (no spaces inside one): kept as a
 # string, split again at each compile.
-flags="$*"
+# gpudp_nv_p2p.h and its siblings are next to this script.
+here=$(cd "$(dirname "$0")" && pwd)
+flags="$* -I$here"
+# The nv-p2p.h files the include path can reach (NVIDIA_SRC's).
+nvh=
+for w in $flags; do
+	case $w in
+	-I*) [ ! -f "${w#-I}/nv-p2p.h" ] || nvh="$nvh ${w#-I}/nv-p2p.h" ;;
+	esac
+done
 # Kbuild runs this at every build: the header is kept (and nothing
-# recompiled) while the kernel, the compiler, its flags and this script are
-# the same; a build tree reused for another kernel gets new results.
-sig=$( (echo "${KERNELRELEASE:-} $cc $flags"; cat "$0") | cksum | cut -d' ' -f1)
+# recompiled) while the kernel, the compiler, its flags, the NV-P2P
+# headers and this script are the same; a build tree reused for another
+# kernel or nv-p2p.h gets new results.
+# shellcheck disable=SC2086 # $nvh is a word list
+sig=$( (echo "${KERNELRELEASE:-} $cc $flags"; cat "$0" "$here"/gpudp_nv_p2p*.h $nvh) |
+	cksum | cut -d' ' -f1)
 if [ -f "$out" ] && grep -qx "/\* signature $sig \*/" "$out"; then
 	exit 0
 fi
@@ -90,10 +108,39 @@ check GPUDP_HAVE_GET_FILE_ACTIVE '#include <linux/fs.h>
 
 	return get_file_active(&f) != NULL;'
 
+# The NV-P2P API of the nv-p2p.h in use: the Tegra form (guide, section
+# Porting to Tegra) or the desktop one.
+check GPUDP_NV_P2P_TEGRA '#include <linux/dma-direction.h>
+#include "gpudp_nv_p2p.h"' \
+'	struct nvidia_p2p_page_table *pt = NULL;
+	struct nvidia_p2p_dma_mapping *m = NULL;
+
+	return nvidia_p2p_get_pages(0, 0, &pt, NULL, NULL) +
+	       nvidia_p2p_put_pages(pt) +
+	       nvidia_p2p_dma_map_pages(p, pt, &m, DMA_BIDIRECTIONAL) +
+	       nvidia_p2p_dma_unmap_pages(m);'
+check GPUDP_NV_P2P_DESKTOP '#include "gpudp_nv_p2p.h"' \
+'	struct nvidia_p2p_page_table *pt = NULL;
+	struct nvidia_p2p_dma_mapping *m = NULL;
+
+	return nvidia_p2p_get_pages(0, 0, 0, 0, &pt, NULL, NULL) +
+	       nvidia_p2p_put_pages(0, 0, 0, pt) +
+	       nvidia_p2p_dma_map_pages(p, pt, &m) +
+	       nvidia_p2p_dma_unmap_pages(p, pt, m);'
+
 wait
 if [ ! -e "$tmp/reference.ok" ]; then
 	echo "features.sh: the reference snippet does not compile with this kernel's compiler and flags:" >&2
 	cat "$tmp/reference.log" >&2
+	exit 1
+fi
+napi=0
+for n in GPUDP_NV_P2P_TEGRA GPUDP_NV_P2P_DESKTOP; do
+	[ ! -e "$tmp/$n.ok" ] || napi=$((napi + 1))
+done
+if [ "$napi" != 1 ]; then
+	echo "features.sh: the nv-p2p.h in use declares $napi of the two NV-P2P APIs (desktop, Tegra), not one:" >&2
+	cat "$tmp/GPUDP_NV_P2P_TEGRA.log" "$tmp/GPUDP_NV_P2P_DESKTOP.log" >&2
 	exit 1
 fi
 {

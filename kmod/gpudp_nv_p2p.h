@@ -8,6 +8,12 @@
  * nvidia.ko. Without it, the declarations below are the project's own,
  * written from the GPUDirect RDMA guide, chapter "References", section
  * "Kernel API"; they are what the test provider (test/kmod/sim/) exports.
+ * With NV_P2P=tegra (and no NVIDIA_SRC), gpudp_nv_p2p_tegra.h's own
+ * declarations of the Tegra form are used instead.
+ *
+ * Which of the two APIs the header in use declares is not taken from these
+ * switches: kmod/features.sh compiles calls of each form against it and
+ * defines GPUDP_NV_P2P_TEGRA or GPUDP_NV_P2P_DESKTOP (gpudp_features.h).
  */
 #ifndef GPUDP_NV_P2P_H
 #define GPUDP_NV_P2P_H
@@ -17,7 +23,11 @@
 #include <linux/types.h>	/* nv-p2p.h uses uint64_t without including it */
 #include <nv-p2p.h>
 
-#else /* !GPUDP_HAVE_NV_P2P_H */
+#elif defined(GPUDP_OWN_NV_P2P_TEGRA)
+
+#include "gpudp_nv_p2p_tegra.h"
+
+#else /* neither: our own declarations of the desktop API */
 
 #include <linux/types.h>
 
@@ -102,6 +112,6 @@ int nvidia_p2p_dma_unmap_pages(struct pci_dev *peer,
 			       struct nvidia_p2p_dma_mapping *dma_mapping);
 int nvidia_p2p_free_dma_mapping(struct nvidia_p2p_dma_mapping *dma_mapping);
 
-#endif /* GPUDP_HAVE_NV_P2P_H */
+#endif /* GPUDP_HAVE_NV_P2P_H, GPUDP_OWN_NV_P2P_TEGRA */
 
 #endif /* GPUDP_NV_P2P_H */

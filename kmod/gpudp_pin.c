@@ -11,6 +11,14 @@
  * What user space may rely on is doc/architecture.md's "The module
  * contract"; the ioctls and errors are in doc/kmod.md.
  *
+ * Two forms of the NV-P2P API: the desktop one (discrete GPUs) and the
+ * Tegra one (Jetson, DRIVE: integrated GPUs, cudaHostAlloc memory; the
+ * guide's section "Porting to Tegra"). features.sh finds which one the
+ * nv-p2p.h in use declares and defines GPUDP_NV_P2P_TEGRA for the latter;
+ * the gpudp_p2p_*() wrappers below are the only places that differ, plus
+ * the pin granule (4 KiB on Tegra), the peer mapping's segments and the
+ * caching of user mappings (gpudp_mmap()).
+ *
  * Objects
  *   struct gpudp_file: one per open file, owns a list of pins.
  *   struct gpudp_pin: one pinned GPU VA range (kind NV_P2P) or one mapped
@@ -25,7 +33,10 @@
  *   VALID -> REVOKED      the free callback ran (memory freed under us);
  *                         dma-buf: the exporter's move_notify
  *   VALID -> UNPINNING    unpin/close is releasing the pages
- *   UNPINNING -> REVOKED  the free callback raced with the release
+ *   UNPINNING -> RELEASED the free callback ran during the release: the
+ *                         one put_pages itself calls (Tegra: always), or
+ *                         (desktop) a revocation racing with it; not a
+ *                         revocation, the user asked for the pages to go
  *   * -> RELEASED         teardown finished; no callback can come any more
  *
  * Global lock order (outermost first):
@@ -49,7 +60,9 @@
  *   3. nvidia_p2p_put_pages{,_persistent}() is called with no lock held:
  *      it may wait for a free callback of the same table that is in flight,
  *      and that callback waits for gpudp_pin.lock (guide, "Changes in CUDA
- *      12.2").
+ *      12.2"). On Tegra put_pages also calls the callback itself, on the
+ *      calling thread, before it returns (guide, "Porting to Tegra"): that
+ *      callback takes gpudp_pin.lock too, which is free.
  *   4. nvidia_p2p_get_pages() is called with gpudp_pin.lock held, so that a
  *      callback firing right after registration waits until the pin is set
  *      up. nvidia_p2p_dma_map_pages()/dma_unmap_pages() are called with
@@ -68,7 +81,17 @@
  * Provider contract assumed (the simulator implements it): the free
  * callback is never invoked for a table whose get_pages call failed, and
  * once nvidia_p2p_put_pages() has returned, the callback of that table has
- * either returned or will never be invoked.
+ * either returned or will never be invoked. Tegra: the callback runs once
+ * per table, and a table whose callback ran is not handed to put_pages
+ * again.
+ *
+ * Who frees the page table (nvidia_p2p_free_page_table(), always ours):
+ * the free callback, except for a Tegra revocation that races with
+ * put_pages (the callback runs on another thread while the pin is
+ * UNPINNING): teardown may still be about to pass the table to put_pages,
+ * so the callback leaves it, and gpudp_pin_teardown() frees it once
+ * put_pages has returned. The thread in put_pages is pin->putter, which is
+ * how the callback tells its own put_pages from a revocation.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -86,6 +109,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -93,6 +117,21 @@
 #include "gpudp_nv_p2p.h"
 #include "gpudp_pin_args.h"
 #include "include/uapi/gpudp_pin.h"
+
+#ifdef GPUDP_NV_P2P_TEGRA
+/*
+ * Tegra: host memory, pinned in 4 KiB units (guide, "Porting to Tegra",
+ * "Other highlights"), and never less than a CPU page, which mmap needs.
+ */
+#define GPUDP_PIN_GRANULE	max_t(u64, PAGE_SIZE, GPUDP_PIN_TEGRA_PAGE_SIZE)
+#define GPUDP_TEGRA		true
+#else
+#define GPUDP_PIN_GRANULE	GPUDP_PIN_GPU_PAGE_SIZE
+#define GPUDP_TEGRA		false
+#ifdef NVIDIA_P2P_CAP_GET_PAGES_PERSISTENT_API
+#define GPUDP_HAVE_PERSISTENT	/* the Tegra API has no persistent pins */
+#endif
+#endif
 
 /* Highest mmap offset handed out; keeps offset + length below 2^63. */
 #define GPUDP_MMAP_OFF_LIMIT	BIT_ULL(62)
@@ -132,6 +171,7 @@ struct gpudp_pin {
 	struct nvidia_p2p_page_table *pt;	/* VALID, UNPINNING */
 	struct nvidia_p2p_dma_mapping *dma;	/* VALID only */
 	struct pci_dev *peer;			/* with dma; DMABUF: device */
+	struct task_struct *putter;	/* UNPINNING: thread in put_pages */
 	bool cb_ran;			/* free callback entered its section */
 	struct completion cb_done;	/* free callback returned */
 	struct sg_table *sgt;		/* DMABUF, VALID only: the mapping */
@@ -181,6 +221,136 @@ static u32 gpudp_page_bytes(u32 page_size_type)
 }
 
 /*
+ * The NV-P2P calls whose form differs between the desktop and the Tegra
+ * API (GPUDP_NV_P2P_TEGRA, found by features.sh). Locks: as their callers
+ * say (rules 3 and 4).
+ */
+#ifdef GPUDP_NV_P2P_TEGRA
+static int gpudp_p2p_get_pages(struct gpudp_pin *pin, void (*cb)(void *data))
+{
+	return nvidia_p2p_get_pages(pin->va, pin->len, &pin->pt, cb, pin);
+}
+
+/* Calls the free callback before it returns (guide, "Porting to Tegra"). */
+static int gpudp_p2p_put_pages(struct gpudp_pin *pin,
+			       struct nvidia_p2p_page_table *pt)
+{
+	return nvidia_p2p_put_pages(pt);
+}
+
+/* Host pages: struct page pointers. */
+static u64 gpudp_p2p_page_addr(struct nvidia_p2p_page_table *pt, u32 i)
+{
+	return page_to_phys(pt->pages[i]);
+}
+
+/*
+ * For the NIC's own struct device. Bidirectional: the NIC writes received
+ * packets into these buffers and reads the ones it transmits.
+ */
+static int gpudp_p2p_dma_map(struct gpudp_pin *pin, struct pci_dev *pdev,
+			     struct nvidia_p2p_dma_mapping **dma)
+{
+	return nvidia_p2p_dma_map_pages(&pdev->dev, pin->pt, dma,
+					DMA_BIDIRECTIONAL);
+}
+
+static int gpudp_p2p_dma_unmap(struct gpudp_pin *pin)
+{
+	return nvidia_p2p_dma_unmap_pages(pin->dma);
+}
+
+/*
+ * A Tegra mapping is a list of segments (contiguous pages may be merged):
+ * usable when each starts and ends on a pin page and together they cover
+ * the pin exactly.
+ */
+static bool gpudp_p2p_dma_usable(struct gpudp_pin *pin,
+				 struct nvidia_p2p_dma_mapping *dma)
+{
+	u64 total = 0;
+	u32 i;
+
+	if (!dma->entries || !dma->hw_address || !dma->hw_len)
+		return false;
+	for (i = 0; i < dma->entries; i++) {
+		if (!dma->hw_len[i] ||
+		    (dma->hw_address[i] | dma->hw_len[i]) % pin->page_size)
+			return false;
+		total += dma->hw_len[i];
+	}
+	return total == pin->len;
+}
+
+/* One bus address per pin page, @n of them. Caller holds pin->lock. */
+static void gpudp_p2p_dma_addrs(struct gpudp_pin *pin, u64 *buf, u32 n)
+{
+	struct nvidia_p2p_dma_mapping *dma = pin->dma;
+	u32 i, k = 0;
+	u64 off;
+
+	for (i = 0; i < dma->entries; i++)
+		for (off = 0; off < dma->hw_len[i] && k < n;
+		     off += pin->page_size)
+			buf[k++] = dma->hw_address[i] + off;
+}
+#else
+static int gpudp_p2p_get_pages(struct gpudp_pin *pin, void (*cb)(void *data))
+{
+#ifdef GPUDP_HAVE_PERSISTENT
+	if (pin->flags & GPUDP_PIN_F_PERSISTENT)
+		return nvidia_p2p_get_pages_persistent(pin->va, pin->len,
+						       &pin->pt, 0);
+#endif
+	/* Guide, "Pinning GPU memory": tokens are zero since CUDA 6.0. */
+	return nvidia_p2p_get_pages(0, 0, pin->va, pin->len, &pin->pt, cb,
+				    pin);
+}
+
+static int gpudp_p2p_put_pages(struct gpudp_pin *pin,
+			       struct nvidia_p2p_page_table *pt)
+{
+#ifdef GPUDP_HAVE_PERSISTENT
+	if (pin->flags & GPUDP_PIN_F_PERSISTENT)
+		return nvidia_p2p_put_pages_persistent(pin->va, pt, 0);
+#endif
+	/* Guide, "Unpinning GPU memory": tokens are zero since CUDA 6.0. */
+	return nvidia_p2p_put_pages(0, 0, pin->va, pt);
+}
+
+static u64 gpudp_p2p_page_addr(struct nvidia_p2p_page_table *pt, u32 i)
+{
+	return pt->pages[i]->physical_address;
+}
+
+static int gpudp_p2p_dma_map(struct gpudp_pin *pin, struct pci_dev *pdev,
+			     struct nvidia_p2p_dma_mapping **dma)
+{
+	return nvidia_p2p_dma_map_pages(pdev, pin->pt, dma);
+}
+
+static int gpudp_p2p_dma_unmap(struct gpudp_pin *pin)
+{
+	return nvidia_p2p_dma_unmap_pages(pin->peer, pin->pt, pin->dma);
+}
+
+static bool gpudp_p2p_dma_usable(struct gpudp_pin *pin,
+				 struct nvidia_p2p_dma_mapping *dma)
+{
+	return NVIDIA_P2P_DMA_MAPPING_VERSION_COMPATIBLE(dma) &&
+	       dma->entries == pin->entries;
+}
+
+static void gpudp_p2p_dma_addrs(struct gpudp_pin *pin, u64 *buf, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		buf[i] = pin->dma->dma_addresses[i];
+}
+#endif
+
+/*
  * Remove every user mapping of @pin; later accesses fault and get SIGBUS
  * from gpudp_vm_fault(). Caller holds pin->lock.
  */
@@ -191,20 +361,29 @@ static void gpudp_pin_zap(struct gpudp_pin *pin)
 }
 
 /*
- * Free callback (guide, "Handling the free callback", "Unpin Callback").
- * Runs whenever the provider revokes the pages, possibly while an unpin,
- * a close, an mmap, a fault or another ioctl on the same pin is in
- * flight. Takes pin->lock only (rule 2). Frees the provider's objects with
- * nvidia_p2p_free_dma_mapping() and nvidia_p2p_free_page_table(), never
- * with put_pages. The pin memory stays valid until cb_done is completed:
- * gpudp_pin_teardown() waits for it.
+ * Free callback (guide, "Handling the free callback", "Unpin Callback";
+ * Tegra: "Porting to Tegra", "Other highlights"). Runs whenever the
+ * provider revokes the pages, possibly while an unpin, a close, an mmap, a
+ * fault or another ioctl on the same pin is in flight; on Tegra also from
+ * inside our own put_pages. Takes pin->lock only (rule 2). Frees the
+ * provider's objects with nvidia_p2p_free_dma_mapping() and
+ * nvidia_p2p_free_page_table(), never with put_pages. The pin memory stays
+ * valid until cb_done is completed: gpudp_pin_teardown() waits for it.
+ *
+ * A revocation (the pin is VALID) zaps the user mappings and leaves the pin
+ * REVOKED for user space to see. During a release (UNPINNING) teardown has
+ * zapped the mappings and unmapped the peer already: the callback only
+ * frees the table, and not even that when it is a Tegra revocation on
+ * another thread, which would free the table teardown is about to pass to
+ * put_pages (the comment at the top, "Who frees the page table").
  */
 static void gpudp_pin_free_cb(void *data)
 {
 	struct gpudp_pin *pin = data;
+	bool ours;
 
 	mutex_lock(&pin->lock);
-	if (pin->state == GPUDP_VALID || pin->state == GPUDP_UNPINNING) {
+	if (pin->state == GPUDP_VALID) {
 		gpudp_pin_zap(pin);
 		if (pin->dma) {
 			nvidia_p2p_free_dma_mapping(pin->dma);
@@ -215,22 +394,17 @@ static void gpudp_pin_free_cb(void *data)
 		nvidia_p2p_free_page_table(pin->pt);
 		pin->pt = NULL;
 		pin->state = GPUDP_REVOKED;
+	} else if (pin->state == GPUDP_UNPINNING) {
+		ours = pin->putter == current;
+		if (ours || !GPUDP_TEGRA) {
+			nvidia_p2p_free_page_table(pin->pt);
+			pin->pt = NULL;
+			pin->state = GPUDP_RELEASED;
+		}
 	}
 	pin->cb_ran = true;
 	mutex_unlock(&pin->lock);
 	complete(&pin->cb_done);
-}
-
-/* Give the pages back to the provider. Called with no lock held (rule 3). */
-static int gpudp_put_pages(struct gpudp_pin *pin,
-			   struct nvidia_p2p_page_table *pt)
-{
-#ifdef NVIDIA_P2P_CAP_GET_PAGES_PERSISTENT_API
-	if (pin->flags & GPUDP_PIN_F_PERSISTENT)
-		return nvidia_p2p_put_pages_persistent(pin->va, pt, 0);
-#endif
-	/* Guide, "Unpinning GPU memory": tokens are zero since CUDA 6.0. */
-	return nvidia_p2p_put_pages(0, 0, pin->va, pt);
 }
 
 #if GPUDP_HAVE_DMABUF
@@ -333,18 +507,19 @@ static void gpudp_pin_teardown(struct gpudp_pin *pin)
 	if (pin->state == GPUDP_VALID) {
 		if (pin->dma) {
 			/* Not from the callback (guide, "Kernel API"). */
-			nvidia_p2p_dma_unmap_pages(pin->peer, pin->pt, pin->dma);
+			gpudp_p2p_dma_unmap(pin);
 			pin->dma = NULL;
 			pci_dev_put(pin->peer);
 			pin->peer = NULL;
 		}
 		pin->state = GPUDP_UNPINNING;
+		pin->putter = current;
 		pt = pin->pt;
 	}
 	mutex_unlock(&pin->lock);
 
 	if (pt) {
-		ret = gpudp_put_pages(pin, pt);
+		ret = gpudp_p2p_put_pages(pin, pt);
 		if (ret)
 			pr_err_ratelimited("put_pages va 0x%llx len 0x%llx: %d\n",
 			       pin->va, pin->len, ret);
@@ -352,7 +527,14 @@ static void gpudp_pin_teardown(struct gpudp_pin *pin)
 
 	mutex_lock(&pin->lock);
 	cb_ran = pin->cb_ran;
+	/*
+	 * Tegra: a revocation on another thread ran the callback while we
+	 * were UNPINNING and left the table to us (the callback's comment).
+	 */
+	if (GPUDP_TEGRA && cb_ran && pin->pt)
+		nvidia_p2p_free_page_table(pin->pt);
 	pin->pt = NULL;
+	pin->putter = NULL;
 	pin->state = GPUDP_RELEASED;
 	mutex_unlock(&pin->lock);
 
@@ -400,11 +582,13 @@ static int gpudp_pin_check_table(struct gpudp_pin *pin)
 	u32 bytes;
 	u32 i;
 
+#ifdef NVIDIA_P2P_PAGE_TABLE_VERSION_COMPATIBLE	/* Tegra: no version */
 	if (!NVIDIA_P2P_PAGE_TABLE_VERSION_COMPATIBLE(pt)) {
 		pr_err_ratelimited("page table version 0x%x not compatible with 0x%x\n",
 		       pt->version, NVIDIA_P2P_PAGE_TABLE_VERSION);
 		return -EPROTO;
 	}
+#endif
 	bytes = gpudp_page_bytes(pt->page_size);
 	if (!bytes || !pt->entries || !pt->pages ||
 	    (u64)pt->entries * bytes < pin->len ||
@@ -477,11 +661,14 @@ static int gpudp_ioc_version(struct gpudp_file *gf, void __user *uarg)
 		.max_pinned_bytes = READ_ONCE(max_pinned_bytes),
 	};
 
-#ifdef NVIDIA_P2P_CAP_GET_PAGES_PERSISTENT_API
+#ifdef GPUDP_HAVE_PERSISTENT
 	v.caps |= GPUDP_PIN_CAP_PERSISTENT;
 #endif
 #ifdef GPUDP_HAVE_NV_P2P_H
 	v.caps |= GPUDP_PIN_CAP_NV_P2P_H;
+#endif
+#ifdef GPUDP_NV_P2P_TEGRA
+	v.caps |= GPUDP_PIN_CAP_TEGRA;
 #endif
 	if (GPUDP_HAVE_DMABUF)
 		v.caps |= GPUDP_PIN_CAP_DMABUF;
@@ -525,11 +712,14 @@ static int gpudp_ioc_pin(struct gpudp_file *gf, struct file *filp,
 
 	if (copy_from_user(&a, uarg, sizeof(a)))
 		return -EFAULT;
-	/* Round to 64 KiB, as the guide's kmd_pin_memory() does. */
-	ret = gpudp_pin_args_pin(&a, &start, &end);
+	/*
+	 * Round to 64 KiB, as the guide's kmd_pin_memory() does; Tegra: to
+	 * 4 KiB.
+	 */
+	ret = gpudp_pin_args_pin(&a, GPUDP_PIN_GRANULE, &start, &end);
 	if (ret)
 		return ret;
-#ifndef NVIDIA_P2P_CAP_GET_PAGES_PERSISTENT_API
+#ifndef GPUDP_HAVE_PERSISTENT
 	if (a.flags & GPUDP_PIN_F_PERSISTENT)
 		return -EOPNOTSUPP;
 #endif
@@ -557,13 +747,7 @@ static int gpudp_ioc_pin(struct gpudp_file *gf, struct file *filp,
 	}
 
 	mutex_lock(&pin->lock);		/* rule 4 */
-#ifdef NVIDIA_P2P_CAP_GET_PAGES_PERSISTENT_API
-	if (a.flags & GPUDP_PIN_F_PERSISTENT)
-		ret = nvidia_p2p_get_pages_persistent(start, len, &pin->pt, 0);
-	else
-#endif
-		ret = nvidia_p2p_get_pages(0, 0, start, len, &pin->pt,
-					   gpudp_pin_free_cb, pin);
+	ret = gpudp_p2p_get_pages(pin, gpudp_pin_free_cb);
 	if (ret) {
 		mutex_unlock(&pin->lock);
 		pr_debug("get_pages va 0x%llx len 0x%llx: %d\n", start, len, ret);
@@ -649,10 +833,11 @@ static int gpudp_copy_addrs(struct gpudp_pin *pin, bool from_dma,
 		ret = gpudp_pin_state_err(pin);
 	} else if (pin->kind == GPUDP_KIND_DMABUF) {
 		memcpy(buf, pin->addrs, (size_t)n * sizeof(*buf));
+	} else if (from_dma) {
+		gpudp_p2p_dma_addrs(pin, buf, n);
 	} else {
 		for (i = 0; i < n; i++)
-			buf[i] = from_dma ? pin->dma->dma_addresses[i] :
-				 pin->pt->pages[i]->physical_address;
+			buf[i] = gpudp_p2p_page_addr(pin->pt, i);
 	}
 	mutex_unlock(&pin->lock);
 
@@ -790,22 +975,25 @@ static int gpudp_ioc_map_peer(struct gpudp_file *gf, void __user *uarg)
 		ret = -EOPNOTSUPP;
 	} else if (pin->dma) {
 		ret = -EBUSY;
-	} else if (pin->page_size < GPUDP_PIN_GPU_PAGE_SIZE) {
-		/* NVIDIA's dma_map_pages only handles 64 KiB and larger pages. */
+	} else if (!GPUDP_TEGRA &&
+		   pin->page_size < GPUDP_PIN_GPU_PAGE_SIZE) {
+		/* NVIDIA's desktop dma_map_pages only handles 64 KiB and up. */
 		ret = -EOPNOTSUPP;
 	} else {
-		ret = nvidia_p2p_dma_map_pages(pdev, pin->pt, &dma);
-		if (!ret && (!NVIDIA_P2P_DMA_MAPPING_VERSION_COMPATIBLE(dma) ||
-			     dma->entries != pin->entries)) {
-			pr_err_ratelimited("dma mapping version 0x%x entries %u not usable\n",
-			       dma->version, dma->entries);
-			nvidia_p2p_dma_unmap_pages(pdev, pin->pt, dma);
-			ret = -EPROTO;
-		}
+		ret = gpudp_p2p_dma_map(pin, pdev, &dma);
 		if (!ret) {
 			pin->dma = dma;
 			pin->peer = pdev;
 			pdev = NULL;	/* reference moves to the pin */
+			if (!gpudp_p2p_dma_usable(pin, dma)) {
+				pr_err_ratelimited("dma mapping of %u entries not usable for %u pages\n",
+						   dma->entries, pin->entries);
+				gpudp_p2p_dma_unmap(pin);
+				pin->dma = NULL;
+				pdev = pin->peer;	/* put below */
+				pin->peer = NULL;
+				ret = -EPROTO;
+			}
 		}
 	}
 	mutex_unlock(&pin->lock);
@@ -848,7 +1036,7 @@ static int gpudp_ioc_unmap_peer(struct gpudp_file *gf, void __user *uarg)
 	} else if (!pin->dma) {
 		ret = -EINVAL;
 	} else {
-		nvidia_p2p_dma_unmap_pages(pin->peer, pin->pt, pin->dma);
+		gpudp_p2p_dma_unmap(pin);
 		pin->dma = NULL;
 		pci_dev_put(pin->peer);
 		pin->peer = NULL;
@@ -1123,7 +1311,7 @@ static vm_fault_t gpudp_vm_fault(struct vm_fault *vmf)
 
 	mutex_lock(&pin->lock);
 	if (pin->state == GPUDP_VALID && off < pin->len) {
-		phys = pin->pt->pages[off / pin->page_size]->physical_address +
+		phys = gpudp_p2p_page_addr(pin->pt, off / pin->page_size) +
 		       off % pin->page_size;
 		ret = vmf_insert_pfn(vma, vmf->address, PHYS_PFN(phys));
 	}
@@ -1138,7 +1326,11 @@ static const struct vm_operations_struct gpudp_vm_ops = {
 };
 
 /*
- * mmap a pinned range, write-combined. The offset selects the pin
+ * mmap a pinned range. GPU memory behind a BAR is mapped write-combined.
+ * Tegra: host memory, whose mapping must match its allocation (guide,
+ * "Porting to Tegra", "Other highlights"): write-combined for memory
+ * allocated write-combined (the pin made with GPUDP_PIN_F_WC), otherwise
+ * vm_page_prot untouched. The offset selects the pin
  * (gpudp_pin_pin.mmap_offset, plus a page-aligned offset into the pin).
  * Called with mmap_lock held; takes gf->lock, then pin->lock.
  */
@@ -1184,7 +1376,8 @@ static int gpudp_mmap(struct file *filp, struct vm_area_struct *vma)
 	vma->vm_flags |= VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP |
 			 VM_DONTCOPY;
 #endif
-	vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);
+	if (!GPUDP_TEGRA || (found->flags & GPUDP_PIN_F_WC))
+		vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);
 	vma->vm_private_data = found;	/* the reference moves to the VMA */
 	vma->vm_ops = &gpudp_vm_ops;
 	return 0;

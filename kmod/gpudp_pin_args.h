@@ -25,28 +25,29 @@
 
 /*
  * GPUDP_PIN_IOC_PIN: flags, padding, length; the range rounded out to
- * 64 KiB pages in *start (inclusive) and *end (exclusive). Only a range
- * whose rounding cannot wrap is accepted: @a->va + @a->len, then rounded
- * up, stays below 2^64.
+ * pages of @granule bytes (a power of two: 64 KiB, or 4 KiB for the Tegra
+ * API) in *start (inclusive) and *end (exclusive). Only a range whose
+ * rounding cannot wrap is accepted: @a->va + @a->len, then rounded up,
+ * stays below 2^64.
  */
 static inline int gpudp_pin_args_pin(const struct gpudp_pin_pin *a,
-				     __u64 *start, __u64 *end)
+				     __u64 granule, __u64 *start, __u64 *end)
 {
+	__u64 mask = granule - 1;
 	__u64 last;
 
 	if (a->flags & ~GPUDP_PIN_F_ALL || a->pad || !a->len)
 		return -EINVAL;
-	if ((a->flags & GPUDP_PIN_F_STRICT) &&
-	    ((a->va | a->len) & GPUDP_PIN_ARGS_PAGE_MASK))
+	if ((a->flags & GPUDP_PIN_F_STRICT) && ((a->va | a->len) & mask))
 		return -EINVAL;
 	/* last byte of the range; then its page must not be the top one */
 	if (a->len - 1 > ~(__u64)0 - a->va)
 		return -EOVERFLOW;
 	last = a->va + (a->len - 1);
-	if ((last | GPUDP_PIN_ARGS_PAGE_MASK) == ~(__u64)0)
+	if ((last | mask) == ~(__u64)0)
 		return -EOVERFLOW;
-	*start = a->va & ~GPUDP_PIN_ARGS_PAGE_MASK;
-	*end = (last | GPUDP_PIN_ARGS_PAGE_MASK) + 1;
+	*start = a->va & ~mask;
+	*end = (last | mask) + 1;
 	return 0;
 }
 

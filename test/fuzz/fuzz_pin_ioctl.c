@@ -25,17 +25,19 @@ typedef unsigned __int128 u128;
 #define PAGE ((u128)GPUDP_PIN_GPU_PAGE_SIZE)
 #define TOP ((u128)1 << 64)
 
+/* PIN rounds to @page: 64 KiB, or 4 KiB for the Tegra NV-P2P API. */
 static void
-pin(const struct gpudp_pin_pin *a)
+pin(const struct gpudp_pin_pin *a, __u64 page)
 {
+	const u128 g = page;
 	__u64 start = 1, end = 1;
-	int rc = gpudp_pin_args_pin(a, &start, &end);
-	u128 s = (u128)a->va / PAGE * PAGE;
-	u128 e = ((u128)a->va + a->len + PAGE - 1) / PAGE * PAGE;
+	int rc = gpudp_pin_args_pin(a, page, &start, &end);
+	u128 s = (u128)a->va / g * g;
+	u128 e = ((u128)a->va + a->len + g - 1) / g * g;
 	int want;
 
 	if (a->flags & ~GPUDP_PIN_F_ALL || a->pad || a->len == 0 ||
-	    ((a->flags & GPUDP_PIN_F_STRICT) && ((a->va | a->len) % PAGE)))
+	    ((a->flags & GPUDP_PIN_F_STRICT) && ((a->va | a->len) % g)))
 		want = -EINVAL;
 	else if (e >= TOP)   /* the rounded end must be representable */
 		want = -EOVERFLOW;
@@ -45,9 +47,9 @@ pin(const struct gpudp_pin_pin *a)
 	if (rc != 0)
 		return;
 	CHECK(start == s && end == e);
-	CHECK(start % PAGE == 0 && end % PAGE == 0 && start < end);
+	CHECK(start % g == 0 && end % g == 0 && start < end);
 	CHECK(start <= a->va && (u128)a->va + a->len <= end);
-	CHECK(end - start < (u128)a->len + 2 * PAGE);
+	CHECK(end - start < (u128)a->len + 2 * g);
 }
 
 static void
@@ -84,7 +86,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(u.raw, data + 1, size - 1 < sizeof(u.raw) ? size - 1 : sizeof(u.raw));
 	switch (data[0] % 4) {
 	case 0:
-		pin(&u.pin);
+		pin(&u.pin, GPUDP_PIN_GPU_PAGE_SIZE);
+		pin(&u.pin, GPUDP_PIN_TEGRA_PAGE_SIZE);
 		break;
 	case 1:
 		CHECK(gpudp_pin_args_table(&u.table) == (u.table.pad ? -EINVAL : 0));

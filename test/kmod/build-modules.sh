@@ -10,6 +10,9 @@
 # GPUDP_KMOD_ROOT=<dir>: build inside that root with chroot (KDIR is then a
 # path in it): the Debian 13 root of test/kmod/trixie-root.sh, whose gcc-14
 # the kernels from 6.12 on need.
+# NV_P2P=tegra: both modules for the Tegra NV-P2P API (the provider's
+# Tegra personality; kmod/Kbuild). ARCH, CROSS_COMPILE: passed to Kbuild
+# (a cross build, e.g. ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-).
 # Every compiler or modpost warning fails the build.
 # -k (meson, unless -Dkmod=enabled): a failed build says so and exits 0,
 # leaving no .ko: user space still builds, and the kmod tests fail with
@@ -63,10 +66,12 @@ cp "$top"/test/kmod/sim/*.c "$top"/test/kmod/sim/*.h "$top"/test/kmod/sim/Kbuild
 cp -R "$top"/kmod/*.c "$top"/kmod/*.h "$top"/kmod/Kbuild "$top"/kmod/features.sh \
 	"$top"/kmod/include "$work/pin/"
 log="$out/build.log"
-if ! in_root "$make" -C "$KDIR" M="$src/sim" GPUDP_KMOD_DIR="$src/pin" \
-	${NVIDIA_SRC:+NVIDIA_SRC="$NVIDIA_SRC"} modules >"$log" 2>&1 ||
+set -- ${NVIDIA_SRC:+NVIDIA_SRC="$NVIDIA_SRC"} ${NV_P2P:+NV_P2P="$NV_P2P"} \
+	${ARCH:+ARCH="$ARCH"} ${CROSS_COMPILE:+CROSS_COMPILE="$CROSS_COMPILE"}
+if ! in_root "$make" -C "$KDIR" M="$src/sim" GPUDP_KMOD_DIR="$src/pin" "$@" \
+	modules >"$log" 2>&1 ||
    ! in_root "$make" -C "$KDIR" M="$src/pin" KBUILD_EXTRA_SYMBOLS="$src/sim/Module.symvers" \
-	${NVIDIA_SRC:+NVIDIA_SRC="$NVIDIA_SRC"} modules >>"$log" 2>&1; then
+	"$@" modules >>"$log" 2>&1; then
 	cat "$log"
 	failed "the build failed for $KDIR${root:+ in $root}"
 fi

@@ -25,6 +25,7 @@ fi
 command -v perl >/dev/null || { echo "SKIP: perl missing"; exit 77; }
 cd "$top"
 "$cp" --no-tree --quiet --show-types -f \
-	kmod/gpudp_pin.c kmod/gpudp_nv_p2p.h kmod/gpudp_pin_args.h kmod/include/uapi/gpudp_pin.h \
-	test/kmod/sim/nvidia_p2p_sim.c test/kmod/sim/nvidia_p2p_sim_uapi.h
+	kmod/gpudp_pin.c kmod/gpudp_nv_p2p.h kmod/gpudp_nv_p2p_tegra.h kmod/gpudp_pin_args.h kmod/include/uapi/gpudp_pin.h \
+	test/kmod/sim/nvidia_p2p_sim.c test/kmod/sim/nvidia_p2p_sim_uapi.h \
+	test/kmod/sim/tegra-header/nv-p2p.h
 echo "checkpatch: clean"

@@ -11,7 +11,8 @@
 #
 # Second stage of the kmod suite: the same guest tests on a kernel with
 # KASAN, lockdep (PROVE_LOCKING), kmemleak and DEBUG_ATOMIC_SLEEP, which
-# Debian's kernel lacks. The kernel is built from Debian's linux-source
+# Debian's kernel lacks; without -t for both NV-P2P APIs (desktop, and
+# Tegra: the modules built with NV_P2P=tegra). The kernel is built from Debian's linux-source
 # (tinyconfig + test/kmod/debug.config) and cached, by a hash of the source
 # package version, the compiler and the config fragment, under
 # ${GPUDP_CACHE_DIR:-~/.cache/gpudp}/debug-kernel/HASH (with -t, under
@@ -121,10 +122,22 @@ fi
 [ "$build_only" = 0 ] || exit 0
 
 if [ "$trixie" = 0 ]; then
-	mkdir -p "$build/debug"
-	rm -rf "$build/debug/modules"
-	KDIR=$kdir exec "$top/test/kmod/run.sh" -b "$build/debug" -n debug -k "$kdir/.gpudp-bzImage" \
-		-M 1G -t 900 -a "$append"
+	# Both NV-P2P APIs: desktop (build/debug), then Tegra (NV_P2P=tegra,
+	# build/debug-tegra): the modules are rebuilt for each.
+	rc=0
+	for api in desktop tegra; do
+		out=$build/debug nv=''
+		[ "$api" = desktop ] || out=$build/debug-$api nv=$api
+		mkdir -p "$out"
+		rm -rf "$out/modules"
+		echo "debug-kernel: the guest tests, $api NV-P2P API"
+		r=0
+		KDIR=$kdir NV_P2P=$nv "$top/test/kmod/run.sh" -b "$out" -n debug \
+			-k "$kdir/.gpudp-bzImage" -M 1G -t 900 -a "$append" || r=$?
+		# a failure wins over a skip
+		[ "$r" = 0 ] || [ "$rc" = 1 ] || rc=$r
+	done
+	exit "$rc"
 fi
 out=$build/debug-debian13
 mkdir -p "$out"

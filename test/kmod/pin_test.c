@@ -14,6 +14,9 @@
 #include "pin_test.h"
 
 int sim_fd = -1;
+int tegra;
+uint64_t pin_page = GPU_PAGE;
+uint32_t pin_persistent = GPUDP_PIN_F_PERSISTENT;
 
 /* ---- provider control ---- */
 
@@ -227,17 +230,54 @@ int attach(int fd, int dfd, uint64_t off, uint64_t len,
 	return gpudp_pin_attach_dmabuf(fd, dfd, off, len, -1, 0, 0, d);
 }
 
-/* The provider's own addresses of [va, va + len), through a PIN. */
+/*
+ * The provider's own addresses of [va, va + len), through a PIN: one per
+ * 64 KiB GPU page (the first of its pin pages where those are smaller).
+ */
 int provider_table(int fd, uint64_t va, uint64_t len, uint64_t *addrs,
 			  uint32_t max)
 {
+	uint32_t per = (uint32_t)(GPU_PAGE / pin_page), i;
+	uint64_t *all = calloc((size_t)max * per, sizeof(*all));
 	struct gpudp_pin_pin p;
-	int rc = gpudp_pin_pin(fd, va, len, GPUDP_PIN_F_STRICT, &p);
+	int rc = all ? gpudp_pin_pin(fd, va, len, GPUDP_PIN_F_STRICT, &p) : -ENOMEM;
 
-	if (rc == 0)
-		rc = gpudp_pin_get_table(fd, p.handle, addrs, max, NULL, NULL);
-	gpudp_pin_unpin(fd, p.handle);
+	if (rc == 0) {
+		rc = gpudp_pin_get_table(fd, p.handle, all, max * per, NULL, NULL);
+		gpudp_pin_unpin(fd, p.handle);
+	}
+	for (i = 0; rc == 0 && i < max; i++)
+		addrs[i] = all[(size_t)i * per];
+	free(all);
 	return rc;
+}
+
+/* Which API the modules were built for (tegra, pin_page, pin_persistent). */
+static int find_personality(void)
+{
+	struct gpudp_pin_version v;
+	struct nvp2p_sim_stats s = sim_stats();
+	int fd = open_pin(), rc;
+
+	if (fd < 0)
+		return fd;
+	rc = gpudp_pin_version(fd, &v);
+	close(fd);
+	if (rc < 0)
+		return rc;
+	tegra = (v.caps & GPUDP_PIN_CAP_TEGRA) != 0;
+	if ((uint64_t)tegra != s.tegra) {
+		fprintf(stderr, "gpudp_pin says tegra=%d, nvidia_p2p_sim %llu: built for different APIs\n",
+			tegra, (unsigned long long)s.tegra);
+		return -EPROTO;
+	}
+	if (tegra) {
+		pin_page = GPUDP_PIN_TEGRA_PAGE_SIZE;
+		pin_persistent = 0;
+	}
+	printf("# NV-P2P API: %s (pins in %llu KiB pages)\n",
+	       tegra ? "Tegra" : "desktop", (unsigned long long)(pin_page / KIB));
+	return 0;
 }
 
 /* ---- leak check, run after rmmod gpudp_pin ---- */
@@ -268,6 +308,7 @@ static const struct gpudp_test_case cases[] = {
 	{ "pin_provider_enomem_is_passed_through", pin_provider_enomem_is_passed_through },
 	{ "pin_provider_einval_is_passed_through", pin_provider_einval_is_passed_through },
 	{ "pin_incompatible_table_version_is_eproto", pin_incompatible_table_version_is_eproto },
+	{ "pin_granularity_follows_api", pin_granularity_follows_api },
 	{ "unpin_unknown_handle_is_enoent", unpin_unknown_handle_is_enoent },
 	{ "handle_of_other_file_is_enoent", handle_of_other_file_is_enoent },
 	{ "get_table_sizes_and_addresses", get_table_sizes_and_addresses },
@@ -287,6 +328,9 @@ static const struct gpudp_test_case cases[] = {
 	{ "free_while_peer_mapped_frees_dma_mapping", free_while_peer_mapped_frees_dma_mapping },
 	{ "close_releases_all_pins", close_releases_all_pins },
 	{ "put_pages_racing_callback_on_other_thread", put_pages_racing_callback_on_other_thread },
+	{ "revocation_just_before_put_pages", revocation_just_before_put_pages },
+	{ "unpin_runs_callback_from_put_pages_on_tegra", unpin_runs_callback_from_put_pages_on_tegra },
+	{ "mmap_caching_follows_allocation", mmap_caching_follows_allocation },
 	{ "race_free_callback_vs_unpin", race_free_callback_vs_unpin },
 	{ "race_free_callback_vs_close", race_free_callback_vs_close },
 	{ "race_free_callback_on_worker_vs_unpin", race_free_callback_on_worker_vs_unpin },
@@ -330,5 +374,7 @@ int main(int argc, char **argv)
 	srand((unsigned int)time(NULL));
 	if (argc > 1 && strcmp(argv[1], "--leak-check") == 0)
 		return gpudp_test_run("kmod", leak_cases, argc - 1, argv + 1);
+	if (find_personality() < 0)
+		return 1;
 	return gpudp_test_run("kmod", cases, argc, argv);
 }

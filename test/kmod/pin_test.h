@@ -48,6 +48,16 @@
 /* ---- fixture (pin_test.c) ---- */
 
 extern int sim_fd;	/* nvidia_p2p_sim's control file */
+/*
+ * The NV-P2P API both modules were built for, from GPUDP_PIN_CAP_TEGRA
+ * (and the provider's own word for it, which must agree): 1 for Tegra.
+ * pin_page is the unit PIN rounds to and tables count in (64 KiB, Tegra
+ * 4 KiB); pin_persistent is GPUDP_PIN_F_PERSISTENT where the API has
+ * persistent pins, else 0 (for cases that mix both kinds).
+ */
+extern int tegra;
+extern uint64_t pin_page;
+extern uint32_t pin_persistent;
 
 /* provider control: the simulator's ioctls, 0 or a negative errno */
 int sim_ioctl(unsigned long cmd, void *arg);
@@ -96,6 +106,7 @@ int pin_unknown_gpu_memory_is_einval(void);
 int pin_provider_enomem_is_passed_through(void);
 int pin_provider_einval_is_passed_through(void);
 int pin_incompatible_table_version_is_eproto(void);
+int pin_granularity_follows_api(void);
 int unpin_unknown_handle_is_enoent(void);
 int handle_of_other_file_is_enoent(void);
 int get_table_sizes_and_addresses(void);
@@ -118,6 +129,9 @@ int map_peer_errors(void);
 int free_while_peer_mapped_frees_dma_mapping(void);
 int close_releases_all_pins(void);
 int put_pages_racing_callback_on_other_thread(void);
+int revocation_just_before_put_pages(void);
+int unpin_runs_callback_from_put_pages_on_tegra(void);
+int mmap_caching_follows_allocation(void);
 
 /* ---- cases of pin_test_race.c ---- */
 

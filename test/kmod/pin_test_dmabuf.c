@@ -457,8 +457,11 @@ int race_unpin_of_next_handle_vs_pin_and_attach(void)
 			h = d.handle;
 		} else {
 			rc = gpudp_pin_pin(fd, va + 4096, 4096, 0, &p);
-			ASSERT(rc == 0 && p.handle == h + 1 && p.aligned_va == va &&
-			       p.aligned_len == GPU_PAGE && p.offset == 4096,
+			/* one GPU page, or (Tegra) the one 4 KiB page */
+			ASSERT(rc == 0 && p.handle == h + 1 &&
+			       p.aligned_va == ((va + 4096) & ~(pin_page - 1)) &&
+			       p.aligned_len == pin_page &&
+			       p.offset == va + 4096 - p.aligned_va,
 			       "pin %d: handle %llu (want %llu) va 0x%llx len 0x%llx",
 			       rc, (unsigned long long)p.handle,
 			       (unsigned long long)(h + 1),

@@ -36,7 +36,7 @@ int fuzz_random_ioctl_sequences(void)
 	uint8_t bus = 0, devfn = 0;
 	int i, rc, nh = 0;
 
-	static const int ok_pin[] = { 0, -EINVAL, -EOVERFLOW, -E2BIG, -ENOSPC,
+	static const int ok_pin[] = { 0, -EINVAL, -EOVERFLOW, -E2BIG, -ENOSPC, -EOPNOTSUPP,
 				      -ENOMEM, -EPROTO, 1 };
 	static const int ok_handle[] = { 0, -ENOENT, -EIDRM, 1 };
 	static const int ok_table[] = { 0, -ENOENT, -EIDRM, -ERANGE, 1 };
@@ -172,7 +172,7 @@ int fuzz_random_ioctl_sequences(void)
 				fl.get_pages_err = rand() % 2 ? -ENOMEM : -EINVAL;
 				fl.fail_count = (uint32_t)(rand() % 3);
 				fl.page_4k = rand() % 4 == 0;
-				fl.race_put = rand() % 3 == 0;
+				fl.race_put = rand() % 3 == 0 ? 1 + (uint32_t)(rand() % 2) : 0;
 				fl.cb_thread = rand() % 3 == 0;
 				fl.bad_version = rand() % 16 == 0;
 				fl.map_err = rand() % 4 == 0 ? -EIO : 0;

@@ -15,9 +15,10 @@ int version_reports_abi_and_caps(void)
 	ASSERT(fd >= 0, "open: %d", fd);
 	ASSERT_RC(gpudp_pin_version(fd, &v), 0);
 	ASSERT(v.abi_major == GPUDP_PIN_ABI_MAJOR, "major %u", v.abi_major);
-	ASSERT(v.caps & GPUDP_PIN_CAP_PERSISTENT, "caps 0x%x", v.caps);
+	/* Tegra: no persistent API (guide, section Porting to Tegra). */
+	ASSERT(((v.caps & GPUDP_PIN_CAP_PERSISTENT) == 0) == tegra, "caps 0x%x", v.caps);
 	ASSERT(v.caps & GPUDP_PIN_CAP_DMABUF, "caps 0x%x", v.caps);
-	ASSERT(v.abi_minor >= 1, "minor %u", v.abi_minor);
+	ASSERT(v.abi_minor >= 2, "minor %u", v.abi_minor);
 	ASSERT(v.max_pinned_bytes > 0, "no cap");
 	ASSERT(v.pinned_bytes == 0, "fresh fd has %llu pinned",
 	       (unsigned long long)v.pinned_bytes);
@@ -68,11 +69,12 @@ int pin_rounds_unaligned_range(void)
 	ASSERT_RC(gpudp_pin_pin(fd, va + 100, GPU_PAGE, 0, &p), 0);
 	ASSERT(p.handle != 0, "handle 0");
 	ASSERT(p.aligned_va == va, "aligned_va %llx", (unsigned long long)p.aligned_va);
-	ASSERT(p.aligned_len == 2 * GPU_PAGE, "aligned_len %llx",
-	       (unsigned long long)p.aligned_len);
+	/* 64 KiB + 100 bytes: two GPU pages, or 17 Tegra pages */
+	ASSERT(p.aligned_len == (GPU_PAGE + 100 + pin_page - 1) / pin_page * pin_page,
+	       "aligned_len %llx", (unsigned long long)p.aligned_len);
 	ASSERT(p.offset == 100, "offset %llu", (unsigned long long)p.offset);
 	ASSERT_RC(gpudp_pin_version(fd, &v), 0);
-	ASSERT(v.pinned_bytes == 2 * GPU_PAGE, "pinned_bytes %llu",
+	ASSERT(v.pinned_bytes == p.aligned_len, "pinned_bytes %llu",
 	       (unsigned long long)v.pinned_bytes);
 	ASSERT_RC(gpudp_pin_unpin(fd, p.handle), 0);
 	ASSERT_RC(gpudp_pin_version(fd, &v), 0);
@@ -102,7 +104,8 @@ int pin_strict_unaligned_is_einval(void)
 	int fd = open_pin();
 
 	ASSERT(va && fd >= 0, "setup");
-	ASSERT_RC(gpudp_pin_pin(fd, va + 4096, GPU_PAGE, GPUDP_PIN_F_STRICT, &p), -EINVAL);
+	ASSERT_RC(gpudp_pin_pin(fd, va + pin_page / 2, GPU_PAGE, GPUDP_PIN_F_STRICT, &p),
+		  -EINVAL);
 	ASSERT_RC(gpudp_pin_pin(fd, va, GPU_PAGE + 1, GPUDP_PIN_F_STRICT, &p), -EINVAL);
 	ASSERT_RC(gpudp_pin_pin(fd, va, GPU_PAGE, GPUDP_PIN_F_STRICT, &p), 0);
 	close(fd);
@@ -200,7 +203,8 @@ int pin_unknown_gpu_memory_is_einval(void)
 
 static int provider_error(int err)
 {
-	struct nvp2p_sim_fault f = { .get_pages_err = err, .fail_count = 2 };
+	/* Tegra: the persistent pin fails before get_pages. */
+	struct nvp2p_sim_fault f = { .get_pages_err = err, .fail_count = tegra ? 1 : 2 };
 	uint64_t va = sim_alloc(GPU_PAGE);
 	struct gpudp_pin_pin p;
 	struct gpudp_pin_version v;
@@ -209,7 +213,8 @@ static int provider_error(int err)
 	ASSERT(va && fd >= 0, "setup");
 	ASSERT_RC(sim_set_fault(&f), 0);
 	ASSERT_RC(gpudp_pin_pin(fd, va, GPU_PAGE, 0, &p), err);
-	ASSERT_RC(gpudp_pin_pin(fd, va, GPU_PAGE, GPUDP_PIN_F_PERSISTENT, &p), err);
+	ASSERT_RC(gpudp_pin_pin(fd, va, GPU_PAGE, GPUDP_PIN_F_PERSISTENT, &p),
+		  tegra ? -EOPNOTSUPP : err);
 	ASSERT_RC(gpudp_pin_version(fd, &v), 0);
 	ASSERT(v.pinned_bytes == 0, "failed pins still count %llu",
 	       (unsigned long long)v.pinned_bytes);
@@ -232,10 +237,13 @@ int pin_provider_einval_is_passed_through(void)
 int pin_incompatible_table_version_is_eproto(void)
 {
 	struct nvp2p_sim_fault f = { .bad_version = 1 };
-	uint64_t va = sim_alloc(GPU_PAGE);
+	uint64_t va;
 	struct gpudp_pin_pin p;
-	int fd = open_pin();
+	int fd;
 
+	GPUDP_TEST_SKIP_IF(tegra, "Tegra page tables carry no version word");
+	va = sim_alloc(GPU_PAGE);
+	fd = open_pin();
 	ASSERT(va && fd >= 0, "setup");
 	ASSERT_RC(sim_set_fault(&f), 0);
 	ASSERT_RC(gpudp_pin_pin(fd, va, GPU_PAGE, 0, &p), -EPROTO);
@@ -243,6 +251,37 @@ int pin_incompatible_table_version_is_eproto(void)
 	ASSERT(sim_stats().tables_live == 0, "rejected tables were not put");
 	close(fd);
 	sim_free(va);
+	return expect_clean();
+}
+
+/*
+ * PIN's unit is the API's: 64 KiB GPU pages, or 4 KiB on Tegra (guide,
+ * section Porting to Tegra: address and length multiples of 4 KB).
+ */
+int pin_granularity_follows_api(void)
+{
+	uint64_t va = sim_alloc(2 * GPU_PAGE), got[2], want[1];
+	struct gpudp_pin_pin p, s;
+	uint32_t n = 0, ps = 0;
+	int fd = open_pin();
+
+	ASSERT(va && fd >= 0, "setup");
+	/* one 4 KiB page inside the first GPU page, exactly */
+	ASSERT_RC(gpudp_pin_pin(fd, va + 4096, 4096, GPUDP_PIN_F_STRICT, &s),
+		  tegra ? 0 : -EINVAL);
+	ASSERT_RC(gpudp_pin_pin(fd, va + 2048, 4096, GPUDP_PIN_F_STRICT, &s), -EINVAL);
+	/* 10 bytes at 4 KiB + 1: rounded out to one unit */
+	ASSERT_RC(gpudp_pin_pin(fd, va + 4097, 10, 0, &p), 0);
+	ASSERT(p.aligned_va == (tegra ? va + 4096 : va) && p.aligned_len == pin_page &&
+	       p.offset == va + 4097 - p.aligned_va, "rounded to 0x%llx + 0x%llx",
+	       (unsigned long long)(p.aligned_va - va), (unsigned long long)p.aligned_len);
+	ASSERT_RC(gpudp_pin_get_table(fd, p.handle, got, 2, &n, &ps), 0);
+	ASSERT(n == 1 && ps == pin_page, "table %u x %u", n, ps);
+	ASSERT_RC(provider_table(fd, va, GPU_PAGE, want, 1), 0);
+	ASSERT(got[0] == want[0] + (p.aligned_va - va), "page at 0x%llx, GPU page at 0x%llx",
+	       (unsigned long long)got[0], (unsigned long long)want[0]);
+	close(fd);
+	ASSERT_RC(sim_free(va), 0);
 	return expect_clean();
 }
 
@@ -294,7 +333,7 @@ int handle_of_other_file_is_enoent(void)
 
 int get_table_sizes_and_addresses(void)
 {
-	uint64_t va = sim_alloc(4 * GPU_PAGE), addrs[8], tmp, mark;
+	uint64_t va = sim_alloc(4 * GPU_PAGE), addrs[48], mark;
 	uint32_t n = 0, ps = 0, i;
 	struct gpudp_pin_pin p;
 	int fd = open_pin();
@@ -302,23 +341,24 @@ int get_table_sizes_and_addresses(void)
 	ASSERT(va && fd >= 0, "setup");
 	ASSERT_RC(gpudp_pin_pin(fd, va, 3 * GPU_PAGE, 0, &p), 0);
 	ASSERT_RC(gpudp_pin_get_table(fd, p.handle, NULL, 0, &n, &ps), 0);
-	ASSERT(n == 3 && ps == GPU_PAGE, "entries %u page_size %u", n, ps);
+	/* 3 GPU pages, or 48 Tegra pages */
+	ASSERT(n == 3 * GPU_PAGE / pin_page && ps == pin_page,
+	       "entries %u page_size %u", n, ps);
 	memset(addrs, 0, sizeof(addrs));
-	ASSERT_RC(gpudp_pin_get_table(fd, p.handle, addrs, 8, &n, &ps), 0);
+	ASSERT_RC(gpudp_pin_get_table(fd, p.handle, addrs, 48, &n, &ps), 0);
 	for (i = 0; i < n; i++) {
-		ASSERT(addrs[i] != 0 && addrs[i] % GPU_PAGE == 0,
+		ASSERT(addrs[i] != 0 && addrs[i] % pin_page == 0,
 		       "entry %u = 0x%llx", i, (unsigned long long)addrs[i]);
 	}
 	/* The addresses are the pages the provider backs the VA with: mark
-	 * each GPU page and check it through a mapping of the pin. */
+	 * each page and check it through a mapping of the pin. */
 	for (i = 0; i < n; i++)
-		ASSERT_RC(sim_poke(va + i * GPU_PAGE, 0x1000 + i), 0);
-	(void)tmp;
+		ASSERT_RC(sim_poke(va + i * pin_page, 0x1000 + i), 0);
 	mark = 0;
 	for (i = 0; i < n; i++) {
 		uint64_t *m;
 
-		ASSERT_RC(gpudp_pin_mmap(fd, &p, i * GPU_PAGE, 4096, (void **)&m), 0);
+		ASSERT_RC(gpudp_pin_mmap(fd, &p, i * pin_page, 4096, (void **)&m), 0);
 		mark += (*m == 0x1000 + i);
 		munmap(m, 4096);
 	}
@@ -340,7 +380,7 @@ int get_table_small_buffer_is_erange(void)
 	ASSERT(va && fd >= 0, "setup");
 	ASSERT_RC(gpudp_pin_pin(fd, va, 4 * GPU_PAGE, 0, &p), 0);
 	ASSERT_RC(gpudp_pin_get_table(fd, p.handle, addrs, 2, &n, NULL), -ERANGE);
-	ASSERT(n == 4, "entries on ERANGE: %u", n);
+	ASSERT(n == 4 * GPU_PAGE / pin_page, "entries on ERANGE: %u", n);
 	memset(&t, 0, sizeof(t));
 	t.handle = p.handle;
 	t.pad = 7;
@@ -348,7 +388,7 @@ int get_table_small_buffer_is_erange(void)
 	       "pad: errno %d", errno);
 	t.pad = 0;
 	t.addrs = 8;	/* unmapped user address */
-	t.max_entries = 4;
+	t.max_entries = n;
 	ASSERT(ioctl(fd, GPUDP_PIN_IOC_GET_TABLE, &t) < 0 && errno == EFAULT,
 	       "bad buffer: errno %d", errno);
 	close(fd);
@@ -365,7 +405,8 @@ static int unpriv_table(int fd, uint64_t handle)
 	if (gpudp_pin_get_table(fd, handle, addrs, 4, &n, NULL) != -EPERM)
 		return 1;
 	/* Sizes stay available. */
-	if (gpudp_pin_get_table(fd, handle, NULL, 0, &n, NULL) != 0 || n != 1)
+	if (gpudp_pin_get_table(fd, handle, NULL, 0, &n, NULL) != 0 ||
+	    n != GPU_PAGE / pin_page)
 		return 3;
 	return 0;
 }
@@ -393,14 +434,14 @@ int query_reports_valid_pin(void)
 	int fd = open_pin();
 
 	ASSERT(va && fd >= 0, "setup");
-	ASSERT_RC(gpudp_pin_pin(fd, va, 2 * GPU_PAGE, GPUDP_PIN_F_PERSISTENT, &p), 0);
+	ASSERT_RC(gpudp_pin_pin(fd, va, 2 * GPU_PAGE, pin_persistent | GPUDP_PIN_F_WC, &p), 0);
 	ASSERT_RC(gpudp_pin_query(fd, p.handle, &q), 0);
 	ASSERT(q.state == GPUDP_PIN_STATE_VALID, "state %u", q.state);
-	ASSERT(q.flags == GPUDP_PIN_F_PERSISTENT, "flags 0x%x", q.flags);
+	ASSERT(q.flags == (pin_persistent | GPUDP_PIN_F_WC), "flags 0x%x", q.flags);
 	ASSERT(q.aligned_va == va && q.aligned_len == 2 * GPU_PAGE, "range");
 	ASSERT(q.mmap_offset == p.mmap_offset, "mmap_offset");
-	ASSERT(q.page_size == GPU_PAGE && q.entries == 2, "table %u x %u",
-	       q.entries, q.page_size);
+	ASSERT(q.page_size == pin_page && q.entries == 2 * GPU_PAGE / pin_page,
+	       "table %u x %u", q.entries, q.page_size);
 	close(fd);
 	sim_free(va);
 	return expect_clean();

@@ -145,7 +145,7 @@ int race_two_unpins_of_one_handle(void)
 
 	ASSERT(va && fd >= 0, "setup");
 	for (i = 0; i < loops; i++) {
-		ASSERT_RC(gpudp_pin_pin(fd, va, GPU_PAGE, i & 1 ? GPUDP_PIN_F_PERSISTENT : 0, &p), 0);
+		ASSERT_RC(gpudp_pin_pin(fd, va, GPU_PAGE, i & 1 ? pin_persistent : 0, &p), 0);
 		c.fd = fd;
 		c.handle = p.handle;
 		pthread_barrier_init(&c.go, NULL, 2);

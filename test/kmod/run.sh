@@ -44,7 +44,7 @@ else
 	[ -r "$kimage" ] || { echo "run.sh: -k $kimage: not readable"; exit 1; }
 	[ -n "$moddir" ] || [ -n "${KDIR:-}" ] || { echo "run.sh: -k needs -m or KDIR"; exit 1; }
 fi
-command -v "${QEMU:-qemu-system-x86_64}" >/dev/null || skip "qemu-system-x86_64 missing"
+command -v "${QEMU:-qemu-system-x86_64}" >/dev/null || skip "${QEMU:-qemu-system-x86_64} missing"
 command -v cpio >/dev/null || skip "cpio missing"
 command -v busybox >/dev/null || skip "busybox missing (install busybox-static)"
 cc=${CC:-gcc}

@@ -8,8 +8,9 @@
 #          kernel under QEMU TCG with them (run.sh) and run the guest tests
 #          (-a: kernel command line words, as for run.sh: e.g. fuzz only)
 #   build  build both modules in the root for the newest kernel of
-#          trixie-backports (7.x) and check what came out; no boot (no
-#          image): this catches the kernel API changes early
+#          trixie-backports (7.x) and check what came out, then again for
+#          the Tegra NV-P2P API (NV_P2P=tegra); no boot (no image): this
+#          catches the kernel API changes early
 # Warnings fail both (build-modules.sh). Exit: 0 pass, 1 fail, 77 (meson
 # SKIP) when the root cannot be had (not root, no debootstrap, Debian's
 # trixie suites unreachable) or a QEMU prerequisite is missing.
@@ -85,6 +86,12 @@ if [ "$mode" = build ]; then
 	[ "$deps" = nvidia_p2p_sim ] ||
 		{ echo "trixie: gpudp_pin.ko depends on '$deps', want nvidia_p2p_sim"; exit 1; }
 	echo "trixie: both modules build for $rel without a warning"
+	# The Tegra NV-P2P API's code too (NV_P2P=tegra, doc/kmod.md#tegra).
+	NV_P2P=tegra GPUDP_KMOD_ROOT=$dir/root KDIR=/usr/src/linux-headers-$rel \
+		"$top/test/kmod/build-modules.sh" "$mods-tegra"
+	grep -qx '#define GPUDP_NV_P2P_TEGRA 1' "$mods-tegra/gpudp_features.h" ||
+		{ echo "trixie: NV_P2P=tegra: features.sh did not find the Tegra API"; exit 1; }
+	echo "trixie: both modules build for $rel for the Tegra API without a warning"
 	exit 0
 fi
 

@@ -10,9 +10,13 @@
 #
 # Boots KERNEL (an ELF vmlinux through PVH, or a bzImage) with INITRD under
 # QEMU TCG with one isa-debug-exit device, and passes only when all hold:
-#   - QEMU exited 1, i.e. the guest wrote 0 to the isa-debug-exit port;
+#   - QEMU exited 1, i.e. the guest wrote 0 to the isa-debug-exit port
+#     (qexit.c);
 #   - the serial log has the guest's "GPUDP-QEMU: RESULT PASS" line;
 #   - the serial log has no kernel splat (panic, oops, BUG, WARNING, KASAN).
+# With QEMU=qemu-system-aarch64, an arm64 kernel Image (gzip or not) on the
+# "virt" machine (Cortex-A57, PL011 console), where qexit leaves through Arm
+# semihosting instead, with the same exit status.
 # Exit status: 0 pass, 1 fail, 77 (meson SKIP) when qemu is missing.
 # KVM: opt-in with GPUDP_QEMU_KVM=1, and refused on PVM hosts (kvm_pvm),
 # which cannot run a stock kernel.
@@ -39,13 +43,20 @@ accel="-accel tcg"
 if [ "${GPUDP_QEMU_KVM:-0}" = 1 ] && [ -w /dev/kvm ] && [ ! -d /sys/module/kvm_pvm ]; then
 	accel="-accel kvm -cpu host"
 fi
+case $qemu in
+*aarch64*)
+	machine="-M virt -cpu cortex-a57 -semihosting-config enable=on,userspace=on"
+	console=ttyAMA0 ;;
+*)
+	machine="-device isa-debug-exit,iobase=0xf4,iosize=0x04"
+	console=ttyS0 ;;
+esac
 start=$(date +%s.%N)
-# shellcheck disable=SC2086 # $accel is a word list
-timeout -k 5 "$tmo" "$qemu" $accel -m "$mem" -smp 1 \
+# shellcheck disable=SC2086 # $accel and $machine are word lists
+timeout -k 5 "$tmo" "$qemu" $accel $machine -m "$mem" -smp 1 \
 	-nographic -nodefaults -no-reboot -serial stdio \
-	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 $append" \
+	-append "console=$console panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 $append" \
 	"$@" </dev/null >"$log" 2>&1
 rc=$?
 secs=$(echo "$(date +%s.%N) $start" | awk '{printf "%.1f", $1 - $2}')

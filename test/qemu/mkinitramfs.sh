@@ -9,7 +9,10 @@
 #   /lib/gpudp/guest-lib.sh  guest helpers (guest_setup, guest_finish, ...)
 #   DEST                     each SRC file (static binaries, .ko files, ...)
 # No root needed: the kernel's built-in initramfs already has /dev/console.
-# Environment: CC (default gcc), BUSYBOX (default: busybox on PATH).
+# Environment: CC (default gcc), BUSYBOX (default: busybox on PATH). For a
+# guest of another architecture (arm64), CC is its cross compiler and
+# BUSYBOX its static busybox; the applet list then comes from this
+# machine's busybox.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out=$1 init=$2
@@ -29,7 +32,8 @@ rm -rf "$root"
 mkdir -p "$root/bin" "$root/sbin" "$root/proc" "$root/sys" "$root/dev" \
 	"$root/tmp" "$root/lib/gpudp" "$root/lib/modules"
 cp "$busybox" "$root/bin/busybox"
-for a in $("$busybox" --list); do
+applets=$("$busybox" --list 2>/dev/null || busybox --list)
+for a in $applets; do
 	[ "$a" = busybox ] || ln -sf busybox "$root/bin/$a"
 done
 "$cc" -static -O2 -Wall -Wextra -Werror -o "$root/bin/qexit" "$here/qexit.c"

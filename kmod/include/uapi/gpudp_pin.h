@@ -22,9 +22,13 @@
 
 /* ABI version: major changes are incompatible, minor ones add features. */
 #define GPUDP_PIN_ABI_MAJOR	1
-#define GPUDP_PIN_ABI_MINOR	1	/* 1: ATTACH_DMABUF */
+#define GPUDP_PIN_ABI_MINOR	2	/* 1: ATTACH_DMABUF; 2: CAP_TEGRA, F_WC */
 
-/* NV-P2P pins GPU memory in 64 KiB pages (NVIDIA, "GPUDirect RDMA", "Pinning GPU memory"). */
+/*
+ * NV-P2P pins GPU memory in 64 KiB pages (NVIDIA, "GPUDirect RDMA", "Pinning
+ * GPU memory"); the Tegra API (GPUDP_PIN_CAP_TEGRA) pins host memory in
+ * 4 KiB pages (section "Porting to Tegra").
+ */
 #define GPUDP_PIN_GPU_PAGE_SHIFT	16
 #define GPUDP_PIN_GPU_PAGE_SIZE		(1ULL << GPUDP_PIN_GPU_PAGE_SHIFT)
 
@@ -32,11 +36,28 @@
 #define GPUDP_PIN_CAP_PERSISTENT	(1U << 0) /* persistent API built in */
 #define GPUDP_PIN_CAP_NV_P2P_H		(1U << 1) /* built against NVIDIA's nv-p2p.h */
 #define GPUDP_PIN_CAP_DMABUF		(1U << 2) /* GPUDP_PIN_IOC_ATTACH_DMABUF works */
+/*
+ * Built for the Tegra NV-P2P API (Jetson, DRIVE: cudaHostAlloc memory):
+ * pins are rounded to GPUDP_PIN_TEGRA_PAGE_SIZE instead of 64 KiB, there
+ * are no persistent pins, MAP_PEER maps 4 KiB pages, and mmap honours
+ * GPUDP_PIN_F_WC.
+ */
+#define GPUDP_PIN_CAP_TEGRA		(1U << 3)
+
+#define GPUDP_PIN_TEGRA_PAGE_SIZE	4096ULL
 
 /* struct gpudp_pin_pin.flags */
 #define GPUDP_PIN_F_PERSISTENT	(1U << 0) /* nvidia_p2p_get_pages_persistent */
 #define GPUDP_PIN_F_STRICT	(1U << 1) /* reject unaligned va/len instead of rounding */
-#define GPUDP_PIN_F_ALL		(GPUDP_PIN_F_PERSISTENT | GPUDP_PIN_F_STRICT)
+/*
+ * The memory was allocated write-combined (cudaHostAllocWriteCombined):
+ * with GPUDP_PIN_CAP_TEGRA, mmap maps it write-combined, and without this
+ * flag leaves the caching of the mapping as for any memory (cached), as
+ * the allocation must match. Without GPUDP_PIN_CAP_TEGRA every mapping is
+ * write-combined (GPU memory behind a BAR) and the flag changes nothing.
+ */
+#define GPUDP_PIN_F_WC		(1U << 2)
+#define GPUDP_PIN_F_ALL		(GPUDP_PIN_F_PERSISTENT | GPUDP_PIN_F_STRICT | GPUDP_PIN_F_WC)
 
 /* struct gpudp_pin_query.state */
 #define GPUDP_PIN_STATE_VALID	1 /* pinned, table readable, mmap works */
@@ -75,8 +96,9 @@ struct gpudp_pin_version {
  * @flags:	in: GPUDP_PIN_F_*
  * @pad:	in: zero
  * @handle:	out: pin handle, unique for the module's lifetime, never 0
- * @aligned_va:	out: @va rounded down to 64 KiB
- * @aligned_len: out: pinned length, multiple of 64 KiB
+ * @aligned_va:	out: @va rounded down to 64 KiB (GPUDP_PIN_CAP_TEGRA:
+ *		to GPUDP_PIN_TEGRA_PAGE_SIZE, or the CPU page size if larger)
+ * @aligned_len: out: pinned length, multiple of the same
  * @offset:	out: @va - @aligned_va
  * @mmap_offset: out: pass to mmap() to map the pin from @aligned_va on
  */

@@ -18,6 +18,21 @@
  *  - put_pages on a table that the GPU side already tore down returns 0;
  *    if that teardown is in flight, put_pages waits for it to finish.
  *
+ * Tegra personality (built with NV_P2P=tegra, where kmod/features.sh finds
+ * the Tegra API in the declarations: GPUDP_NV_P2P_TEGRA): the same
+ * functions with the signatures and semantics of NVIDIA's GPUDirect RDMA
+ * guide, section Porting to Tegra:
+ *  - no tokens, no persistent API; address and length multiples of
+ *    4 KiB; tables of 4 KiB struct pages;
+ *  - put_pages(table) always runs the free callback, on the calling
+ *    thread, before it returns; the client frees the table;
+ *  - a table whose callback ran is never handed to put_pages again once
+ *    the client freed it (a use after free there), and a table the client
+ *    did not free in a revocation callback is freed by it later;
+ *  - dma_map_pages(struct device *, table, &mapping, direction) maps for a
+ *    device, in segments (hw_address[], hw_len[]) that merge contiguous
+ *    pages; dma_unmap_pages(mapping).
+ *
  * It also exports ranges of the fake GPU memory as dma-bufs (dynamic
  * exporter: pin/unpin ops, counted), the way the NVIDIA driver does for
  * cuMemGetHandleForAddressRange(CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD). FREE
@@ -46,6 +61,7 @@
 #include <linux/pci.h>
 #include <linux/rcupdate.h>
 #include <linux/scatterlist.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
@@ -79,13 +95,19 @@ struct sim_table {
 	bool in_callback;		/* callback running (sim_lock) */
 	bool client_freed;		/* free_page_table was called */
 	bool run_by_free;		/* FREE runs its callback */
+	bool in_put;			/* Tegra: callback run by put_pages */
+	bool cb_done;			/* Tegra: callback ran, table not freed */
 	struct completion torn_down;	/* callback finished */
 	void (*free_callback)(void *data);
 	void *data;
 	struct list_head dmas;		/* struct sim_dma */
+#ifdef GPUDP_NV_P2P_TEGRA
+	struct page **pages;
+#else
 	struct nvidia_p2p_page **pages;
 	struct nvidia_p2p_page *page_store;
 	u8 uuid[16];
+#endif
 	struct work_struct work;
 	u64 va;
 };
@@ -94,8 +116,17 @@ struct sim_dma {
 	struct nvidia_p2p_dma_mapping m;
 	struct list_head node;		/* sim_table.dmas */
 	struct sim_table *t;
-	struct pci_dev *peer;
+	struct pci_dev *peer;		/* desktop */
 };
+
+#ifdef GPUDP_NV_P2P_TEGRA
+/* Tegra: address and length in 4 KiB units, tables of 4 KiB pages. */
+#define SIM_PIN_UNIT		SZ_4K
+#define SIM_TEGRA		true
+#else
+#define SIM_PIN_UNIT		SIM_CHUNK_SIZE
+#define SIM_TEGRA		false
+#endif
 
 /* A dma-buf over part of an allocation; freed by the buffer's release. */
 struct sim_export {
@@ -127,7 +158,9 @@ static void sim_table_release(struct kref *ref)
 	struct sim_table *t = container_of(ref, struct sim_table, ref);
 
 	kfree(t->pages);
+#ifndef GPUDP_NV_P2P_TEGRA
 	kfree(t->page_store);
+#endif
 	kfree(t);
 }
 
@@ -199,18 +232,28 @@ static void sim_free_chunks(struct sim_alloc *a)
 	kfree(a);
 }
 
+/* A DMA mapping, off its table's list. Caller holds sim_lock. */
+static void sim_free_dma(struct sim_dma *d)
+{
+	list_del(&d->node);
+#ifdef GPUDP_NV_P2P_TEGRA
+	kfree(d->m.hw_address);
+	kfree(d->m.hw_len);
+#else
+	kfree(d->m.dma_addresses);
+#endif
+	kfree(d);
+	sim_stats.dmas_live--;
+}
+
 /* Free the table once nobody uses it. Caller holds sim_lock. */
 static void sim_unlink_table(struct sim_table *t)
 {
 	struct sim_dma *d, *tmp;
 
 	lockdep_assert_held(&sim_lock);
-	list_for_each_entry_safe(d, tmp, &t->dmas, node) {
-		list_del(&d->node);
-		kfree(d->m.dma_addresses);
-		kfree(d);
-		sim_stats.dmas_live--;
-	}
+	list_for_each_entry_safe(d, tmp, &t->dmas, node)
+		sim_free_dma(d);
 	if (t->persistent)
 		t->alloc->persistent_users--;
 	list_del_init(&t->node);
@@ -237,13 +280,20 @@ static void sim_run_callback(struct sim_table *t)
 
 	mutex_lock(&sim_lock);
 	sim_stats.callbacks++;
+	if (t->in_put)
+		sim_stats.put_callbacks++;
 	t->in_callback = false;
-	if (!t->client_freed)
-		sim_violation("callback returned without nvidia_p2p_free_page_table");
 	if (!list_empty(&t->dmas))
 		sim_violation("callback left dma mappings");
 	complete_all(&t->torn_down);
-	sim_unlink_table(t);
+	if (SIM_TEGRA && !t->client_freed && !t->in_put) {
+		/* Tegra: the client may free it after the callback. */
+		t->cb_done = true;
+	} else {
+		if (!t->client_freed)
+			sim_violation("callback returned without nvidia_p2p_free_page_table");
+		sim_unlink_table(t);
+	}
 	mutex_unlock(&sim_lock);
 }
 
@@ -263,7 +313,7 @@ static int sim_get_pages(u64 va, u64 len, struct nvidia_p2p_page_table **ptp,
 	struct sim_table *t;
 	int ret;
 
-	if (!ptp || !len || (va | len) & (SIM_CHUNK_SIZE - 1))
+	if (!ptp || !len || (va | len) & (SIM_PIN_UNIT - 1))
 		return -EINVAL;
 
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
@@ -281,6 +331,23 @@ static int sim_get_pages(u64 va, u64 len, struct nvidia_p2p_page_table **ptp,
 		ret = -EINVAL;
 		goto err;
 	}
+#ifdef GPUDP_NV_P2P_TEGRA
+	/* The struct pages of a chunk are adjacent (one allocation). */
+	BUILD_BUG_ON(PAGE_SIZE != SIM_PIN_UNIT);
+	psize = PAGE_SIZE;
+	entries = len / psize;
+	t->pages = kcalloc(entries, sizeof(*t->pages), GFP_KERNEL);
+	if (!t->pages) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	for (i = 0; i < entries; i++)
+		t->pages[i] = pfn_to_page(PHYS_PFN(sim_phys(a, va - a->va +
+							    (u64)i * psize)));
+	t->pt.page_size = NVIDIA_P2P_PAGE_SIZE_4KB;
+	t->pt.size = len;
+	t->pt.vaddr = va;
+#else
 	psize = sim_fault.page_4k ? PAGE_SIZE : SIM_CHUNK_SIZE;
 	entries = len / psize;
 	t->pages = kcalloc(entries, sizeof(*t->pages), GFP_KERNEL);
@@ -294,6 +361,13 @@ static int sim_get_pages(u64 va, u64 len, struct nvidia_p2p_page_table **ptp,
 			sim_phys(a, va - a->va + (u64)i * psize);
 		t->pages[i] = &t->page_store[i];
 	}
+	memset(t->uuid, 0x5a, sizeof(t->uuid));
+	t->pt.version = sim_fault.bad_version ? 0x00990000 :
+			NVIDIA_P2P_PAGE_TABLE_VERSION;
+	t->pt.page_size = sim_fault.page_4k ? NVIDIA_P2P_PAGE_SIZE_4KB :
+			  NVIDIA_P2P_PAGE_SIZE_64KB;
+	t->pt.gpu_uuid = t->uuid;
+#endif
 	kref_init(&t->ref);
 	INIT_LIST_HEAD(&t->dmas);
 	init_completion(&t->torn_down);
@@ -303,14 +377,8 @@ static int sim_get_pages(u64 va, u64 len, struct nvidia_p2p_page_table **ptp,
 	t->registered = !persistent;
 	t->free_callback = cb;
 	t->data = data;
-	memset(t->uuid, 0x5a, sizeof(t->uuid));
-	t->pt.version = sim_fault.bad_version ? 0x00990000 :
-			NVIDIA_P2P_PAGE_TABLE_VERSION;
-	t->pt.page_size = sim_fault.page_4k ? NVIDIA_P2P_PAGE_SIZE_4KB :
-			  NVIDIA_P2P_PAGE_SIZE_64KB;
 	t->pt.pages = t->pages;
 	t->pt.entries = entries;
-	t->pt.gpu_uuid = t->uuid;
 	if (persistent)
 		a->persistent_users++;
 	list_add_tail(&t->node, &sim_tables);
@@ -322,11 +390,320 @@ static int sim_get_pages(u64 va, u64 len, struct nvidia_p2p_page_table **ptp,
 err:
 	mutex_unlock(&sim_lock);
 	kfree(t->pages);
+#ifndef GPUDP_NV_P2P_TEGRA
 	kfree(t->page_store);
+#endif
 	kfree(t);
 	return ret;
 }
 
+/*
+ * put_pages finds @t still registered and the race_put fault set: the GPU
+ * side wins the race and runs the callback on another thread, as a
+ * cudaFree racing with the unpin would. Caller holds sim_lock.
+ */
+static void sim_race_put(struct sim_table *t)
+{
+	t->registered = false;
+	t->in_callback = true;
+	kref_get(&t->ref);	/* the worker's */
+	INIT_WORK(&t->work, sim_callback_work);
+	queue_work(sim_wq, &t->work);
+}
+
+/*
+ * @t's teardown is in flight on another thread: wait for it, as the real
+ * driver does. With race_put 2 that teardown finished before put_pages was
+ * called: on Tegra, a table the client freed in its callback was then
+ * passed to put_pages after its free. Called with sim_lock held, returns
+ * without it; 0, or -EINVAL for that violation.
+ */
+static int sim_wait_torn_down(struct sim_table *t)
+{
+	bool before = sim_fault.race_put == 2;
+	int ret = 0;
+
+	kref_get(&t->ref);
+	mutex_unlock(&sim_lock);
+	wait_for_completion(&t->torn_down);
+	mutex_lock(&sim_lock);
+	if (SIM_TEGRA && before && t->client_freed) {
+		sim_violation("put_pages on a table the client freed in its callback");
+		ret = -EINVAL;
+	}
+	mutex_unlock(&sim_lock);
+	kref_put(&t->ref, sim_table_release);
+	return ret;
+}
+
+/* Caller holds sim_lock. */
+static struct sim_dma *sim_find_dma(struct nvidia_p2p_dma_mapping *m)
+{
+	struct sim_table *t;
+	struct sim_dma *d;
+
+	list_for_each_entry(t, &sim_tables, node)
+		list_for_each_entry(d, &t->dmas, node)
+			if (&d->m == m)
+				return d;
+	return NULL;
+}
+
+/*
+ * Checks common to both dma_map_pages forms; a new struct sim_dma for the
+ * live table behind @pt in *@dp, or a negative errno. Caller holds
+ * sim_lock.
+ */
+static int sim_dma_start(struct nvidia_p2p_page_table *pt,
+			 struct sim_table **tp, struct sim_dma **dp)
+{
+	struct sim_table *t;
+
+	lockdep_assert_held(&sim_lock);
+	t = sim_find_table(pt);
+	if (!t || t->client_freed || t->in_callback || t->cb_done) {
+		sim_violation("dma_map_pages on a dead table");
+		return -EINVAL;
+	}
+	*dp = kzalloc(sizeof(**dp), GFP_KERNEL);
+	if (!*dp)
+		return -ENOMEM;
+	(*dp)->t = t;
+	*tp = t;
+	return 0;
+}
+
+/*
+ * End a dma_map_pages begun by sim_dma_start() for @pdev: when @ret is 0
+ * publish @d in *@dma_mapping, else free it (its arrays the caller freed).
+ * Called with sim_lock held, returns without it; returns @ret.
+ */
+static int sim_dma_end(struct sim_dma *d, int ret, struct pci_dev *pdev,
+		       struct nvidia_p2p_dma_mapping **dma_mapping)
+{
+	if (!ret) {
+		sim_stats.dma_last_peer = (u64)pci_domain_nr(pdev->bus) << 16 |
+					  pdev->bus->number << 8 | pdev->devfn;
+		list_add_tail(&d->node, &d->t->dmas);
+		sim_stats.dmas_live++;
+		sim_stats.dma_maps++;
+		*dma_mapping = &d->m;
+		d = NULL;
+	}
+	mutex_unlock(&sim_lock);
+	kfree(d);
+	return ret;
+}
+
+/*
+ * put_pages of both personalities; @va is the desktop form's (0 on Tegra).
+ * Desktop: a table the GPU side tore down already is fine (0), and the
+ * callback runs only on revocation. Tegra (guide, section Porting to
+ * Tegra): the table must be one the client did not free (the real driver
+ * would use freed memory), and put_pages runs its callback on this thread
+ * before returning. Both wait for a teardown in flight. Takes sim_lock.
+ */
+static int sim_put_pages(struct nvidia_p2p_page_table *pt, u64 va)
+{
+	struct sim_table *t;
+
+	mutex_lock(&sim_lock);
+	sim_stats.put_pages++;
+	t = sim_find_table(pt);
+	if (SIM_TEGRA && (!t || t->client_freed)) {
+		sim_violation("put_pages on a table the client freed");
+		goto einval;
+	}
+	if (!t) {
+		/* Torn down by the GPU side already: not an error. */
+		mutex_unlock(&sim_lock);
+		return 0;
+	}
+	if (!SIM_TEGRA && (t->persistent || t->va != va)) {
+		sim_violation("put_pages on a persistent table or wrong va");
+		goto einval;
+	}
+	if (t->registered && sim_fault.race_put)
+		sim_race_put(t);
+	if (!t->registered)
+		return sim_wait_torn_down(t);
+	t->registered = false;
+	if (!SIM_TEGRA) {
+		sim_unlink_table(t);
+		mutex_unlock(&sim_lock);
+		return 0;
+	}
+	t->in_callback = true;
+	t->in_put = true;
+	mutex_unlock(&sim_lock);
+	sim_run_callback(t);
+	return 0;
+einval:
+	mutex_unlock(&sim_lock);
+	return -EINVAL;
+}
+
+/*
+ * dma_unmap_pages of both personalities; @pt and @peer are the desktop
+ * form's (NULL on Tegra). Takes sim_lock.
+ */
+static int sim_dma_unmap(struct nvidia_p2p_dma_mapping *m,
+			 struct nvidia_p2p_page_table *pt, struct pci_dev *peer)
+{
+	struct sim_dma *d;
+	int ret = 0;
+
+	mutex_lock(&sim_lock);
+	d = sim_find_dma(m);
+	if (!d) {
+		/*
+		 * Desktop: gone with its table already, like the real driver:
+		 * fine. Tegra: the mapping is the handle, so it was freed.
+		 */
+		if (SIM_TEGRA) {
+			sim_violation("dma_unmap_pages of a mapping that is gone");
+			ret = -EINVAL;
+		}
+	} else if (d->t->in_callback) {
+		sim_violation("dma_unmap_pages from the free callback");
+		ret = -EINVAL;
+	} else if (!SIM_TEGRA && (&d->t->pt != pt || d->peer != peer)) {
+		sim_violation("dma_unmap_pages with the wrong table or peer");
+		ret = -EINVAL;
+	} else {
+		sim_free_dma(d);
+	}
+	mutex_unlock(&sim_lock);
+	return ret;
+}
+
+/*
+ * Client frees a table: from its free callback, or (Tegra) after a
+ * callback that left it to the client.
+ */
+int nvidia_p2p_free_page_table(struct nvidia_p2p_page_table *page_table)
+{
+	struct sim_table *t;
+	int ret = 0;
+
+	mutex_lock(&sim_lock);
+	t = sim_find_table(page_table);
+	if (!t || !(t->in_callback || t->cb_done) || t->client_freed) {
+		sim_violation("free_page_table outside its free callback");
+		ret = -EINVAL;
+	} else {
+		t->client_freed = true;
+		/* Any later use of the table by the client now oopses. */
+		t->pt.pages = NULL;
+		t->pt.entries = 0;
+		if (t->cb_done)
+			sim_unlink_table(t);
+	}
+	mutex_unlock(&sim_lock);
+	return ret;
+}
+EXPORT_SYMBOL(nvidia_p2p_free_page_table);
+
+int nvidia_p2p_free_dma_mapping(struct nvidia_p2p_dma_mapping *dma_mapping)
+{
+	struct sim_dma *d;
+	int ret = 0;
+
+	mutex_lock(&sim_lock);
+	d = sim_find_dma(dma_mapping);
+	if (!d || !d->t->in_callback) {
+		sim_violation("free_dma_mapping outside the free callback");
+		ret = -EINVAL;
+	} else {
+		sim_free_dma(d);
+	}
+	mutex_unlock(&sim_lock);
+	return ret;
+}
+EXPORT_SYMBOL(nvidia_p2p_free_dma_mapping);
+
+#ifdef GPUDP_NV_P2P_TEGRA
+int nvidia_p2p_get_pages(u64 virtual_address, u64 length,
+			 struct nvidia_p2p_page_table **page_table,
+			 void (*free_callback)(void *data), void *data)
+{
+	if (!free_callback)
+		return -EINVAL;
+	return sim_get_pages(virtual_address, length, page_table,
+			     free_callback, data, false);
+}
+EXPORT_SYMBOL(nvidia_p2p_get_pages);
+
+/* Tegra: runs the free callback (sim_put_pages()). */
+int nvidia_p2p_put_pages(struct nvidia_p2p_page_table *page_table)
+{
+	return sim_put_pages(page_table, 0);
+}
+EXPORT_SYMBOL(nvidia_p2p_put_pages);
+
+/*
+ * Tegra: map for @dev, one segment per run of physically contiguous
+ * pages. The direction is the client's; counted so that tests can check
+ * it.
+ */
+int nvidia_p2p_dma_map_pages(struct device *dev,
+			     struct nvidia_p2p_page_table *page_table,
+			     struct nvidia_p2p_dma_mapping **dma_mapping,
+			     enum dma_data_direction direction)
+{
+	struct sim_table *t;
+	struct sim_dma *d = NULL;
+	u32 i, n = 0;
+	u64 phys;
+	int ret;
+
+	if (!dev || !page_table || !dma_mapping ||
+	    !valid_dma_direction(direction))
+		return -EINVAL;
+	mutex_lock(&sim_lock);
+	ret = sim_dma_start(page_table, &t, &d);
+	if (ret)
+		goto out;
+	if (!dev_is_pci(dev)) {
+		sim_violation("dma_map_pages for a device that is not a PCI function");
+		ret = -EINVAL;
+		goto out;
+	}
+	d->m.hw_address = kcalloc(t->pt.entries, sizeof(*d->m.hw_address),
+				  GFP_KERNEL);
+	d->m.hw_len = kcalloc(t->pt.entries, sizeof(*d->m.hw_len), GFP_KERNEL);
+	if (!d->m.hw_address || !d->m.hw_len) {
+		kfree(d->m.hw_address);
+		kfree(d->m.hw_len);
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < t->pt.entries; i++) {
+		phys = page_to_phys(t->pages[i]) + NVP2P_SIM_DMA_BIAS;
+		if (n && d->m.hw_address[n - 1] + d->m.hw_len[n - 1] == phys) {
+			d->m.hw_len[n - 1] += PAGE_SIZE;
+		} else {
+			d->m.hw_address[n] = phys;
+			d->m.hw_len[n++] = PAGE_SIZE;
+		}
+	}
+	d->m.entries = n;
+	d->m.direction = direction;
+	d->m.dev = dev;
+	d->m.page_table = page_table;
+	if (direction == DMA_BIDIRECTIONAL)
+		sim_stats.dma_maps_bidirectional++;
+out:
+	return sim_dma_end(d, ret, ret ? NULL : to_pci_dev(dev), dma_mapping);
+}
+EXPORT_SYMBOL(nvidia_p2p_dma_map_pages);
+
+int nvidia_p2p_dma_unmap_pages(struct nvidia_p2p_dma_mapping *dma_mapping)
+{
+	return sim_dma_unmap(dma_mapping, NULL, NULL);
+}
+EXPORT_SYMBOL(nvidia_p2p_dma_unmap_pages);
+#else /* desktop */
 int nvidia_p2p_get_pages(uint64_t p2p_token, uint32_t va_space_token,
 			 uint64_t virtual_address, uint64_t length,
 			 struct nvidia_p2p_page_table **page_table,
@@ -355,41 +732,7 @@ int nvidia_p2p_put_pages(uint64_t p2p_token, uint32_t va_space_token,
 			 uint64_t virtual_address,
 			 struct nvidia_p2p_page_table *page_table)
 {
-	struct sim_table *t;
-
-	mutex_lock(&sim_lock);
-	sim_stats.put_pages++;
-	t = sim_find_table(page_table);
-	if (!t) {
-		/* Torn down by the GPU side already: not an error. */
-		mutex_unlock(&sim_lock);
-		return 0;
-	}
-	if (t->persistent || t->va != virtual_address) {
-		sim_violation("put_pages on a persistent table or wrong va");
-		mutex_unlock(&sim_lock);
-		return -EINVAL;
-	}
-	if (t->registered && sim_fault.race_put) {
-		/* The GPU side wins the race: callback on another thread. */
-		t->registered = false;
-		t->in_callback = true;
-		kref_get(&t->ref);	/* the worker's */
-		INIT_WORK(&t->work, sim_callback_work);
-		queue_work(sim_wq, &t->work);
-	}
-	if (!t->registered) {
-		/* Teardown in flight: wait for it, as the real driver does. */
-		kref_get(&t->ref);
-		mutex_unlock(&sim_lock);
-		wait_for_completion(&t->torn_down);
-		kref_put(&t->ref, sim_table_release);
-		return 0;
-	}
-	t->registered = false;
-	sim_unlink_table(t);
-	mutex_unlock(&sim_lock);
-	return 0;
+	return sim_put_pages(page_table, virtual_address);
 }
 EXPORT_SYMBOL(nvidia_p2p_put_pages);
 
@@ -424,49 +767,21 @@ int nvidia_p2p_put_pages_persistent(uint64_t virtual_address,
 }
 EXPORT_SYMBOL(nvidia_p2p_put_pages_persistent);
 
-int nvidia_p2p_free_page_table(struct nvidia_p2p_page_table *page_table)
-{
-	struct sim_table *t;
-	int ret = 0;
-
-	mutex_lock(&sim_lock);
-	t = sim_find_table(page_table);
-	if (!t || !t->in_callback || t->client_freed) {
-		sim_violation("free_page_table outside its free callback");
-		ret = -EINVAL;
-	} else {
-		t->client_freed = true;
-		/* Any later use of the table by the client now oopses. */
-		t->pt.pages = NULL;
-		t->pt.entries = 0;
-	}
-	mutex_unlock(&sim_lock);
-	return ret;
-}
-EXPORT_SYMBOL(nvidia_p2p_free_page_table);
-
 int nvidia_p2p_dma_map_pages(struct pci_dev *peer,
 			     struct nvidia_p2p_page_table *page_table,
 			     struct nvidia_p2p_dma_mapping **dma_mapping)
 {
 	struct sim_table *t;
-	struct sim_dma *d;
+	struct sim_dma *d = NULL;
 	u32 i;
-	int ret = 0;
+	int ret;
 
 	if (!peer || !page_table || !dma_mapping)
 		return -EINVAL;
-	d = kzalloc(sizeof(*d), GFP_KERNEL);
-	if (!d)
-		return -ENOMEM;
-
 	mutex_lock(&sim_lock);
-	t = sim_find_table(page_table);
-	if (!t || t->client_freed || t->in_callback) {
-		sim_violation("dma_map_pages on a dead table");
-		ret = -EINVAL;
+	ret = sim_dma_start(page_table, &t, &d);
+	if (ret)
 		goto out;
-	}
 	if (t->pt.page_size == NVIDIA_P2P_PAGE_SIZE_4KB) {
 		/* The real driver BUG()s here. */
 		sim_violation("dma_map_pages on a 4 KiB page table");
@@ -484,83 +799,21 @@ int nvidia_p2p_dma_map_pages(struct pci_dev *peer,
 	d->m.version = NVIDIA_P2P_DMA_MAPPING_VERSION;
 	d->m.page_size_type = t->pt.page_size;
 	d->m.entries = t->pt.entries;
-	d->t = t;
 	d->peer = peer;
-	list_add_tail(&d->node, &t->dmas);
-	sim_stats.dmas_live++;
-	sim_stats.dma_maps++;
-	*dma_mapping = &d->m;
-	d = NULL;
+	sim_stats.dma_maps_bidirectional++;	/* a PCI peer's are */
 out:
-	mutex_unlock(&sim_lock);
-	kfree(d);
-	return ret;
+	return sim_dma_end(d, ret, peer, dma_mapping);
 }
 EXPORT_SYMBOL(nvidia_p2p_dma_map_pages);
-
-/* Caller holds sim_lock. */
-static struct sim_dma *sim_find_dma(struct nvidia_p2p_dma_mapping *m)
-{
-	struct sim_table *t;
-	struct sim_dma *d;
-
-	list_for_each_entry(t, &sim_tables, node)
-		list_for_each_entry(d, &t->dmas, node)
-			if (&d->m == m)
-				return d;
-	return NULL;
-}
-
-static void sim_free_dma(struct sim_dma *d)
-{
-	list_del(&d->node);
-	kfree(d->m.dma_addresses);
-	kfree(d);
-	sim_stats.dmas_live--;
-}
 
 int nvidia_p2p_dma_unmap_pages(struct pci_dev *peer,
 			       struct nvidia_p2p_page_table *page_table,
 			       struct nvidia_p2p_dma_mapping *dma_mapping)
 {
-	struct sim_dma *d;
-	int ret = 0;
-
-	mutex_lock(&sim_lock);
-	d = sim_find_dma(dma_mapping);
-	if (!d) {
-		/* Already gone with its table: like the real driver, fine. */
-	} else if (d->t->in_callback) {
-		sim_violation("dma_unmap_pages from the free callback");
-		ret = -EINVAL;
-	} else if (&d->t->pt != page_table || d->peer != peer) {
-		sim_violation("dma_unmap_pages with the wrong table or peer");
-		ret = -EINVAL;
-	} else {
-		sim_free_dma(d);
-	}
-	mutex_unlock(&sim_lock);
-	return ret;
+	return sim_dma_unmap(dma_mapping, page_table, peer);
 }
 EXPORT_SYMBOL(nvidia_p2p_dma_unmap_pages);
-
-int nvidia_p2p_free_dma_mapping(struct nvidia_p2p_dma_mapping *dma_mapping)
-{
-	struct sim_dma *d;
-	int ret = 0;
-
-	mutex_lock(&sim_lock);
-	d = sim_find_dma(dma_mapping);
-	if (!d || !d->t->in_callback) {
-		sim_violation("free_dma_mapping outside the free callback");
-		ret = -EINVAL;
-	} else {
-		sim_free_dma(d);
-	}
-	mutex_unlock(&sim_lock);
-	return ret;
-}
-EXPORT_SYMBOL(nvidia_p2p_free_dma_mapping);
+#endif /* GPUDP_NV_P2P_TEGRA */
 
 static int sim_ioc_alloc(struct file *filp, void __user *uarg)
 {
@@ -949,6 +1202,43 @@ static int sim_ioc_export(void __user *uarg)
 	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
 }
 
+/*
+ * How the caller maps @addr (struct nvp2p_sim_prot): its VMA's
+ * vm_page_prot against the kernel's default for the VMA's flags. Takes
+ * mmap_lock (read).
+ */
+static int sim_ioc_prot(void __user *uarg)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	struct nvp2p_sim_prot p;
+	pgprot_t def;
+	int ret = 0;
+
+	if (copy_from_user(&p, uarg, sizeof(p)))
+		return -EFAULT;
+	if (p.pad)
+		return -EINVAL;
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, p.addr);
+	if (!vma) {
+		ret = -ENXIO;
+	} else {
+		def = vm_get_page_prot(vma->vm_flags);
+		if (pgprot_val(vma->vm_page_prot) == pgprot_val(def))
+			p.prot = NVP2P_SIM_PROT_DEFAULT;
+		else if (pgprot_val(vma->vm_page_prot) ==
+			 pgprot_val(pgprot_writecombine(def)))
+			p.prot = NVP2P_SIM_PROT_WC;
+		else
+			p.prot = NVP2P_SIM_PROT_OTHER;
+	}
+	mmap_read_unlock(mm);
+	if (!ret && copy_to_user(uarg, &p, sizeof(p)))
+		ret = -EFAULT;
+	return ret;
+}
+
 static long sim_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
@@ -976,10 +1266,13 @@ static long sim_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 		return 0;
 	case NVP2P_SIM_IOC_EXPORT_DMABUF:
 		return sim_ioc_export(uarg);
+	case NVP2P_SIM_IOC_PROT:
+		return sim_ioc_prot(uarg);
 	case NVP2P_SIM_IOC_STATS:
 		mutex_lock(&sim_lock);
 		s = sim_stats;
 		mutex_unlock(&sim_lock);
+		s.tegra = SIM_TEGRA;
 		return copy_to_user(uarg, &s, sizeof(s)) ? -EFAULT : 0;
 	default:
 		return -ENOTTY;

@@ -12,7 +12,10 @@
 
 #define NVP2P_SIM_DEVICE_PATH	"/dev/nvidia_p2p_sim"
 
-/* Fake cudaMalloc: @size rounded up to 64 KiB, @va returned 64 KiB aligned. */
+/*
+ * Fake cudaMalloc (Tegra personality: cudaHostAlloc): @size rounded up to
+ * 64 KiB, @va returned 64 KiB aligned.
+ */
 struct nvp2p_sim_alloc {
 	__u64 size;
 	__u64 va;
@@ -52,7 +55,11 @@ struct nvp2p_sim_word {
  * @race_put:		put_pages finds the table still registered: the
  *			"GPU side" tears it down first, running the free
  *			callback on another thread while put_pages waits, as
- *			a cudaFree racing with the unpin would
+ *			a cudaFree racing with the unpin would. 2: moreover
+ *			that teardown counts as finished before put_pages was
+ *			called, so that a table the client freed in that
+ *			callback was handed to put_pages after its free (a
+ *			violation on Tegra, where the table is the handle)
  * @cb_delay_us:	sleep this long before running each free callback
  * @bad_version:	hand out tables with an incompatible version word
  * @cb_thread:		FREE runs the callbacks on a worker thread
@@ -85,7 +92,27 @@ struct nvp2p_sim_stats {
 	__u64 move_notifies;	/* dma-bufs revoked by FREE (move_notify) */
 	__u64 dmabuf_pins_live;	/* dma_buf_pin() not undone by dma_buf_unpin() */
 	__u64 dmabuf_pins;	/* dma_buf_pin() calls */
+	__u64 put_callbacks;	/* callbacks run by put_pages itself (Tegra) */
+	__u64 dma_maps_bidirectional; /* dma_map_pages for DMA_BIDIRECTIONAL */
+	__u64 tegra;		/* 1: the Tegra personality (NV_P2P=tegra) */
+	/* PCI function of the last dma_map_pages: domain << 16 | bus << 8 | devfn */
+	__u64 dma_last_peer;
 };
+
+/*
+ * How the caller's mapping at user address @addr is cached, from its VMA's
+ * vm_page_prot: NVP2P_SIM_PROT_DEFAULT (what the kernel gives any mapping
+ * of these flags), _WC (pgprot_writecombine() of that) or _OTHER.
+ */
+struct nvp2p_sim_prot {
+	__u64 addr;
+	__u32 prot;
+	__u32 pad;
+};
+
+#define NVP2P_SIM_PROT_DEFAULT	1
+#define NVP2P_SIM_PROT_WC	2
+#define NVP2P_SIM_PROT_OTHER	3
 
 #define NVP2P_SIM_IOC_MAGIC	0xD6
 #define NVP2P_SIM_IOC_ALLOC	_IOWR(NVP2P_SIM_IOC_MAGIC, 1, struct nvp2p_sim_alloc)
@@ -95,6 +122,7 @@ struct nvp2p_sim_stats {
 #define NVP2P_SIM_IOC_FAULT	_IOW(NVP2P_SIM_IOC_MAGIC, 5, struct nvp2p_sim_fault)
 #define NVP2P_SIM_IOC_STATS	_IOR(NVP2P_SIM_IOC_MAGIC, 6, struct nvp2p_sim_stats)
 #define NVP2P_SIM_IOC_EXPORT_DMABUF _IOWR(NVP2P_SIM_IOC_MAGIC, 7, struct nvp2p_sim_export)
+#define NVP2P_SIM_IOC_PROT	_IOWR(NVP2P_SIM_IOC_MAGIC, 8, struct nvp2p_sim_prot)
 
 /* Bias the simulator adds to physical addresses to make "bus" addresses. */
 #define NVP2P_SIM_DMA_BIAS	(1ULL << 44)
