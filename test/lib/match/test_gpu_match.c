@@ -19,6 +19,7 @@
 #include <gpudp_cuda.h>
 #include <gpudp_match.h>
 #include <gpudp_test.h>
+#include <gpudp_test_cuda.h>
 #ifdef GPUDP_TEST_HYPERSCAN
 #include <gpudp_test_hs.h>
 #endif
@@ -26,10 +27,7 @@
 
 #include "gpudp_test_match_images.h"
 
-static CUcontext ctx;
-static CUdevice dev;
-static CUfunction fn;
-static char gpu_name[128];
+static struct gpudp_test_gpu tgpu;
 
 static uint32_t seed = 77;
 
@@ -112,7 +110,7 @@ gpu_scan(const struct gpudp_match_db *db, const uint8_t *data, size_t bytes,
 		CU_OK(gpudp_cu->cuMemsetD8(g->occ, 0, np * sizeof(uint64_t)));
 		CU_OK(gpudp_cu->cuMemsetD8(g->pkts, 0, np * sizeof(uint64_t)));
 		CU_OK(gpudp_cu->cuEventRecord(e0, NULL));
-		CU_OK(gpudp_cu->cuLaunchKernel(fn, (n + 127) / 128, 1, 1, 128, 1, 1, 0, NULL, args,
+		CU_OK(gpudp_cu->cuLaunchKernel(tgpu.fn, (n + 127) / 128, 1, 1, 128, 1, 1, 0, NULL, args,
 					       NULL));
 		CU_OK(gpudp_cu->cuEventRecord(e1, NULL));
 		CU_OK(gpudp_cu->cuEventSynchronize(e1));
@@ -174,7 +172,7 @@ gpu_scan_counts_as_the_cpu(void)
 	GPUDP_TEST_ASSERT(seen > 1000, "%" PRIu64 " patterns seen", seen);
 	printf("    %u patterns, %u packets (%.1f MB) on %s: %" PRIu64 " patterns seen, every "
 	       "count equal to the CPU's\n", (unsigned int)NP, (unsigned int)N, bytes / 1e6,
-	       gpu_name, seen);
+	       tgpu.name, seen);
 	free(db);
 	free(d);
 	free(p);
@@ -239,7 +237,7 @@ bench(const char *path)
 
 	GPUDP_TEST_ASSERT(off && lens && f, "%s: %s", path, strerror(errno));
 	fprintf(f, "{\"gpu\": \"%s\", \"packet_bytes\": %u, \"packets\": %u, \"sets\": [",
-		gpu_name, (unsigned int)LEN, (unsigned int)N);
+		tgpu.name, (unsigned int)LEN, (unsigned int)N);
 	for (k = 0; k < 2; k++) {
 		uint32_t np = nps[k];
 		struct gpudp_match_pattern *p = patterns(np);
@@ -294,27 +292,15 @@ static const struct gpudp_test_case cases[] = {
 int
 main(int argc, char **argv)
 {
-	CUmodule mod;
-	int rc = gpudp_cuda_init(), n = 0;
+	int rc;
 
-	if (rc != 0 || gpudp_cu->cuDeviceGetCount(&n) != CUDA_SUCCESS || n == 0) {
-		printf("no usable GPU: %s (skip)\n", gpudp_cuda_last_error());
-		return GPUDP_TEST_SKIP;
-	}
-	if (gpudp_cu->cuDeviceGet(&dev, 0) != CUDA_SUCCESS ||
-	    gpudp_cu->cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS ||
-	    gpudp_cu->cuCtxSetCurrent(ctx) != CUDA_SUCCESS ||
-	    gpudp_cuda_module_load_image(&gpudp_test_image_match_test, &mod) != 0 ||
-	    gpudp_cu->cuModuleGetFunction(&fn, mod, "gpudp_match_test_scan") != CUDA_SUCCESS) {
-		printf("cannot set up the GPU: %s\n", gpudp_cuda_last_error());
-		return GPUDP_TEST_FAIL;
-	}
-	gpudp_cu->cuDeviceGetName(gpu_name, sizeof(gpu_name), dev);
+	rc = gpudp_test_gpu_open(&tgpu, &gpudp_test_image_match_test, "gpudp_match_test_scan");
+	if (rc != GPUDP_TEST_PASS)
+		return rc;
 	if (argc == 3 && strcmp(argv[1], "--bench") == 0)
 		rc = bench(argv[2]);
 	else
 		rc = gpudp_test_run("gpu_match", cases, argc, argv);
-	gpudp_cu->cuModuleUnload(mod);
-	gpudp_cu->cuDevicePrimaryCtxRelease(dev);
+	gpudp_test_gpu_close(&tgpu);
 	return rc;
 }

@@ -29,6 +29,7 @@
 #include <gpudp_rules.h>
 #include <gpudp_rules_img.h>
 #include <gpudp_test.h>
+#include <gpudp_test_cuda.h>
 #ifdef GPUDP_TEST_HYPERSCAN
 #include <hs/hs.h>
 #endif
@@ -36,10 +37,7 @@
 #include "gpudp_capfile.h"
 #include "gpudp_test_rules_images.h"
 
-static CUcontext ctx;
-static CUdevice dev;
-static CUfunction fn;
-static char gpu_name[128];
+static struct gpudp_test_gpu tgpu;
 
 /* the packets: payloads back to back, their offsets, lengths and headers */
 struct pkts {
@@ -170,7 +168,7 @@ gpu_run(const struct set *s, const struct pkts *p, uint64_t *hits, uint64_t *tot
 		CU_OK(gpudp_cu->cuMemsetD8(gh, 0, (nr + 1) * sizeof(uint64_t)));
 		CU_OK(gpudp_cu->cuMemsetD8(gt, 0, sizeof(uint64_t)));
 		CU_OK(gpudp_cu->cuEventRecord(e0, NULL));
-		CU_OK(gpudp_cu->cuLaunchKernel(fn, (n + 127) / 128, 1, 1, 128, 1, 1, 0, NULL, args,
+		CU_OK(gpudp_cu->cuLaunchKernel(tgpu.fn, (n + 127) / 128, 1, 1, 128, 1, 1, 0, NULL, args,
 					       NULL));
 		CU_OK(gpudp_cu->cuEventRecord(e1, NULL));
 		CU_OK(gpudp_cu->cuEventSynchronize(e1));
@@ -207,6 +205,30 @@ cpu_run(const struct set *s, const struct pkts *p, uint32_t n, uint64_t *hits)
 	return total;
 }
 
+/* the rules, the packets, per-rule count arrays for the GPU and the CPU,
+ * and @p rounds GPU runs (the fastest in *ms) */
+static int
+setup(struct set *s, struct pkts *p, uint64_t **gh, uint64_t **ch, uint64_t *gt,
+      const char *rules, const char *vars, const char *capture, int rounds, double *ms)
+{
+	GPUDP_TEST_ASSERT(load_set(s, rules, vars) == GPUDP_TEST_PASS, "rules");
+	GPUDP_TEST_ASSERT(load_pkts(p, capture) == GPUDP_TEST_PASS, "packets");
+	*gh = calloc(s->img->n_rule + 1, sizeof(**gh));
+	*ch = calloc(s->img->n_rule + 1, sizeof(**ch));
+	GPUDP_TEST_ASSERT(*gh && *ch, "malloc");
+	return gpu_run(s, p, *gh, gt, rounds, ms);
+}
+
+static void
+teardown(struct set *s, struct pkts *p, uint64_t *gh, uint64_t *ch)
+{
+	free(gh);
+	free(ch);
+	free(s->img);
+	gpudp_rules_free(&s->rs);
+	free_pkts(p);
+}
+
 static int
 gpu_counts_as_the_cpu(const char *rules, const char *vars, const char *capture)
 {
@@ -216,12 +238,8 @@ gpu_counts_as_the_cpu(const char *rules, const char *vars, const char *capture)
 	double ms;
 	uint32_t i;
 
-	GPUDP_TEST_ASSERT(load_set(&s, rules, vars) == GPUDP_TEST_PASS, "rules");
-	GPUDP_TEST_ASSERT(load_pkts(&p, capture) == GPUDP_TEST_PASS, "packets");
-	gh = calloc(s.img->n_rule + 1, sizeof(*gh));
-	ch = calloc(s.img->n_rule + 1, sizeof(*ch));
-	GPUDP_TEST_ASSERT(gh && ch, "malloc");
-	GPUDP_TEST_ASSERT(gpu_run(&s, &p, gh, &gt, 1, &ms) == GPUDP_TEST_PASS, "GPU run");
+	GPUDP_TEST_ASSERT(setup(&s, &p, &gh, &ch, &gt, rules, vars, capture, 1, &ms) ==
+			  GPUDP_TEST_PASS, "GPU run");
 	ct = cpu_run(&s, &p, p.n, ch);
 	for (i = 0; i < s.img->n_rule; i++) {
 		GPUDP_TEST_ASSERT(gh[i] == ch[i], "sid %u: GPU %" PRIu64 " packets, CPU %" PRIu64,
@@ -231,12 +249,8 @@ gpu_counts_as_the_cpu(const char *rules, const char *vars, const char *capture)
 	GPUDP_TEST_ASSERT(gt == ct && ct > 0 && seen > 0, "alerts: GPU %" PRIu64 ", CPU %" PRIu64,
 			  gt, ct);
 	printf("    %u rules, %u packets on %s: %" PRIu64 " alerts, %" PRIu64 " rules matched, "
-	       "every count equal to the CPU's\n", s.img->n_rule, p.n, gpu_name, ct, seen);
-	free(gh);
-	free(ch);
-	free(s.img);
-	gpudp_rules_free(&s.rs);
-	free_pkts(&p);
+	       "every count equal to the CPU's\n", s.img->n_rule, p.n, tgpu.name, ct, seen);
+	teardown(&s, &p, gh, ch);
 	return GPUDP_TEST_PASS;
 }
 
@@ -342,12 +356,8 @@ bench(const char *out, const char *rules, const char *vars, const char *capture)
 	uint32_t i, cpu_n;
 	FILE *f;
 
-	GPUDP_TEST_ASSERT(load_set(&s, rules, vars) == GPUDP_TEST_PASS, "rules");
-	GPUDP_TEST_ASSERT(load_pkts(&p, capture) == GPUDP_TEST_PASS, "packets");
-	gh = calloc(s.img->n_rule + 1, sizeof(*gh));
-	ch = calloc(s.img->n_rule + 1, sizeof(*ch));
-	GPUDP_TEST_ASSERT(gh && ch, "malloc");
-	GPUDP_TEST_ASSERT(gpu_run(&s, &p, gh, &gt, 5, &ms) == GPUDP_TEST_PASS, "GPU run");
+	GPUDP_TEST_ASSERT(setup(&s, &p, &gh, &ch, &gt, rules, vars, capture, 5, &ms) ==
+			  GPUDP_TEST_PASS, "GPU run");
 	gpu = (double)p.bytes / (ms / 1e3);
 	/* one core: a tenth of the packets */
 	cpu_n = p.n / 10 ? p.n / 10 : p.n;
@@ -376,7 +386,7 @@ bench(const char *out, const char *rules, const char *vars, const char *capture)
 	printf("    %u rules, %u packets (%.1f MB of payload) on %s: GPU in place %.2f Gbit/s, "
 	       "one CPU core %.3f Gbit/s (Hyperscan prefilter and verification), %.3f Gbit/s "
 	       "(gpudp's engine); GPU / Hyperscan %.1f\n", s.img->n_rule, p.n, p.bytes / 1e6,
-	       gpu_name, gpu * 8 / 1e9, hs * 8 / 1e9, cpu * 8 / 1e9, hs > 0 ? gpu / hs : 0);
+	       tgpu.name, gpu * 8 / 1e9, hs * 8 / 1e9, cpu * 8 / 1e9, hs > 0 ? gpu / hs : 0);
 	f = fopen(out, "w");
 	GPUDP_TEST_ASSERT(f != NULL, "%s: %s", out, strerror(errno));
 	fprintf(f, "{\"gpu\": \"%s\", \"rules\": %u, \"fast_patterns\": %u, \"packets\": %u, "
@@ -384,45 +394,29 @@ bench(const char *out, const char *rules, const char *vars, const char *capture)
 		"\"gpu_inplace_bytes_s\": %.0f, \"gpu_kernel_ms\": %.3f, \"cpu_packets\": %u, "
 		"\"cpu_alerts\": %" PRIu64 ", \"hyperscan_alerts\": %" PRIu64 ", "
 		"\"cpu_engine_core_bytes_s\": %.0f, \"hyperscan_core_bytes_s\": %.0f, "
-		"\"gpu_inplace_over_hyperscan\": %.2f}\n", gpu_name, s.img->n_rule, s.img->n_pat,
+		"\"gpu_inplace_over_hyperscan\": %.2f}\n", tgpu.name, s.img->n_rule, s.img->n_pat,
 		p.n, p.bytes, gt, gpu, ms, cpu_n, ct, hs_alerts, cpu, hs, hs > 0 ? gpu / hs : 0);
 	GPUDP_TEST_ASSERT(fclose(f) == 0, "%s: write failed", out);
-	free(gh);
-	free(ch);
-	free(s.img);
-	gpudp_rules_free(&s.rs);
-	free_pkts(&p);
+	teardown(&s, &p, gh, ch);
 	return GPUDP_TEST_PASS;
 }
 
 int
 main(int argc, char **argv)
 {
-	CUmodule mod;
-	int rc = gpudp_cuda_init(), n = 0;
+	int rc;
 
 	if (argc != 4 && !(argc == 6 && strcmp(argv[1], "--bench") == 0)) {
 		fprintf(stderr, "usage: test_gpu_rules [--bench OUT.json] RULES VARS CAPTURE\n");
 		return GPUDP_TEST_FAIL;
 	}
-	if (rc != 0 || gpudp_cu->cuDeviceGetCount(&n) != CUDA_SUCCESS || n == 0) {
-		printf("no usable GPU: %s (skip)\n", gpudp_cuda_last_error());
-		return GPUDP_TEST_SKIP;
-	}
-	if (gpudp_cu->cuDeviceGet(&dev, 0) != CUDA_SUCCESS ||
-	    gpudp_cu->cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS ||
-	    gpudp_cu->cuCtxSetCurrent(ctx) != CUDA_SUCCESS ||
-	    gpudp_cuda_module_load_image(&gpudp_test_image_rules_test, &mod) != 0 ||
-	    gpudp_cu->cuModuleGetFunction(&fn, mod, "gpudp_rules_test_run") != CUDA_SUCCESS) {
-		printf("cannot set up the GPU: %s\n", gpudp_cuda_last_error());
-		return GPUDP_TEST_FAIL;
-	}
-	gpudp_cu->cuDeviceGetName(gpu_name, sizeof(gpu_name), dev);
+	rc = gpudp_test_gpu_open(&tgpu, &gpudp_test_image_rules_test, "gpudp_rules_test_run");
+	if (rc != GPUDP_TEST_PASS)
+		return rc;
 	if (argc == 6)
 		rc = bench(argv[2], argv[3], argv[4], argv[5]);
 	else
 		rc = gpu_counts_as_the_cpu(argv[1], argv[2], argv[3]);
-	gpudp_cu->cuModuleUnload(mod);
-	gpudp_cu->cuDevicePrimaryCtxRelease(dev);
+	gpudp_test_gpu_close(&tgpu);
 	return rc;
 }
