@@ -570,6 +570,18 @@ gpudp_pool_create(const struct gpudp_pool_conf *conf)
 	}
 	p->info.chunks = p->nb_chunks;
 	p->info.extmem_segs = p->nb_ext;
+#ifdef GPUDP_HAS_CUDA
+	/* an integrated GPU's pool: host memory from cuMemHostAlloc (doc/tegra.md) */
+	if (p->alloc.alloc == gpudev_alloc && p->nb_chunks > 0) {
+		p->info.host_alloc = gpudp_mem_host_alloc_flags(p->chunks[0].va);
+		if (p->info.host_alloc != 0)
+			GPUDP_MEM_LOG(INFO, "pool %s: GPU %d is integrated: its %zu bytes are host "
+				      "memory from cuMemHostAlloc (%s), at the address the GPU uses",
+				      p->name, conf->gpu_id, p->info.gpu_bytes,
+				      (p->info.host_alloc & CU_MEMHOSTALLOC_WRITECOMBINED) ?
+				      "write-combined" : "default flags, not write-combined");
+	}
+#endif
 	p->mp = rte_pktmbuf_pool_create_extbuf(p->name, conf->nb_mbufs, conf->cache_size,
 					       0, p->info.elt_size, conf->socket_id,
 					       p->ext, p->nb_ext);
