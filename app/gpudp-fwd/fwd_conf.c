@@ -423,11 +423,14 @@ value_option(struct fwd_conf *c, int o, const char *v)
 static int
 option_error(char **argv)
 {
+	const struct option *lo = long_opts;
+
+	while (lo->name != NULL && lo->val != optopt)
+		lo++;
 	if (optopt != 0 && optopt < 256)
 		fprintf(stderr, "gpudp-fwd: unknown option '-%c'\n", optopt);
-	else if (optopt >= OPT_PORTS)
-		fprintf(stderr, "gpudp-fwd: --%s: missing value\n",
-			long_opts[optopt - OPT_PORTS].name);
+	else if (optopt >= OPT_PORTS && lo->name != NULL)
+		fprintf(stderr, "gpudp-fwd: --%s: missing value\n", lo->name);
 	else
 		fprintf(stderr, "gpudp-fwd: unknown option '%s'\n", argv[optind - 1]);
 	fprintf(stderr, "gpudp-fwd: --help lists the options\n");
