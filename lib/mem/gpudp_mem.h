@@ -110,6 +110,14 @@ struct gpudp_pool_conf {
 	uint16_t hdr_len;        /**< SPLIT: header bytes in host memory; 0: 128 */
 };
 
+/**
+ * Bits of gpudp_pool_info.host_alloc: CUDA's CU_MEMHOSTALLOC_* values,
+ * named here so that users need no cuda.h.
+ */
+#define GPUDP_MEM_HOST_ALLOC_PORTABLE      0x01 /**< CU_MEMHOSTALLOC_PORTABLE */
+#define GPUDP_MEM_HOST_ALLOC_DEVICEMAP     0x02 /**< CU_MEMHOSTALLOC_DEVICEMAP */
+#define GPUDP_MEM_HOST_ALLOC_WRITECOMBINED 0x04 /**< CU_MEMHOSTALLOC_WRITECOMBINED */
+
 /** What a pool uses, for reports and the memory-overhead checks. */
 struct gpudp_pool_info {
 	enum gpudp_mem_type type;
@@ -126,11 +134,11 @@ struct gpudp_pool_info {
 	/**
 	 * DEVICE and SPLIT pools of gpudev's allocator on an integrated GPU
 	 * (CU_DEVICE_ATTRIBUTE_INTEGRATED: Jetson, DRIVE, IGX's iGPU): the
-	 * CU_MEMHOSTALLOC_* flags of the pool's memory, which gpudp's gpudev
-	 * driver takes from cuMemHostAlloc there (NVIDIA's GPUDirect RDMA
-	 * guide, section Porting to Tegra; doc/tegra.md): DEVICEMAP, with
-	 * WRITECOMBINED when the device is set so. 0 on a discrete GPU and
-	 * for the other pools.
+	 * CU_MEMHOSTALLOC_* flags (GPUDP_MEM_HOST_ALLOC_*) of the pool's
+	 * memory, which gpudp's gpudev driver takes from cuMemHostAlloc there
+	 * (NVIDIA's GPUDirect RDMA guide, section Porting to Tegra;
+	 * doc/tegra.md): DEVICEMAP, with WRITECOMBINED when the device is set
+	 * so. 0 on a discrete GPU and for the other pools.
 	 */
 	unsigned int host_alloc;
 };

@@ -17,6 +17,11 @@
 #include "gpudp_mem_pvt.h"
 
 #ifdef GPUDP_HAS_CUDA
+_Static_assert(GPUDP_MEM_HOST_ALLOC_PORTABLE == CU_MEMHOSTALLOC_PORTABLE &&
+	       GPUDP_MEM_HOST_ALLOC_DEVICEMAP == CU_MEMHOSTALLOC_DEVICEMAP &&
+	       GPUDP_MEM_HOST_ALLOC_WRITECOMBINED == CU_MEMHOSTALLOC_WRITECOMBINED,
+	       "gpudp_mem.h's host allocation bits are CUDA's");
+
 int
 gpudp_mem_gpu_caps(int16_t gpu_id, const char *pci, struct gpudp_cuda_mem_caps *caps,
 		   CUdevice *dev)

@@ -578,7 +578,7 @@ gpudp_pool_create(const struct gpudp_pool_conf *conf)
 			GPUDP_MEM_LOG(INFO, "pool %s: GPU %d is integrated: its %zu bytes are host "
 				      "memory from cuMemHostAlloc (%s), at the address the GPU uses",
 				      p->name, conf->gpu_id, p->info.gpu_bytes,
-				      (p->info.host_alloc & CU_MEMHOSTALLOC_WRITECOMBINED) ?
+				      (p->info.host_alloc & GPUDP_MEM_HOST_ALLOC_WRITECOMBINED) ?
 				      "write-combined" : "default flags, not write-combined");
 	}
 #endif
