@@ -52,7 +52,7 @@ gpudp_mem_host_alloc_flags(const void *va)
 	void *host = NULL;
 	unsigned int flags = 0;
 
-	if (gpudp_cu == NULL ||
+	if (gpudp_cu == NULL || gpudp_cu->cuMemHostGetFlags == NULL ||
 	    gpudp_cu->cuPointerGetAttribute(&host, CU_POINTER_ATTRIBUTE_HOST_POINTER,
 					    (CUdeviceptr)(uintptr_t)va) != CUDA_SUCCESS ||
 	    gpudp_cu->cuMemHostGetFlags(&flags, host) != CUDA_SUCCESS)

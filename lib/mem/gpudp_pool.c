@@ -573,7 +573,10 @@ gpudp_pool_create(const struct gpudp_pool_conf *conf)
 #ifdef GPUDP_HAS_CUDA
 	/* an integrated GPU's pool: host memory from cuMemHostAlloc (doc/tegra.md) */
 	if (p->alloc.alloc == gpudev_alloc && p->nb_chunks > 0) {
-		p->info.host_alloc = gpudp_mem_host_alloc_flags(p->chunks[0].va);
+		struct gpudp_cuda_mem_caps caps;
+
+		if (gpudp_mem_gpu_caps(conf->gpu_id, NULL, &caps, NULL) == 0 && caps.integrated)
+			p->info.host_alloc = gpudp_mem_host_alloc_flags(p->chunks[0].va);
 		if (p->info.host_alloc != 0)
 			GPUDP_MEM_LOG(INFO, "pool %s: GPU %d is integrated: its %zu bytes are host "
 				      "memory from cuMemHostAlloc (%s), at the address the GPU uses",
