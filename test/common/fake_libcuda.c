@@ -29,14 +29,14 @@
  *   CAN_MAP_HOST_MEMORY 1, UNIFIED_ADDRESSING 1,
  *   CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM 1), named "Fake integrated GPU
  *   (gpudp test)"; cuMemHostAlloc, cuMemHostGetFlags and cuMemFreeHost
- *   work. Each cuMemHostAlloc block is one memfd mapped twice: the host
- *   pointer, and a second address of the same pages that
- *   cuMemHostGetDevicePointer returns for write-combined blocks (CUDA's
- *   cuMemHostAlloc: those are used through the device pointer even with
- *   unified addressing), and for every block in devptr mode; else it
- *   returns the host pointer. Pointer attributes answer for both
- *   addresses (memory type HOST, SYNC_MEMOPS, context, host and device
- *   pointer). The blocks count against the device's 1 GiB and in the
+ *   work. Each cuMemHostAlloc block is a memfd mapped at the host
+ *   pointer; a write-combined block (CUDA's cuMemHostAlloc: used through
+ *   the device pointer even with unified addressing), and every block in
+ *   devptr mode, is mapped a second time, and cuMemHostGetDevicePointer
+ *   returns that address of the same pages; else it returns the host
+ *   pointer. Pointer attributes (memory type HOST, SYNC_MEMOPS, context,
+ *   host and device pointer) and cuMemGetAddressRange answer for both
+ *   addresses. The blocks count against the device's 1 GiB and in the
  *   report ("host_allocs N left_host_allocs N", at the end of the line).
  * - GPUDP_FAKE_CUDA_INTEGRATED=devptr: the same with UNIFIED_ADDRESSING and
  *   CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM 0, so the device pointer of
@@ -779,6 +779,9 @@ f_cuMemGetAddressRange(CUdeviceptr *base, size_t *size, CUdeviceptr p)
 {
 	struct falloc *a;
 
+	struct fhost *h = NULL;
+	size_t off = 0;
+
 	pthread_mutex_lock(&mu);
 	a = alloc_of((uintptr_t)p);
 	if (a != NULL) {
@@ -786,9 +789,15 @@ f_cuMemGetAddressRange(CUdeviceptr *base, size_t *size, CUdeviceptr p)
 			*base = (CUdeviceptr)a->base;
 		if (size != NULL)
 			*size = a->size;
+	} else if ((h = halloc_of((uintptr_t)p, &off)) != NULL) {
+		/* integrated: the block, at the address p is of */
+		if (base != NULL)
+			*base = (CUdeviceptr)((uintptr_t)p - off);
+		if (size != NULL)
+			*size = h->n;
 	}
 	pthread_mutex_unlock(&mu);
-	return a != NULL ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+	return a != NULL || h != NULL ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
 }
 
 /* caller holds mu; integrated: the attributes of a cuMemHostAlloc block,
