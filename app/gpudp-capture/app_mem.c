@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gpudp-capture: --mem: the GPU of --gpu, which memory the mbufs are in,
- * the mbuf pool, the CPU mapping of device memory for the CPU engine, and
- * the release of all that.
+ * the mbuf pool (on an integrated GPU, host memory from cuMemHostAlloc,
+ * --igpu-alloc: doc/tegra.md), the CPU mapping of device memory for the
+ * CPU engine, and the release of all that.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -148,6 +149,32 @@ files_max_caplen(const struct cap_app *app)
 	return m;
 }
 
+/* --igpu-alloc for a device pool: an integrated GPU's is cuMemHostAlloc
+ * memory, write-combined or not; a discrete GPU's is cuMemAlloc's. */
+static void
+igpu_alloc(const struct cap_app *app)
+{
+#ifdef GPUDP_HAS_CUDA
+	struct gpudp_gpu_props pr;
+
+	if (gpudp_gpu_props_get(app->gpu_id, &pr) != 0)
+		return;
+	if (pr.integrated) {
+		gpudp_gpu_igpu_alloc_set(app->gpu_id, app->conf.igpu_wc ?
+					 GPUDP_GPU_IGPU_ALLOC_WC : GPUDP_GPU_IGPU_ALLOC_DEFAULT);
+		CAP_LOG(INFO, "GPU %u (%s) is integrated (it shares DRAM with the CPU): the "
+			"--mem device pool is host memory from cuMemHostAlloc, %s (--igpu-alloc %s)",
+			app->conf.gpu, pr.pci_addr, app->conf.igpu_wc ? "write-combined" :
+			"not write-combined", app->conf.igpu_wc ? "wc" : "default");
+	} else if (app->conf.igpu_wc) {
+		CAP_LOG(NOTICE, "--igpu-alloc wc: GPU %u (%s) is not integrated: its pool comes "
+			"from cuMemAlloc, the option does not apply", app->conf.gpu, pr.pci_addr);
+	}
+#else
+	RTE_SET_USED(app);
+#endif
+}
+
 /* The mbuf pool: DPDK's for staged, lib/mem's in GPU-registered host or GPU memory. */
 int
 app_create_pool(struct cap_app *app)
@@ -193,6 +220,8 @@ app_create_pool(struct cap_app *app)
 	pc.cache_size = 256;
 	pc.socket_id = (int)rte_socket_id();
 	pc.pin = (enum gpudp_pin_backend)app->conf.pin;
+	if (app->mem == GPUDP_CAP_MEM_DEVICE)
+		igpu_alloc(app);
 	app->gpool = gpudp_pool_create(&pc);
 	if (app->gpool == NULL) {
 		CAP_LOG(ERR, "cannot create the --mem %s mbuf pool (%u mbufs of %u bytes on gpudev "
@@ -238,6 +267,16 @@ app_map_for_cpu(struct cap_app *app)
 		return -1;
 	}
 	app->cpu_mapped = 1;
+	if (app->pinfo.host_alloc != 0) {
+		CAP_LOG(NOTICE, "--mem device on the CPU engine: the integrated GPU's pool, %zu "
+			"bytes of host memory in %u chunk%s, mapped with rte_gpu_mem_cpu_map (its "
+			"host pointer); the CPU reads every packet in place (%s)",
+			gpudp_pool_cpu_mapped(app->gpool), app->pinfo.chunks,
+			app->pinfo.chunks == 1 ? "" : "s",
+			(app->pinfo.host_alloc & GPUDP_MEM_HOST_ALLOC_WRITECOMBINED) ?
+			"write-combined: uncached, slow reads" : "cached reads");
+		return 0;
+	}
 	CAP_LOG(NOTICE, "--mem device on the CPU engine: %zu bytes of GPU memory in %u chunk%s "
 		"mapped with rte_gpu_mem_cpu_map; the CPU reads every packet in place through "
 		"that mapping (slow on real hardware: uncached reads across PCIe)",

@@ -159,6 +159,8 @@ app_report(struct cap_app *app, double elapsed, int final)
 		.mem_note = app->mem_note[0] ? app->mem_note : NULL,
 		.pin = app->mem == GPUDP_CAP_MEM_DEVICE ? gpudp_pin_backend_name(app->pinfo.pin) :
 			NULL,
+		.host_alloc = app->pinfo.host_alloc == 0 ? NULL :
+			(app->pinfo.host_alloc & GPUDP_MEM_HOST_ALLOC_WRITECOMBINED) ? "wc" : "default",
 		/* the direct reader's records are never in mbufs */
 		.pool_mbufs = app->conf.reader == CAP_CONF_READER_DIRECT ? 0 : app->conf.mbufs,
 		.pool_data_room = app->conf.reader == CAP_CONF_READER_DIRECT ? 0 :

@@ -18,7 +18,7 @@ enum {
 	OPT_RXD, OPT_TOP, OPT_PERIOD, OPT_PROGRESS, OPT_IDLE_MS, OPT_MAX_PACKETS,
 	OPT_DURATION, OPT_QUIET, OPT_VERIFY, OPT_PCAP, OPT_MEM, OPT_PIN, OPT_ENGINE, OPT_HELP,
 	OPT_MATCH, OPT_MATCH_SCOPE, OPT_READER, OPT_THREADS, OPT_GPU_MAP,
-	OPT_FILTER_OUT_ROTATE, OPT_METRICS, OPT_METRICS_LINGER,
+	OPT_FILTER_OUT_ROTATE, OPT_METRICS, OPT_METRICS_LINGER, OPT_IGPU_ALLOC,
 };
 
 static const struct option long_opts[] = {
@@ -53,6 +53,7 @@ static const struct option long_opts[] = {
 	{ "pcap", required_argument, NULL, OPT_PCAP },
 	{ "mem", required_argument, NULL, OPT_MEM },
 	{ "pin", required_argument, NULL, OPT_PIN },
+	{ "igpu-alloc", required_argument, NULL, OPT_IGPU_ALLOC },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "metrics-linger", required_argument, NULL, OPT_METRICS_LINGER },
@@ -109,6 +110,10 @@ cap_conf_usage(FILE *f, const char *prog)
 "                      --verify), else staged (default: auto)\n"
 "  --pin B             --mem device: auto, peermem, kmod or dmabuf: how the NIC gets\n"
 "                      bus addresses of GPU memory (default: auto)\n"
+"  --igpu-alloc A      --mem device on an integrated GPU (its pool is host memory\n"
+"                      from cuMemHostAlloc, doc/tegra.md): default, or wc\n"
+"                      (write-combined: not cached by the CPU, so slow for the CPU\n"
+"                      engine); no effect on a discrete GPU (default: default)\n"
 "Input:\n"
 "  --pcap FILE         read FILE (pcap or pcapng), with the direct reader or through a\n"
 "                      net_pcap vdev added to the EAL arguments (--reader); repeatable,\n"
@@ -234,7 +239,7 @@ conf_defaults(struct cap_conf *c)
 	c->active_timeout_s = 1800;
 }
 
-/* --mem, --pin, --engine, --cpu: the words. @return 0, -1, or 1 if not one of them */
+/* --mem, --pin, --igpu-alloc, --engine, --cpu: the words. @return 0, -1, or 1 if not one of them */
 static int
 word_option(struct cap_conf *c, int o, const char *v)
 {
@@ -264,6 +269,11 @@ word_option(struct cap_conf *c, int o, const char *v)
 		if (gpudp_pin_backend_parse(v, &b) != 0)
 			return bad("pin", v, "expected auto, peermem, kmod or dmabuf");
 		c->pin = (int)b;
+		return 0;
+	case OPT_IGPU_ALLOC:
+		if (strcmp(v, "default") != 0 && strcmp(v, "wc") != 0)
+			return bad("igpu-alloc", v, "expected default or wc");
+		c->igpu_wc = strcmp(v, "wc") == 0;
 		return 0;
 	case OPT_READER:
 		if (strcmp(v, "pmd") == 0 || strcmp(v, "direct") == 0) {
@@ -398,6 +408,9 @@ cap_conf_reader_pmd(const struct cap_conf *c, char *why, size_t why_len)
 	else if (c->pin != GPUDP_PIN_AUTO)
 		snprintf(buf, sizeof(buf), "--pin %s is for mbufs in GPU memory (--mem device)",
 			 gpudp_pin_backend_name((enum gpudp_pin_backend)c->pin));
+	else if (c->igpu_wc)
+		snprintf(buf, sizeof(buf), "--igpu-alloc wc is for mbufs in GPU memory "
+			 "(--mem device)");
 	else if (c->verify)
 		snprintf(buf, sizeof(buf), "--verify analyses the batches of ports twice");
 	else if (c->n_ports != 0)
@@ -505,6 +518,11 @@ conf_check(struct cap_conf *c)
 	    c->mem != CAP_CONF_MEM_AUTO) {
 		fprintf(stderr, "gpudp-capture: --pin: bad value '%s' (only for --mem device or "
 			"auto)\n", gpudp_pin_backend_name((enum gpudp_pin_backend)c->pin));
+		return -1;
+	}
+	if (c->igpu_wc && c->mem != CAP_CONF_MEM_DEVICE && c->mem != CAP_CONF_MEM_AUTO) {
+		fprintf(stderr, "gpudp-capture: --igpu-alloc: bad value 'wc' (only for --mem "
+			"device or auto)\n");
 		return -1;
 	}
 	if (reader_check(c) != 0)

@@ -64,6 +64,8 @@ struct cap_conf {
 	int engine_opt;           /**< the last of --cpu / --engine was --engine */
 	enum cap_conf_mem mem;    /**< --mem */
 	int pin;                  /**< --pin: enum gpudp_pin_backend */
+	int igpu_wc;              /**< --igpu-alloc wc: an integrated GPU's device pool
+				   *   write-combined */
 	uint32_t gpu;             /**< --gpu N (0 with auto or none) */
 	enum cap_conf_gpu_sel gpu_sel; /**< --gpu: N, auto, or not given */
 	const char *gpu_map;      /**< --gpu-map PORT:GPU,..., or NULL */

@@ -331,6 +331,8 @@ json_engine_mem(struct gpudp_json *j, const struct cap_report *r,
 	gpudp_json_str(j, "type", r->mem);
 	gpudp_json_str(j, "note", r->mem_note ? r->mem_note : "");
 	gpudp_json_str(j, "pin", r->pin);
+	if (r->host_alloc != NULL)
+		gpudp_json_str(j, "host_alloc", r->host_alloc);
 	gpudp_json_u64(j, "mbufs", r->pool_mbufs);
 	gpudp_json_u64(j, "data_room", r->pool_data_room);
 	gpudp_json_u64(j, "gpu_bytes", r->pool_gpu_bytes);

@@ -112,6 +112,9 @@ struct cap_report {
 	const char *mem;            /**< "staged", "pinned" or "device" */
 	const char *mem_note;       /**< why (--mem auto), may be NULL */
 	const char *pin;            /**< pin backend of a device pool, else NULL */
+	const char *host_alloc;     /**< a device pool on an integrated GPU: "default" or
+				     *   "wc" (its cuMemHostAlloc memory), else NULL (no
+				     *   key in the JSON) */
 	uint32_t pool_mbufs;        /**< mbufs of the rx pool */
 	uint32_t pool_data_room;    /**< their data room (bytes, without headroom) */
 	uint64_t pool_gpu_bytes;    /**< GPU memory of a device pool */

@@ -21,7 +21,7 @@ enum {
 	OPT_FLUSH_US, OPT_RING, OPT_THREADS, OPT_GRAPH_BATCH, OPT_PERSISTENT_BLOCKS, OPT_GPU_POLL_NS,
 	OPT_RING_FULL, OPT_MBUFS, OPT_DATA_ROOM, OPT_RXD, OPT_TXD, OPT_STATS,
 	OPT_DURATION, OPT_COUNT, OPT_MIN_FORWARDED, OPT_JSON, OPT_CHECK, OPT_QUIET,
-	OPT_HELP, OPT_METRICS, OPT_METRICS_LINGER,
+	OPT_HELP, OPT_METRICS, OPT_METRICS_LINGER, OPT_IGPU_ALLOC,
 };
 
 static const struct option long_opts[] = {
@@ -33,6 +33,7 @@ static const struct option long_opts[] = {
 	{ "gpu-map", required_argument, NULL, OPT_GPU_MAP },
 	{ "mem", required_argument, NULL, OPT_MEM },
 	{ "pin", required_argument, NULL, OPT_PIN },
+	{ "igpu-alloc", required_argument, NULL, OPT_IGPU_ALLOC },
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "load-rounds", required_argument, NULL, OPT_LOAD_ROUNDS },
@@ -94,6 +95,10 @@ fwd_conf_usage(FILE *f, const char *prog)
 "                        (default: device for launch, persistent, graph;\n"
 "                        host otherwise)\n"
 "  --pin B               auto, peermem, kmod, dmabuf: device pools (default: auto)\n"
+"  --igpu-alloc A        an integrated GPU's device and split pools (host memory\n"
+"                        from cuMemHostAlloc, doc/tegra.md): default, or wc\n"
+"                        (write-combined: not cached by the CPU); no effect on\n"
+"                        a discrete GPU (default: default)\n"
 "  --mbufs N             mbufs per pipeline pool, 1024..16777216, at least\n"
 "                        --burst (default: ring * burst + rxd + 2 * txd + 2048)\n"
 "  --data-room N         bytes of packet data per mbuf, the %u-byte headroom not\n"
@@ -324,7 +329,7 @@ word_index(const char *const *words, unsigned int n, const char *v)
 	return -1;
 }
 
-/* --pairing, --ring-full, --kernel, --mem, --pin, --mode: the words.
+/* --pairing, --ring-full, --kernel, --mem, --pin, --igpu-alloc, --mode: the words.
  * @return 0, -1, or 1 if not one of them */
 static int
 word_option(struct fwd_conf *c, int o, const char *v)
@@ -334,6 +339,7 @@ word_option(struct fwd_conf *c, int o, const char *v)
 	static const char *const fulls[] = { "wait", "drop" };
 	static const enum fwd_full full_val[] = { FWD_FULL_WAIT, FWD_FULL_DROP };
 	static const char *const kernels[] = { "macswap", "ipv4", "load" };
+	static const char *const igpu_allocs[] = { "default", "wc" };
 	enum gpudp_mem_type t;
 	int i;
 
@@ -361,6 +367,11 @@ word_option(struct fwd_conf *c, int o, const char *v)
 	case OPT_PIN:
 		if (gpudp_pin_backend_parse(v, &c->pin) != 0)
 			return bad("pin", v, "expected auto, peermem, kmod or dmabuf");
+		return 0;
+	case OPT_IGPU_ALLOC:
+		if ((i = word_index(igpu_allocs, RTE_DIM(igpu_allocs), v)) < 0)
+			return bad("igpu-alloc", v, "expected default or wc");
+		c->igpu_wc = i;
 		return 0;
 	case OPT_MODE:
 		if (gpudp_ho_mode_parse(v, &c->mode) != 0)
@@ -412,11 +423,14 @@ value_option(struct fwd_conf *c, int o, const char *v)
 static int
 option_error(char **argv)
 {
+	const struct option *lo = long_opts;
+
+	while (lo->name != NULL && lo->val != optopt)
+		lo++;
 	if (optopt != 0 && optopt < 256)
 		fprintf(stderr, "gpudp-fwd: unknown option '-%c'\n", optopt);
-	else if (optopt >= OPT_PORTS)
-		fprintf(stderr, "gpudp-fwd: --%s: missing value\n",
-			long_opts[optopt - OPT_PORTS].name);
+	else if (optopt >= OPT_PORTS && lo->name != NULL)
+		fprintf(stderr, "gpudp-fwd: --%s: missing value\n", lo->name);
 	else
 		fprintf(stderr, "gpudp-fwd: unknown option '%s'\n", argv[optind - 1]);
 	fprintf(stderr, "gpudp-fwd: --help lists the options\n");

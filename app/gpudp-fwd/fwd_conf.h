@@ -45,6 +45,7 @@ struct fwd_conf {
 	const char *gpu_map;        /* --gpu-map PORT:GPU,... (syntax checked), or NULL */
 	int mem;                    /* enum gpudp_mem_type or FWD_MEM_AUTO */
 	enum gpudp_pin_backend pin;
+	int igpu_wc;                /* --igpu-alloc wc: integrated GPUs' pools write-combined */
 	enum gpudp_ho_mode mode;
 	const char *work_spec;      /* --work/--kernel: a registered name or a path */
 	const struct gpudp_work *work; /* resolved (and loaded) by fwd_conf_parse() */

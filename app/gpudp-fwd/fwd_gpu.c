@@ -2,7 +2,8 @@
 /*
  * gpudp-fwd's GPUs: which GPU each port's pipelines run on (--gpu N, --gpu
  * auto, --gpu-map), the deployment checks of --check per GPU, and what the
- * GPUs still hold after teardown (doc/multi-gpu.md).
+ * GPUs still hold after teardown (doc/multi-gpu.md), and how an integrated
+ * GPU's pools are allocated (--igpu-alloc, doc/tegra.md).
  *
  * --gpu auto puts each port on the GPU closest to it in the PCIe tree
  * (gpudp_mem_gpu_place(): a common PCIe switch, then the root complex,
@@ -121,6 +122,36 @@ choose_placed(const struct gpudp_app_gpu_info *a, unsigned int n, const char *ho
 	return 0;
 }
 
+/*
+ * --igpu-alloc for GPU @p g: an integrated GPU's pools are host memory from
+ * cuMemHostAlloc, write-combined or not; a discrete GPU's are cuMemAlloc's.
+ * @return 1 if the GPU is integrated, else 0; @p what says how its pools
+ * are allocated.
+ */
+static int
+gpu_igpu_alloc(const struct fwd_gpu *g, char *what, size_t len)
+{
+	snprintf(what, len, "pools from cuMemAlloc");
+#ifdef GPUDP_HAS_CUDA
+	struct gpudp_gpu_props pr;
+
+	if (gpudp_gpu_props_get(g->id, &pr) != 0 || !pr.integrated)
+		return 0;
+	gpudp_gpu_igpu_alloc_set(g->id, cf->igpu_wc ? GPUDP_GPU_IGPU_ALLOC_WC :
+				 GPUDP_GPU_IGPU_ALLOC_DEFAULT);
+	snprintf(what, len, "integrated (it shares DRAM with the CPU): device and split pools "
+		 "from cuMemHostAlloc, %s (--igpu-alloc %s), %s", cf->igpu_wc ?
+		 "write-combined" : "not write-combined", cf->igpu_wc ? "wc" : "default",
+		 !cf->igpu_wc && (pr.unified_addressing || pr.host_ptr_registered) ?
+		 "used through the host pointer" : "used through the device pointer "
+		 "(cuMemHostGetDevicePointer)");
+	return 1;
+#else
+	RTE_SET_USED(g);
+	return 0;
+#endif
+}
+
 int
 fwd_gpus_choose(void)
 {
@@ -143,6 +174,16 @@ fwd_gpus_choose(void)
 	if (rc != 0) {
 		fwd_run.nb_gpus = 0;
 		return rc;
+	}
+	for (i = 0; i < fwd_run.nb_gpus; i++) {
+		const struct fwd_gpu *g = &fwd_run.gpus[i];
+		char what[300];
+
+		if (gpu_igpu_alloc(g, what, sizeof(what)))
+			FWD_LOG(INFO, "GPU %d (%s) is %s", g->ordinal, g->pci, what);
+		else if (cf->igpu_wc)
+			FWD_LOG(NOTICE, "--igpu-alloc wc: GPU %d (%s) is not integrated: its pools "
+				"come from cuMemAlloc, the option does not apply", g->ordinal, g->pci);
 	}
 	for (i = 0; i < cf->nb_ports; i++) {
 		const struct fwd_port_gpu *pg = &fwd_run.port_gpu[i];
@@ -220,8 +261,12 @@ fwd_run_check(void)
 	for (g = 0; g < fwd_run.nb_gpus; g++) {
 		const struct fwd_gpu *gp = &fwd_run.gpus[g];
 
+		char what[300];
+
 		printf("info  gpu    GPU %d (gpudev device %d) at %s: %u port%s\n", gp->ordinal,
 		       gp->id, gp->pci, gp->nb_ports, gp->nb_ports == 1 ? "" : "s");
+		if (gpu_igpu_alloc(gp, what, sizeof(what)))
+			printf("info  igpu   GPU %d is %s\n", gp->ordinal, what);
 		for (i = 0, n = 0; i < cf->nb_ports; i++)
 			if (fwd_run.port_gpu[i].gpu == g)
 				ports[n++] = cf->ports[i];

@@ -49,6 +49,7 @@ RTE_LOG_REGISTER(gpudp_gpu_logtype, gpudp.gpu, NOTICE);
 #define KV_CUDA "cuda"
 #define KV_BDF  "bdf"
 #define KV_WMB  "wmb"
+#define KV_IGPU_ALLOC "igpu_alloc"
 
 /* ---------------------------------------------------------------- CUDA */
 
@@ -129,11 +130,12 @@ gpu_by_id(int16_t id)
 	return rte_gpu_get_by_name(info.name);
 }
 
-/* Parse "wmb=auto|flush" (and, for vdev, cuda= / bdf=). */
+/* Parse "wmb=auto|flush", "igpu_alloc=default|wc" (and, for vdev, cuda= / bdf=). */
 struct gpu_args {
 	int cuda;          /* -1: not given */
 	char bdf[32];
 	bool wmb_flush;    /* wmb=flush */
+	bool igpu_wc;      /* igpu_alloc=wc */
 };
 
 static int
@@ -155,6 +157,11 @@ kv_str(const char *key, const char *value, void *opaque)
 			a->wmb_flush = true;
 		else if (strcmp(value, "auto") != 0)
 			return -EINVAL;
+	} else if (strcmp(key, KV_IGPU_ALLOC) == 0) {
+		if (strcmp(value, "wc") == 0)
+			a->igpu_wc = true;
+		else if (strcmp(value, "default") != 0)
+			return -EINVAL;
 	}
 	return 0;
 }
@@ -163,8 +170,8 @@ static int
 parse_args(const char *dev_name, const char *args, bool vdev,
 	   struct gpu_args *out)
 {
-	static const char *const pci_keys[] = { KV_WMB, NULL };
-	static const char *const vdev_keys[] = { KV_CUDA, KV_BDF, KV_WMB, NULL };
+	static const char *const pci_keys[] = { KV_WMB, KV_IGPU_ALLOC, NULL };
+	static const char *const vdev_keys[] = { KV_CUDA, KV_BDF, KV_WMB, KV_IGPU_ALLOC, NULL };
 	struct rte_kvargs *kv;
 	int rc;
 
@@ -175,8 +182,8 @@ parse_args(const char *dev_name, const char *args, bool vdev,
 	kv = rte_kvargs_parse(args, vdev ? vdev_keys : pci_keys);
 	if (kv == NULL) {
 		GPU_LOG(ERR, "%s: bad device arguments \"%s\" (valid: %s)", dev_name,
-			args, vdev ? "cuda=<n>, bdf=<D:B:D.F>, wmb=auto|flush" :
-			"wmb=auto|flush");
+			args, vdev ? "cuda=<n>, bdf=<D:B:D.F>, wmb=auto|flush, igpu_alloc=default|wc" :
+			"wmb=auto|flush, igpu_alloc=default|wc");
 		return -EINVAL;
 	}
 	rc = rte_kvargs_process(kv, NULL, kv_str, out);
@@ -241,6 +248,16 @@ gpu_create(struct rte_device *rdev, CUdevice d, int numa, const char *bus,
 	p->gdr_supported = cu_attr(d, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED, 0);
 	p->gdr_ordering = cu_attr(d, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING, 0);
 	p->gdr_flush_options = cu_attr(d, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS, 0);
+	/* an integrated GPU (NVIDIA's GPUDirect RDMA guide, section Porting to
+	 * Tegra): mem_alloc from cuMemHostAlloc (gpu_gpudp_igpu.c) */
+	gpudp_cuda_mem_caps_get(d, &p->caps);
+	if (args->igpu_wc && !p->caps.integrated) {
+		GPU_LOG(ERR, "%s: igpu_alloc=wc: not an integrated GPU (its memory comes from cuMemAlloc)",
+			p->pci_addr);
+		rc = -ENOTSUP;
+		goto fail;
+	}
+	p->igpu_wc = args->igpu_wc;
 	if (numa < 0)
 		numa = sysfs_numa_node(p->pci_addr);
 #if CUDA_VERSION >= 12020 /* the attribute is new in CUDA 12.2's headers */
@@ -305,6 +322,13 @@ gpu_create(struct rte_device *rdev, CUdevice d, int numa, const char *bus,
 		p->wmb_flush ? "flushes (cuFlushGPUDirectRDMAWrites)" :
 		p->wmb_unsupported ? "unsupported (writes unordered, no flush)" :
 		"is a no-op (writes ordered >= OWNER)");
+	if (p->caps.integrated) {
+		char caps[256];
+
+		GPU_LOG(INFO, "%s: integrated GPU (shares DRAM with the CPU): mem_alloc is cuMemHostAlloc, %s",
+			p->pci_addr, gpudp_cuda_mem_caps_str(&p->caps, CU_MEMHOSTALLOC_DEVICEMAP |
+			(p->igpu_wc ? CU_MEMHOSTALLOC_WRITECOMBINED : 0), caps, sizeof(caps)));
+	}
 	if (!p->gdr_supported)
 		GPU_LOG(WARNING, "%s: the device reports no GPUDirect RDMA support: NICs cannot DMA into its memory",
 			p->pci_addr);
@@ -419,6 +443,8 @@ child_attach(struct rte_gpu *dev)
 	p->gdr_flush_options = pp->gdr_flush_options;
 	p->wmb_flush = pp->wmb_flush;
 	p->wmb_unsupported = pp->wmb_unsupported;
+	p->caps = pp->caps;
+	p->igpu_wc = pp->igpu_wc;
 	dev->device = parent->device;
 	dev->process_private = p;
 	dev->ops = gpudp_gpu_ops;
@@ -555,7 +581,7 @@ static struct rte_pci_driver gpu_pci_driver = {
 RTE_PMD_REGISTER_PCI(gpu_gpudp_pci, gpu_pci_driver);
 RTE_PMD_REGISTER_PCI_TABLE(gpu_gpudp_pci, gpu_pci_ids);
 RTE_PMD_REGISTER_KMOD_DEP(gpu_gpudp_pci, "* nvidia");
-RTE_PMD_REGISTER_PARAM_STRING(gpu_gpudp_pci, "wmb=auto|flush");
+RTE_PMD_REGISTER_PARAM_STRING(gpu_gpudp_pci, "wmb=auto|flush igpu_alloc=default|wc");
 
 /* ---------------------------------------------------------------- vdev */
 
@@ -610,7 +636,7 @@ static struct rte_vdev_driver gpu_vdev_driver = {
 
 RTE_PMD_REGISTER_VDEV(gpu_gpudp, gpu_vdev_driver);
 RTE_PMD_REGISTER_PARAM_STRING(gpu_gpudp,
-	"cuda=<int> bdf=<D:B:D.F> wmb=auto|flush");
+	"cuda=<int> bdf=<D:B:D.F> wmb=auto|flush igpu_alloc=default|wc");
 
 /* -------------------------------------------------------------- public */
 
@@ -715,10 +741,34 @@ gpudp_gpu_props_get(int16_t dev_id, struct gpudp_gpu_props *props)
 	props->gdr_writes_ordering = p->gdr_ordering;
 	props->gdr_flush_options = p->gdr_flush_options;
 	props->wmb_flushes = p->wmb_flush;
+	props->integrated = p->caps.integrated;
+	props->can_map_host = p->caps.can_map_host;
+	props->unified_addressing = p->caps.unified_addressing;
+	props->host_ptr_registered = p->caps.host_ptr_registered;
+	props->igpu_alloc = p->igpu_wc ? GPUDP_GPU_IGPU_ALLOC_WC : GPUDP_GPU_IGPU_ALLOC_DEFAULT;
 	gpudp_gpu_mtab_stats(&p->mtab, GPUDP_GPU_MEM_DEVICE, &props->n_allocs,
 			     &props->alloc_bytes);
 	gpudp_gpu_mtab_stats(&p->mtab, GPUDP_GPU_MEM_HOST, &props->n_registered,
 			     &props->registered_bytes);
 	props->n_cpu_mapped = gpudp_gpu_cpumap_count(p);
+	return 0;
+}
+
+int
+gpudp_gpu_igpu_alloc_set(int16_t dev_id, enum gpudp_gpu_igpu_alloc how)
+{
+	struct rte_gpu *dev = gpu_by_id(dev_id);
+	struct gpudp_gpu_priv *p;
+
+	if (!gpu_is_ours(dev) || dev->process_private == NULL)
+		return -ENODEV;
+	if (how != GPUDP_GPU_IGPU_ALLOC_DEFAULT && how != GPUDP_GPU_IGPU_ALLOC_WC)
+		return -EINVAL;
+	p = dev->process_private;
+	if (!p->caps.integrated)
+		return -ENOTSUP;
+	p->igpu_wc = how == GPUDP_GPU_IGPU_ALLOC_WC;
+	GPU_LOG(INFO, "%s: mem_alloc: cuMemHostAlloc%s", dev->mpshared->name,
+		p->igpu_wc ? ", write-combined" : " with the default flags (not write-combined)");
 	return 0;
 }

@@ -9,6 +9,12 @@
  * -ENOTSUP and one clear log line, and gpudp_gpu_cpu_map_available() says
  * why.
  *
+ * On an integrated GPU a buffer is host memory from cuMemHostAlloc
+ * (gpu_gpudp_igpu.c): its CPU mapping is its host pointer, with the
+ * caching it was allocated with (write-combined or not, as NVIDIA's
+ * GPUDirect RDMA guide, section Porting to Tegra, requires of a user
+ * mapping), and needs no gpudp_pin.
+ *
  * Rules: the pointer must be one rte_gpu_mem_alloc returned on this device
  * and size at most what was allocated; one CPU mapping per buffer; the
  * mapping covers whole 64 KiB pages, the buffer's own only (mem_alloc
@@ -57,18 +63,18 @@ int
 gpudp_gpu_mem_cpu_map(struct rte_gpu *dev, size_t size, void *ptr_in,
 		      void **ptr_out)
 {
+	struct gpudp_gpu_priv *p = dev->process_private;
+	struct gpudp_gpu_mtab_ent *ent;
+	struct gpudp_pin_pin pin;
+	void *addr = NULL;
 	char why[160];
-	int rc = pin_ready(why, sizeof(why));
+	int rc = p->caps.integrated ? 0 : pin_ready(why, sizeof(why));
 
 	if (rc != 0) {
 		GPU_LOG(ERR, "%s: mem_cpu_map(%p, %zu): CPU mapping of GPU memory unavailable: %s",
 			dev->mpshared->name, ptr_in, size, why);
 		return -ENOTSUP;
 	}
-	struct gpudp_gpu_priv *p = dev->process_private;
-	struct gpudp_gpu_mtab_ent *ent;
-	struct gpudp_pin_pin pin;
-	void *addr = NULL;
 
 	pthread_mutex_lock(&p->mtab.lock);
 	ent = gpudp_gpu_mtab_find_locked(&p->mtab, (uintptr_t)ptr_in);
@@ -80,10 +86,15 @@ gpudp_gpu_mem_cpu_map(struct rte_gpu *dev, size_t size, void *ptr_in,
 		GPU_LOG(ERR, "%s: mem_cpu_map(%p, %zu): buffer has only %zu bytes",
 			dev->mpshared->name, ptr_in, size, ent->size);
 		rc = -EINVAL;
-	} else if (ent->pin_handle != 0) {
+	} else if (ent->map_addr != NULL) {
 		GPU_LOG(ERR, "%s: mem_cpu_map(%p): already mapped at %p",
 			dev->mpshared->name, ptr_in, ent->map_addr);
 		rc = -EEXIST;
+	} else if (ent->host != NULL) {
+		/* integrated GPU: the host address of ptr_in */
+		ent->map_addr = (char *)ent->host + (ent->key - ent->base);
+		ent->map_len = size;
+		*ptr_out = ent->map_addr;
 	} else {
 		rc = gpudp_pin_pin(pin_dev(), ent->key, size, 0, &pin);
 		if (rc == 0) {
@@ -114,7 +125,7 @@ gpudp_gpu_mem_cpu_unmap(struct rte_gpu *dev, void *ptr)
 
 	pthread_mutex_lock(&p->mtab.lock);
 	ent = gpudp_gpu_mtab_find_locked(&p->mtab, (uintptr_t)ptr);
-	if (ent == NULL || ent->kind != GPUDP_GPU_MEM_DEVICE || ent->pin_handle == 0)
+	if (ent == NULL || ent->kind != GPUDP_GPU_MEM_DEVICE || ent->map_addr == NULL)
 		rc = -EINVAL;
 	else
 		gpudp_gpu_cpumap_release(ent);
@@ -128,10 +139,10 @@ gpudp_gpu_mem_cpu_unmap(struct rte_gpu *dev, void *ptr)
 void
 gpudp_gpu_cpumap_release(struct gpudp_gpu_mtab_ent *ent)
 {
-	if (ent->pin_handle == 0)
-		return;
-	gpudp_pin_munmap(ent->map_addr, ent->map_len);
-	gpudp_pin_unpin(pin_dev(), ent->pin_handle);
+	if (ent->pin_handle != 0) {
+		gpudp_pin_munmap(ent->map_addr, ent->map_len);
+		gpudp_pin_unpin(pin_dev(), ent->pin_handle);
+	}
 	ent->pin_handle = 0;
 	ent->map_addr = NULL;
 	ent->map_len = 0;
@@ -144,7 +155,7 @@ gpudp_gpu_cpumap_count(struct gpudp_gpu_priv *p)
 
 	pthread_mutex_lock(&p->mtab.lock);
 	for (i = 0; i < p->mtab.cap; i++)
-		if (p->mtab.slot[i] != NULL && p->mtab.slot[i]->pin_handle != 0)
+		if (p->mtab.slot[i] != NULL && p->mtab.slot[i]->map_addr != NULL)
 			n++;
 	pthread_mutex_unlock(&p->mtab.lock);
 	return n;

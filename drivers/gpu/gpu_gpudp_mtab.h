@@ -32,11 +32,17 @@ struct gpudp_gpu_mtab_ent {
 	uintptr_t key;           /**< the pointer the application holds */
 	enum gpudp_gpu_mem_kind kind;
 	size_t size;             /**< bytes the application asked for */
-	uint64_t base;           /**< DEVICE: what cuMemAlloc returned */
-	size_t base_size;        /**< DEVICE: bytes given to cuMemAlloc */
-	/* CPU mapping of a DEVICE entry (mem_cpu_map), through gpudp_pin */
-	uint64_t pin_handle;     /**< 0: not mapped */
-	void *map_addr;          /**< mmap()ed pinned range */
+	uint64_t base;           /**< DEVICE: what cuMemAlloc returned (on an
+				  *   integrated GPU: the device pointer of
+				  *   what cuMemHostAlloc returned) */
+	size_t base_size;        /**< DEVICE: bytes given to cuMemAlloc (cuMemHostAlloc) */
+	void *host;              /**< DEVICE on an integrated GPU: the host pointer
+				  *   cuMemHostAlloc returned (base's CPU address);
+				  *   NULL for cuMemAlloc memory */
+	/* CPU mapping of a DEVICE entry (mem_cpu_map): through gpudp_pin, or
+	 * (host != NULL) the host pointer itself */
+	uint64_t pin_handle;     /**< 0: not pinned */
+	void *map_addr;          /**< mmap()ed pinned range, or the host address; NULL: not mapped */
 	size_t map_len;
 };
 

@@ -70,17 +70,41 @@ gpu_dev_info_get(struct rte_gpu *dev, struct rte_gpu_info *info)
 	return 0;
 }
 
+static CUresult
+device_alloc(struct rte_gpu *dev, size_t len, CUdeviceptr *base, void **host)
+{
+	RTE_SET_USED(dev);
+	*host = NULL;
+	return gpudp_cu->cuMemAlloc(base, len);
+}
+
+/* a discrete GPU's memory */
+static const struct gpudp_gpu_backing device_backing = {
+	.name = "cuMemAlloc",
+	.alloc = device_alloc,
+};
+
+CUresult
+gpudp_gpu_mem_release(uint64_t base, void *host)
+{
+	return host != NULL ? gpudp_cu->cuMemFreeHost(host) : gpudp_cu->cuMemFree(base);
+}
+
 /*
- * cuMemAlloc whole 64 KiB pages, aligned to max(align, 64 KiB). The driver
- * returns large blocks 2 MiB aligned, so the first try usually fits; if
- * not, allocate align bytes more and round up, so that the pages a NIC or
- * gpudp_pin maps belong to this buffer only.
+ * cuMemAlloc (an integrated GPU: cuMemHostAlloc, gpu_gpudp_igpu.c) whole
+ * 64 KiB pages, aligned to max(align, 64 KiB). The driver returns large
+ * blocks 2 MiB aligned, so the first try usually fits; if not, allocate
+ * align bytes more and round up, so that the pages a NIC or gpudp_pin maps
+ * belong to this buffer only.
  */
 static int
 gpu_mem_alloc(struct rte_gpu *dev, size_t size, unsigned int align, void **ptr)
 {
 	struct gpudp_gpu_priv *p = dev->process_private;
+	const struct gpudp_gpu_backing *b = p->caps.integrated ? &gpudp_gpu_igpu_backing :
+		&device_backing;
 	uint64_t a = RTE_MAX((uint64_t)align, GPUDP_GPU_PAGE_SIZE);
+	void *host = NULL;
 	struct gpudp_gpu_mtab_ent *ent;
 	unsigned int one = 1;
 	CUdeviceptr base = 0;
@@ -103,15 +127,15 @@ gpu_mem_alloc(struct rte_gpu *dev, size_t size, unsigned int align, void **ptr)
 	if (rc != 0)
 		goto fail_ent;
 	bsize = rounded;
-	res = gpudp_cu->cuMemAlloc(&base, bsize);
+	res = b->alloc(dev, bsize, &base, &host);
 	if (res == CUDA_SUCCESS && base % a != 0) {
-		gpudp_cu->cuMemFree(base);
+		gpudp_gpu_mem_release(base, host);
 		bsize = rounded + a;
-		res = gpudp_cu->cuMemAlloc(&base, bsize);
+		res = b->alloc(dev, bsize, &base, &host);
 	}
 	if (res != CUDA_SUCCESS) {
-		GPU_LOG(ERR, "%s: cuMemAlloc(%zu) for mem_alloc(%zu, align %u): %s",
-			dev->mpshared->name, bsize, size, align, gpudp_cuda_errstr(res));
+		GPU_LOG(ERR, "%s: %s(%zu) for mem_alloc(%zu, align %u): %s",
+			dev->mpshared->name, b->name, bsize, size, align, gpudp_cuda_errstr(res));
 		rc = gpudp_gpu_cu_errno(res);
 		goto fail_pop;
 	}
@@ -133,6 +157,7 @@ gpu_mem_alloc(struct rte_gpu *dev, size_t size, unsigned int align, void **ptr)
 	ent->size = size;
 	ent->base = base;
 	ent->base_size = bsize;
+	ent->host = host;
 	rc = gpudp_gpu_mtab_insert(&p->mtab, ent);
 	if (rc != 0) {
 		/* -EEXIST would mean the driver handed out a live address
@@ -148,7 +173,7 @@ gpu_mem_alloc(struct rte_gpu *dev, size_t size, unsigned int align, void **ptr)
 	return 0;
 
 fail_free:
-	gpudp_cu->cuMemFree(base);
+	gpudp_gpu_mem_release(base, host);
 fail_pop:
 	gpudp_gpu_ctx_pop();
 fail_ent:
@@ -180,10 +205,11 @@ gpu_mem_free(struct rte_gpu *dev, void *ptr)
 		free(ent);
 		return -EIO;
 	}
-	res = gpudp_cu->cuMemFree(ent->base);
+	res = gpudp_gpu_mem_release(ent->base, ent->host);
 	gpudp_gpu_ctx_pop();
 	if (res != CUDA_SUCCESS)
-		GPU_LOG(ERR, "%s: cuMemFree(%p): %s", dev->mpshared->name, ptr,
+		GPU_LOG(ERR, "%s: %s(%p): %s", dev->mpshared->name,
+			ent->host != NULL ? "cuMemFreeHost" : "cuMemFree", ptr,
 			gpudp_cuda_errstr(res));
 	free(ent);
 	return res == CUDA_SUCCESS ? 0 : -EIO;
@@ -321,7 +347,7 @@ gpudp_gpu_mem_drain(struct rte_gpu *dev)
 		if (ent->kind == GPUDP_GPU_MEM_DEVICE) {
 			gpudp_gpu_cpumap_release(ent);
 			if (pushed)
-				gpudp_cu->cuMemFree(ent->base);
+				gpudp_gpu_mem_release(ent->base, ent->host);
 			n_dev++;
 			b_dev += ent->size;
 		} else {

@@ -5,7 +5,9 @@
  *
  * Files: gpu_gpudp.c (buses, probe, remove, children, public functions),
  * gpu_gpudp_ops.c (the rte_gpu_ops), gpu_gpudp_cpumap.c (mem_cpu_map over
- * gpudp_pin), gpu_gpudp_mtab.c (allocation table).
+ * gpudp_pin, or an integrated GPU's host pointer), gpu_gpudp_igpu.c
+ * (mem_alloc's backing on an integrated GPU: cuMemHostAlloc), gpu_gpudp_mtab.c
+ * (allocation table).
  *
  * Locks: each device's mtab.lock (leaf, see gpu_gpudp_mtab.c). Device
  * creation and removal run on the EAL main thread or in
@@ -53,6 +55,8 @@ struct gpudp_gpu_priv {
 	int gdr_flush_options;  /* CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_* */
 	bool wmb_flush;         /* wmb calls cuFlushGPUDirectRDMAWrites */
 	bool wmb_unsupported;   /* writes unordered and no flush: wmb fails */
+	struct gpudp_cuda_mem_caps caps; /* integrated or discrete, host pointer use */
+	bool igpu_wc;           /* integrated: mem_alloc write-combined */
 	struct gpudp_gpu_mtab mtab;
 };
 
@@ -73,6 +77,23 @@ void gpudp_gpu_ctx_pop(void);
 
 /* CUresult -> negative errno, for the op's return. */
 int gpudp_gpu_cu_errno(CUresult res);
+
+/* Where mem_alloc's memory comes from: cuMemAlloc (gpu_gpudp_ops.c), or
+ * cuMemHostAlloc on an integrated GPU (gpu_gpudp_igpu.c). */
+struct gpudp_gpu_backing {
+	const char *name;  /* the allocating call, for logs */
+	/* Allocate len bytes, the device's context current: *base the pointer
+	 * the GPU uses, *host the CPU's (NULL for GPU memory). */
+	CUresult (*alloc)(struct rte_gpu *dev, size_t len, CUdeviceptr *base, void **host);
+};
+
+/* cuMemHostAlloc, used through the pointer the attributes allow
+ * (NVIDIA's GPUDirect RDMA guide, section Porting to Tegra) */
+extern const struct gpudp_gpu_backing gpudp_gpu_igpu_backing;
+
+/* Free what a backing allocated: cuMemFreeHost(host), or cuMemFree(base)
+ * when host is NULL; the device's context is current. */
+CUresult gpudp_gpu_mem_release(uint64_t base, void *host);
 
 /* gpu_gpudp_cpumap.c */
 int gpudp_gpu_mem_cpu_map(struct rte_gpu *dev, size_t size, void *ptr_in,

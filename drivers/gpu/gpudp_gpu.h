@@ -74,6 +74,24 @@ int gpudp_gpu_probe_all(void);
 int16_t gpudp_gpu_add_child(const char *name, int16_t parent,
 			    uint64_t child_context);
 
+/**
+ * How mem_alloc allocates on an integrated GPU (CU_DEVICE_ATTRIBUTE_INTEGRATED:
+ * Jetson, DRIVE, IGX's iGPU), which shares DRAM with the CPU. NVIDIA's
+ * GPUDirect RDMA guide, section Porting to Tegra: memory a NIC DMAs into
+ * comes from cuMemHostAlloc there, not cuMemAlloc, with the default flags
+ * or write-combined. The driver asks for CU_MEMHOSTALLOC_DEVICEMAP and
+ * _PORTABLE, and returns the pointer the GPU uses: the host pointer where
+ * the device has unified addressing or
+ * CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM and the memory is not
+ * write-combined, else cuMemHostGetDevicePointer's (doc/tegra.md).
+ */
+enum gpudp_gpu_igpu_alloc {
+	/** default flags: the CPU caches it (reads through a CPU mapping are fast) */
+	GPUDP_GPU_IGPU_ALLOC_DEFAULT = 0,
+	/** CU_MEMHOSTALLOC_WRITECOMBINED too: not cached by the CPU (CPU reads slow) */
+	GPUDP_GPU_IGPU_ALLOC_WC = 1,
+};
+
 /** What a gpudev device of this driver is (gpudp_gpu_props_get()). */
 struct gpudp_gpu_props {
 	char product[96];        /**< e.g. "NVIDIA H200" */
@@ -88,6 +106,11 @@ struct gpudp_gpu_props {
 	int gdr_writes_ordering; /**< ..._GPU_DIRECT_RDMA_WRITES_ORDERING (0, 100, 200) */
 	int gdr_flush_options;   /**< ..._GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS bits */
 	int wmb_flushes;         /**< 1: rte_gpu_wmb() calls cuFlushGPUDirectRDMAWrites */
+	int integrated;          /**< CU_DEVICE_ATTRIBUTE_INTEGRATED: mem_alloc is cuMemHostAlloc */
+	int can_map_host;        /**< CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY */
+	int unified_addressing;  /**< CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING */
+	int host_ptr_registered; /**< ..._CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM */
+	enum gpudp_gpu_igpu_alloc igpu_alloc; /**< integrated: how mem_alloc allocates */
 	size_t n_allocs;         /**< live mem_alloc buffers */
 	uint64_t alloc_bytes;    /**< their requested bytes */
 	size_t n_registered;     /**< live mem_register ranges */
@@ -103,8 +126,27 @@ struct gpudp_gpu_props {
 int gpudp_gpu_props_get(int16_t dev_id, struct gpudp_gpu_props *props);
 
 /**
+ * Choose how rte_gpu_mem_alloc() allocates on an integrated GPU from now
+ * on (allocations already made keep their flags). The devarg
+ * `igpu_alloc=default|wc` sets it at probe; a child device starts with its
+ * parent's choice and has its own afterwards.
+ *
+ * @param dev_id
+ *   A gpudev device of this driver.
+ * @param how
+ *   GPUDP_GPU_IGPU_ALLOC_DEFAULT or GPUDP_GPU_IGPU_ALLOC_WC.
+ * @return
+ *   0; -ENODEV (no such device, or another driver's); -EINVAL (@p how
+ *   unknown); -ENOTSUP (a discrete GPU: its mem_alloc is cuMemAlloc, there
+ *   is nothing to choose).
+ */
+int gpudp_gpu_igpu_alloc_set(int16_t dev_id, enum gpudp_gpu_igpu_alloc how);
+
+/**
  * Whether rte_gpu_mem_cpu_map() can work in this process: it needs the
- * gpudp_pin module (/dev/gpudp_pin) and gpudp built with lib/pin.
+ * gpudp_pin module (/dev/gpudp_pin) and gpudp built with lib/pin. (Not on
+ * an integrated GPU: there rte_gpu_mem_cpu_map() gives the buffer's host
+ * pointer, with no module.)
  *
  * @param why
  *   If not NULL, receives the reason when it cannot (or "" when it can).

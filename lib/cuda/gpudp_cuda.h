@@ -155,6 +155,69 @@ int gpudp_cuda_module_load_image(const struct gpudp_cuda_image *img, CUmodule *m
  */
 int gpudp_cuda_module_load(const char *name, CUmodule *mod);
 
+/**
+ * What a device says about using host memory for GPU work, the facts
+ * that decide where an integrated GPU's (Jetson, DRIVE, IGX's iGPU)
+ * pools come from. NVIDIA's GPUDirect RDMA guide, section Porting to
+ * Tegra: on an integrated GPU, memory a NIC DMAs into comes from
+ * cuMemHostAlloc (default or write-combined), not cuMemAlloc, and is used
+ * through its device pointer (cuMemHostGetDevicePointer), or through the
+ * host pointer directly where the GPU supports unified addressing or
+ * CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM.
+ */
+struct gpudp_cuda_mem_caps {
+	int integrated;          /**< CU_DEVICE_ATTRIBUTE_INTEGRATED: shares DRAM with the CPU */
+	int can_map_host;        /**< CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY */
+	int unified_addressing;  /**< CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING */
+	int host_ptr_registered; /**< CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM */
+};
+
+/**
+ * Read the four attributes of struct gpudp_cuda_mem_caps for device @p dev.
+ * An attribute the driver does not answer reads as 0.
+ *
+ * @param dev
+ *   A CUDA device (cuDeviceGet).
+ * @param[out] caps
+ *   Filled on success.
+ * @return
+ *   0; -EINVAL if @p caps is NULL; -ENODEV if gpudp_cuda_init() has not
+ *   succeeded.
+ */
+int gpudp_cuda_mem_caps_get(CUdevice dev, struct gpudp_cuda_mem_caps *caps);
+
+/**
+ * Whether the GPU may use the host pointer of a cuMemHostAlloc allocation
+ * made with @p flags as is, instead of the pointer
+ * cuMemHostGetDevicePointer returns: the allocation is mapped
+ * (CU_MEMHOSTALLOC_DEVICEMAP, or the device has unified addressing, which
+ * maps every allocation), not write-combined (CUDA's cuMemHostAlloc:
+ * write-combined memory is always used through cuMemHostGetDevicePointer,
+ * even with unified addressing), and the device has unified addressing or
+ * CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM. Pure: no
+ * driver call.
+ *
+ * @param caps
+ *   The device's facts (gpudp_cuda_mem_caps_get()).
+ * @param flags
+ *   CU_MEMHOSTALLOC_* flags of the allocation.
+ * @return
+ *   1 if the host pointer is the one to use; 0 if the device pointer is
+ *   (also when @p caps is NULL).
+ */
+int gpudp_cuda_host_ptr_direct(const struct gpudp_cuda_mem_caps *caps, unsigned int flags);
+
+/**
+ * One line describing @p caps and an allocation with @p flags, for logs
+ * and deployment checks, e.g. "integrated 1, can map host memory 1,
+ * unified addressing 1, host pointer for registered memory 1: used through
+ * the host pointer".
+ *
+ * @return @p buf.
+ */
+const char *gpudp_cuda_mem_caps_str(const struct gpudp_cuda_mem_caps *caps,
+				    unsigned int flags, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,7 +8,8 @@
  * A device pool is built as (doc/pools.md):
  *  1. GPU memory from an allocator (gpudev's rte_gpu_mem_alloc by default:
  *     64 KiB aligned, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS set by gpudp's
- *     gpudev driver), in chunks of at most conf.max_chunk bytes;
+ *     gpudev driver; on an integrated GPU, host memory from cuMemHostAlloc,
+ *     doc/tegra.md), in chunks of at most conf.max_chunk bytes;
  *  2. bus addresses for each chunk from the pin backend (dmabuf: the chunk
  *     exported as a dma-buf and attached by the gpudp_pin module for the
  *     ports' PCI device; kmod: the module's NV-P2P page table; peermem:
@@ -109,6 +110,14 @@ struct gpudp_pool_conf {
 	uint16_t hdr_len;        /**< SPLIT: header bytes in host memory; 0: 128 */
 };
 
+/**
+ * Bits of gpudp_pool_info.host_alloc: CUDA's CU_MEMHOSTALLOC_* values,
+ * named here so that users need no cuda.h.
+ */
+#define GPUDP_MEM_HOST_ALLOC_PORTABLE      0x01 /**< CU_MEMHOSTALLOC_PORTABLE */
+#define GPUDP_MEM_HOST_ALLOC_DEVICEMAP     0x02 /**< CU_MEMHOSTALLOC_DEVICEMAP */
+#define GPUDP_MEM_HOST_ALLOC_WRITECOMBINED 0x04 /**< CU_MEMHOSTALLOC_WRITECOMBINED */
+
 /** What a pool uses, for reports and the memory-overhead checks. */
 struct gpudp_pool_info {
 	enum gpudp_mem_type type;
@@ -118,9 +127,20 @@ struct gpudp_pool_info {
 	uint32_t chunks;          /**< device/pinned allocations */
 	uint32_t extmem_segs;     /**< IOVA-contiguous runs given to the mempool */
 	size_t data_bytes;        /**< nb_mbufs * elt_size */
-	size_t gpu_bytes;         /**< device memory allocated (DEVICE) */
+	size_t gpu_bytes;         /**< device memory allocated (DEVICE; on an
+				   *   integrated GPU, host memory from cuMemHostAlloc) */
 	size_t host_bytes;        /**< host memory of the mempools (mbufs, SPLIT header rooms) */
 	uint64_t pins;            /**< pins made for this pool */
+	/**
+	 * DEVICE and SPLIT pools of gpudev's allocator on an integrated GPU
+	 * (CU_DEVICE_ATTRIBUTE_INTEGRATED: Jetson, DRIVE, IGX's iGPU): the
+	 * CU_MEMHOSTALLOC_* flags (GPUDP_MEM_HOST_ALLOC_*) of the pool's
+	 * memory, which gpudp's gpudev driver takes from cuMemHostAlloc there
+	 * (NVIDIA's GPUDirect RDMA guide, section Porting to Tegra;
+	 * doc/tegra.md): DEVICEMAP, with WRITECOMBINED when the device is set
+	 * so. 0 on a discrete GPU and for the other pools.
+	 */
+	unsigned int host_alloc;
 };
 
 struct gpudp_pool;
@@ -216,7 +236,7 @@ enum gpudp_check_level {
 	GPUDP_CHECK_SKIP,  /**< could not be checked here */
 };
 
-/** Called once per finding: @p check is "bar1", "iommu", "pcie", "mlx5", "port". */
+/** Called once per finding: @p check is "bar1", "iommu", "pcie", "mlx5", "port", "igpu". */
 typedef void gpudp_check_report_t(enum gpudp_check_level lvl, const char *check,
 				  const char *msg, void *arg);
 
@@ -227,7 +247,12 @@ typedef void gpudp_check_report_t(enum gpudp_check_level lvl, const char *check,
  * passthrough), NIC/GPU PCIe placement (NVIDIA's GPUDirect RDMA guide,
  * "Supported Systems": a warning when they do not share a PCIe switch), and
  * on mlx5 ports the settings GPU receive needs (txq_inline_max=0,
- * MLX5_SCATTER_TO_CQE=0).
+ * MLX5_SCATTER_TO_CQE=0). On an integrated GPU (CU_DEVICE_ATTRIBUTE_INTEGRATED,
+ * NVIDIA's GPUDirect RDMA guide, section Porting to Tegra; doc/tegra.md)
+ * "igpu" findings say so and what it reports about host memory
+ * (CAN_MAP_HOST_MEMORY 0 fails: no pool can be built), BAR1 and the
+ * NIC/GPU placement are skipped (the pools are system memory) and the
+ * GPU's IOMMU is not checked; the ports' are.
  *
  * @param gpu_pci PCI address of the GPU ("0000:00:06.0"), or NULL
  * @param ports, nb_ports the ports that will DMA into the pools

@@ -270,15 +270,50 @@ check_mlx5(struct ctx *c, uint16_t port, const struct rte_eth_dev_info *di)
 		say(c, GPUDP_CHECK_OK, "mlx5", "port %u: MLX5_SCATTER_TO_CQE=0", port);
 }
 
+/* ---- an integrated GPU (NVIDIA's GPUDirect RDMA guide, section Porting to Tegra) ---- */
+
+/* @return 1 if the GPU at @p gpu_pci is integrated (its findings said), else 0 */
+static int
+check_igpu(struct ctx *c, const char *gpu_pci)
+{
+#ifdef GPUDP_HAS_CUDA
+	struct gpudp_cuda_mem_caps caps;
+	char desc[256];
+
+	if (gpu_pci == NULL || gpudp_mem_gpu_caps(-1, gpu_pci, &caps, NULL) != 0 ||
+	    !caps.integrated)
+		return 0;
+	say(c, GPUDP_CHECK_OK, "igpu", "GPU %s is integrated: it shares DRAM with the CPU, "
+	    "so its device pools are host memory from cuMemHostAlloc, not cuMemAlloc",
+	    gpu_pci);
+	if (!caps.can_map_host)
+		say(c, GPUDP_CHECK_FAIL, "igpu", "GPU %s cannot map host memory "
+		    "(CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY 0): no device pool can be built",
+		    gpu_pci);
+	else
+		say(c, GPUDP_CHECK_OK, "igpu", "GPU %s: %s; write-combined ones through the "
+		    "device pointer", gpu_pci, gpudp_cuda_mem_caps_str(&caps,
+		    CU_MEMHOSTALLOC_DEVICEMAP, desc, sizeof(desc)));
+	say(c, GPUDP_CHECK_SKIP, "bar1", "GPU %s is integrated: no BAR1, the pools are in "
+	    "system memory", gpu_pci);
+	return 1;
+#else
+	(void)c;
+	(void)gpu_pci;
+	return 0;
+#endif
+}
+
 int
 gpudp_mem_check(const char *gpu_pci, const uint16_t *ports, uint16_t nb_ports,
 		size_t pool_bytes, enum gpudp_pin_backend pin,
 		gpudp_check_report_t *report, void *arg)
 {
 	struct ctx c = { .report = report, .arg = arg };
+	int igpu = check_igpu(&c, gpu_pci);
 	uint16_t i;
 
-	if (gpu_pci != NULL) {
+	if (gpu_pci != NULL && !igpu) {
 		check_bar1(&c, gpu_pci, pool_bytes);
 		check_iommu(&c, gpu_pci, "GPU", pin);
 	}
@@ -293,7 +328,11 @@ gpudp_mem_check(const char *gpu_pci, const uint16_t *ports, uint16_t nb_ports,
 		name = rte_dev_name(di.device);
 		if (strcmp(rte_bus_name(rte_dev_bus(di.device)), "pci") == 0) {
 			check_iommu(&c, name, "NIC", pin);
-			if (gpu_pci != NULL)
+			if (igpu)
+				say(&c, GPUDP_CHECK_SKIP, "pcie", "NIC %s DMAs into system memory, "
+				    "which integrated GPU %s shares with the CPU: no PCIe path "
+				    "between them to check", name, gpu_pci);
+			else if (gpu_pci != NULL)
 				check_placement(&c, gpu_pci, name);
 		} else {
 			say(&c, GPUDP_CHECK_SKIP, "pcie", "port %u (%s) is not a PCI device",

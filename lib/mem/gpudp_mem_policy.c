@@ -98,7 +98,7 @@ gpudp_mem_pin_plan(enum gpudp_pin_backend want, int16_t gpu_id, const uint16_t *
 {
 	struct gpudp_mem_pin_facts f = { .module = -ENOENT, .peermem = -1 };
 	struct gpudp_pin_version v;
-	char no_export[120], no_peermem[160];
+	char no_export[160], no_peermem[160];
 
 	/* only the facts the rule will look at: no module, GPU or port query more */
 	if (want != GPUDP_PIN_PEERMEM) {
@@ -113,6 +113,16 @@ gpudp_mem_pin_plan(enum gpudp_pin_backend want, int16_t gpu_id, const uint16_t *
 		snprintf(no_export, sizeof(no_export), "GPU %d cannot export dma-bufs (no "
 			 "cuMemGetHandleForAddressRange or no "
 			 "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED)", gpu_id);
+#ifdef GPUDP_HAS_CUDA
+		{
+			struct gpudp_cuda_mem_caps caps;
+
+			if (gpudp_mem_gpu_caps(gpu_id, NULL, &caps, NULL) == 0 && caps.integrated)
+				snprintf(no_export, sizeof(no_export), "GPU %d is integrated: its "
+					 "pools' cuMemHostAlloc memory has no dma-buf (no "
+					 "CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED)", gpu_id);
+		}
+#endif
 		f.no_export = no_export;
 	}
 	if (want == GPUDP_PIN_PEERMEM || (want == GPUDP_PIN_AUTO && f.module < 0)) {

@@ -74,6 +74,27 @@ typedef int gpudp_dmabuf_export_t(void *ctx, void *ptr, size_t len);
  */
 gpudp_dmabuf_export_t *gpudp_gpudev_dmabuf_exporter(int16_t gpu_id);
 
+#ifdef GPUDP_HAS_CUDA
+#include <gpudp_cuda.h>
+
+/**
+ * The CUDA device of gpudev device @p gpu_id (its parent's for a child), or,
+ * with @p pci not NULL, of the GPU at that PCI address, and its facts
+ * (integrated or not, host pointer use). Loads the CUDA driver if needed.
+ * @param caps, dev  filled if not NULL
+ * @return 0; -ENODEV (no CUDA, no such device)
+ */
+int gpudp_mem_gpu_caps(int16_t gpu_id, const char *pci, struct gpudp_cuda_mem_caps *caps,
+		       CUdevice *dev);
+
+/**
+ * The CU_MEMHOSTALLOC_* flags of the cuMemHostAlloc block holding @p va
+ * (an integrated GPU's pool memory, at its host or device pointer); 0 if
+ * @p va is not in one.
+ */
+unsigned int gpudp_mem_host_alloc_flags(const void *va);
+#endif
+
 /** Call fn for every live pool, under the pool list lock. */
 void gpudp_pool_foreach(void (*fn)(const struct gpudp_pool *p, void *arg), void *arg);
 const char *gpudp_pool_name(const struct gpudp_pool *p);

@@ -529,19 +529,25 @@ gpudp_dmabuf_export_t *
 gpudp_gpudev_dmabuf_exporter(int16_t gpu_id)
 {
 #ifdef GPUDP_HAS_CUDA
-	struct rte_gpu_info info;
+	struct gpudp_cuda_mem_caps caps;
 	CUdevice dev;
 	int v = 0;
 
 	if (gpudp_cu == NULL || gpudp_cu->cuMemGetHandleForAddressRange == NULL ||
-	    rte_gpu_info_get(gpu_id, &info) != 0)
+	    gpudp_mem_gpu_caps(gpu_id, NULL, &caps, &dev) != 0)
 		return NULL;
-	/* children share their parent's GPU; parents are named after it */
-	if (info.parent != RTE_GPU_ID_NONE && rte_gpu_info_get(info.parent, &info) != 0)
-		return NULL;
-	if (info.name == NULL ||
-	    gpudp_cu->cuDeviceGetByPCIBusId(&dev, info.name) != CUDA_SUCCESS ||
-	    gpudp_cu->cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED,
+	/* an integrated GPU's pools are cuMemHostAlloc memory: CUDA exports
+	 * those where the device reports HOST_ALLOC_DMA_BUF_SUPPORTED (named
+	 * by CUDA 13's headers; with older ones, not at all) */
+	if (caps.integrated) {
+#if CUDA_VERSION >= 13000
+		if (gpudp_cu->cuDeviceGetAttribute(&v,
+				CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED, dev) != CUDA_SUCCESS)
+			v = 0;
+#endif
+		return v != 0 ? gpudev_export_dmabuf : NULL;
+	}
+	if (gpudp_cu->cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED,
 					   dev) != CUDA_SUCCESS || v == 0)
 		return NULL;
 	return gpudev_export_dmabuf;

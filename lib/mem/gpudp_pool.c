@@ -63,6 +63,9 @@ struct gpudp_pool {
 	uint32_t nb_chunks, cap_chunks;
 	struct rte_pktmbuf_extmem *ext;
 	uint32_t nb_ext, cap_ext;
+	/* bytes per page of the pin backend's last table (64 KiB on a
+	 * discrete GPU; 4 KiB for the gpudp_pin module built for Tegra) */
+	size_t pin_page;
 	struct gpudp_pool_info info;
 };
 
@@ -284,9 +287,19 @@ device_chunk(struct gpudp_pool *p, struct chunk *c, size_t len)
 		return rc;
 	}
 	c->extmem = true;
+	p->pin_page = pg;
 	rc = map_ports(p, c, c->iova0);
 	n = rc == 0 ? push_chunk_ext(p, c, iova, pg) : rc;
 	free(iova);
+	if (n == 0) {
+		/* each IOVA-contiguous run is shorter than one buffer */
+		GPUDP_MEM_LOG(ERR, "pool %s: %zu bytes at %p hold no buffer of %u bytes: the %s "
+			      "backend's bus addresses break every %zu bytes; use buffers of at "
+			      "most %zu bytes, the mbuf headroom included", p->name, len, c->va,
+			      p->info.elt_size, p->pin_ops->name, pg,
+			      RTE_ALIGN_FLOOR(pg, RTE_CACHE_LINE_SIZE));
+		return -EINVAL;
+	}
 	return n;
 }
 
@@ -547,12 +560,16 @@ gpudp_pool_create(const struct gpudp_pool_conf *conf)
 			goto fail;
 		}
 		if (p->pin_ops != NULL && p->pin_ops->pin != NULL) {
-			/* bus addresses may break at every 64 KiB page: size
-			 * for whole buffers per page, so one chunk is enough */
-			size_t per_page = GPUDP_GPU_PAGE / p->info.elt_size;
+			/* bus addresses may break at every page of the pin
+			 * backend's table (64 KiB until a table says less):
+			 * size for whole buffers per page, so one chunk is
+			 * enough; a buffer larger than a page is refused by
+			 * device_chunk() */
+			size_t pg = p->pin_page != 0 ? p->pin_page : GPUDP_GPU_PAGE;
+			size_t per_page = RTE_MAX(pg / p->info.elt_size, (size_t)1);
 
-			total = (conf->nb_mbufs - have + per_page - 1) / per_page *
-				GPUDP_GPU_PAGE;
+			total = RTE_ALIGN_CEIL((conf->nb_mbufs - have + per_page - 1) /
+					       per_page * pg, GPUDP_GPU_PAGE);
 		} else {
 			total = RTE_ALIGN_CEIL((size_t)(conf->nb_mbufs - have) *
 					       p->info.elt_size, GPUDP_GPU_PAGE);
@@ -570,6 +587,21 @@ gpudp_pool_create(const struct gpudp_pool_conf *conf)
 	}
 	p->info.chunks = p->nb_chunks;
 	p->info.extmem_segs = p->nb_ext;
+#ifdef GPUDP_HAS_CUDA
+	/* an integrated GPU's pool: host memory from cuMemHostAlloc (doc/tegra.md) */
+	if (p->alloc.alloc == gpudev_alloc && p->nb_chunks > 0) {
+		struct gpudp_cuda_mem_caps caps;
+
+		if (gpudp_mem_gpu_caps(conf->gpu_id, NULL, &caps, NULL) == 0 && caps.integrated)
+			p->info.host_alloc = gpudp_mem_host_alloc_flags(p->chunks[0].va);
+		if (p->info.host_alloc != 0)
+			GPUDP_MEM_LOG(INFO, "pool %s: GPU %d is integrated: its %zu bytes are host "
+				      "memory from cuMemHostAlloc (%s), at the address the GPU uses",
+				      p->name, conf->gpu_id, p->info.gpu_bytes,
+				      (p->info.host_alloc & GPUDP_MEM_HOST_ALLOC_WRITECOMBINED) ?
+				      "write-combined" : "default flags, not write-combined");
+	}
+#endif
 	p->mp = rte_pktmbuf_pool_create_extbuf(p->name, conf->nb_mbufs, conf->cache_size,
 					       0, p->info.elt_size, conf->socket_id,
 					       p->ext, p->nb_ext);

@@ -23,6 +23,25 @@
  * with the HOST flush option, so wmb takes the cuFlushGPUDirectRDMAWrites
  * path that the H100/H200 (ordering OWNER) never take.
  *
+ * An integrated GPU (environment, read once):
+ * - GPUDP_FAKE_CUDA_INTEGRATED=uva: every device is integrated, as a
+ *   Jetson's or DRIVE's GPU is (CU_DEVICE_ATTRIBUTE_INTEGRATED 1,
+ *   CAN_MAP_HOST_MEMORY 1, UNIFIED_ADDRESSING 1,
+ *   CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM 1), named "Fake integrated GPU
+ *   (gpudp test)"; cuMemHostAlloc, cuMemHostGetFlags and cuMemFreeHost
+ *   work. Each cuMemHostAlloc block is a memfd mapped at the host
+ *   pointer; a write-combined block (CUDA's cuMemHostAlloc: used through
+ *   the device pointer even with unified addressing), and every block in
+ *   devptr mode, is mapped a second time, and cuMemHostGetDevicePointer
+ *   returns that address of the same pages; else it returns the host
+ *   pointer. Pointer attributes (memory type HOST, SYNC_MEMOPS, context,
+ *   host and device pointer) and cuMemGetAddressRange answer for both
+ *   addresses. The blocks count against the device's 1 GiB and in the
+ *   report ("host_allocs N left_host_allocs N", at the end of the line).
+ * - GPUDP_FAKE_CUDA_INTEGRATED=devptr: the same with UNIFIED_ADDRESSING and
+ *   CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM 0, so the device pointer of
+ *   every block differs from its host pointer.
+ *
  * GPU engines (environment, read once):
  * - GPUDP_FAKE_CUDA_ENGINE=1 (any value but "complete"): modules, streams,
  *   events, pinned host memory and async copies, enough for gpudp-capture's
@@ -54,6 +73,8 @@
  */
 #include <pthread.h>
 #include <sched.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,17 +113,29 @@ struct freg {
 	struct freg *next;
 };
 
+/* integrated: a cuMemHostAlloc block, its pages at two addresses */
+struct fhost {
+	uintptr_t h, d;    /* host pointer, device pointer (== h unless aliased) */
+	uintptr_t alias;   /* the second mapping of the pages (munmap'ed at free) */
+	size_t n;
+	unsigned int flags, sync;
+	int dev;
+	CUcontext ctx;
+	struct fhost *next;
+};
+
 /* one device: its address and what was allocated on it */
 struct fdev {
 	char pci[32];
 	uint64_t used, peak;
-	unsigned int n_allocs, n_regs;
+	unsigned int n_allocs, n_regs, n_hallocs;
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct falloc *allocs;
 static struct freg *regs;
 static struct freg *hosts;   /* complete: cuMemAllocHost's blocks */
+static struct fhost *hallocs; /* integrated: cuMemHostAlloc's blocks */
 static struct fctx primary[FAKE_DEVS_MAX];
 static struct fdev devs[FAKE_DEVS_MAX];
 static int n_devs;
@@ -136,6 +169,25 @@ devs_read(void)
 	}
 }
 
+/* GPUDP_FAKE_CUDA_INTEGRATED: 0 discrete, 1 uva, 2 devptr (read once) */
+static int igpu_mode;
+static pthread_once_t igpu_once = PTHREAD_ONCE_INIT;
+
+static void
+igpu_read(void)
+{
+	const char *e = getenv("GPUDP_FAKE_CUDA_INTEGRATED");
+
+	igpu_mode = e == NULL ? 0 : strcmp(e, "uva") == 0 ? 1 : strcmp(e, "devptr") == 0 ? 2 : 0;
+}
+
+static int
+igpu(void)
+{
+	pthread_once(&igpu_once, igpu_read);
+	return igpu_mode;
+}
+
 static int
 ndevs(void)
 {
@@ -149,6 +201,8 @@ devs_report(void)
 {
 	const char *path = getenv("GPUDP_FAKE_CUDA_REPORT");
 	unsigned int left[FAKE_DEVS_MAX] = { 0 }, lregs[FAKE_DEVS_MAX] = { 0 };
+	unsigned int lhost[FAKE_DEVS_MAX] = { 0 };
+	struct fhost *h;
 	uint64_t lbytes[FAKE_DEVS_MAX] = { 0 };
 	struct falloc *a;
 	struct freg *r;
@@ -168,11 +222,14 @@ devs_report(void)
 		}
 	for (r = regs; r != NULL; r = r->next)
 		lregs[r->dev]++;
+	for (h = hallocs; h != NULL; h = h->next)
+		lhost[h->dev]++;
 	for (i = 0; i < ndevs(); i++)
 		fprintf(f, "device %d pci %s allocs %u peak_bytes %llu left_allocs %u "
-			"left_bytes %llu regs %u left_regs %u\n", i, devs[i].pci,
-			devs[i].n_allocs, (unsigned long long)devs[i].peak, left[i],
-			(unsigned long long)lbytes[i], devs[i].n_regs, lregs[i]);
+			"left_bytes %llu regs %u left_regs %u host_allocs %u left_host_allocs %u\n",
+			i, devs[i].pci, devs[i].n_allocs, (unsigned long long)devs[i].peak, left[i],
+			(unsigned long long)lbytes[i], devs[i].n_regs, lregs[i],
+			devs[i].n_hallocs, lhost[i]);
 	pthread_mutex_unlock(&mu);
 	fclose(f);
 }
@@ -206,6 +263,26 @@ range_in(struct freg *list, uintptr_t p)
 	for (r = list; r != NULL; r = r->next)
 		if (p >= r->p && p < r->p + r->n)
 			return r;
+	return NULL;
+}
+
+/* caller holds mu; integrated: the cuMemHostAlloc block holding p at
+ * either of its addresses, and p's offset in it */
+static struct fhost *
+halloc_of(uintptr_t p, size_t *off)
+{
+	struct fhost *h;
+
+	for (h = hallocs; h != NULL; h = h->next) {
+		if (p >= h->h && p < h->h + h->n) {
+			*off = p - h->h;
+			return h;
+		}
+		if (p >= h->d && p < h->d + h->n) {
+			*off = p - h->d;
+			return h;
+		}
+	}
 	return NULL;
 }
 
@@ -282,7 +359,8 @@ f_cuDeviceGetName(char *name, int len, CUdevice d)
 {
 	(void)d;
 	snprintf(name, (size_t)len, complete() ?
-		 "Fake GPU (gpudp test, complete: no kernel work)" : "Fake GPU (gpudp test)");
+		 "Fake GPU (gpudp test, complete: no kernel work)" : igpu() ?
+		 "Fake integrated GPU (gpudp test)" : "Fake GPU (gpudp test)");
 	return CUDA_SUCCESS;
 }
 
@@ -296,6 +374,12 @@ f_cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
 	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: *v = 1; break;
 	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: *v = 0; break;
 	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: *v = 1; break;
+	case CU_DEVICE_ATTRIBUTE_INTEGRATED: *v = igpu() != 0; break;
+	case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: *v = 1; break;
+	case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING:
+	case CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM:
+		*v = igpu() == 1;
+		break;
 #if CUDA_VERSION >= 12020
 	case CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID: *v = -1; break;
 #endif
@@ -508,6 +592,7 @@ static CUresult
 f_cuMemHostRegister(void *p, size_t n, unsigned int flags)
 {
 	struct freg *r;
+	size_t off;
 	CUresult res = CUDA_SUCCESS;
 
 	(void)flags;
@@ -518,6 +603,8 @@ f_cuMemHostRegister(void *p, size_t n, unsigned int flags)
 	pthread_mutex_lock(&mu);
 	if (alloc_of((uintptr_t)p) != NULL)
 		res = CUDA_ERROR_INVALID_VALUE;
+	else if (halloc_of((uintptr_t)p, &off) != NULL)
+		res = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;  /* pinned already */
 	for (r = regs; r != NULL && res == CUDA_SUCCESS; r = r->next)
 		if ((uintptr_t)p < r->p + r->n && r->p < (uintptr_t)p + n)
 			res = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
@@ -560,10 +647,21 @@ f_cuMemHostUnregister(void *p)
 static CUresult
 f_cuMemHostGetDevicePointer(CUdeviceptr *d, void *p, unsigned int flags)
 {
+	struct fhost *h;
 	CUresult res;
+	size_t off;
 
 	(void)flags;
 	pthread_mutex_lock(&mu);
+	h = halloc_of((uintptr_t)p, &off);
+	if (h != NULL) {
+		/* CUDA: only mapped blocks have a device pointer */
+		res = (h->flags & CU_MEMHOSTALLOC_DEVICEMAP) || igpu() == 1 ? CUDA_SUCCESS :
+			CUDA_ERROR_INVALID_VALUE;
+		*d = (CUdeviceptr)(h->d + off);
+		pthread_mutex_unlock(&mu);
+		return res;
+	}
 	res = reg_of((uintptr_t)p) != NULL || host_of((uintptr_t)p) != NULL ? CUDA_SUCCESS :
 		CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_unlock(&mu);
@@ -571,10 +669,118 @@ f_cuMemHostGetDevicePointer(CUdeviceptr *d, void *p, unsigned int flags)
 	return res;
 }
 
+/*
+ * integrated: a block of pinned host memory, one memfd mapped at the host
+ * pointer and, for write-combined blocks or in devptr mode, at a second
+ * address that is its device pointer (the same pages).
+ */
+static CUresult
+f_cuMemHostAlloc(void **pp, size_t n, unsigned int flags)
+{
+	struct fhost *h;
+	struct fdev *fd;
+	void *a, *b = NULL;
+	int mfd;
+
+	if (cur() == NULL)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (n == 0 || (flags & ~(unsigned int)(CU_MEMHOSTALLOC_PORTABLE |
+			CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED)) != 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	fd = &devs[cur_dev()];
+	h = calloc(1, sizeof(*h));
+	if (h == NULL)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_lock(&mu);
+	if (n > FAKE_TOTAL || fd->used + n > FAKE_TOTAL - FAKE_RESERVE) {
+		pthread_mutex_unlock(&mu);
+		free(h);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	fd->used += n;
+	pthread_mutex_unlock(&mu);
+	mfd = memfd_create("fake_libcuda_hostalloc", MFD_CLOEXEC);
+	a = MAP_FAILED;
+	if (mfd >= 0 && ftruncate(mfd, (off_t)n) == 0)
+		a = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	if (a != MAP_FAILED && ((flags & CU_MEMHOSTALLOC_WRITECOMBINED) || igpu() == 2)) {
+		b = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+		if (b == MAP_FAILED) {
+			munmap(a, n);
+			a = MAP_FAILED;
+		}
+	}
+	if (mfd >= 0)
+		close(mfd);
+	pthread_mutex_lock(&mu);
+	if (a == MAP_FAILED) {
+		fd->used -= n;
+		pthread_mutex_unlock(&mu);
+		free(h);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	h->h = (uintptr_t)a;
+	h->alias = (uintptr_t)b;
+	h->d = b != NULL ? (uintptr_t)b : (uintptr_t)a;
+	h->n = n;
+	h->flags = flags;
+	h->dev = cur_dev();
+	h->ctx = cur();
+	h->next = hallocs;
+	hallocs = h;
+	fd->n_hallocs++;
+	if (fd->used > fd->peak)
+		fd->peak = fd->used;
+	pthread_mutex_unlock(&mu);
+	*pp = a;
+	return CUDA_SUCCESS;
+}
+
+static CUresult
+f_cuMemHostGetFlags(unsigned int *flags, void *p)
+{
+	struct fhost *h;
+	size_t off;
+
+	pthread_mutex_lock(&mu);
+	h = halloc_of((uintptr_t)p, &off);
+	if (h != NULL)
+		*flags = h->flags;
+	pthread_mutex_unlock(&mu);
+	return h != NULL ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* integrated: free a cuMemHostAlloc block by its host pointer; 0 if p is none */
+static int
+halloc_free(void *p)
+{
+	struct fhost **pp, *h = NULL;
+
+	pthread_mutex_lock(&mu);
+	for (pp = &hallocs; *pp != NULL; pp = &(*pp)->next)
+		if ((*pp)->h == (uintptr_t)p) {
+			h = *pp;
+			*pp = h->next;
+			devs[h->dev].used -= h->n;
+			break;
+		}
+	pthread_mutex_unlock(&mu);
+	if (h == NULL)
+		return 0;
+	if (h->alias != 0)
+		munmap((void *)h->alias, h->n);
+	munmap((void *)h->h, h->n);
+	free(h);
+	return 1;
+}
+
 static CUresult
 f_cuMemGetAddressRange(CUdeviceptr *base, size_t *size, CUdeviceptr p)
 {
 	struct falloc *a;
+
+	struct fhost *h = NULL;
+	size_t off = 0;
 
 	pthread_mutex_lock(&mu);
 	a = alloc_of((uintptr_t)p);
@@ -583,9 +789,49 @@ f_cuMemGetAddressRange(CUdeviceptr *base, size_t *size, CUdeviceptr p)
 			*base = (CUdeviceptr)a->base;
 		if (size != NULL)
 			*size = a->size;
+	} else if ((h = halloc_of((uintptr_t)p, &off)) != NULL) {
+		/* integrated: the block, at the address p is of */
+		if (base != NULL)
+			*base = (CUdeviceptr)((uintptr_t)p - off);
+		if (size != NULL)
+			*size = h->n;
 	}
 	pthread_mutex_unlock(&mu);
-	return a != NULL ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+	return a != NULL || h != NULL ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+}
+
+/* caller holds mu; integrated: the attributes of a cuMemHostAlloc block,
+ * at either address. @return 0 if p is in none (*res untouched) */
+static int
+halloc_attr(void *data, CUpointer_attribute attr, uintptr_t p, CUresult *res)
+{
+	struct fhost *h;
+	size_t off;
+
+	h = halloc_of(p, &off);
+	if (h == NULL)
+		return 0;
+	*res = CUDA_SUCCESS;
+	switch (attr) {
+	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+		*(unsigned int *)data = CU_MEMORYTYPE_HOST;
+		break;
+	case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
+		*(unsigned int *)data = h->sync;
+		break;
+	case CU_POINTER_ATTRIBUTE_CONTEXT:
+		*(CUcontext *)data = h->ctx;
+		break;
+	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+		*(void **)data = (void *)(h->h + off);
+		break;
+	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+		*(CUdeviceptr *)data = (CUdeviceptr)(h->d + off);
+		break;
+	default:
+		*res = CUDA_ERROR_NOT_SUPPORTED;
+	}
+	return 1;
 }
 
 static CUresult
@@ -596,6 +842,10 @@ f_cuPointerGetAttribute(void *data, CUpointer_attribute attr, CUdeviceptr p)
 
 	pthread_mutex_lock(&mu);
 	a = alloc_of((uintptr_t)p);
+	if (a == NULL && halloc_attr(data, attr, (uintptr_t)p, &res)) {
+		pthread_mutex_unlock(&mu);
+		return res;
+	}
 	switch (attr) {
 	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
 		if (a != NULL)
@@ -637,6 +887,14 @@ f_cuPointerSetAttribute(const void *v, CUpointer_attribute attr, CUdeviceptr p)
 	if (a != NULL) {
 		a->sync = *(const unsigned int *)v != 0;
 		res = CUDA_SUCCESS;
+	} else {
+		size_t off;
+		struct fhost *h = halloc_of((uintptr_t)p, &off);
+
+		if (h != NULL) {
+			h->sync = *(const unsigned int *)v != 0;
+			res = CUDA_SUCCESS;
+		}
 	}
 	pthread_mutex_unlock(&mu);
 	return res;
@@ -647,14 +905,18 @@ static int
 valid_range(uintptr_t p, size_t n)
 {
 	struct falloc *a;
+	struct fhost *h;
 	struct freg *r;
+	size_t off = 0;
 	int ok;
 
 	pthread_mutex_lock(&mu);
 	a = alloc_of(p);
 	r = reg_of(p);
+	h = halloc_of(p, &off);
 	ok = (a != NULL && p + n <= a->base + a->size) ||
-	     (r != NULL && p + n <= r->p + r->n);
+	     (r != NULL && p + n <= r->p + r->n) ||
+	     (h != NULL && off + n <= h->n);
 	pthread_mutex_unlock(&mu);
 	return ok;
 }
@@ -919,6 +1181,8 @@ f_cuMemFreeHost(void *p)
 {
 	struct freg **pp, *r = NULL;
 
+	if (halloc_free(p))
+		return CUDA_SUCCESS;
 	pthread_mutex_lock(&mu);
 	for (pp = &hosts; *pp != NULL; pp = &(*pp)->next)
 		if ((*pp)->p == (uintptr_t)p) {
@@ -1108,6 +1372,14 @@ static const struct {
 	F(cuMemsetD8), F(cuMemsetD8Async), F(cuFlushGPUDirectRDMAWrites),
 };
 
+/* GPUDP_FAKE_CUDA_INTEGRATED: cuMemHostAlloc's blocks */
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} igpu_table[] = {
+	F(cuMemHostAlloc), F(cuMemHostGetFlags), F(cuMemFreeHost),
+};
+
 CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, cuuint64_t flags);
 
 CUresult
@@ -1125,6 +1397,10 @@ cuGetProcAddress(const char *sym, void **pfn, int ver, cuuint64_t flags)
 		for (i = 0; i < sizeof(engine_table) / sizeof(engine_table[0]); i++)
 			if (strcmp(engine_table[i].name, sym) == 0)
 				fn = engine_table[i].fn;
+	if (igpu())
+		for (i = 0; i < sizeof(igpu_table) / sizeof(igpu_table[0]); i++)
+			if (strcmp(igpu_table[i].name, sym) == 0)
+				fn = igpu_table[i].fn;
 	memcpy(pfn, &fn, sizeof(fn));
 	return CUDA_SUCCESS;
 }

@@ -6,10 +6,15 @@
  * Pins are of CUDA device memory (lib/cuda's gpudp_cu: the fake libcuda or
  * a real driver): the range must lie in one allocation, whose context is
  * remembered; the page table is made-up bus addresses, 64 KiB pages.
+ * With GPUDP_TEST_FAKEPIN_TEGRA=1 (read once) the tables are those of the
+ * module built for Tegra (doc/kmod.md, "Tegra"): 4 KiB pages, each at a bus
+ * address apart from the previous page's, as the pages of cudaHostAlloc
+ * memory are.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -18,7 +23,7 @@
 
 #include "gpudp_test_fakepin.h"
 
-#define FAKE_PAGE (UINT64_C(64) << 10)
+#define FAKE_PAGE (fake_tegra() ? UINT64_C(4096) : UINT64_C(64) << 10)
 #define FAKE_PINS 4096
 #define FAKE_EXPORTS 64
 
@@ -34,6 +39,20 @@ static struct fake_pin pins[FAKE_PINS];  /* handle i + 1 */
 static unsigned int nb_pins, revoked_reads;
 static struct { int fd; uint64_t va, len; } exports[FAKE_EXPORTS];
 static int module_fd = -1;
+
+/* GPUDP_TEST_FAKEPIN_TEGRA=1: 4 KiB pages at scattered bus addresses */
+static int
+fake_tegra(void)
+{
+	static int tegra = -1;
+
+	if (tegra < 0) {
+		const char *e = getenv("GPUDP_TEST_FAKEPIN_TEGRA");
+
+		tegra = e != NULL && strcmp(e, "1") == 0;
+	}
+	return tegra;
+}
 
 /*
  * the allocation and context of device memory at va; -EINVAL if none. The
@@ -217,7 +236,8 @@ gpudp_pin_get_table(int fd, uint64_t handle, uint64_t *addrs, uint32_t max_entri
 			rc = -ERANGE;
 		else
 			for (i = 0; i < n; i++)  /* made up, but distinct per page */
-				addrs[i] = (UINT64_C(1) << 52) | (p->va + i * FAKE_PAGE);
+				addrs[i] = (UINT64_C(1) << 52) |
+					   (p->va + i * FAKE_PAGE * (fake_tegra() ? 2 : 1));
 	}
 	pthread_mutex_unlock(&fake_lock);
 	return rc;

@@ -33,6 +33,11 @@ GROUP is one of:
                its driver, no GPU (exit 77); with GPUDP_TEST_FAKE_LIBCUDA (a
                fake libcuda.so.1, host memory) the in-place CPU path over a
                pinned pool equals the staged path (JSON and pcapng)
+  mem_integrated  --mem on the fake libcuda's integrated GPU (doc/tegra.md):
+               the device pool is cuMemHostAlloc memory, read in place by the
+               CPU engine through its host pointer (no gpudp_pin), by the GPU
+               engine too; --igpu-alloc default and wc; pinned equals staged;
+               --igpu-alloc's usage errors
 Prints one line per case and "N passed, N failed"; exit 1 on any failure,
 77 when tshark is needed and missing.
 """
@@ -454,7 +459,8 @@ def options(c):
                            "--batch", "--batch-bytes", "--inflight", "--flows", "--burst",
                            "--mbufs", "--data-room", "--rxd", "--top", "--period",
                            "--progress", "--idle-ms", "--max-packets", "--duration",
-                           "--quiet", "--verify", "--pcap", "--mem", "--pin", "--engine",
+                           "--quiet", "--verify", "--pcap", "--mem", "--pin", "--igpu-alloc",
+                           "--engine",
                            "--flow-log", "--ipfix", "--ipfix-file", "--observation-domain",
                            "--idle-timeout", "--active-timeout", "--biflow", "--ipfix-mtu",
                            "--metrics", "--metrics-linger", "--rules", "--rule-vars",
@@ -468,7 +474,7 @@ def options(c):
     undocumented = [b.split()[0] for b in blocks
                     if b.split()[0] != "--help" and "(default:" not in b]
     c.check("help_lists_every_option_with_its_default", r.returncode == 0 and not missing and
-            not undocumented and len(blocks) == 47, (missing, undocumented, len(blocks)))
+            not undocumented and len(blocks) == 48, (missing, undocumented, len(blocks)))
 
 
 def write_pcap(path, frames, snap=262144):
@@ -679,7 +685,7 @@ def mem(c):
             if tag == "pinned" and ok:
                 m = json.load(open(j))["mem"]
                 ok = m["type"] == "pinned" and "0 allocations, 0 registrations, 0 CPU " \
-                    "mappings left" in r.stderr
+                    "mappings left" in r.stderr and "host_alloc" not in m
                 views[-1] = views[-1] if ok else (m, r.stderr[-400:])
         c.check("pinned_in_place_equals_staged %s" % f, views[0] == views[1] and
                 pcaps[0] == pcaps[1] and len(pcaps[0]) > 0 and isinstance(views[0], dict),
@@ -710,6 +716,78 @@ def mem(c):
             r.returncode == 1 and "cannot map GPU memory for the CPU" in r.stderr and
             "gpudp_pin" in r.stderr and "0 allocations, 0 registrations, 0 CPU mappings left"
             in r.stderr, (r.returncode, r.stderr[-500:]))
+    return None
+
+
+def fake_device(path):
+    """the fake libcuda's exit report of device 0, as a dict"""
+    if not os.path.exists(path):
+        return {}
+    f = open(path).readline().split()
+    return {f[i]: f[i + 1] for i in range(0, len(f) - 1, 2)}
+
+
+def mem_integrated(c):
+    """--mem on an integrated GPU (doc/tegra.md): the fake libcuda's device
+    reports CU_DEVICE_ATTRIBUTE_INTEGRATED (with unified addressing, uva,
+    and without, devptr); its device pool is cuMemHostAlloc memory
+    (write-combined with --igpu-alloc wc) that the CPU engine reads in place
+    through its host pointer, without gpudp_pin; the GPU engine runs on it;
+    a pinned pool equals the staged path; --igpu-alloc's usage errors."""
+    plain = dict(os.environ)
+    plain.pop("GPUDP_LIBCUDA", None)
+    sample = c.path("sample.pcap")
+    for args, needle in [
+        (["--igpu-alloc", "uncached"], "--igpu-alloc: bad value 'uncached' (expected default "
+         "or wc)"),
+        (["--mem", "staged", "--igpu-alloc", "wc"], "--igpu-alloc: bad value 'wc' (only for "
+         "--mem device or auto)"),
+    ]:
+        r = c.run(sample, *args, env=plain)
+        c.check("usage_error %s" % " ".join(args), r.returncode == 2 and needle in r.stderr,
+                "status %d: %s" % (r.returncode, r.stderr[-300:]))
+    fake = os.environ.get("GPUDP_TEST_FAKE_LIBCUDA")
+    if not fake:
+        print("the integrated-GPU cases need GPUDP_TEST_FAKE_LIBCUDA: not run here")
+        return None
+    for mode in ("uva", "devptr"):
+        rep = c.out("%s.fake" % mode)
+        env = dict(plain, GPUDP_LIBCUDA=fake, GPUDP_FAKE_CUDA_INTEGRATED=mode,
+                   GPUDP_FAKE_CUDA_REPORT=rep)
+        for alloc in ("default", "wc"):
+            j = c.out("%s-%s.json" % (mode, alloc))
+            r = c.run(None, "--engine", "cpu", "--quiet", "--json", j, "--mem", "device",
+                      "--igpu-alloc", alloc, "--mbufs", "512", "--max-packets", "200000",
+                      eal_extra=["--vdev", "net_null0"], env=env)
+            js = json.load(open(j)) if r.returncode == 0 and os.path.exists(j) else {}
+            m, dev = js.get("mem", {}), fake_device(rep)
+            c.check("%s --igpu-alloc %s: the CPU engine reads the device pool in place "
+                    "through its host pointer" % (mode, alloc),
+                    js.get("packets", 0) >= 200000 and m.get("type") == "device" and
+                    m.get("host_alloc") == alloc and m.get("cpu_mapped") is True and
+                    "is integrated (it shares DRAM with the CPU)" in r.stderr and
+                    "0 allocations, 0 registrations, 0 CPU mappings left" in r.stderr,
+                    (r.returncode, m, r.stderr[-500:]))
+            c.check("%s --igpu-alloc %s: cuMemHostAlloc memory, none left (%s)" % (mode, alloc,
+                                                                                   dev),
+                    int(dev.get("host_allocs", "0")) > 0 and dev.get("left_host_allocs") == "0"
+                    and dev.get("allocs") == "0", "")
+        r = c.run(None, "--engine", "gpu", "--quiet", "--mem", "device", "--mbufs", "512",
+                  "--max-packets", "5000", eal_extra=["--vdev", "net_null0"],
+                  env=dict(env, GPUDP_FAKE_CUDA_ENGINE="complete"))
+        c.check("%s: the GPU engine analyses the device pool in place" % mode,
+                r.returncode == 0 and "analysing on GPU" in r.stderr and
+                "0 allocations, 0 registrations, 0 CPU mappings left" in r.stderr,
+                (r.returncode, r.stderr[-500:]))
+        views = []
+        for memopts in (["--mem", "staged"], ["--mem", "pinned", "--mbufs", "512"]):
+            j = c.out("%s-sample-%s.json" % (mode, memopts[1]))
+            r = c.run(sample, "--engine", "cpu", "--quiet", "--json", j, *memopts,
+                      eal_extra=["-m", "512"], env=env)
+            views.append(report_view(j) if r.returncode == 0 and os.path.exists(j) else
+                         r.stderr[-400:])
+        c.check("%s: pinned in place equals staged (sample.pcap)" % mode,
+                views[0] == views[1] and isinstance(views[0], dict), str(views[1])[:400])
     return None
 
 
@@ -1089,7 +1167,8 @@ def main():
         sys.exit(__doc__)
     c = Cases(sys.argv[1], sys.argv[2])
     group = {"bad_inputs": bad_inputs, "filter": filter_cases, "options": options,
-             "engine": engine, "mem": mem, "over_64k": over_64k,
+             "engine": engine, "mem": mem, "mem_integrated": mem_integrated,
+             "over_64k": over_64k,
              "direct": direct, "rotate": rotate,
              "rotate_options": rotate_options, "rules": rules}.get(sys.argv[3])
     if group is None:

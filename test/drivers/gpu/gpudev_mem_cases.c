@@ -257,6 +257,8 @@ cpu_map_fails_cleanly_without_pin_module(void)
 	void *g, *m;
 
 	NEED_GPU();
+	GPUDP_TEST_SKIP_IF(gpu0_integrated(), "an integrated GPU maps its buffers without "
+			   "gpudp_pin (igpu_cpu_map_is_the_host_pointer_without_pin_module)");
 	GPUDP_TEST_SKIP_IF(gpudp_gpu_cpu_map_available(why, sizeof(why)) == 0,
 			   "gpudp_pin is available here");
 	printf("    cpu_map unavailable: %s\n", why);

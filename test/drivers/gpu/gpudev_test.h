@@ -3,7 +3,7 @@
  * Internal to test_gpu_gpudev (the gpudev driver on a GPU): the fixture
  * (test_gpu_gpudev.c: globals, EAL and CUDA set-up, child processes), the
  * cases by family (gpudev_probe_cases.c, gpudev_mem_cases.c,
- * gpudev_dpdk_app_cases.c) and the benchmark (gpudev_bench.c).
+ * gpudev_igpu_cases.c, gpudev_dpdk_app_cases.c) and the benchmark (gpudev_bench.c).
  */
 #ifndef GPUDEV_TEST_H
 #define GPUDEV_TEST_H
@@ -59,6 +59,12 @@ void print_indented(const char *s);
 int count_substr(const char *s, const char *sub);
 uint64_t now_ns(void);
 int child_main(const char *mode, const char *arg);
+int gpu0_integrated(void);
+int igpu_is_recognised_from_its_attributes(void);
+int igpu_alloc_is_mapped_host_memory_with_sync_memops(void);
+int igpu_alloc_wc_is_used_through_the_device_pointer(void);
+int igpu_cpu_map_is_the_host_pointer_without_pin_module(void);
+int igpu_alloc_set_is_refused_on_a_discrete_gpu(void);
 int expect_child(const char *const *args, const char *libcuda, const char *must_contain);
 int eal_probes_every_gpu_without_allowlist(void);
 int probe_all_is_idempotent(void);

@@ -3,6 +3,7 @@
  * lib/cuda without a driver: the loader must fail cleanly with a reason
  * naming the library; the embedded test image "probe" (test/common/probe.cu)
  * must be a real fatbin, registered by name; the registry refuses twins.
+ * Which pointer of a cuMemHostAlloc allocation an integrated GPU uses.
  * Runs everywhere: GPUDP_LIBCUDA points at a library that cannot exist.
  */
 #include <errno.h>
@@ -125,6 +126,48 @@ build_version_is_cuda_12_or_newer(void)
 	return GPUDP_TEST_PASS;
 }
 
+/* Which pointer of a cuMemHostAlloc allocation the GPU uses (CUDA's
+ * cuMemHostAlloc: write-combined memory only through
+ * cuMemHostGetDevicePointer, even with unified addressing). */
+static int
+host_ptr_direct_follows_the_attributes(void)
+{
+	const unsigned int map = CU_MEMHOSTALLOC_DEVICEMAP;
+	const unsigned int wc = CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED;
+	struct gpudp_cuda_mem_caps uva = { 1, 1, 1, 0 }, reg = { 1, 1, 0, 1 };
+	struct gpudp_cuda_mem_caps none = { 1, 1, 0, 0 }, both = { 1, 1, 1, 1 };
+
+	GPUDP_TEST_ASSERT(gpudp_cuda_host_ptr_direct(&uva, map) == 1, "UVA, default");
+	GPUDP_TEST_ASSERT(gpudp_cuda_host_ptr_direct(&uva, 0) == 1, "UVA maps every allocation");
+	GPUDP_TEST_ASSERT(gpudp_cuda_host_ptr_direct(&reg, map) == 1, "host pointer attribute");
+	GPUDP_TEST_ASSERT(gpudp_cuda_host_ptr_direct(&reg, 0) == 0, "not mapped, no UVA");
+	GPUDP_TEST_ASSERT(gpudp_cuda_host_ptr_direct(&none, map) == 0, "neither attribute");
+	GPUDP_TEST_ASSERT(gpudp_cuda_host_ptr_direct(&both, wc) == 0, "write-combined");
+	GPUDP_TEST_ASSERT(gpudp_cuda_host_ptr_direct(&uva, wc) == 0, "write-combined, UVA");
+	GPUDP_TEST_ASSERT(gpudp_cuda_host_ptr_direct(NULL, map) == 0, "no facts");
+	return GPUDP_TEST_PASS;
+}
+
+static int
+mem_caps_without_driver_fail_and_describe(void)
+{
+	struct gpudp_cuda_mem_caps c = { 1, 1, 0, 1 };
+	char buf[256];
+
+	GPUDP_TEST_ASSERT(gpudp_cuda_mem_caps_get(0, &c) == -ENODEV, "no driver");
+	GPUDP_TEST_ASSERT(gpudp_cuda_mem_caps_get(0, NULL) == -EINVAL, "NULL");
+	gpudp_cuda_mem_caps_str(&c, CU_MEMHOSTALLOC_DEVICEMAP, buf, sizeof(buf));
+	GPUDP_TEST_ASSERT(strstr(buf, "integrated 1") != NULL &&
+			  strstr(buf, "unified addressing 0") != NULL &&
+			  strstr(buf, "default allocations used through the host pointer") != NULL,
+			  "'%s'", buf);
+	gpudp_cuda_mem_caps_str(&c, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED,
+				buf, sizeof(buf));
+	GPUDP_TEST_ASSERT(strstr(buf, "write-combined allocations used through the device "
+				 "pointer (cuMemHostGetDevicePointer)") != NULL, "'%s'", buf);
+	return GPUDP_TEST_PASS;
+}
+
 static const struct gpudp_test_case cases[] = {
 	{ "init_without_driver_returns_enodev", init_without_driver_returns_enodev },
 	{ "init_failure_names_the_library", init_failure_names_the_library },
@@ -135,6 +178,8 @@ static const struct gpudp_test_case cases[] = {
 	{ "fatbin_unknown_name_is_null", fatbin_unknown_name_is_null },
 	{ "images_register_once_by_name", images_register_once_by_name },
 	{ "build_version_is_cuda_12_or_newer", build_version_is_cuda_12_or_newer },
+	{ "host_ptr_direct_follows_the_attributes", host_ptr_direct_follows_the_attributes },
+	{ "mem_caps_without_driver_fail_and_describe", mem_caps_without_driver_fail_and_describe },
 	{ NULL, NULL },
 };
 

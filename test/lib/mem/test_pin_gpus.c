@@ -265,6 +265,84 @@ release_drops_one_gpus_pins_only(void)
 	return GPUDP_TEST_PASS;
 }
 
+/* the stand-in module's tables as the module built for Tegra makes them */
+#define NEED_TEGRA() do { \
+	GPUDP_TEST_SKIP_IF(getenv("GPUDP_TEST_FAKEPIN_TEGRA") == NULL, \
+			   "the stand-in's Tegra tables are off (GPUDP_TEST_FAKEPIN_TEGRA)"); \
+	GPUDP_TEST_SKIP_IF(gpu[0] < 0, "no GPU"); \
+} while (0)
+
+#define TEGRA_PAGE 4096u
+
+/* a buffer across two pages of the table, or without a bus address */
+static void
+mbuf_across_pages(struct rte_mempool *mp, void *arg, void *obj, unsigned int idx)
+{
+	const struct rte_mbuf *m = obj;
+
+	RTE_SET_USED(mp);
+	RTE_SET_USED(idx);
+	if (m->buf_iova == RTE_BAD_IOVA ||
+	    (m->buf_iova % TEGRA_PAGE) + m->buf_len > TEGRA_PAGE)
+		(*(unsigned int *)arg)++;
+}
+
+/* 4 KiB pages at scattered bus addresses (the module built for Tegra, on
+ * cudaHostAlloc memory): a kmod pool holds every mbuf, no buffer crosses a
+ * page, and it takes about one page per buffer, not more */
+static int
+kmod_pool_on_tegra_pages(void)
+{
+	struct gpudp_pool_info info;
+	struct gpudp_pool *p;
+	unsigned int across = 0;
+
+	NEED_TEGRA();
+	gpudp_mem_pin_gpu_release(gpu[0]);
+	p = pool_on(0, "pg_t0", GPUDP_PIN_KMOD);
+	GPUDP_TEST_ASSERT(p != NULL, "pool");
+	gpudp_pool_info_get(p, &info);
+	rte_mempool_obj_iter(gpudp_pool_mempool(p), mbuf_across_pages, &across);
+	printf("    %u mbufs of %u B, %u runs, %u chunks, %zu bytes\n", info.nb_mbufs,
+	       info.elt_size, info.extmem_segs, info.chunks, info.gpu_bytes);
+	GPUDP_TEST_ASSERT(info.nb_mbufs == NB_MBUF && info.extmem_segs >= NB_MBUF,
+			  "%u mbufs in %u runs", info.nb_mbufs, info.extmem_segs);
+	GPUDP_TEST_ASSERT(across == 0, "%u buffers across a page or without a bus address",
+			  across);
+	GPUDP_TEST_ASSERT(info.gpu_bytes <= (size_t)NB_MBUF * TEGRA_PAGE + (64u << 10),
+			  "%zu bytes for %u one-page buffers", info.gpu_bytes, NB_MBUF);
+	GPUDP_TEST_ASSERT(gpudp_pool_destroy(p) == 0, "destroy");
+	gpudp_mem_pin_gpu_release(gpu[0]);
+	GPUDP_TEST_ASSERT(gpudp_test_fakepin_live() == 0, "%u pins left",
+			  gpudp_test_fakepin_live());
+	return GPUDP_TEST_PASS;
+}
+
+/* a buffer larger than the table's page cannot be laid out: refused with
+ * EINVAL at the first chunk (not after filling the GPU), nothing left */
+static int
+kmod_pool_refuses_buffers_larger_than_a_tegra_page(void)
+{
+	struct gpudp_pool_conf conf = {
+		.name = "pg_t1", .type = GPUDP_MEM_DEVICE, .gpu_id = gpu[0],
+		.nb_mbufs = NB_MBUF, .data_room = 9000 + 128, .socket_id = SOCKET_ID_ANY,
+		.pin = GPUDP_PIN_KMOD,
+	};
+	struct gpudp_gpu_props pr;
+	struct gpudp_pool *p;
+
+	NEED_TEGRA();
+	p = gpudp_pool_create(&conf);
+	GPUDP_TEST_ASSERT(p == NULL && rte_errno == EINVAL, "pool %p, rte_errno %d",
+			  (void *)p, rte_errno);
+	gpudp_mem_pin_gpu_release(gpu[0]);
+	GPUDP_TEST_ASSERT(gpudp_gpu_props_get(gpu[0], &pr) == 0 && pr.n_allocs == 0,
+			  "%zu allocations left", pr.n_allocs);
+	GPUDP_TEST_ASSERT(gpudp_test_fakepin_live() == 0, "%u pins left",
+			  gpudp_test_fakepin_live());
+	return GPUDP_TEST_PASS;
+}
+
 static const struct gpudp_test_case cases[] = {
 	{ "kmod_pins_are_per_gpu", kmod_pins_are_per_gpu },
 	{ "dmabuf_attachments_are_per_gpu", dmabuf_attachments_are_per_gpu },
@@ -273,6 +351,9 @@ static const struct gpudp_test_case cases[] = {
 	{ "dmabuf_lookup_never_returns_another_gpus_region",
 	  dmabuf_lookup_never_returns_another_gpus_region },
 	{ "release_drops_one_gpus_pins_only", release_drops_one_gpus_pins_only },
+	{ "kmod_pool_on_tegra_pages", kmod_pool_on_tegra_pages },
+	{ "kmod_pool_refuses_buffers_larger_than_a_tegra_page",
+	  kmod_pool_refuses_buffers_larger_than_a_tegra_page },
 	{ NULL, NULL },
 };
 
