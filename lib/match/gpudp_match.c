@@ -438,13 +438,21 @@ gpudp_match_compile(const struct gpudp_match_pattern *pats, uint32_t n, char *er
 
 		if (a[k].n == 0)
 			continue;
-		memcpy((uint8_t *)db + hdr.off_delta[k], a[k].delta,
-		       sizeof(uint32_t) * 256 * (size_t)a[k].n);
 		for (s = 0; s < a[k].n; s++) {
 			first[s] = o;
 			o += ac_outs(&a[k], next, s, outs + o);
 		}
 		first[a[k].n] = o;
+		/* each move to a state where patterns end is marked */
+		{
+			uint32_t *d = (uint32_t *)((uint8_t *)db + hdr.off_delta[k]);
+			size_t i;
+
+			for (i = 0; i < 256 * (size_t)a[k].n; i++)
+				d[i] = a[k].delta[i] |
+				       (first[a[k].delta[i] + 1] > first[a[k].delta[i]] ?
+					GPUDP_MATCH_ENDS : 0);
+		}
 	}
 	{
 		uint32_t *pt = (uint32_t *)((uint8_t *)db + hdr.off_pat);

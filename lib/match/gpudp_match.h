@@ -37,7 +37,12 @@ extern "C" {
 /** Longest pattern name, bytes with the NUL. */
 #define GPUDP_MATCH_NAME_MAX 64
 /** Database format version (struct gpudp_match_db.version). */
-#define GPUDP_MATCH_DB_VERSION 1
+#define GPUDP_MATCH_DB_VERSION 2
+/**
+ * A move of the automaton (off_delta's entries) with this bit set goes to a
+ * state where patterns end; the state is the entry without it.
+ */
+#define GPUDP_MATCH_ENDS 0x80000000u
 /** Pattern flag: ASCII letters match either case. */
 #define GPUDP_MATCH_NOCASE 1u
 
@@ -62,7 +67,8 @@ struct gpudp_match_db {
 	uint32_t n_patterns;
 	uint32_t n_states[2];    /**< [0]: case-sensitive automaton, [1]: folded; 0: none */
 	uint32_t pad;
-	uint64_t off_delta[2];   /**< uint32_t[n_states][256]: next state */
+	uint64_t off_delta[2];   /**< uint32_t[n_states][256]: next state, with
+				  *   GPUDP_MATCH_ENDS where patterns end there */
 	uint64_t off_first[2];   /**< uint32_t[n_states + 1]: state s's patterns are
 				  *   outs[first[s] .. first[s + 1]) */
 	uint64_t off_outs[2];    /**< uint32_t[]: pattern indices ending in each state
@@ -163,11 +169,16 @@ gpudp_match_step(const struct gpudp_match_db *db, uint32_t a, uint32_t *s, uint8
 {
 	const uint32_t *first;
 
+	uint32_t t;
+
 	*lo = *hi = 0;
 	if (db->n_states[a] == 0)
 		return NULL;
-	*s = GPUDP_MATCH_AT(db, uint32_t, db->off_delta[a])[(size_t)*s * 256 +
+	t = GPUDP_MATCH_AT(db, uint32_t, db->off_delta[a])[(size_t)*s * 256 +
 		(a == 0 ? b : gpudp_match_fold(b))];
+	*s = t & ~GPUDP_MATCH_ENDS;
+	if (!(t & GPUDP_MATCH_ENDS))
+		return NULL;
 	first = GPUDP_MATCH_AT(db, uint32_t, db->off_first[a]);
 	*lo = first[*s];
 	*hi = first[*s + 1];

@@ -158,6 +158,51 @@ gpudp_rules_img_try(const struct gpudp_rules *rs, uint32_t i, const struct gpudp
 	return 1;
 }
 
+/* one automaton of the prefilter: its arrays, its state */
+struct gpudp_rules_dfa {
+	const uint32_t *delta, *ends, *outs;
+	uint32_t s, on;
+};
+
+GPUDP_RULES_HD void
+gpudp_rules_dfa_init(struct gpudp_rules_dfa *d, const struct gpudp_match_db *db, uint32_t a)
+{
+	d->on = db->n_states[a] != 0;
+	d->s = 0;
+	d->delta = GPUDP_MATCH_AT(db, uint32_t, db->off_delta[a]);
+	d->ends = GPUDP_MATCH_AT(db, uint32_t, db->off_first[a]);
+	d->outs = GPUDP_MATCH_AT(db, uint32_t, db->off_outs[a]);
+}
+
+/* byte @p b (folded for the folded automaton) at index @p i: the rules of
+ * each pattern first seen there tried; @return those that matched */
+GPUDP_RULES_HD uint32_t
+gpudp_rules_dfa_step(struct gpudp_rules_dfa *d, const struct gpudp_rules_img *img,
+		     const struct gpudp_match_db *db, const struct gpudp_rules *rs, uint8_t b,
+		     const struct gpudp_rule_pkt *k, const uint8_t *p, uint32_t i, uint32_t len,
+		     uint32_t *scratch, const struct gpudp_rules_out *o, uint32_t found,
+		     uint32_t *seen, uint32_t *n_seen)
+{
+	const uint32_t *first = GPUDP_RULES_IMG_AT(img, const uint32_t, img->off_first);
+	const uint32_t *rule_of = GPUDP_RULES_IMG_AT(img, const uint32_t, img->off_rule_of);
+	uint32_t lo, hi, j, got = 0;
+
+	d->s = d->delta[(size_t)d->s * 256 + b];
+	if (!(d->s & GPUDP_MATCH_ENDS))
+		return 0;
+	d->s &= ~GPUDP_MATCH_ENDS;
+	for (lo = d->ends[d->s], hi = d->ends[d->s + 1]; lo < hi; lo++) {
+		uint32_t pat = d->outs[lo];
+
+		if (!gpudp_match_fresh(db, pat, p, i, seen, n_seen))
+			continue;
+		for (j = first[pat]; j < first[pat + 1]; j++)
+			got += gpudp_rules_img_try(rs, rule_of[j], k, p, len, scratch, o,
+						   found + got);
+	}
+	return got;
+}
+
 /**
  * The rules of image @p img that packet @p k with payload @p p (@p len
  * bytes; longer than GPUDP_RULES_PAYLOAD_MAX: its start) matches, each
@@ -181,26 +226,24 @@ gpudp_rules_img_packet(const struct gpudp_rules_img *img, const struct gpudp_rul
 	if (img->n_pat > 0) {
 		const struct gpudp_match_db *db =
 			GPUDP_RULES_IMG_AT(img, const struct gpudp_match_db, img->off_db);
-		const uint32_t *first = GPUDP_RULES_IMG_AT(img, const uint32_t, img->off_first);
-		const uint32_t *rule_of = GPUDP_RULES_IMG_AT(img, const uint32_t, img->off_rule_of);
-		uint32_t a, lo, hi, s[2] = { 0, 0 };
+		/* the two automata (gpudp_match_step()'s: case-sensitive, folded),
+		 * their arrays read once rather than at every byte; one without
+		 * states stays in its state 0 of a table of one */
+		struct gpudp_rules_dfa d0, d1;
 
+		gpudp_rules_dfa_init(&d0, db, 0);
+		gpudp_rules_dfa_init(&d1, db, 1);
 		/* a rule has one fast pattern: the pattern's first occurrence
 		 * makes its rules candidates, once */
-		for (i = 0; i < len; i++)
-			for (a = 0; a < 2; a++) {
-				const uint32_t *outs = gpudp_match_step(db, a, &s[a], p[i], &lo, &hi);
-
-				for (; lo < hi; lo++) {
-					uint32_t pat = outs[lo];
-
-					if (!gpudp_match_fresh(db, pat, p, i, seen, &n_seen))
-						continue;
-					for (j = first[pat]; j < first[pat + 1]; j++)
-						found += gpudp_rules_img_try(&rs, rule_of[j], k, p, len,
-									     scratch, o, found);
-				}
-			}
+		for (i = 0; i < len; i++) {
+			if (d0.on)
+				found += gpudp_rules_dfa_step(&d0, img, db, &rs, p[i], k, p, i, len,
+							      scratch, o, found, seen, &n_seen);
+			if (d1.on)
+				found += gpudp_rules_dfa_step(&d1, img, db, &rs,
+							      gpudp_match_fold(p[i]), k, p, i, len,
+							      scratch, o, found, seen, &n_seen);
+		}
 	}
 	for (j = 0; j < img->n_always; j++)
 		found += gpudp_rules_img_try(&rs, GPUDP_RULES_IMG_AT(img, const uint32_t,
