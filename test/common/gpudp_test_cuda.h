@@ -12,6 +12,10 @@
 #include <gpudp_cuda.h>
 #include <gpudp_test.h>
 
+/** Assert that a CUDA call succeeded (in a test case), naming the call and the error. */
+#define CU_OK(call) do { CUresult r_ = (call); \
+	GPUDP_TEST_ASSERT(r_ == CUDA_SUCCESS, "%s: %s", #call, gpudp_cuda_errstr(r_)); } while (0)
+
 struct gpudp_test_gpu {
 	CUdevice dev;
 	CUcontext ctx;

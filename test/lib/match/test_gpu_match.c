@@ -20,6 +20,7 @@
 #include <gpudp_match.h>
 #include <gpudp_test.h>
 #include <gpudp_test_cuda.h>
+#include <gpudp_test_time.h>
 #ifdef GPUDP_TEST_HYPERSCAN
 #include <gpudp_test_hs.h>
 #endif
@@ -72,8 +73,6 @@ packets(const struct gpudp_match_pattern *p, uint32_t np, uint32_t n, uint32_t l
 	return d;
 }
 
-#define CU_OK(call) do { CUresult r_ = (call); \
-	GPUDP_TEST_ASSERT(r_ == CUDA_SUCCESS, "%s: %s", #call, gpudp_cuda_errstr(r_)); } while (0)
 
 struct gpu_run {
 	CUdeviceptr db, data, off, len, occ, pkts;
@@ -134,10 +133,7 @@ gpu_scan(const struct gpudp_match_db *db, const uint8_t *data, size_t bytes,
 static double
 now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return gpudp_test_now_ns() / 1e9;
 }
 
 static int

@@ -31,6 +31,7 @@
 #include <gpudp_rules_img.h>
 #include <gpudp_test.h>
 #include <gpudp_test_cuda.h>
+#include <gpudp_test_time.h>
 #ifdef GPUDP_TEST_HYPERSCAN
 #include <hs/hs.h>
 #endif
@@ -56,16 +57,11 @@ struct set {
 	struct gpudp_rules_img *img;
 };
 
-#define CU_OK(call) do { CUresult r_ = (call); \
-	GPUDP_TEST_ASSERT(r_ == CUDA_SUCCESS, "%s: %s", #call, gpudp_cuda_errstr(r_)); } while (0)
 
 static double
 now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return gpudp_test_now_ns() / 1e9;
 }
 
 static int
