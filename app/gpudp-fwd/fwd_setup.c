@@ -17,6 +17,9 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#ifdef GPUDP_HAS_CUDA
+#include <gpudp_gpu.h>
+#endif
 
 #include "fwd.h"
 #include "fwd_room.h"
@@ -224,6 +227,38 @@ pipe_new(unsigned int i, uint16_t q, const unsigned int *lcores)
 	return p;
 }
 
+/*
+ * Whether pipeline @p p's rx port can fill a pool of @p mem: a software PMD
+ * (net_pcap, net_tap, ...) writes every packet with the CPU, which cannot
+ * write into a discrete GPU's memory (an integrated GPU's pools are host
+ * memory). @return 0, or -EINVAL (printed)
+ */
+static int
+pool_reachable(const struct fwd_pipe *p, enum gpudp_mem_type mem, int16_t gpu_id)
+{
+	char why[160];
+
+	if (mem != GPUDP_MEM_DEVICE && mem != GPUDP_MEM_SPLIT)
+		return 0;
+#ifdef GPUDP_HAS_CUDA
+	{
+		struct gpudp_gpu_props pr;
+
+		if (gpudp_gpu_props_get(gpu_id, &pr) == 0 && pr.integrated)
+			return 0;
+	}
+#else
+	RTE_SET_USED(gpu_id);
+#endif
+	if (gpudp_mem_port_rx(p->rx_port, why, sizeof(why)) != GPUDP_PORT_RX_CPU)
+		return 0;
+	fprintf(stderr, "gpudp-fwd: --mem %s%s: port %u %s, and the CPU cannot write into the "
+		"GPU's memory: use --mem pinned (host mbufs the GPU reads) or host\n",
+		gpudp_mem_type_name(mem), cf->mem == FWD_MEM_AUTO ? " (the default of the mode)" :
+		"", p->rx_port, why);
+	return -EINVAL;
+}
+
 /* pipeline @p p's mbuf pool, on its GPU. @return 0 or a negative errno (printed) */
 static int
 pipe_pool(struct fwd_pipe *p)
@@ -232,12 +267,16 @@ pipe_pool(struct fwd_pipe *p)
 	struct gpudp_pool_conf pc;
 	uint16_t ports[2] = { p->rx_port, p->tx_port };
 	char name[RTE_MEMPOOL_NAMESIZE];
+	int rc;
 
 	snprintf(name, sizeof(name), "fwd_p%u_q%u", p->rx_port, p->rx_queue);
 	memset(&pc, 0, sizeof(pc));
 	pc.name = name;
 	pc.type = mem;
 	pc.gpu_id = p->gpu != FWD_NO_GPU ? fwd_run.gpus[p->gpu].id : cf->gpu;
+	rc = pool_reachable(p, mem, pc.gpu_id);
+	if (rc != 0)
+		return rc;
 	pc.ports = ports;
 	pc.nb_ports = p->tx_port == p->rx_port ? 1 : 2;
 	pc.nb_mbufs = (uint32_t)fwd_conf_mbufs(cf);

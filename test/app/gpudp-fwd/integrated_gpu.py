@@ -13,10 +13,15 @@ usage:
       reports the integrated GPU and skips BAR1. On the fake's discrete
       device --igpu-alloc wc changes nothing (cuMemAlloc, a notice) and
       --check has no igpu finding. A bad --igpu-alloc value exits 2 naming it.
+      A net_pcap port (the CPU writes its packets) in a device pool: refused
+      on the discrete device (exit 2, the port and the way out named), where
+      the CPU could not write into the GPU's memory; forwarded on the
+      integrated one, whose pool is host memory.
 Prints ok/FAIL lines and the totals line; exit 1 on any failure.
 """
 import os
 import re
+import struct
 import subprocess
 import sys
 
@@ -25,7 +30,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from gpudp_checks import Checks  # noqa: E402
 
 
-def run(fwd, fake, out, tag, app_args, integrated, extra_env=None):
+def run(fwd, fake, out, tag, app_args, integrated, extra_env=None, vdev="net_null0"):
     rep = os.path.join(out, tag + ".fake")
     if os.path.exists(rep):
         os.unlink(rep)
@@ -37,7 +42,7 @@ def run(fwd, fake, out, tag, app_args, integrated, extra_env=None):
     env.update(extra_env or {})
     args = [fwd, "--no-huge", "-m", "512", "--no-pci", "--no-telemetry",
             "--lcores", "(0-2)@(0-1)", "--file-prefix", "igpu-%s-%d" % (tag, os.getpid()),
-            "--vdev", "net_null0", "--"] + app_args
+            "--vdev", vdev, "--"] + app_args
     r = subprocess.run(args, capture_output=True, text=True, timeout=120, env=env)
     dev = {}
     if os.path.exists(rep):
@@ -109,6 +114,27 @@ def main():
     c.check("discrete: --check has no igpu finding",
             r.returncode in (0, 1) and "igpu" not in r.stdout and "failed checks" in r.stdout,
             r.stdout[-600:])
+    # a software PMD's port in a device pool
+    cap = os.path.join(out, "in.pcap")
+    with open(cap, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        for i in range(64):
+            fr = bytes(12) + b"\x08\x00" + bytes(46)
+            f.write(struct.pack("<IIII", 1700000000, i, len(fr), len(fr)) + fr)
+    pcap = "net_pcap0,rx_pcap=%s,tx_pcap=%s" % (cap, os.path.join(out, "out.pcap"))
+    launch = ["--mode", "launch", "--pipeline-lcores", "1", "--count", "64", "--duration", "5",
+              "--quiet"]
+    r, dev = run(fwd, fake, out, "discrete-pcap", launch, None, vdev=pcap)
+    c.check("discrete: a net_pcap port in a device pool is refused, not a crash",
+            r.returncode == 2 and "--mem device (the default of the mode): port 0 is a "
+            "software PMD that copies every packet with the CPU, and the CPU cannot write "
+            "into the GPU's memory: use --mem pinned" in r.stderr,
+            (r.returncode, r.stderr[-400:]))
+    r, dev = run(fwd, fake, out, "uva-pcap", launch + ["--mem", "device"], "uva",
+                 {"GPUDP_FAKE_CUDA_ENGINE": "complete"}, vdev=pcap)
+    c.check("integrated: a net_pcap port forwards through a device pool of host memory",
+            r.returncode == 0 and re.search(r"tx 64 pkts", r.stdout) is not None,
+            (r.returncode, r.stdout[-300:], r.stderr[-300:]))
     r = subprocess.run([fwd, "--no-huge", "--", "--igpu-alloc", "writecombined"],
                        capture_output=True, text=True, timeout=30)
     c.check("--igpu-alloc writecombined: exit 2 naming the value",
