@@ -372,21 +372,28 @@ child_context_is_own_device(void)
 }
 
 /* Several lcores allocate and free at once; each tags its buffers in GPU
- * memory and checks the tag before freeing, and retries every free once
- * (which must fail). */
-enum { CC_ITERS = 300, CC_LIVE = 8 };
+ * memory and checks the tag before freeing. Every 16th free is tried a
+ * second time (which must fail) once all lcores are done: while another
+ * lcore allocates, the address just freed may already be its new live
+ * buffer, which a second free would rightly release. */
+enum { CC_ITERS = 300, CC_LIVE = 8, CC_REFREE = CC_ITERS / 16 + 1 };
 atomic_int cc_errors, cc_allocs, cc_double_ok;
+/* per lcore: the addresses it freed to free again, and their count */
+void *cc_freed[RTE_MAX_LCORE][CC_REFREE];
+unsigned int cc_n_freed[RTE_MAX_LCORE];
 
 int
 cc_worker(void *arg)
 {
 	static const unsigned int aligns[] = { 0, 4096, 65536, 1 << 21 };
 	unsigned int seed = rte_lcore_id() * 7919u + 1, i, slot, tag;
+	unsigned int lc = rte_lcore_id();
 	void *live[CC_LIVE] = { NULL };
 	uint8_t tags[CC_LIVE], got;
 	CUdeviceptr d;
 
 	RTE_SET_USED(arg);
+	cc_n_freed[lc] = 0;
 	if (gpudp_cu->cuCtxSetCurrent(ctx0) != CUDA_SUCCESS) {
 		atomic_fetch_add(&cc_errors, 1);
 		return -1;
@@ -400,8 +407,8 @@ cc_worker(void *arg)
 				atomic_fetch_add(&cc_errors, 1);
 			if (rte_gpu_mem_free(0, live[slot]) != 0)
 				atomic_fetch_add(&cc_errors, 1);
-			if (i % 16 == 0 && rte_gpu_mem_free(0, live[slot]) == 0)
-				atomic_fetch_add(&cc_double_ok, 1);
+			if (i % 16 == 0 && cc_n_freed[lc] < CC_REFREE)
+				cc_freed[lc][cc_n_freed[lc]++] = live[slot];
 			live[slot] = NULL;
 		}
 		live[slot] = rte_gpu_mem_alloc(0, 1 + (size_t)rand_r(&seed) % (256 * KIB),
@@ -427,6 +434,7 @@ int
 concurrent_alloc_free_on_lcores(void)
 {
 	struct gpudp_gpu_props pr;
+	unsigned int lc, k;
 	size_t live0;
 	uint64_t t0;
 
@@ -439,6 +447,11 @@ concurrent_alloc_free_on_lcores(void)
 	rte_log_set_level_pattern("gpudp.gpu", RTE_LOG_CRIT);
 	rte_eal_mp_remote_launch(cc_worker, NULL, CALL_MAIN);
 	rte_eal_mp_wait_lcore();
+	/* every buffer of the workers is freed: none of these addresses is live */
+	RTE_LCORE_FOREACH(lc)
+		for (k = 0; k < cc_n_freed[lc]; k++)
+			if (rte_gpu_mem_free(0, cc_freed[lc][k]) == 0)
+				atomic_fetch_add(&cc_double_ok, 1);
 	rte_log_set_level_pattern("gpudp.gpu", RTE_LOG_INFO);
 	CU_OK(gpudp_cu->cuCtxSetCurrent(ctx0));
 	printf("    %u lcores, %d allocations in %.1f ms\n", rte_lcore_count(),
