@@ -18,6 +18,7 @@
 #include "gpudp_match.h"
 #include "gpudp_pkt_parse.h"
 #include "gpudp_rules_img.h"
+#include "gpudp_rules_pkt.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -500,7 +501,7 @@ gpudp_an_rules_pkt(const struct gpudp_an_sink *sk, const uint8_t *p, uint32_t ca
 {
 #ifndef GPUDP_AN_NO_RULES
 	struct gpudp_rules_out o;
-	uint32_t off, len, i;
+	uint32_t off, len;
 
 	if (sk->rules == 0 || pi->af == 0)
 		return;
@@ -509,22 +510,12 @@ gpudp_an_rules_pkt(const struct gpudp_an_sink *sk, const uint8_t *p, uint32_t ca
 	m->pl = p + off;
 	m->pl_len = len;
 	m->scratch = scratch;
-	m->rk.af = pi->af;
-	m->rk.proto = pi->l4proto;
-	m->rk.sport = pi->has_ports ? pi->sport : 0;
-	m->rk.dport = pi->has_ports ? pi->dport : 0;
-	/* ICMP: its type and code where a flow record has them (the rules
-	 * look at ports of tcp and udp packets only) */
-	if (pi->has_l4 && (pi->l4proto == 1 || pi->l4proto == 58))
-		m->rk.dport = (uint16_t)((uint32_t)pi->icmp_type << 8 | pi->icmp_code);
-	for (i = 0; i < 16; i++) {
-		m->rk.src[i] = pi->src[i];
-		m->rk.dst[i] = pi->dst[i];
-	}
+	gpudp_rule_pkt_of(pi, &m->rk);
 	o.hits = sk->rule_hits;
 	o.alerts = sk->alerts;
 	o.list = 0;
 	o.list_max = 0;
+	o.actions = 0;
 	o.seq = sk->seq;
 	o.ts_ns = ts;
 	m->alerts = gpudp_rules_img_packet(sk->rules, &m->rk, m->pl, len, scratch, &o);

@@ -87,6 +87,8 @@ struct gpudp_rules_out {
 	uint32_t *list;                   /**< the rules that matched, in the order
 					   *   found (list_max of them), or NULL */
 	uint32_t list_max;
+	uint32_t *actions;                /**< or'd with 1 << action of each rule that
+					   *   matched (enum gpudp_rule_action), or NULL */
 	uint32_t seq;                     /**< the records' seq */
 	uint64_t ts_ns;                   /**< the records' ts_ns */
 };
@@ -142,6 +144,8 @@ gpudp_rules_img_try(const struct gpudp_rules *rs, uint32_t i, const struct gpudp
 		gpudp_rules_add64(&o->hits[i], 1);
 	if (o->list != 0 && found < o->list_max)
 		o->list[found] = i;
+	if (o->actions != 0)
+		*o->actions |= 1u << r->action;
 	if (o->alerts != 0) {
 		uint64_t at = gpudp_rules_add64(&o->alerts->head, 1);
 

@@ -25,6 +25,7 @@
 
 #include "gpudp_pkt_parse.h"
 #include "gpudp_rules_img.h"
+#include "gpudp_rules_pkt.h"
 #include "gpudp_work.h"
 
 #ifdef __cplusplus
@@ -53,9 +54,6 @@ struct gpudp_rules_work_params {
 	uint64_t img_size;  /**< its bytes */
 };
 
-/** The rules that matched, as gpudp_rules_img_packet() lists them. */
-#define GPUDP_RULES_WORK_LIST 8u
-
 /** The per-packet function: the rules, the counts, and the verdict. */
 GPUDP_WORK_FN uint32_t
 gpudp_rules_work_pkt(struct gpudp_work_pkt *pkt)
@@ -63,10 +61,9 @@ gpudp_rules_work_pkt(struct gpudp_work_pkt *pkt)
 	const struct gpudp_rules_work_params *pr =
 		(const struct gpudp_rules_work_params *)pkt->params;
 	const struct gpudp_rules_img *img = (const struct gpudp_rules_img *)(uintptr_t)pr->img;
-	const struct gpudp_rule *rule;
 	const uint8_t *d = pkt->seg[0];
-	uint32_t caplen = pkt->seg_len[0], off, len, n, i, drop = 0;
-	uint32_t scratch[GPUDP_RULES_SCRATCH_WORDS], list[GPUDP_RULES_WORK_LIST];
+	uint32_t caplen = pkt->seg_len[0], off, len, n, actions = 0;
+	uint32_t scratch[GPUDP_RULES_SCRATCH_WORDS];
 	struct gpudp_rules_out o;
 	struct gpudp_pkt_info pi;
 	struct gpudp_rule_pkt k;
@@ -79,20 +76,12 @@ gpudp_rules_work_pkt(struct gpudp_work_pkt *pkt)
 	if (pkt->pkt_len > caplen)
 		gpudp_work_count(pkt, GPUDP_RULES_WORK_PARTIAL, 1);
 	off = gpudp_pkt_payload(d, caplen, &pi, &len);
-	k.af = pi.af;
-	k.proto = pi.l4proto;
-	k.sport = pi.has_ports ? pi.sport : 0;
-	k.dport = pi.has_ports ? pi.dport : 0;
-	if (pi.has_l4 && (pi.l4proto == 1 || pi.l4proto == 58))
-		k.dport = (uint16_t)((uint32_t)pi.icmp_type << 8 | pi.icmp_code);
-	for (i = 0; i < 16; i++) {
-		k.src[i] = pi.src[i];
-		k.dst[i] = pi.dst[i];
-	}
+	gpudp_rule_pkt_of(&pi, &k);
 	o.hits = 0;
 	o.alerts = 0;
-	o.list = list;
-	o.list_max = GPUDP_RULES_WORK_LIST;
+	o.list = 0;
+	o.list_max = 0;
+	o.actions = &actions;
 	o.seq = 0;
 	o.ts_ns = 0;
 	gpudp_work_count(pkt, GPUDP_RULES_WORK_INSPECTED, 1);
@@ -102,14 +91,7 @@ gpudp_rules_work_pkt(struct gpudp_work_pkt *pkt)
 		return GPUDP_WORK_PASS;
 	gpudp_work_count(pkt, GPUDP_RULES_WORK_ALERTED, 1);
 	gpudp_work_count(pkt, GPUDP_RULES_WORK_ALERTS, n);
-	rule = GPUDP_RULES_IMG_AT(img, const struct gpudp_rule, img->off_rule);
-	for (i = 0; i < n && i < GPUDP_RULES_WORK_LIST; i++)
-		drop |= rule[list[i]].action == GPUDP_RULE_DROP;
-	/* more rules than the list holds: a drop rule among them is looked for */
-	for (i = 0; !drop && n > GPUDP_RULES_WORK_LIST && i < img->n_rule; i++)
-		drop = rule[i].action == GPUDP_RULE_DROP &&
-		       gpudp_rules_img_rule(img, i, &k, d + off, len, scratch);
-	if (!drop)
+	if (!(actions & (1u << GPUDP_RULE_DROP)))
 		return GPUDP_WORK_PASS;
 	gpudp_work_count(pkt, GPUDP_RULES_WORK_DROPS, 1);
 	return GPUDP_RULES_WORK_DROPPED;

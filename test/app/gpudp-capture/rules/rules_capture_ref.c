@@ -34,6 +34,7 @@
 #include <gpudp_analysis_pkt.h>
 #include <gpudp_rules.h>
 #include <gpudp_rules_img.h>
+#include <gpudp_rules_pkt.h>
 #include <gpudp_test_rules_ref.h>
 
 #include "gpudp_capfile.h"
@@ -156,21 +157,6 @@ check_rule(struct ref *f, uint32_t i, const struct gpudp_rule_pkt *k, const uint
 	return hit;
 }
 
-/* the packet as the rules see it, as gpudp-capture's analysis builds it */
-static void
-rule_pkt(const struct gpudp_pkt_info *pi, struct gpudp_rule_pkt *k)
-{
-	memset(k, 0, sizeof(*k));
-	k->af = pi->af;
-	k->proto = pi->l4proto;
-	k->sport = pi->has_ports ? pi->sport : 0;
-	k->dport = pi->has_ports ? pi->dport : 0;
-	if (pi->has_l4 && (pi->l4proto == 1 || pi->l4proto == 58))
-		k->dport = (uint16_t)((uint32_t)pi->icmp_type << 8 | pi->icmp_code);
-	memcpy(k->src, pi->src, 16);
-	memcpy(k->dst, pi->dst, 16);
-}
-
 static int
 run(struct ref *f, const struct gpudp_capfile_packets *pk, FILE *out)
 {
@@ -195,7 +181,8 @@ run(struct ref *f, const struct gpudp_capfile_packets *pk, FILE *out)
 		if (len > GPUDP_RULES_PAYLOAD_MAX)
 			len = GPUDP_RULES_PAYLOAD_MAX;
 		lower(lp, d + off, len);
-		rule_pkt(&pi, &k);
+		/* the packet as the rules see it, as gpudp-capture's analysis builds it */
+		gpudp_rule_pkt_of(&pi, &k);
 		inet_ntop(k.af == 6 ? AF_INET6 : AF_INET, k.src, s, sizeof(s));
 		inet_ntop(k.af == 6 ? AF_INET6 : AF_INET, k.dst, t, sizeof(t));
 		for (i = 0; i < f->rs.n_rule; i++) {

@@ -29,6 +29,7 @@
 #include <gpudp_cuda.h>
 #include <gpudp_rules.h>
 #include <gpudp_rules_img.h>
+#include <gpudp_rules_pkt.h>
 #include <gpudp_test.h>
 #include <gpudp_test_cuda.h>
 #include <gpudp_test_time.h>
@@ -105,14 +106,7 @@ load_pkts(struct pkts *p, const char *path)
 		off = gpudp_pkt_payload(pk.pkt[i].data, pk.pkt[i].caplen, &pi, &len);
 		if (len > GPUDP_RULES_PAYLOAD_MAX)
 			len = GPUDP_RULES_PAYLOAD_MAX;
-		k->af = pi.af;
-		k->proto = pi.l4proto;
-		k->sport = pi.has_ports ? pi.sport : 0;
-		k->dport = pi.has_ports ? pi.dport : 0;
-		if (pi.has_l4 && (pi.l4proto == 1 || pi.l4proto == 58))
-			k->dport = (uint16_t)((uint32_t)pi.icmp_type << 8 | pi.icmp_code);
-		memcpy(k->src, pi.src, 16);
-		memcpy(k->dst, pi.dst, 16);
+		gpudp_rule_pkt_of(&pi, k);
 		p->off[p->n] = p->bytes;
 		p->len[p->n] = len;
 		memcpy(p->data + p->bytes, pk.pkt[i].data + off, len);
