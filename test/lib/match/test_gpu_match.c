@@ -87,9 +87,6 @@ gpu_scan(const struct gpudp_match_db *db, const uint8_t *data, size_t bytes,
 {
 	uint32_t np = db->n_patterns;
 	void *args[] = { &g->db, &g->data, &g->off, &g->len, &n, &g->occ, &g->pkts };
-	CUevent e0, e1;
-	float ms = 0;
-	int r;
 
 	memset(g, 0, sizeof(*g));
 	CU_OK(gpudp_cu->cuMemAlloc(&g->db, db->size));
@@ -102,25 +99,16 @@ gpu_scan(const struct gpudp_match_db *db, const uint8_t *data, size_t bytes,
 	CU_OK(gpudp_cu->cuMemcpyHtoD(g->data, data, bytes));
 	CU_OK(gpudp_cu->cuMemcpyHtoD(g->off, off, n * sizeof(uint64_t)));
 	CU_OK(gpudp_cu->cuMemcpyHtoD(g->len, lens, n * sizeof(uint32_t)));
-	CU_OK(gpudp_cu->cuEventCreate(&e0, CU_EVENT_DEFAULT));
-	CU_OK(gpudp_cu->cuEventCreate(&e1, CU_EVENT_DEFAULT));
-	g->kernel_ms = 1e30;
-	for (r = 0; r < rounds; r++) {
-		CU_OK(gpudp_cu->cuMemsetD8(g->occ, 0, np * sizeof(uint64_t)));
-		CU_OK(gpudp_cu->cuMemsetD8(g->pkts, 0, np * sizeof(uint64_t)));
-		CU_OK(gpudp_cu->cuEventRecord(e0, NULL));
-		CU_OK(gpudp_cu->cuLaunchKernel(tgpu.fn, (n + 127) / 128, 1, 1, 128, 1, 1, 0, NULL, args,
-					       NULL));
-		CU_OK(gpudp_cu->cuEventRecord(e1, NULL));
-		CU_OK(gpudp_cu->cuEventSynchronize(e1));
-		CU_OK(gpudp_cu->cuEventElapsedTime(&ms, e0, e1));
-		if (ms < g->kernel_ms)
-			g->kernel_ms = ms;
+	{
+		const struct gpudp_test_zero zero[] = {
+			{ g->occ, np * sizeof(uint64_t) }, { g->pkts, np * sizeof(uint64_t) },
+		};
+
+		GPUDP_TEST_ASSERT(gpudp_test_gpu_best(&tgpu, n, args, rounds, zero, 2,
+						      &g->kernel_ms) == GPUDP_TEST_PASS, "kernel");
 	}
 	CU_OK(gpudp_cu->cuMemcpyDtoH(occ, g->occ, np * sizeof(uint64_t)));
 	CU_OK(gpudp_cu->cuMemcpyDtoH(pkts, g->pkts, np * sizeof(uint64_t)));
-	gpudp_cu->cuEventDestroy(e0);
-	gpudp_cu->cuEventDestroy(e1);
 	gpudp_cu->cuMemFree(g->db);
 	gpudp_cu->cuMemFree(g->data);
 	gpudp_cu->cuMemFree(g->off);

@@ -136,9 +136,6 @@ gpu_run(const struct set *s, const struct pkts *p, uint64_t *hits, uint64_t *tot
 	CUdeviceptr img, data, off, len, k, gh, gt;
 	uint32_t n = p->n, nr = s->img->n_rule;
 	void *args[] = { &img, &data, &off, &len, &k, &n, &gh, &gt };
-	CUevent e0, e1;
-	float ms;
-	int r;
 
 	CU_OK(gpudp_cu->cuMemAlloc(&img, s->img->size));
 	CU_OK(gpudp_cu->cuMemAlloc(&data, p->bytes + 1));
@@ -152,25 +149,16 @@ gpu_run(const struct set *s, const struct pkts *p, uint64_t *hits, uint64_t *tot
 	CU_OK(gpudp_cu->cuMemcpyHtoD(off, p->off, n * sizeof(uint64_t)));
 	CU_OK(gpudp_cu->cuMemcpyHtoD(len, p->len, n * sizeof(uint32_t)));
 	CU_OK(gpudp_cu->cuMemcpyHtoD(k, p->k, n * sizeof(struct gpudp_rule_pkt)));
-	CU_OK(gpudp_cu->cuEventCreate(&e0, CU_EVENT_DEFAULT));
-	CU_OK(gpudp_cu->cuEventCreate(&e1, CU_EVENT_DEFAULT));
-	*kernel_ms = 1e30;
-	for (r = 0; r < rounds; r++) {
-		CU_OK(gpudp_cu->cuMemsetD8(gh, 0, (nr + 1) * sizeof(uint64_t)));
-		CU_OK(gpudp_cu->cuMemsetD8(gt, 0, sizeof(uint64_t)));
-		CU_OK(gpudp_cu->cuEventRecord(e0, NULL));
-		CU_OK(gpudp_cu->cuLaunchKernel(tgpu.fn, (n + 127) / 128, 1, 1, 128, 1, 1, 0, NULL, args,
-					       NULL));
-		CU_OK(gpudp_cu->cuEventRecord(e1, NULL));
-		CU_OK(gpudp_cu->cuEventSynchronize(e1));
-		CU_OK(gpudp_cu->cuEventElapsedTime(&ms, e0, e1));
-		if (ms < *kernel_ms)
-			*kernel_ms = ms;
+	{
+		const struct gpudp_test_zero zero[] = {
+			{ gh, (nr + 1) * sizeof(uint64_t) }, { gt, sizeof(uint64_t) },
+		};
+
+		GPUDP_TEST_ASSERT(gpudp_test_gpu_best(&tgpu, n, args, rounds, zero, 2,
+						      kernel_ms) == GPUDP_TEST_PASS, "kernel");
 	}
 	CU_OK(gpudp_cu->cuMemcpyDtoH(hits, gh, nr * sizeof(uint64_t)));
 	CU_OK(gpudp_cu->cuMemcpyDtoH(total, gt, sizeof(uint64_t)));
-	gpudp_cu->cuEventDestroy(e0);
-	gpudp_cu->cuEventDestroy(e1);
 	gpudp_cu->cuMemFree(img);
 	gpudp_cu->cuMemFree(data);
 	gpudp_cu->cuMemFree(off);
