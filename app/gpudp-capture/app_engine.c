@@ -149,6 +149,8 @@ setup_engine(struct cap_app *app)
 		ec.life = &app->life;
 		ec.flows_out = app_flows_out;
 		ec.flows_arg = app;
+		/* the GPU engine's thread for the records: not on the lcore */
+		ec.cpus = app->have_cpus ? &app->cpus : NULL;
 	}
 	app->engine_note[0] = '\0';
 	if (app->conf.force_cpu) {

@@ -2,10 +2,10 @@
 /*
  * gpudp-capture's flow monitor outputs (doc/flows.md): the records of the
  * flows the engine ends go to the NDJSON flow log (--flow-log) and to the
- * IPFIX exporter's targets (--ipfix collectors, --ipfix-file); the report
- * says what each output took and lost. An output that fails loses records,
- * counted and said once; the analysis goes on. The records reach the
- * outputs through a queue and an export thread of their own (app_flows_q.c).
+ * IPFIX targets (--ipfix collectors, --ipfix-file), an exporter each; the
+ * report says what each output took and lost. An output that fails loses
+ * records, counted and said once; the analysis goes on. The records reach
+ * the outputs through a queue and an export thread for each (app_flows_q.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,7 +18,23 @@
 /* at the end, how long IPFIX waits for TCP queues to drain */
 #define DRAIN_MS 2000
 
-/* the IPFIX targets of --ipfix and --ipfix-file */
+/* one IPFIX exporter with target @p t (its own thread writes it) */
+static int
+ipfix_add(struct cap_app *app, const struct gpudp_ipfix_config *cfg,
+	  const struct gpudp_ipfix_target *t, char *err, size_t len)
+{
+	struct gpudp_ipfix *x;
+	int rc = gpudp_ipfix_create(cfg, &x, err, len);
+
+	if (rc < 0)
+		return rc;
+	app->ipx[app->n_ipx++] = x;
+	/* gpudp_ipfix_add_target() gives the target's index */
+	rc = gpudp_ipfix_add_target(x, t, err, len);
+	return rc < 0 ? rc : 0;
+}
+
+/* the IPFIX targets of --ipfix and --ipfix-file, an exporter each */
 static int
 ipfix_open(struct cap_app *app)
 {
@@ -26,23 +42,21 @@ ipfix_open(struct cap_app *app)
 	struct gpudp_ipfix_target t;
 	char err[320];
 	uint32_t i;
-	int rc;
+	int rc = 0;
 
 	gpudp_ipfix_config_init(&cfg);
 	cfg.domain_id = app->conf.obs_domain;
 	if (app->conf.ipfix_mtu != 0)
 		cfg.mtu = app->conf.ipfix_mtu;
-	rc = gpudp_ipfix_create(&cfg, &app->ipfix, err, sizeof(err));
-	/* gpudp_ipfix_add_target() gives the target's index */
-	for (i = 0; rc >= 0 && i < app->conf.n_ipfix; i++) {
+	for (i = 0; rc == 0 && i < app->conf.n_ipfix; i++) {
 		rc = gpudp_ipfix_target_parse(app->conf.ipfix[i], &t, err, sizeof(err));
 		if (rc == 0)
-			rc = gpudp_ipfix_add_target(app->ipfix, &t, err, sizeof(err));
+			rc = ipfix_add(app, &cfg, &t, err, sizeof(err));
 	}
-	if (rc >= 0 && app->conf.ipfix_file != NULL) {
+	if (rc == 0 && app->conf.ipfix_file != NULL) {
 		rc = gpudp_ipfix_target_file(app->conf.ipfix_file, &t, err, sizeof(err));
 		if (rc == 0)
-			rc = gpudp_ipfix_add_target(app->ipfix, &t, err, sizeof(err));
+			rc = ipfix_add(app, &cfg, &t, err, sizeof(err));
 	}
 	if (rc < 0) {
 		fprintf(stderr, "gpudp-capture: %s\n", err);
@@ -71,16 +85,16 @@ app_flows_open(struct cap_app *app)
 			return GPUDP_EXIT_FAILURE;
 		}
 	}
-	rc = app->ipfix != NULL || app->flow_log != NULL ? app_flows_q_start(app) : 0;
+	rc = app->n_ipx > 0 || app->flow_log != NULL ? app_flows_q_start(app) : 0;
 	if (rc != 0)
-		CAP_LOG(WARNING, "flow monitor: no export thread (%s): records are written by "
+		CAP_LOG(WARNING, "flow monitor: no export threads (%s): records are written by "
 			"the analysis's thread", strerror(-rc));
 	CAP_LOG(INFO, "flow monitor: idle timeout %" PRIu64 " s, active timeout %" PRIu64
 		" s, %s records%s%s%s", app->conf.idle_timeout_s, app->conf.active_timeout_s,
 		app->conf.biflow ? "biflow" : "unidirectional",
 		app->conf.flow_log != NULL ? ", flow log " : "",
 		app->conf.flow_log != NULL ? app->conf.flow_log : "",
-		app->ipfix != NULL ? ", IPFIX" : "");
+		app->n_ipx > 0 ? ", IPFIX" : "");
 	return 0;
 }
 
@@ -88,15 +102,21 @@ void
 app_flows_out(void *arg, const struct gpudp_flow_rec *recs, uint32_t n)
 {
 	struct cap_app *app = arg;
+	uint64_t pkts = 0, ended[RTE_DIM(app->flow_st.ended)] = { 0 };
 	uint32_t i;
 
 	for (i = 0; i < n; i++) {
-		app->flow_st.records++;
-		app->flow_st.pkts += recs[i].packets + recs[i].rpackets;
-		if (recs[i].end_reason < 6)
-			app->flow_st.ended[recs[i].end_reason]++;
+		pkts += recs[i].packets + recs[i].rpackets;
+		if (recs[i].end_reason < RTE_DIM(ended))
+			ended[recs[i].end_reason]++;
 	}
-	if (app->ipfix != NULL || app->flow_log != NULL)
+	/* on the engine's thread (the GPU engine's own), read by reports */
+	__atomic_fetch_add(&app->flow_st.records, n, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&app->flow_st.pkts, pkts, __ATOMIC_RELAXED);
+	for (i = 0; i < RTE_DIM(ended); i++)
+		if (ended[i] != 0)
+			__atomic_fetch_add(&app->flow_st.ended[i], ended[i], __ATOMIC_RELAXED);
+	if (app->n_ipx > 0 || app->flow_log != NULL)
 		app_flows_q_put(app, recs, n);
 }
 
@@ -127,16 +147,12 @@ app_flows_report(struct cap_app *app, int final, struct cap_report_flows *f)
 		app_flows_q_sync(app);
 	f->export_waits = app_flows_q_waits(app);
 	app_flows_q_io(app, 1);
-	if (app->ipfix != NULL) {
+	for (i = 0; i < app->n_ipx && f->n_ipfix < CAP_REPORT_IPFIX; i++) {
 		if (final)
-			gpudp_ipfix_drain(app->ipfix, DRAIN_MS);
-		f->n_ipfix = RTE_MIN(gpudp_ipfix_target_count(app->ipfix),
-				     (unsigned int)CAP_REPORT_IPFIX);
-		for (i = 0; i < f->n_ipfix; i++) {
-			snprintf(f->ipfix_name[i], sizeof(f->ipfix_name[i]), "%s",
-				 gpudp_ipfix_target_name(app->ipfix, i));
-			gpudp_ipfix_stats_get(app->ipfix, i, &f->ipfix[i]);
-		}
+			gpudp_ipfix_drain(app->ipx[i], DRAIN_MS);
+		snprintf(f->ipfix_name[f->n_ipfix], sizeof(f->ipfix_name[0]), "%s",
+			 gpudp_ipfix_target_name(app->ipx[i], 0));
+		gpudp_ipfix_stats_get(app->ipx[i], 0, &f->ipfix[f->n_ipfix++]);
 	}
 	if (app->flow_log != NULL) {
 		if (final)
@@ -152,6 +168,7 @@ int
 app_flows_close(struct cap_app *app)
 {
 	struct cap_report_flows f;
+	uint32_t i;
 	int lost = 0;
 
 	if (!cap_conf_flows_on(&app->conf))
@@ -165,9 +182,10 @@ app_flows_close(struct cap_app *app)
 			cap_report_flows_dropped(&f));
 		lost = 1;
 	}
-	if (app->ipfix != NULL && gpudp_ipfix_close(app->ipfix, DRAIN_MS) != 0)
-		lost = 1;
-	app->ipfix = NULL;
+	for (i = 0; i < app->n_ipx; i++)
+		if (gpudp_ipfix_close(app->ipx[i], DRAIN_MS) != 0)
+			lost = 1;
+	app->n_ipx = 0;
 	if (app->flow_log != NULL && gpudp_flow_log_close(app->flow_log) != 0)
 		lost = 1;
 	app->flow_log = NULL;

@@ -85,15 +85,28 @@ struct cap_gpu {
 };
 
 /* The flow records' queue to the outputs (app_flows_q.c) */
-struct app_flows_q {
+/* Outputs of the flow records at most: an IPFIX exporter per target, the log. */
+#define CAP_FLOW_OUTS (CAP_MAX_IPFIX + 2)
+
+/* One output's export thread and its place in the queue */
+struct app_flows_out {
 	pthread_t th;
-	pthread_mutex_t mu;      /* head, tail, busy, stop, waits */
-	pthread_mutex_t io;      /* the outputs, while written or read */
+	pthread_mutex_t io;      /* the output, while written or read */
+	struct cap_app *app;
+	uint32_t idx;            /* app->ipx[idx], or the flow log past them */
+	uint64_t head;           /* records it took out (q.mu) */
+	int busy;                /* writing records (q.mu) */
+};
+
+struct app_flows_q {
+	pthread_mutex_t mu;      /* heads, tail, busy, stop, waits */
 	pthread_cond_t more, room, idle;
 	struct gpudp_flow_rec *ring;
-	uint64_t head, tail;     /* records taken out, put in */
+	struct app_flows_out out[CAP_FLOW_OUTS];
+	uint32_t n_out;          /* outputs with a thread (started) */
+	uint64_t tail;           /* records put in */
 	uint64_t waits;          /* puts that found it full */
-	int busy, stop, started;
+	int stop, started;
 };
 
 struct cap_app {
@@ -109,7 +122,8 @@ struct cap_app {
 	struct gpudp_analysis *result;
 	/* the flow monitor (app_flows.c): its settings and outputs */
 	struct gpudp_flow_life life;
-	struct gpudp_ipfix *ipfix;
+	struct gpudp_ipfix *ipx[CAP_MAX_IPFIX + 1]; /* an exporter per IPFIX target */
+	uint32_t n_ipx;
 	struct gpudp_flow_log *flow_log;
 	int flow_log_failed;          /* its error was said */
 	struct app_flows_q fq;        /* the records' way to those outputs */
@@ -229,7 +243,7 @@ const struct cap_report_flows *app_flows_report(struct cap_app *app, int final,
 /** Close the outputs. @return 1 if any record was lost (or an output failed), else 0 */
 int app_flows_close(struct cap_app *app);
 
-/* app_flows_q.c: the records' queue to the outputs and its export thread */
+/* app_flows_q.c: the records' queue to the outputs and their export threads */
 /** Start the export thread. @return 0, or a negative errno (records are then written
  *  by the engine's thread) */
 int app_flows_q_start(struct cap_app *app);

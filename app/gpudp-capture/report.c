@@ -319,6 +319,8 @@ json_engine_mem(struct gpudp_json *j, const struct cap_report *r,
 	gpudp_json_u64(j, "batches", r->eng->batches);
 	gpudp_json_dbl(j, "busy_ms", r->eng->busy_ms, 3);
 	gpudp_json_dbl(j, "kernel_ms", r->eng->kernel_ms, 3);
+	gpudp_json_dbl(j, "wait_ms", r->eng->wait_ms, 3);
+	gpudp_json_dbl(j, "submit_ms", r->eng->submit_ms, 3);
 	gpudp_json_u64(j, "copy_bytes", r->eng->copy_bytes);
 	gpudp_json_u64(j, "copy_out_bytes", r->eng->copy_out_bytes);
 	gpudp_json_dbl(j, "gpu_share", strcmp(r->engine, "gpu") == 0 && c->pkts ?

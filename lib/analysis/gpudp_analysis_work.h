@@ -151,6 +151,8 @@ gpudp_an_work_scan(struct gpudp_work_pkt *p, const struct gpudp_an_work_params *
 		gpudp_flow_mark_chunk(t, pr->flow_mask, x->chunks, p->index);
 	else if (x->op == GPUDP_FLOW_SCAN_RECLAIM)
 		gpudp_flow_reclaim_chunk(t, pr->flow_mask, x->chunks, p->index);
+	else if (x->out != 0)
+		gpudp_flow_look_chunk(t, pr->flow_mask, x, ex, p->index);
 	return GPUDP_WORK_PASS;
 }
 

@@ -176,19 +176,6 @@ export_out(struct gpudp_flow_life_state *l, const struct gpudp_flow_export *ex)
 				  l->conf.biflow, l->fn, l->arg, &l->st);
 }
 
-uint32_t
-gpudp_flow_evict_bucket(const struct gpudp_flow_export *ex, uint32_t capacity)
-{
-	uint32_t b = GPUDP_FLOW_AGE_BUCKETS, sum = 0;
-
-	if (ex->live <= capacity / 2)
-		return GPUDP_FLOW_NO_EVICT;
-	/* the oldest buckets, until the flows left are at most half the table */
-	while (b > 0 && ex->live - sum > capacity / 2)
-		sum += ex->age_hist[--b];
-	return b;
-}
-
 /* one look at the table, its ended flows' records out; then its runs without dead slots */
 static void
 look(struct gpudp_analysis *a, struct gpudp_flow_scan *x)

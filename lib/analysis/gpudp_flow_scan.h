@@ -33,6 +33,17 @@ extern "C" {
 /** gpudp_flow_scan.op: mark where the runs of slots in use start, before
  *  GPUDP_FLOW_SCAN_RECLAIM (which makes EMPTY slots as it goes). */
 #define GPUDP_FLOW_SCAN_MARK 3u
+/** gpudp_flow_scan.op, a look queued behind the batches (the GPU engine):
+ *  when due (gpudp_flow_look_is_due()), the flows due end into the area at
+ *  gpudp_flow_scan.out; the table's state says when the last look was. */
+#define GPUDP_FLOW_SCAN_LOOK_END 4u
+/** gpudp_flow_scan.op, after GPUDP_FLOW_SCAN_LOOK_END: the flows seen least
+ *  recently end when the table is short of room; runs' starts are marked. */
+#define GPUDP_FLOW_SCAN_LOOK_EVICT 5u
+/** gpudp_flow_scan.op, after GPUDP_FLOW_SCAN_LOOK_EVICT: the runs lose their
+ *  dead slots; chunk 0 gives the look's header to the area and starts the
+ *  next look's. */
+#define GPUDP_FLOW_SCAN_LOOK_DONE 6u
 /** gpudp_flow_slot.pad of an EMPTY slot that a run of slots in use follows,
  *  from GPUDP_FLOW_SCAN_MARK to GPUDP_FLOW_SCAN_RECLAIM (else pad is 0). */
 #define GPUDP_FLOW_RUN_START 0x72756e73u
@@ -52,6 +63,13 @@ struct gpudp_flow_scan {
 	uint64_t active_ns;    /**< active timeout */
 	uint32_t evict_bucket; /**< live flows of this age bucket or older end for room
 				*   (lack of resources); GPUDP_FLOW_NO_EVICT: none */
+	uint32_t next;         /**< _LOOK_*: packets of a batch (room is made for them) */
+	uint64_t pkts;         /**< _LOOK_*: packets analysed before the look */
+	uint64_t scan_ns;      /**< _LOOK_*: a look is due this long after the last */
+	uint64_t out;          /**< _LOOK_*: the area (struct gpudp_flow_export, room
+				*   for the table) the flows that end go to, in
+				*   memory the host reads */
+	uint32_t cap;          /**< _LOOK_*: the table's slots */
 	uint32_t pad;
 };
 
@@ -66,8 +84,14 @@ struct gpudp_flow_export {
 	uint32_t overflow;     /**< a flow due found no room: it is left as it was,
 				*   for the next look */
 	uint32_t live;         /**< live flows left */
-	uint32_t pad[2];
+	uint32_t due;          /**< _LOOK_*: 1 when the look was made */
+	uint32_t evicted;      /**< _LOOK_*: 1 when flows ended for room */
 	uint32_t age_hist[GPUDP_FLOW_AGE_BUCKETS]; /**< live flows left, by age bucket */
+	/* _LOOK_*: kept from one look to the next in the table's header */
+	uint32_t live2;        /**< live flows left after those ended for room */
+	uint32_t in_use;       /**< slots in use after the last look */
+	uint64_t scan_t;       /**< the packets' time at the last look */
+	uint64_t pkts_at_scan; /**< packets analysed before the last look */
 	struct gpudp_flow_slot slot[]; /**< the ended flows' slots, pad: end reason */
 };
 
@@ -152,16 +176,18 @@ gpudp_flow_slot_copy(struct gpudp_flow_slot *dst, const struct gpudp_flow_slot *
 
 /**
  * Chunk @p chunk of @p x->chunks of the flow table (@p mask + 1 slots):
- * the live flows that end go to @p ex (their slots killed, or restarted on
- * active timeout); those left are counted by age. No packet may be
+ * the live flows that end go to @p slots, counted in @p ex (their slots
+ * killed, or restarted on active timeout); those left are counted in
+ * @p live and, unless @p hist is NULL, by age in @p hist. No packet may be
  * analysed into the table meanwhile. The flows left are counted here first
- * and added to @p ex once per chunk and age: the chunks of a look all add
- * to the same few counters, and one atomic add per flow on the GPU would
- * queue every thread of the look behind them.
+ * and added once per chunk and age: the chunks of a look all add to the
+ * same few counters, and one atomic add per flow on the GPU would queue
+ * every thread of the look behind them.
  */
 GPUDP_AN_HD void
-gpudp_flow_scan_chunk(struct gpudp_flow_slot *t, uint32_t mask, const struct gpudp_flow_scan *x,
-		      struct gpudp_flow_export *ex, uint32_t chunk)
+gpudp_flow_end_chunk(struct gpudp_flow_slot *t, uint32_t mask, const struct gpudp_flow_scan *x,
+		     struct gpudp_flow_export *ex, struct gpudp_flow_slot *slots,
+		     uint32_t *live_out, uint32_t *hist_out, uint32_t chunk)
 {
 	uint32_t per = (mask + 1) / x->chunks, i, live = 0, b;
 	uint32_t hist[GPUDP_FLOW_AGE_BUCKETS];
@@ -181,8 +207,8 @@ gpudp_flow_scan_chunk(struct gpudp_flow_slot *t, uint32_t mask, const struct gpu
 			k = ex->count++;
 #endif
 			if (k < ex->cap) {
-				gpudp_flow_slot_copy(&ex->slot[k], s);
-				ex->slot[k].pad = why;
+				gpudp_flow_slot_copy(&slots[k], s);
+				slots[k].pad = why;
 				if (why == GPUDP_FLOW_END_ACTIVE)
 					gpudp_flow_slot_restart(s);
 				else
@@ -192,20 +218,34 @@ gpudp_flow_scan_chunk(struct gpudp_flow_slot *t, uint32_t mask, const struct gpu
 			}
 		}
 		if (s->state == GPUDP_FLOW_READY) {
+			live++;
+			if (hist_out == NULL)
+				continue;
 			b = gpudp_flow_age_bucket(x->now, s->last_ts);
 			if (!(aged & (UINT64_C(1) << b))) {
 				aged |= UINT64_C(1) << b;
 				hist[b] = 0;
 			}
 			hist[b]++;
-			live++;
 		}
 	}
 	if (live != 0)
-		GPUDP_AN_ADD32(&ex->live, live);
+		GPUDP_AN_ADD32(live_out, live);
 	for (b = 0; aged != 0; b++, aged >>= 1)
 		if (aged & 1)
-			GPUDP_AN_ADD32(&ex->age_hist[b], hist[b]);
+			GPUDP_AN_ADD32(&hist_out[b], hist[b]);
+}
+
+/**
+ * Chunk @p chunk of a look that ends flows into @p ex itself
+ * (gpudp_flow_end_chunk()), the flows left counted in ex->live and
+ * ex->age_hist.
+ */
+GPUDP_AN_HD void
+gpudp_flow_scan_chunk(struct gpudp_flow_slot *t, uint32_t mask, const struct gpudp_flow_scan *x,
+		      struct gpudp_flow_export *ex, uint32_t chunk)
+{
+	gpudp_flow_end_chunk(t, mask, x, ex, ex->slot, &ex->live, ex->age_hist, chunk);
 }
 
 /*
@@ -281,18 +321,125 @@ gpudp_flow_reclaim_chunk(struct gpudp_flow_slot *t, uint32_t mask, uint32_t chun
 		}
 }
 
-#ifndef __CUDACC__
 /**
  * Whether a table of @p capacity slots, @p used of them in use (flows and
  * dead slots, or as many as may be), could pass three quarters full with a
  * batch of @p next packets: then the flows seen least recently end for room.
  */
-static inline int
+GPUDP_AN_HD int
 gpudp_flow_room_short(uint64_t used, uint32_t next, uint32_t capacity)
 {
 	return used + next > (uint64_t)capacity * 3 / 4;
 }
 
+/**
+ * The age bucket from which live flows end for room: the oldest buckets of
+ * @p ex's count (a look just made), until the flows left are at most half of
+ * @p capacity.
+ * @return the bucket, or GPUDP_FLOW_NO_EVICT when half is free already
+ */
+GPUDP_AN_HD uint32_t
+gpudp_flow_evict_bucket(const struct gpudp_flow_export *ex, uint32_t capacity)
+{
+	uint32_t b = GPUDP_FLOW_AGE_BUCKETS, sum = 0;
+
+	if (ex->live <= capacity / 2)
+		return GPUDP_FLOW_NO_EVICT;
+	/* the oldest buckets, until the flows left are at most half the table */
+	while (b > 0 && ex->live - sum > capacity / 2)
+		sum += ex->age_hist[--b];
+	return b;
+}
+
+/**
+ * Whether the look @p x (GPUDP_FLOW_SCAN_LOOK_*) is made, from what the last
+ * one left in the table's header @p ex: the rule of gpudp_flow_look_due(),
+ * with the slots in use after the last look known exactly.
+ */
+GPUDP_AN_HD int
+gpudp_flow_look_is_due(const struct gpudp_flow_scan *x, const struct gpudp_flow_export *ex)
+{
+	return x->force || x->now - ex->scan_t >= x->scan_ns ||
+	       gpudp_flow_room_short((uint64_t)ex->in_use + (x->pkts - ex->pkts_at_scan), x->next,
+				     x->cap);
+}
+
+/**
+ * Chunk @p chunk of a look queued behind the batches (@p x->op one of
+ * GPUDP_FLOW_SCAN_LOOK_*), which makes in three passes, each after the
+ * last, what the CPU's look makes (gpudp_flow_life.c): the flows due end
+ * into the area at x->out, then, when the table is short of room, the
+ * flows seen least recently, then the runs lose their dead slots. The
+ * table's header @p ex counts the look and keeps, from one look to the
+ * next, when the last one was; chunk 0 of the last pass gives the area
+ * the look's header and makes @p ex ready for the next.
+ */
+GPUDP_AN_HD void
+gpudp_flow_look_chunk(struct gpudp_flow_slot *t, uint32_t mask, const struct gpudp_flow_scan *x,
+		      struct gpudp_flow_export *ex, uint32_t chunk)
+{
+	struct gpudp_flow_export *out = (struct gpudp_flow_export *)(uintptr_t)x->out;
+	struct gpudp_flow_scan y;
+	uint32_t b;
+
+	if (x->op == GPUDP_FLOW_SCAN_LOOK_END) {
+		if (gpudp_flow_look_is_due(x, ex))
+			gpudp_flow_end_chunk(t, mask, x, ex, out->slot, &ex->live, ex->age_hist,
+					     chunk);
+		return;
+	}
+	if (x->op == GPUDP_FLOW_SCAN_LOOK_EVICT) {
+		if (!gpudp_flow_look_is_due(x, ex))
+			return;
+		/* every chunk finds the same bucket: the counts of the first
+		 * pass do not change in this one */
+		b = !x->force && gpudp_flow_room_short(ex->live, x->next, x->cap) ?
+			gpudp_flow_evict_bucket(ex, x->cap) : GPUDP_FLOW_NO_EVICT;
+		if (b != GPUDP_FLOW_NO_EVICT) {
+			y = *x;
+			y.evict_bucket = b;
+			gpudp_flow_end_chunk(t, mask, &y, ex, out->slot, &ex->live2, NULL, chunk);
+		}
+		/* ending for room makes dead slots, never EMPTY ones: the
+		 * marks are as good as after it */
+		if (ex->count != 0 || b != GPUDP_FLOW_NO_EVICT)
+			gpudp_flow_mark_chunk(t, mask, x->chunks, chunk);
+		if (chunk == 0)
+			ex->evicted = b != GPUDP_FLOW_NO_EVICT;
+		return;
+	}
+	if (x->op != GPUDP_FLOW_SCAN_LOOK_DONE)
+		return;
+	gpudp_flow_reclaim_chunk(t, mask, x->chunks, chunk);
+	if (chunk != 0)
+		return;
+	out->count = ex->count;
+	out->overflow = ex->overflow;
+	out->live = ex->live;
+	out->live2 = ex->live2;
+	out->evicted = ex->evicted;
+	out->due = gpudp_flow_look_is_due(x, ex);
+	if (out->due) {
+		ex->in_use = ex->evicted ? ex->live2 : ex->live;
+		ex->scan_t = x->now;
+		ex->pkts_at_scan = x->pkts;
+	}
+	out->in_use = ex->in_use;
+	out->scan_t = ex->scan_t;
+	out->pkts_at_scan = ex->pkts_at_scan;
+	ex->count = 0;
+	ex->overflow = 0;
+	ex->live = 0;
+	ex->live2 = 0;
+	ex->evicted = 0;
+	for (b = 0; b < GPUDP_FLOW_AGE_BUCKETS; b++)
+		ex->age_hist[b] = 0;
+#ifdef __CUDA_ARCH__
+	__threadfence_system();
+#endif
+}
+
+#ifndef __CUDACC__
 /**
  * Whether the table is to be looked at after a batch: the packets' time
  * @p now is a scan interval past the last look at @p scan_t, or the slots
@@ -311,14 +458,6 @@ gpudp_flow_look_due(const struct gpudp_flow_life *l, uint64_t now, uint64_t scan
  * 15 s, active timeout 1800 s, a look every second: what both engines run.
  */
 struct gpudp_flow_life gpudp_flow_life_settings(const struct gpudp_flow_life *l);
-
-/**
- * The age bucket from which live flows end for room: the oldest buckets of
- * @p ex's count (a look just made), until the flows left are at most half
- * of @p capacity.
- * @return the bucket, or GPUDP_FLOW_NO_EVICT when half is free already
- */
-uint32_t gpudp_flow_evict_bucket(const struct gpudp_flow_export *ex, uint32_t capacity);
 
 /**
  * The records of @p n ended flows' slots (each slot's pad: its end reason),

@@ -45,6 +45,7 @@
 #define GPUDP_CAP_ENGINE_H
 
 #include <errno.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -132,7 +133,10 @@ struct gpudp_cap_engine_conf {
 	/**
 	 * The flow monitor (gpudp_analysis_life_start(), doc/flows.md): flows
 	 * end as the packets' time goes on and their records go to flows_out
-	 * (on the thread that submits batches); the flow table stays bounded.
+	 * (the CPU engine: on the thread that submits batches; the GPU engine:
+	 * on a thread of its own, on conf.cpus; in order, one call at a time,
+	 * every record given before gpudp_cap_engine_flush() and
+	 * gpudp_cap_engine_end_flows() return); the flow table stays bounded.
 	 * Both engines give the same records. It needs flow_capacity >= 2 x
 	 * batch_pkts (a look before each batch leaves at most half the table
 	 * in use, so a batch of new flows finds room): -EINVAL
@@ -160,6 +164,13 @@ struct gpudp_cap_engine_conf {
 	void *alerts_arg;                 /**< its first argument */
 	uint32_t alert_room;              /**< alert records kept between two calls of
 					   *   alerts_out; 0: GPUDP_CAP_ALERT_ROOM */
+	/**
+	 * The CPUs of the engine's own threads: the GPU engine's flow monitor
+	 * makes the records of the flows that end, and calls flows_out, on a
+	 * thread of its own. NULL: those of the thread that creates the
+	 * engine (an EAL lcore's one CPU: the analysis's).
+	 */
+	const cpu_set_t *cpus;
 };
 
 /** Default alert records an engine keeps between two calls of alerts_out. */

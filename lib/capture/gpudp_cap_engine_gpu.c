@@ -91,9 +91,30 @@ match_bitmap(struct gpudp_cap_batch *b, const struct gpudp_ho_burst *hb)
 			b->match[i / 32] |= 1u << (i % 32);
 }
 
-/* Wait for the oldest in-flight batch, run its callbacks, free its slot. */
+/* a look's pass completed: its slot free; the look's records out after its last */
 static int
-gpu_complete_oldest(struct gpudp_cap_engine *e)
+pass_complete(struct gpudp_cap_engine *e, struct gpu_slot *s, struct gpudp_ho_burst *hb)
+{
+	struct gpu_priv *p = e->priv;
+	uint32_t op = s->look_op, dead = (uint32_t)s->dead;
+
+	gpudp_handoff_release(p->ho, hb);
+	s->hb = NULL;
+	s->submitted = 0;
+	s->dead = 0;
+	s->look_op = 0;
+	p->fl.pseudo--;
+	if (dead || gpudp_handoff_failed(p->ho) != 0)
+		return gpu_fail(e, "the flow monitor's look at the table");
+	return op == GPUDP_FLOW_SCAN_LOOK_DONE ? gpudp_cap_gpu_look_taken(e, s->look_area) : 0;
+}
+
+/*
+ * Wait for the oldest burst in flight: a batch (its callbacks run, its
+ * slot freed) or a pass of a look at the flow table.
+ */
+int
+gpudp_cap_gpu_complete_oldest(struct gpudp_cap_engine *e)
 {
 	struct gpu_priv *p = e->priv;
 	struct gpu_slot *s;
@@ -112,6 +133,8 @@ gpu_complete_oldest(struct gpudp_cap_engine *e)
 		snprintf(e->err, sizeof(e->err), "the handoff completed a batch not submitted");
 		return -EIO;
 	}
+	if (s->look_op != 0)
+		return pass_complete(e, s, hb);
 	if (!s->dead && gpudp_handoff_failed(p->ho) != 0) {
 		snprintf(e->err, sizeof(e->err), "%s", gpudp_handoff_error(p->ho));
 		return -EIO;
@@ -158,8 +181,9 @@ gpu_get_batch(struct gpudp_cap_engine *e)
 	struct gpudp_ho_burst *hb;
 	struct gpu_slot *s;
 
-	if (p->n_inflight >= e->conf.inflight && gpu_complete_oldest(e) != 0)
-		return NULL;
+	while (p->n_inflight >= e->conf.inflight)
+		if (gpudp_cap_gpu_complete_oldest(e) != 0)
+			return NULL;
 	/* alert records that could fill half their area: read them first */
 	if (gpudp_cap_gpu_alerts_due(e) && gpu_flush(e) != 0)
 		return NULL;
@@ -172,6 +196,11 @@ gpu_get_batch(struct gpudp_cap_engine *e)
 	if (s->hb != hb) {  /* not the batch already acquired and not submitted */
 		s->hb = hb;
 		gpudp_cap_batch_reset(&s->b);
+		/* the data area no batch in flight has: at most conf.inflight
+		 * are, begun before this one */
+		if (p->pinned != NULL)
+			s->b.data = p->pinned + (size_t)(p->data_seq++ % p->n_data) *
+				s->b.data_cap;
 	}
 	return &s->b;
 }
@@ -291,11 +320,12 @@ gpu_flush(struct gpudp_cap_engine *e)
 	struct gpu_priv *p = e->priv;
 	int rc;
 
-	while (p->n_inflight > 0) {
-		rc = gpu_complete_oldest(e);
+	while (p->n_inflight > 0 || p->fl.pseudo > 0) {
+		rc = gpudp_cap_gpu_complete_oldest(e);
 		if (rc != 0)
 			return rc;
 	}
+	gpudp_cap_gpu_flows_drain(e);
 	gpu_times(e);
 	return gpudp_cap_gpu_alerts_take(e);
 }
@@ -306,9 +336,9 @@ gpu_reap(struct gpudp_cap_engine *e)
 	struct gpu_priv *p = e->priv;
 	int rc;
 
-	if (p->n_inflight == 0)
+	if (p->n_inflight == 0 && p->fl.pseudo == 0)
 		return 0;
-	rc = gpu_complete_oldest(e);
+	rc = gpudp_cap_gpu_complete_oldest(e);
 	return rc == 0 ? 1 : rc;
 }
 

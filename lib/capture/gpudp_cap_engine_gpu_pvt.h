@@ -13,6 +13,7 @@
 #define GPUDP_CAP_ENGINE_GPU_PVT_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,17 +45,45 @@ struct gpu_slot {
 	struct gpudp_ho_burst *hb;  /* the handoff's burst: acquired, then in flight */
 	int submitted;              /* hb is in flight (else acquired for this batch) */
 	int dead;                   /* its submission failed: the caller freed the packets */
+	uint32_t look_op;           /* 0: a batch; else the burst is a pass of a look
+				     * (GPUDP_FLOW_SCAN_LOOK_*) into area look_area */
+	uint32_t look_area;
 };
+
+/* looks in flight, each with an export area of its own */
+#define FL_AREAS 2u
+/* bursts of a look: its passes */
+#define FL_PASSES 3u
+/* pseudo-packets of a pass at most: described in one array, or each */
+#define FL_CHUNKS_ARRAY 16384u
+#define FL_CHUNKS_EACH 4096u
+/* bytes of a look's pseudo-packet (struct gpudp_flow_scan, rounded up) */
+#define FL_XLEN 128u
 
 /* the flow monitor (gpudp_cap_engine_gpu_flows.c) */
 struct gpu_flows {
-	struct gpudp_flow_scan *x;  /* the pseudo-packets' bytes (pinned) */
-	uint32_t chunks;            /* pseudo-packets of a look */
+	uint8_t *x;                 /* the pseudo-packets' bytes, FL_XLEN per ring slot (pinned) */
+	struct gpudp_pkt_desc *desc; /* staged: a pass described in one array, every
+				      * pseudo-packet the slot's bytes (pinned) */
+	struct gpudp_flow_export *area[FL_AREAS]; /* the looks' ended flows (pinned) */
+	uint32_t chunks;            /* pseudo-packets of a pass */
+	uint32_t pseudo;            /* passes in flight */
+	uint64_t looks, taken;      /* looks submitted, and those whose results were taken */
 	struct gpudp_flow_life conf; /* conf.life with its defaults */
 	uint64_t now;               /* newest packet time seen */
-	uint64_t scan_t;            /* when the table was last looked over */
-	uint64_t pkts, pkts_at_scan; /* packets submitted, and at the last look */
+	uint64_t pkts;              /* packets submitted */
+	/* the last look whose results were taken: a look may be due when the
+	 * rule finds it due from these (the GPU decides from the last one) */
+	uint64_t scan_t, pkts_at_scan;
 	struct gpudp_flow_life_stats st;
+	/* the thread that makes the records of the looks' ended flows and
+	 * gives them to conf.flows_out, in the looks' order */
+	pthread_t th;
+	int th_on, th_stop;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;          /* a look handed, or one given */
+	uint64_t handed, given;     /* looks handed to the thread, and done by it */
+	struct gpudp_flow_life_stats tst; /* records, packets, ends: the thread's (mu) */
 };
 
 /* the rules' alert records (gpudp_cap_engine_gpu_alerts.c) */
@@ -69,8 +98,12 @@ struct gpu_priv {
 	struct gpu_flows fl;
 	struct gpu_alerts al;
 	int shared;              /* the state is conf.share's handoff's */
+	int staged;              /* the handoff's mode is staged (else launch) */
 	uint32_t span;           /* staged: the work's span (the rest of a frame stays put) */
-	uint8_t *pinned;         /* staged: the slots' data areas; device: their copy-out areas */
+	uint8_t *pinned;         /* staged: the batches' data areas; device: their copy-out
+				  * areas (n_data of them, taken in turn) */
+	uint32_t n_data;
+	uint64_t data_seq;       /* batches begun: the next one takes area data_seq % n_data */
 	struct gpudp_pkt_desc *pdesc; /* staged: the slots' descriptors (pinned) */
 	uint32_t n_slots;        /* the handoff's ring size */
 	uint32_t n_inflight;     /* batches submitted, at most conf.inflight */
@@ -94,9 +127,20 @@ gpu_fail(struct gpudp_cap_engine *e, const char *what)
 int gpudp_cap_gpu_flows_setup(struct gpudp_cap_engine *e);
 /* After a batch of @p n packets whose newest is @p newest: a look when due. */
 int gpudp_cap_gpu_flows_tick(struct gpudp_cap_engine *e, uint64_t newest, uint32_t n);
+/* A look's last pass completed (gpu_complete_oldest()): its records out. */
+int gpudp_cap_gpu_look_taken(struct gpudp_cap_engine *e, uint32_t area);
+/* Every record of the looks taken given to conf.flows_out. */
+void gpudp_cap_gpu_flows_drain(struct gpudp_cap_engine *e);
+/* The flow monitor's thread stopped (fini; nothing without it). */
+void gpudp_cap_gpu_flows_stop(struct gpudp_cap_engine *e);
 /* The ops' end_flows and flow_stats. */
 int gpudp_cap_gpu_end_flows(struct gpudp_cap_engine *e);
 void gpudp_cap_gpu_flow_stats(const struct gpudp_cap_engine *e, struct gpudp_flow_life_stats *st);
+
+/* ---- gpudp_cap_engine_gpu.c ---- */
+
+/* The oldest burst in flight waited for and taken (a batch, or a look's pass). */
+int gpudp_cap_gpu_complete_oldest(struct gpudp_cap_engine *e);
 
 /* ---- gpudp_cap_engine_gpu_setup.c ---- */
 

@@ -20,6 +20,7 @@ gpudp_cap_gpu_fini(struct gpudp_cap_engine *e)
 	/* waits for everything submitted: no kernel reads a packet after this */
 	if (p->ho != NULL)
 		gpudp_handoff_stop(p->ho);
+	gpudp_cap_gpu_flows_stop(e);
 	for (i = 0; p->slots != NULL && i < p->n_slots; i++) {
 		struct gpu_slot *s = &p->slots[i];
 
@@ -33,6 +34,9 @@ gpudp_cap_gpu_fini(struct gpudp_cap_engine *e)
 		gpudp_handoff_host_free(p->ho, p->pinned);
 		gpudp_handoff_host_free(p->ho, p->pdesc);
 		gpudp_handoff_host_free(p->ho, p->fl.x);
+		gpudp_handoff_host_free(p->ho, p->fl.desc);
+		for (i = 0; i < FL_AREAS; i++)
+			gpudp_handoff_host_free(p->ho, p->fl.area[i]);
 	}
 	gpudp_handoff_destroy(p->ho);
 	free(p);
@@ -90,6 +94,8 @@ gpu_handoff(struct gpudp_cap_engine *e, uint32_t data_cap)
 		.cu_dev = e->conf.gpu_device,
 		.lat_sample = 1,
 		.state_from = gpu_state_from(e),
+		/* the flow monitor's looks run behind the batches before them */
+		.ordered = e->conf.life != NULL,
 	};
 
 	if (w == NULL) {
@@ -111,6 +117,7 @@ gpu_handoff(struct gpudp_cap_engine *e, uint32_t data_cap)
 						 e->conf.alerts_out != NULL ?
 						 gpudp_cap_alert_room(&e->conf) : 0);
 	p->span = staged ? w->span : 0;
+	p->staged = staged;
 	p->ho = gpudp_handoff_create(&hc);
 	if (p->ho == NULL) {
 		int rc = -rte_errno;
@@ -156,8 +163,11 @@ gpu_slots(struct gpudp_cap_engine *e, uint32_t data_cap)
 		snprintf(e->err, sizeof(e->err), "out of memory");
 		return -ENOMEM;
 	}
+	/* data areas for the batches being filled or in flight, taken in
+	 * turn (the ring's other slots are the flow monitor's looks) */
+	p->n_data = RTE_MIN(p->n_slots, RTE_MAX(e->conf.inflight, 1u) + 1);
 	if (e->conf.mem != GPUDP_CAP_MEM_HOST) {
-		p->pinned = gpudp_handoff_host_alloc(p->ho, (size_t)p->n_slots * data_cap);
+		p->pinned = gpudp_handoff_host_alloc(p->ho, (size_t)p->n_data * data_cap);
 		if (p->pinned == NULL)
 			return gpu_fail(e, "pinned memory for the batches");
 	}
@@ -170,7 +180,8 @@ gpu_slots(struct gpudp_cap_engine *e, uint32_t data_cap)
 	for (i = 0; i < p->n_slots; i++) {
 		struct gpu_slot *s = &p->slots[i];
 		struct gpudp_cap_engine_conf c = e->conf;
-		uint8_t *data = p->pinned != NULL ? p->pinned + (size_t)i * data_cap : NULL;
+		uint8_t *data = p->pinned != NULL ?
+			p->pinned + (size_t)(i % p->n_data) * data_cap : NULL;
 		struct gpudp_pkt_desc *desc = p->pdesc != NULL ?
 			p->pdesc + (size_t)i * e->conf.batch_pkts : NULL;
 
@@ -205,8 +216,10 @@ gpu_setup(struct gpudp_cap_engine *e)
 			 e->conf.batch_pkts, GPUDP_HO_BATCH_MAX);
 		return -EINVAL;
 	}
-	/* conf.inflight batches in flight, in a ring of a power of two */
-	p->n_slots = rte_align32pow2(RTE_MAX(e->conf.inflight, 2u));
+	/* conf.inflight batches in flight, and the flow monitor's looks, in a
+	 * ring of a power of two */
+	p->n_slots = rte_align32pow2(RTE_MAX(e->conf.inflight, 2u) +
+				     (e->conf.life != NULL ? FL_AREAS * FL_PASSES : 0));
 	rc = gpu_handoff(e, data_cap);
 	if (rc == 0)
 		rc = gpu_slots(e, data_cap);

@@ -160,6 +160,14 @@ struct gpudp_handoff_conf {
 				     *   the same kind (CPU or GPU), the same GPU, and
 				     *   state tables of the same sizes. It must be
 				     *   destroyed after this one. NULL: own state */
+	int ordered;                /**< staged: the work of each burst runs after the
+				     *   work of every burst submitted before it (one
+				     *   stream), so that a burst may act on the state the
+				     *   earlier ones left (the capture's flow monitor looks
+				     *   at its table so, without waiting for the batches
+				     *   in flight); the copies into staging still overlap
+				     *   the work. Launch mode is always ordered. 0: the
+				     *   work of consecutive bursts may overlap */
 };
 
 /**

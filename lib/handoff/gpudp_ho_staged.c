@@ -83,6 +83,13 @@ staged_setup(struct gpudp_handoff *h)
 	return 0;
 }
 
+/* the stream of a burst's work: one for all when conf.ordered */
+static CUstream
+work_lane(struct gpudp_handoff *h, const struct gpudp_ho_burst *b)
+{
+	return GPU(h)->lane[STAGE_LANES + (h->conf.ordered ? 0 : b->slot % STAGE_LANES)];
+}
+
 /* stage_gpu_copy: one warp per packet, 8 warps per block */
 static int
 launch_gather(struct gpudp_handoff *h, uint32_t slot, uint32_t n, CUstream st)
@@ -117,7 +124,7 @@ staged_enqueue_desc(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 	};
 	void *params[] = { &a, &ga };
 	CUstream cs = g->lane[b->slot % STAGE_LANES];
-	CUstream ws = g->lane[STAGE_LANES + b->slot % STAGE_LANES];
+	CUstream ws = work_lane(h, b);
 
 	a.slot = b->slot;
 	CU_DO(h, gpudp_cu->cuLaunchKernel(g->f_gather_desc, RTE_MIN((b->n + 255) / 256, 2048u),
@@ -150,7 +157,7 @@ staged_enqueue(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 	/* consecutive bursts on different streams: one's copy overlaps the
 	 * previous one's copy and kernel */
 	CUstream cs = g->lane[b->slot % STAGE_LANES];
-	CUstream ws = g->lane[STAGE_LANES + b->slot % STAGE_LANES];
+	CUstream ws = work_lane(h, b);
 	int ret;
 
 	for (i = 0; i < b->n; i++) {
