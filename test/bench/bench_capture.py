@@ -190,6 +190,7 @@ def flows(prog, make_flows, cap, tmp, res):
                     if best is None or d["packets_per_s"] > best["packets_per_s"]:
                         best = d
                 row[ex + "_mpps"] = best["packets_per_s"] / 1e6
+                row[ex + "_engine_wait_ms"] = best["engine"].get("wait_ms")
                 fe = best.get("flow_export")
                 if fe:
                     row[ex + "_records"] = fe["records"]
