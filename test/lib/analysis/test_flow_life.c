@@ -397,6 +397,153 @@ reclaim_in_chunks_any_order_equals_one_pass(void)
 	return GPUDP_TEST_PASS;
 }
 
+
+/* record order for comparing two sets of them */
+static int
+rec_cmp(const void *x, const void *y)
+{
+	return memcmp(x, y, sizeof(struct gpudp_flow_rec));
+}
+
+static void
+ignore(void *arg, const struct gpudp_flow_rec *recs, uint32_t n)
+{
+	(void)arg;
+	(void)recs;
+	(void)n;
+}
+
+/* one pass of a queued look, its chunks in a shuffled order (GPU threads) */
+static void
+look_pass(struct gpudp_analysis *a, struct gpudp_flow_scan *x, uint32_t op,
+	  struct gpudp_flow_export *hdr, uint64_t *rnd)
+{
+	uint32_t order[64], c, j, tmp;
+
+	x->op = op;
+	for (c = 0; c < x->chunks; c++)
+		order[c] = c;
+	for (c = x->chunks - 1; c > 0; c--) {
+		*rnd ^= *rnd << 13, *rnd ^= *rnd >> 7, *rnd ^= *rnd << 17;
+		j = (uint32_t)(*rnd % (c + 1));
+		tmp = order[c];
+		order[c] = order[j];
+		order[j] = tmp;
+	}
+	for (c = 0; c < x->chunks; c++)
+		gpudp_flow_look_chunk(a->flows, a->flow_mask, x, hdr, order[c]);
+}
+
+/*
+ * The GPU engine's looks (GPUDP_FLOW_SCAN_LOOK_*: three passes queued
+ * behind the batches, each in chunks run in any order, the look decided
+ * from what the last one left in the table's header) against the CPU's
+ * (gpudp_analysis_life_tick()): on the same packets, with a look queued
+ * after every batch whether due or not, the same records, the same
+ * looks, evictions and slots in use, and the same table after each look.
+ * A table of 1024 slots and flows that churn, so that flows end on every
+ * timeout and for room.
+ */
+static int
+queued_looks_equal_the_cpus(void)
+{
+	enum { SLOTS = 1024, BATCH = 64, CHUNKS = 16 };
+	static struct got g;
+	static struct gpudp_flow_rec cpu_r[4096];
+	struct gpudp_flow_life conf = { .idle_ns = 2 * S, .active_ns = 5 * S };
+	struct gpudp_flow_life_stats st;
+	struct gpudp_analysis *a = monitor(SLOTS, 2, 5, 0, &g);
+	struct gpudp_analysis *b = gpudp_analysis_create(SLOTS, NULL);
+	struct gpudp_flow_export *hdr = calloc(1, sizeof(*hdr));
+	struct gpudp_flow_export *out = calloc(1, sizeof(*out) +
+					       sizeof(out->slot[0]) * SLOTS);
+	struct gpudp_flow_life_stats bst;
+	uint64_t rnd = 0x9e3779b97f4a7c15ull, i, t = T0, looks = 0, evictions = 0;
+	uint32_t n_cpu, in_use = 0;
+	struct gpudp_flow_scan x;
+	static struct got gb;
+	uint8_t f[256];
+	int end;
+
+	GPUDP_TEST_ASSERT(a != NULL && b != NULL && hdr != NULL && out != NULL, "create");
+	GPUDP_TEST_ASSERT(gpudp_analysis_life_start(b, &conf, ignore, NULL) == 0, "life on b");
+	memset(&gb, 0, sizeof(gb));
+	memset(&bst, 0, sizeof(bst));
+	conf = gpudp_flow_life_settings(&conf);
+	hdr->cap = SLOTS;
+	for (i = 0, end = 0; !end; ) {
+		uint32_t k;
+
+		/* a batch: a packet every 0 to 2 ms; one in 20 of 8 long flows
+		 * (past the active timeout) for the first 5000, the others of
+		 * flows of two packets (about 1000 at once for the idle timeout:
+		 * past three quarters of the table) for the first 3000, then of
+		 * eight (that end idle); one in 97 a TCP RST in a flow of its own */
+		for (k = 0; k < BATCH; k++, i++) {
+			uint64_t fl = i % 20 == 0 && i < 5000 ? i / 20 % 8 :
+				i < 3000 ? 100 + i / 2 : 2000 + i / 8;
+			uint32_t len = frame(f, i % 97 == 0 ? 6 : 17, (uint32_t)fl + 1, 2,
+					     (uint16_t)(1024 + fl % 60000), 53, 0x04, 0, 0, 8);
+
+			rnd ^= rnd << 13, rnd ^= rnd >> 7, rnd ^= rnd << 17;
+			t += rnd % 2000000;
+			gpudp_analysis_packet(a, f, len, len, t);
+			gpudp_analysis_packet(b, f, len, len, t);
+		}
+		end = i >= 7000;
+		if (end) {
+			gpudp_analysis_life_end(a);
+		} else {
+			gpudp_analysis_life_tick(a, t, BATCH);
+		}
+		/* b: a look queued after every batch, the GPU's way */
+		x = (struct gpudp_flow_scan){
+			.magic = GPUDP_FLOW_SCAN_MAGIC, .force = (uint32_t)end, .chunks = CHUNKS,
+			.now = t, .idle_ns = conf.idle_ns, .active_ns = conf.active_ns,
+			.evict_bucket = GPUDP_FLOW_NO_EVICT, .next = BATCH, .pkts = b->ctr.pkts,
+			.scan_ns = conf.scan_ns, .out = (uint64_t)(uintptr_t)out, .cap = SLOTS,
+		};
+		look_pass(b, &x, GPUDP_FLOW_SCAN_LOOK_END, hdr, &rnd);
+		look_pass(b, &x, GPUDP_FLOW_SCAN_LOOK_EVICT, hdr, &rnd);
+		look_pass(b, &x, GPUDP_FLOW_SCAN_LOOK_DONE, hdr, &rnd);
+		if (out->due) {
+			GPUDP_TEST_ASSERT(!out->overflow && out->count <= SLOTS, "overflow");
+			gpudp_flow_export_records(out->slot, out->count, 0, take, &gb, &bst);
+			looks++;
+			evictions += out->evicted;
+			in_use = out->in_use;
+		}
+		gpudp_analysis_life_stats(a, &st);
+		GPUDP_TEST_ASSERT(st.scans == looks && st.evictions == evictions &&
+				  st.in_use == in_use,
+				  "packet %" PRIu64 ": looks %" PRIu64 "/%" PRIu64 ", evictions %"
+				  PRIu64 "/%" PRIu64 ", in use %u/%u (CPU/queued)", i, st.scans,
+				  looks, st.evictions, evictions, st.in_use, in_use);
+		GPUDP_TEST_ASSERT(memcmp(a->flows, b->flows, sizeof(a->flows[0]) * SLOTS) == 0,
+				  "packet %" PRIu64 ": the tables differ after the looks", i);
+	}
+	GPUDP_TEST_ASSERT(evictions > 0 && st.ended[GPUDP_FLOW_END_IDLE] > 0 &&
+			  st.ended[GPUDP_FLOW_END_ACTIVE] > 0 && st.ended[GPUDP_FLOW_END_EOF] > 0,
+			  "the input ends flows in every way: evictions %" PRIu64 ", idle %"
+			  PRIu64 ", active %" PRIu64 ", end %" PRIu64, evictions,
+			  st.ended[GPUDP_FLOW_END_IDLE], st.ended[GPUDP_FLOW_END_ACTIVE],
+			  st.ended[GPUDP_FLOW_END_EOF]);
+	GPUDP_TEST_ASSERT(g.all == gb.all && g.all <= 4096 && g.pkts == gb.pkts && g.pkts == i,
+			  "records %" PRIu64 "/%" PRIu64 ", packets %" PRIu64 "/%" PRIu64
+			  " of %" PRIu64, g.all, gb.all, g.pkts, gb.pkts, i);
+	n_cpu = g.n;
+	memcpy(cpu_r, g.r, sizeof(cpu_r[0]) * n_cpu);
+	qsort(cpu_r, n_cpu, sizeof(cpu_r[0]), rec_cmp);
+	qsort(gb.r, gb.n, sizeof(gb.r[0]), rec_cmp);
+	GPUDP_TEST_ASSERT(memcmp(cpu_r, gb.r, sizeof(cpu_r[0]) * n_cpu) == 0,
+			  "the queued looks' records differ from the CPU's");
+	free(hdr);
+	free(out);
+	gpudp_analysis_free(a);
+	gpudp_analysis_free(b);
+	return GPUDP_TEST_PASS;
+}
+
 static const struct gpudp_test_case cases[] = {
 	{ "idle_and_forced_end", idle_and_forced_end },
 	{ "active_timeout_splits_a_long_flow", active_timeout_splits_a_long_flow },
@@ -406,6 +553,7 @@ static const struct gpudp_test_case cases[] = {
 	{ "churn_keeps_every_packet_in_its_flow", churn_keeps_every_packet_in_its_flow },
 	{ "reclaim_in_chunks_any_order_equals_one_pass",
 	  reclaim_in_chunks_any_order_equals_one_pass },
+	{ "queued_looks_equal_the_cpus", queued_looks_equal_the_cpus },
 	{ NULL, NULL },
 };
 
