@@ -23,6 +23,9 @@
 #include "gpudp_errf.h"
 #include "gpudp_ipfix_pvt.h"
 
+/* a file target's messages are written this many bytes at a time */
+#define FILE_BUF (256u * 1024u)
+
 /* ------------------------------------------------------------ clocks */
 
 static uint64_t
@@ -126,6 +129,7 @@ tgt_free(struct ipfix_tgt *t)
 	if (t->fd >= 0)
 		close(t->fd);
 	free(t->m.buf);
+	free(t->fb);
 	free(t->q);
 	free(t->qm);
 	free(t);
@@ -205,6 +209,10 @@ gpudp_ipfix_add_target(struct gpudp_ipfix *x, const struct gpudp_ipfix_target *t
 		ipfix_tcp_connect(x, t, timer_ns(x));
 		break;
 	default:
+		t->fcap = t->m.max > FILE_BUF ? t->m.max : FILE_BUF;
+		t->fb = malloc(t->fcap);
+		if (t->fb == NULL)
+			goto nomem;
 		t->fd = open(tg->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (t->fd < 0) {
 			rc = -errno;
@@ -290,6 +298,53 @@ write_all(int fd, const uint8_t *p, size_t len)
 	return 0;
 }
 
+/*
+ * FILE: the messages gathered, written; counted as they left, or as lost
+ * (their templates then go out again).
+ */
+static int
+file_write(struct ipfix_tgt *t)
+{
+	int e;
+
+	if (t->flen == 0)
+		return 0;
+	e = write_all(t->fd, t->fb, t->flen);
+	if (e == 0) {
+		t->st.messages += t->fmsgs;
+		t->st.records += t->frecs;
+		t->st.bytes += t->flen;
+		t->st.template_msgs += t->ftmpl;
+	} else {
+		ipfix_count_error(t, e);
+		t->st.dropped += t->frecs;
+		if (t->ftmpl != 0)
+			t->tmpl_due = true;
+	}
+	t->flen = 0;
+	t->fmsgs = 0;
+	t->frecs = 0;
+	t->ftmpl = 0;
+	return e;
+}
+
+/* FILE: the sealed message among those gathered (written when they fill FILE_BUF) */
+static void
+file_put(struct ipfix_tgt *t, uint64_t now)
+{
+	const struct ipfix_msg *m = &t->m;
+
+	if (t->flen + m->len > t->fcap)
+		file_write(t);
+	if (t->flen == 0)
+		t->fns = now;
+	memcpy(t->fb + t->flen, m->buf, m->len);
+	t->flen += m->len;
+	t->fmsgs++;
+	t->frecs += m->nrec;
+	t->ftmpl += m->templates != 0;
+}
+
 /* Seal the open message and hand it to the transport. */
 static void
 ship(struct gpudp_ipfix *x, struct ipfix_tgt *t, uint64_t now)
@@ -318,7 +373,7 @@ ship(struct gpudp_ipfix *x, struct ipfix_tgt *t, uint64_t now)
 			e = n < 0 ? errno : EMSGSIZE;
 		break;
 	case GPUDP_IPFIX_FILE:
-		e = write_all(t->fd, m->buf, m->len);
+		file_put(t, now);   /* counted when written */
 		break;
 	case GPUDP_IPFIX_SINK:
 		e = -t->fn(t->arg, m->buf, m->len);
@@ -341,7 +396,7 @@ ship(struct gpudp_ipfix *x, struct ipfix_tgt *t, uint64_t now)
 		if (m->templates)
 			t->tmpl_due = true;
 	} else {
-		if (t->kind != GPUDP_IPFIX_TCP) {
+		if (t->kind != GPUDP_IPFIX_TCP && t->kind != GPUDP_IPFIX_FILE) {
 			t->st.messages++;
 			t->st.records += m->nrec;
 			t->st.bytes += m->len;
@@ -496,6 +551,9 @@ gpudp_ipfix_poll(struct gpudp_ipfix *x)
 			open_msg(x, t, now);
 			ship(x, t, now);
 		}
+		if (t->kind == GPUDP_IPFIX_FILE && t->flen != 0 &&
+		    now - t->fns >= (uint64_t)x->cfg.max_delay_ms * NS_PER_MS)
+			file_write(t);
 	}
 	tick(x, now);
 }
@@ -511,6 +569,8 @@ gpudp_ipfix_flush(struct gpudp_ipfix *x)
 		struct ipfix_tgt *t = x->t[i];
 
 		ship(x, t, now);
+		if (t->kind == GPUDP_IPFIX_FILE)
+			file_write(t);
 		if (t->kind == GPUDP_IPFIX_TCP) {
 			ipfix_tcp_check_peer(x, t, now);
 			ipfix_tcp_pump(x, t, now);

@@ -47,10 +47,14 @@
  * wait either (MSG_DONTWAIT): a message the socket cannot take now is
  * dropped and counted; ECONNREFUSED (a collector not listening: the ICMP
  * error of an earlier datagram) is counted as an error and the message
- * sent again once. No socket send raises SIGPIPE (MSG_NOSIGNAL). File
- * writes are plain write(2) calls, for regular files (a pipe or FIFO as
- * the file would block at open and raise SIGPIPE when its reader leaves);
- * a failed one is counted and the next message is written anyway.
+ * sent again once. No socket send raises SIGPIPE (MSG_NOSIGNAL). A file
+ * gets its messages 256 KiB at a time, in plain write(2) calls, and those
+ * gathered for max_delay_ms on gpudp_ipfix_poll(), every one on
+ * gpudp_ipfix_flush(); its counters count a message once written. Files
+ * are regular files (a pipe or FIFO as the file would block at open and
+ * raise SIGPIPE when its reader leaves); a failed write is counted, its
+ * records dropped, and the next messages are written anyway (the
+ * templates again first).
  *
  * An exporter is used by one thread at a time. Errors are negative errno
  * values; functions that can fail for a reason worth a sentence take an

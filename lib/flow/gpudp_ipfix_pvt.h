@@ -153,6 +153,11 @@ struct ipfix_tgt {
 	uint64_t next_connect_ns;
 	uint32_t backoff_ms;
 	uint64_t up_ns;           /* when the connection came up */
+	/* FILE: whole messages gathered for one write(2) (FILE_BUF bytes) */
+	uint8_t *fb;
+	uint32_t fcap, flen;
+	uint64_t fmsgs, frecs, ftmpl; /* in fb: messages, their records, template ones */
+	uint64_t fns;             /* when the first of them came (timer clock) */
 	/* SINK */
 	gpudp_ipfix_sink_fn fn;
 	void *arg;
