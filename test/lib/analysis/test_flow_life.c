@@ -445,14 +445,14 @@ look_pass(struct gpudp_analysis *a, struct gpudp_flow_scan *x, uint32_t op,
  * timeout and for room.
  */
 static int
-queued_looks_equal_the_cpus(void)
+queued_vs_cpu(uint64_t idle_s, uint64_t active_s, int room_only)
 {
 	enum { SLOTS = 1024, BATCH = 64, CHUNKS = 16 };
 	static struct got g;
 	static struct gpudp_flow_rec cpu_r[4096];
-	struct gpudp_flow_life conf = { .idle_ns = 2 * S, .active_ns = 5 * S };
+	struct gpudp_flow_life conf = { .idle_ns = idle_s * S, .active_ns = active_s * S };
 	struct gpudp_flow_life_stats st;
-	struct gpudp_analysis *a = monitor(SLOTS, 2, 5, 0, &g);
+	struct gpudp_analysis *a = monitor(SLOTS, idle_s, active_s, 0, &g);
 	struct gpudp_analysis *b = gpudp_analysis_create(SLOTS, NULL);
 	struct gpudp_flow_export *hdr = calloc(1, sizeof(*hdr));
 	struct gpudp_flow_export *out = calloc(1, sizeof(*out) +
@@ -480,9 +480,10 @@ queued_looks_equal_the_cpus(void)
 		 * past three quarters of the table) for the first 3000, then of
 		 * eight (that end idle); one in 97 a TCP RST in a flow of its own */
 		for (k = 0; k < BATCH; k++, i++) {
-			uint64_t fl = i % 20 == 0 && i < 5000 ? i / 20 % 8 :
+			uint64_t fl = room_only ? 100 + i / 2 :
+				i % 20 == 0 && i < 5000 ? i / 20 % 8 :
 				i < 3000 ? 100 + i / 2 : 2000 + i / 8;
-			uint32_t len = frame(f, i % 97 == 0 ? 6 : 17, (uint32_t)fl + 1, 2,
+			uint32_t len = frame(f, i % 97 == 0 && !room_only ? 6 : 17, (uint32_t)fl + 1, 2,
 					     (uint16_t)(1024 + fl % 60000), 53, 0x04, 0, 0, 8);
 
 			rnd ^= rnd << 13, rnd ^= rnd >> 7, rnd ^= rnd << 17;
@@ -522,7 +523,9 @@ queued_looks_equal_the_cpus(void)
 		GPUDP_TEST_ASSERT(memcmp(a->flows, b->flows, sizeof(a->flows[0]) * SLOTS) == 0,
 				  "packet %" PRIu64 ": the tables differ after the looks", i);
 	}
-	GPUDP_TEST_ASSERT(evictions > 0 && st.ended[GPUDP_FLOW_END_IDLE] > 0 &&
+	GPUDP_TEST_ASSERT(room_only ? evictions > 0 && st.ended[GPUDP_FLOW_END_IDLE] == 0 &&
+			  st.ended[GPUDP_FLOW_END_EOF] == 0 :
+			  evictions > 0 && st.ended[GPUDP_FLOW_END_IDLE] > 0 &&
 			  st.ended[GPUDP_FLOW_END_ACTIVE] > 0 && st.ended[GPUDP_FLOW_END_EOF] > 0,
 			  "the input ends flows in every way: evictions %" PRIu64 ", idle %"
 			  PRIu64 ", active %" PRIu64 ", end %" PRIu64, evictions,
@@ -544,6 +547,20 @@ queued_looks_equal_the_cpus(void)
 	return GPUDP_TEST_PASS;
 }
 
+static int
+queued_looks_equal_the_cpus(void)
+{
+	return queued_vs_cpu(2, 5, 0);
+}
+
+/* the same with only flows that end for room: looks that end nothing but
+ * for room (the runs' starts marked all the same) */
+static int
+queued_looks_equal_the_cpus_room_only(void)
+{
+	return queued_vs_cpu(3600, 7200, 1);
+}
+
 static const struct gpudp_test_case cases[] = {
 	{ "idle_and_forced_end", idle_and_forced_end },
 	{ "active_timeout_splits_a_long_flow", active_timeout_splits_a_long_flow },
@@ -554,6 +571,7 @@ static const struct gpudp_test_case cases[] = {
 	{ "reclaim_in_chunks_any_order_equals_one_pass",
 	  reclaim_in_chunks_any_order_equals_one_pass },
 	{ "queued_looks_equal_the_cpus", queued_looks_equal_the_cpus },
+	{ "queued_looks_equal_the_cpus_room_only", queued_looks_equal_the_cpus_room_only },
 	{ NULL, NULL },
 };
 
