@@ -437,15 +437,25 @@ def collector_runs(c, target):
     for i, (cap, extra) in enumerate(todo):
         tag = cap.replace(".", "_").replace("-", "_") + ("_biflow" if extra else "")
         log = c.out(tag + ".ndjson")
+        # the first run also writes IPFIX to a file: three outputs, a
+        # thread each, every one given every record
+        fil = ["--ipfix-file", c.out(tag + ".ipfix")] if i == 0 else []
         r, rep = c.flows(c.path(cap), "--flow-log", log, "--ipfix", target,
-                         "--observation-domain", str(100 + i), *NO_TIMEOUTS, *extra)
+                         "--observation-domain", str(100 + i), *NO_TIMEOUTS, *extra, *fil)
         recs = read_log(log) if os.path.exists(log) else []
         report_checks(c, tag, r, rep, recs)
         ipf = ((rep or {}).get("flow_export") or {}).get("ipfix") or [{}]
-        c.check("%s_ipfix_target_sent_every_record" % tag, len(ipf) == 1 and
+        c.check("%s_ipfix_target_sent_every_record" % tag, len(ipf) == 1 + (i == 0) and
                 ipf[0].get("records") == len(recs) and ipf[0].get("messages", 0) >= 1 and
                 ipf[0].get("dropped") == 0 and ipf[0].get("errors") == 0 and
                 target.endswith(ipf[0].get("target", "?")), ipf)
+        if fil:
+            size = os.path.getsize(fil[1]) if os.path.exists(fil[1]) else -1
+            c.check("%s_ipfix_file_wrote_every_record" % tag, len(ipf) == 2 and
+                    ipf[1].get("records") == len(recs) and ipf[1].get("dropped") == 0 and
+                    ipf[1].get("bytes") == size and size > 0 and
+                    ipf[1].get("target") == "file:" + fil[1], "%s, file of %d bytes" %
+                    (ipf, size))
         runs.append((tag, recs))
     return runs
 
