@@ -108,11 +108,15 @@ build_tree() {
 	ninja -C "$dir"
 }
 
-# Totals of a meson test run, from its testlog.json: "pass fail skip".
+# Totals of a meson test run, from its testlog.json: "pass fail skip"
+# ("0 1 0" when meson wrote none: it ran no test).
 totals() {
 	python3 - "$1" <<'EOF'
-import json, sys
+import json, os, sys
 p = f = s = 0
+if not os.path.exists(sys.argv[1]):
+    print(0, 1, 0)
+    sys.exit(0)
 for line in open(sys.argv[1]):
     r = json.loads(line).get("result")
     if r in ("OK", "EXPECTEDFAIL"):
@@ -245,7 +249,7 @@ cmd_test() {
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
 	if [ "$asan" = 1 ] && ! bg_wait "sanitizer tree $asan_build"; then
 		say "the sanitizer tree $asan_build did not build: counted as a failure"
-		fail=$((fail + 1)) rc=1
+		fail=$((fail + 1)) rc=1 asan=0
 	fi
 	# kmod, second stage: the guest tests on a KASAN/lockdep/kmemleak kernel
 	# (test/kmod/debug-kernel.sh). Runs when that kernel is cached

@@ -115,7 +115,7 @@ static int
 out_start(struct cap_app *app, uint32_t o)
 {
 	struct app_flows_out *w = &app->fq.out[o];
-	char name[16];
+	char name[32];   /* at most 15 bytes used: o < CAP_FLOW_OUTS */
 	pthread_attr_t at;
 	int rc;
 
