@@ -249,7 +249,7 @@ gpudp_analysis_life_tick(struct gpudp_analysis *a, uint64_t now_ns, uint32_t nex
 	cap = a->flow_mask + 1;
 	if (now_ns > l->now)
 		l->now = now_ns;
-	if (gpudp_flow_look_due(&l->conf, l->now, l->scan_t, l->st.in_use,
+	if (gpudp_flow_look_due(l->conf.scan_ns, l->now, l->scan_t, l->st.in_use,
 				a->ctr.pkts - l->pkts_at_scan, next, cap))
 		return scan(a, l->now, 0, next);
 	return 0;

@@ -352,6 +352,20 @@ gpudp_flow_evict_bucket(const struct gpudp_flow_export *ex, uint32_t capacity)
 }
 
 /**
+ * Whether the table is to be looked at after a batch: the packets' time
+ * @p now is @p scan_ns (the scan interval) past the last look at
+ * @p scan_t, or the slots in use then (@p in_use) and the packets analysed
+ * since (@p since, each may have taken one) and a batch of @p next could
+ * leave it short of room.
+ */
+GPUDP_AN_HD int
+gpudp_flow_look_due(uint64_t scan_ns, uint64_t now, uint64_t scan_t, uint32_t in_use,
+		    uint64_t since, uint32_t next, uint32_t capacity)
+{
+	return now - scan_t >= scan_ns || gpudp_flow_room_short(in_use + since, next, capacity);
+}
+
+/**
  * Whether the look @p x (GPUDP_FLOW_SCAN_LOOK_*) is made, from what the last
  * one left in the table's header @p ex: the rule of gpudp_flow_look_due(),
  * with the slots in use after the last look known exactly.
@@ -359,9 +373,8 @@ gpudp_flow_evict_bucket(const struct gpudp_flow_export *ex, uint32_t capacity)
 GPUDP_AN_HD int
 gpudp_flow_look_is_due(const struct gpudp_flow_scan *x, const struct gpudp_flow_export *ex)
 {
-	return x->force || x->now - ex->scan_t >= x->scan_ns ||
-	       gpudp_flow_room_short((uint64_t)ex->in_use + (x->pkts - ex->pkts_at_scan), x->next,
-				     x->cap);
+	return x->force || gpudp_flow_look_due(x->scan_ns, x->now, ex->scan_t, ex->in_use,
+					       x->pkts - ex->pkts_at_scan, x->next, x->cap);
 }
 
 /**
@@ -440,19 +453,6 @@ gpudp_flow_look_chunk(struct gpudp_flow_slot *t, uint32_t mask, const struct gpu
 }
 
 #ifndef __CUDACC__
-/**
- * Whether the table is to be looked at after a batch: the packets' time
- * @p now is a scan interval past the last look at @p scan_t, or the slots
- * in use then (@p in_use) and the packets analysed since (@p since, each
- * may have taken one) and a batch of @p next could leave it short of room.
- */
-static inline int
-gpudp_flow_look_due(const struct gpudp_flow_life *l, uint64_t now, uint64_t scan_t,
-		    uint32_t in_use, uint64_t since, uint32_t next, uint32_t capacity)
-{
-	return now - scan_t >= l->scan_ns || gpudp_flow_room_short(in_use + since, next, capacity);
-}
-
 /**
  * @p l with its defaults for the fields left 0 (doc/flows.md): idle timeout
  * 15 s, active timeout 1800 s, a look every second: what both engines run.

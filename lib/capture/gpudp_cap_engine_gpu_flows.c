@@ -288,7 +288,7 @@ gpudp_cap_gpu_flows_tick(struct gpudp_cap_engine *e, uint64_t newest, uint32_t n
 	if (newest > p->fl.now)
 		p->fl.now = newest;
 	/* from the last look taken: at least as often as the GPU finds one due */
-	if (gpudp_flow_look_due(&p->fl.conf, p->fl.now, p->fl.scan_t, p->fl.st.in_use,
+	if (gpudp_flow_look_due(p->fl.conf.scan_ns, p->fl.now, p->fl.scan_t, p->fl.st.in_use,
 				p->fl.pkts - p->fl.pkts_at_scan, e->conf.batch_pkts,
 				e->conf.flow_capacity))
 		return look_submit(e, 0);
