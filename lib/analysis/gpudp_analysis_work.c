@@ -124,8 +124,7 @@ void
 gpudp_analysis_work_monitor(struct gpudp_an_work_params *prm)
 {
 	prm->frags_size = 0;
-	prm->exp_size = sizeof(struct gpudp_flow_export) +
-		sizeof(struct gpudp_flow_slot) * ((uint64_t)prm->flow_mask + 1);
+	prm->exp_size = sizeof(struct gpudp_flow_export);
 }
 
 void

@@ -70,7 +70,8 @@ enum gpudp_an_work_state {
 	GPUDP_AN_STATE_FLOWS = 0,  /**< the flow table */
 	GPUDP_AN_STATE_FRAGS,      /**< the fragment table */
 	GPUDP_AN_STATE_COUNTS,     /**< per pattern: occurrences, then packets */
-	GPUDP_AN_STATE_EXPORT,     /**< the flow monitor's export area (gpudp_flow_scan.h) */
+	GPUDP_AN_STATE_EXPORT,     /**< the flow monitor's looks: the table's header
+				    *   (struct gpudp_flow_export, gpudp_flow_scan.h) */
 	GPUDP_AN_STATE_HITS,       /**< per rule: packets it matched */
 	GPUDP_AN_STATE_ALERTS,     /**< the alert records (struct gpudp_rules_alerts) */
 	GPUDP_AN_STATES
@@ -102,8 +103,9 @@ struct gpudp_an_work_params {
 	uint64_t match;       /**< table: struct gpudp_match_db, or 0 (no payload
 			       *   inspection) */
 	uint64_t match_size;  /**< its bytes (the database's size) */
-	uint64_t exp;         /**< state: the flow monitor's export area (struct
-			       *   gpudp_flow_export and its slots), or 0 */
+	uint64_t exp;         /**< state: the flow monitor's table header (struct
+			       *   gpudp_flow_export without slots: the looks put the
+			       *   ended flows in areas of their own), or 0 */
 	uint64_t exp_size;    /**< its bytes (0: no flow monitor) */
 	uint32_t flow_mask;   /**< flow table capacity - 1 */
 	uint32_t frag_mask;   /**< fragment table capacity - 1 */
@@ -133,7 +135,8 @@ struct gpudp_an_work_result {
 
 /*
  * A look at the flow table (a pseudo-packet of the flow monitor): chunk
- * p->index of the table, as the struct gpudp_flow_scan in its bytes says.
+ * p->index of the table, in the pass (GPUDP_FLOW_SCAN_LOOK_*) the struct
+ * gpudp_flow_scan in its bytes says.
  */
 GPUDP_WORK_FN uint32_t
 gpudp_an_work_scan(struct gpudp_work_pkt *p, const struct gpudp_an_work_params *pr)
@@ -143,16 +146,9 @@ gpudp_an_work_scan(struct gpudp_work_pkt *p, const struct gpudp_an_work_params *
 	struct gpudp_flow_export *ex = (struct gpudp_flow_export *)(uintptr_t)pr->exp;
 
 	if (p->seg_len[0] < sizeof(*x) || x->magic != GPUDP_FLOW_SCAN_MAGIC || ex == 0 ||
-	    p->index >= x->chunks)
+	    p->index >= x->chunks || x->out == 0)
 		return GPUDP_AN_WORK_UNMATCHED;
-	if (x->op == GPUDP_FLOW_SCAN_END)
-		gpudp_flow_scan_chunk(t, pr->flow_mask, x, ex, p->index);
-	else if (x->op == GPUDP_FLOW_SCAN_MARK)
-		gpudp_flow_mark_chunk(t, pr->flow_mask, x->chunks, p->index);
-	else if (x->op == GPUDP_FLOW_SCAN_RECLAIM)
-		gpudp_flow_reclaim_chunk(t, pr->flow_mask, x->chunks, p->index);
-	else if (x->out != 0)
-		gpudp_flow_look_chunk(t, pr->flow_mask, x, ex, p->index);
+	gpudp_flow_look_chunk(t, pr->flow_mask, x, ex, p->index);
 	return GPUDP_WORK_PASS;
 }
 
@@ -230,9 +226,10 @@ void gpudp_analysis_work_params_rules(struct gpudp_an_work_params *prm,
 
 /**
  * Make @p prm (gpudp_analysis_work_params()) a flow monitor's: no fragment
- * table (fragments go to their flows at once) and an export area with room
- * for the whole flow table (GPUDP_AN_STATE_EXPORT), which the caller looks
- * at with scan pseudo-packets (GPUDP_AN_MARK_SCAN).
+ * table (fragments go to their flows at once) and the table's header
+ * (GPUDP_AN_STATE_EXPORT), which the caller zeroes but for its cap and
+ * whose looks are scan pseudo-packets (GPUDP_AN_MARK_SCAN) of the passes
+ * GPUDP_FLOW_SCAN_LOOK_*.
  */
 void gpudp_analysis_work_monitor(struct gpudp_an_work_params *prm);
 

@@ -55,7 +55,9 @@ extern "C" {
 /** One look at the table: what a scan pseudo-packet's bytes hold (48 bytes). */
 struct gpudp_flow_scan {
 	uint32_t magic;        /**< GPUDP_FLOW_SCAN_MAGIC */
-	uint32_t op;           /**< GPUDP_FLOW_SCAN_END, _MARK or _RECLAIM */
+	uint32_t op;           /**< GPUDP_FLOW_SCAN_END, _MARK or _RECLAIM (the CPU's
+				*   look), or _LOOK_END, _LOOK_EVICT, _LOOK_DONE (a
+				*   look queued behind the batches, the GPU's) */
 	uint32_t force;        /**< 1: every flow ends (forced end) */
 	uint32_t chunks;       /**< the table is cut into this many chunks (a power of two) */
 	uint64_t now;          /**< the packets' time: newest timestamp seen, ns */
