@@ -22,7 +22,7 @@
 /* the export area's header, as the GPU keeps it from one look to the next */
 #define HDR_BYTES sizeof(struct gpudp_flow_export)
 
-/* the monitor's thread: the records of each look handed, in order */
+/* the monitor's thread: the records of each look taken, in order */
 static void *
 giver(void *arg)
 {
@@ -34,9 +34,9 @@ giver(void *arg)
 
 	pthread_mutex_lock(&p->fl.mu);
 	for (;;) {
-		while (p->fl.given == p->fl.handed && !p->fl.th_stop)
+		while (p->fl.given == p->fl.taken && !p->fl.th_stop)
 			pthread_cond_wait(&p->fl.cv, &p->fl.mu);
-		if (p->fl.given == p->fl.handed)
+		if (p->fl.given == p->fl.taken)
 			break;
 		h = p->fl.area[p->fl.given % FL_AREAS];
 		pthread_mutex_unlock(&p->fl.mu);
@@ -104,14 +104,14 @@ gpudp_cap_gpu_flows_stop(struct gpudp_cap_engine *e)
 	p->fl.th_on = 0;
 }
 
-/* until at most @p left looks handed are not done by the thread */
+/* until at most @p left looks taken are not done by the thread */
 static void
 giver_wait(struct gpu_priv *p, uint64_t left)
 {
 	if (!p->fl.th_on)
 		return;
 	pthread_mutex_lock(&p->fl.mu);
-	while (p->fl.handed - p->fl.given > left)
+	while (p->fl.taken - p->fl.given > left)
 		pthread_cond_wait(&p->fl.cv, &p->fl.mu);
 	pthread_mutex_unlock(&p->fl.mu);
 }
@@ -258,7 +258,6 @@ gpudp_cap_gpu_look_taken(struct gpudp_cap_engine *e, uint32_t area)
 	struct gpu_priv *p = e->priv;
 	const struct gpudp_flow_export *h = p->fl.area[area];
 
-	p->fl.taken++;
 	if (h->due) {
 		if (h->overflow)
 			snprintf(e->err, sizeof(e->err),
@@ -271,7 +270,7 @@ gpudp_cap_gpu_look_taken(struct gpudp_cap_engine *e, uint32_t area)
 	}
 	/* the records, by the monitor's thread */
 	pthread_mutex_lock(&p->fl.mu);
-	p->fl.handed++;
+	p->fl.taken++;
 	pthread_cond_broadcast(&p->fl.cv);
 	pthread_mutex_unlock(&p->fl.mu);
 	return 0;

@@ -68,7 +68,8 @@ struct gpu_flows {
 	struct gpudp_flow_export *area[FL_AREAS]; /* the looks' ended flows (pinned) */
 	uint32_t chunks;            /* pseudo-packets of a pass */
 	uint32_t pseudo;            /* passes in flight */
-	uint64_t looks, taken;      /* looks submitted, and those whose results were taken */
+	uint64_t looks, taken;      /* looks submitted, and those whose results were taken
+				     * (written under mu: the thread below reads it) */
 	struct gpudp_flow_life conf; /* conf.life with its defaults */
 	uint64_t now;               /* newest packet time seen */
 	uint64_t pkts;              /* packets submitted */
@@ -81,8 +82,8 @@ struct gpu_flows {
 	pthread_t th;
 	int th_on, th_stop;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;          /* a look handed, or one given */
-	uint64_t handed, given;     /* looks handed to the thread, and done by it */
+	pthread_cond_t cv;          /* a look taken, or one given */
+	uint64_t given;             /* looks whose records the thread gave */
 	struct gpudp_flow_life_stats tst; /* records, packets, ends: the thread's (mu) */
 };
 
