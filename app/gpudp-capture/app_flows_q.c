@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cap_app.h"
+#include "gpudp_thread.h"
 
 /* records the queue holds (about 12 MiB), and at most taken at once */
 #define FQ_RECS (1u << 16)
@@ -116,20 +117,12 @@ out_start(struct cap_app *app, uint32_t o)
 {
 	struct app_flows_out *w = &app->fq.out[o];
 	char name[32];   /* at most 15 bytes used: o < CAP_FLOW_OUTS */
-	pthread_attr_t at;
 	int rc;
 
 	w->app = app;
 	w->idx = o;
 	pthread_mutex_init(&w->io, NULL);
-	rc = pthread_attr_init(&at);
-	if (rc == 0) {
-		if (app->have_cpus)
-			rc = pthread_attr_setaffinity_np(&at, sizeof(app->cpus), &app->cpus);
-		if (rc == 0)
-			rc = pthread_create(&w->th, &at, export_thread, w);
-		pthread_attr_destroy(&at);
-	}
+	rc = gpudp_thread_start(app->have_cpus ? &app->cpus : NULL, &w->th, export_thread, w);
 	if (rc != 0) {
 		pthread_mutex_destroy(&w->io);
 		return -rc;

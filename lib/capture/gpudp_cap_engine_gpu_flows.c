@@ -62,20 +62,11 @@ static int
 giver_start(struct gpudp_cap_engine *e)
 {
 	struct gpu_priv *p = e->priv;
-	pthread_attr_t at;
 	int rc;
 
 	pthread_mutex_init(&p->fl.mu, NULL);
 	pthread_cond_init(&p->fl.cv, NULL);
-	rc = pthread_attr_init(&at);
-	if (rc == 0) {
-		if (e->conf.cpus != NULL)
-			rc = pthread_attr_setaffinity_np(&at, sizeof(*e->conf.cpus),
-							 e->conf.cpus);
-		if (rc == 0)
-			rc = pthread_create(&p->fl.th, &at, giver, e);
-		pthread_attr_destroy(&at);
-	}
+	rc = gpudp_thread_start(e->conf.cpus, &p->fl.th, giver, e);
 	if (rc != 0) {
 		pthread_cond_destroy(&p->fl.cv);
 		pthread_mutex_destroy(&p->fl.mu);

@@ -26,6 +26,7 @@
 
 #include "gpudp_analysis_work.h"
 #include "gpudp_handoff.h"
+#include "gpudp_thread.h"
 #include "gpudp_cap_engine.h"
 
 /* what the kernel reads per packet besides its bytes: address, length, metadata */

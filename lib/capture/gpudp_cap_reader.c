@@ -232,7 +232,7 @@ run_threads(const struct gpudp_cap_reader_conf *c, const struct flayout *l, stru
 	int rc = 0;
 
 	for (t = 0; rc == 0 && t < c->threads; t++, started++)
-		if (gpudp_cap_rd_spawn(c, &tid[t], gpudp_cap_rd_thread, &ft[t]) != 0) {
+		if (gpudp_thread_start(c->cpus, &tid[t], gpudp_cap_rd_thread, &ft[t]) != 0) {
 			snprintf(err, errlen, "cannot start thread %u", t);
 			rc = -EAGAIN;
 		}

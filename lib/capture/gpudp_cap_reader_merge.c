@@ -40,22 +40,6 @@ mjob_main(void *arg)
 	return NULL;
 }
 
-/* (on conf->cpus when given, else where the caller may run) */
-int
-gpudp_cap_rd_spawn(const struct gpudp_cap_reader_conf *c, pthread_t *tid, void *(*fn)(void *),
-		   void *arg)
-{
-	pthread_attr_t at;
-	int rc = pthread_attr_init(&at);
-
-	if (rc == 0 && c->cpus != NULL)
-		rc = pthread_attr_setaffinity_np(&at, sizeof(*c->cpus), c->cpus);
-	if (rc == 0)
-		rc = pthread_create(tid, &at, fn, arg);
-	pthread_attr_destroy(&at);
-	return rc;
-}
-
 /*
  * The threads' results into thread 0's, in pairs at once (a tree: log2(n)
  * rounds), then into @p out. Its threads run where the readers ran
@@ -81,7 +65,7 @@ gpudp_cap_rd_merge(const struct gpudp_cap_reader_conf *c, struct fthread *ft, ui
 	for (step = 1; step < n; step *= 2) {
 		for (i = 0, nj = 0; i + step < n; i += 2 * step, nj++) {
 			job[nj] = (struct mjob){ .dst = &ft[i], .src = &ft[i + step] };
-			started[nj] = gpudp_cap_rd_spawn(c, &tid[nj], mjob_main, &job[nj]) == 0;
+			started[nj] = gpudp_thread_start(c->cpus, &tid[nj], mjob_main, &job[nj]) == 0;
 			if (!started[nj])
 				mjob_main(&job[nj]);   /* no thread: here */
 		}

@@ -16,6 +16,7 @@
 
 #include "gpudp_cap_reader.h"
 #include "gpudp_capfile.h"
+#include "gpudp_thread.h"
 
 /* Batches an engine may have out at once (the GPU engine's slots). */
 #define FT_SLOTS 64u
@@ -120,9 +121,6 @@ int gpudp_cap_rd_ranges_joined(const struct frange *g, uint32_t n);
 
 /* ---- gpudp_cap_reader_merge.c ---- */
 
-/* A thread running fn(arg), on conf->cpus when given. @return 0 or an errno value */
-int gpudp_cap_rd_spawn(const struct gpudp_cap_reader_conf *c, pthread_t *tid,
-		       void *(*fn)(void *), void *arg);
 /* Shared tables: the sharers' counters, then thread 0's tables (after every flush). */
 void gpudp_cap_rd_collect_shared(struct fthread *ft, uint32_t n);
 /* The threads' results into @p out. @return 0 or -ENOSPC (flows that did not fit) */
