@@ -10,6 +10,16 @@
  *
  * usage: bench_fwd --fwd=PATH --testpmd=PATH --json=FILE [--seconds=S]
  *        [--huge] [--modes=none,cpu,...] [--bursts=32,256,...] [--queues=N]
+ *        [--fwd-arg=ARG]... [--repeat=R] [--pipeline-lcores=L]
+ * --repeat=R (1..50, default 1) measures each mode and burst R times, each
+ * time testpmd (native, and xbuf for GPU memory) right before gpudp-fwd;
+ * "summary" has the median of the R ratios (the host's speed drifts by tens
+ * of percent between runs: a single pair says little).
+ * --pipeline-lcores=L (1..2, default 1): gpudp-fwd runs each pipeline on L
+ * lcores (2: rx and tx apart) and gets L times the forwarding lcores;
+ * testpmd keeps its own.
+ * --fwd-arg=ARG (up to 8) is passed to every gpudp-fwd run after its own
+ * options, e.g. --fwd-arg=--persistent-blocks --fwd-arg=8.
  * --queues=N (1..8, default 1): N queues per port, 2N forwarding lcores for
  * both programs (testpmd --nb-cores=2N --rxq=N --txq=N; gpudp-fwd --queues N,
  * one lcore per pipeline), for lcore scaling runs.
@@ -33,8 +43,12 @@
 static char fwd[4096], testpmd[4096], self_dir[4096];
 static double seconds = 3;
 static int huge;
-static char *lflag = "-l", *lval;
+static char *lflag = "-l", *lval, *fflag = "-l", *fval;
 static int queues = 1;
+#define FWD_ARGS_MAX 8
+static char *fwd_args[FWD_ARGS_MAX];
+static int n_fwd_args;
+static int repeat = 1, pl_lcores = 1;
 
 static int
 find_prog(const char *given, char *out, size_t len)
@@ -163,6 +177,13 @@ testpmd_run(char *const *argv, const char *log)
 	return mpps;
 }
 
+/* the median of the @p n values of @p v, sorted (0 for none) */
+static double
+median(const double *v, int n)
+{
+	return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static double
 json_num(const char *j, const char *key)
 {
@@ -199,8 +220,10 @@ main(int argc, char **argv)
 	char json[4096] = "", modes[256] = "none,cpu,launch,persistent,graph,staged";
 	char bursts[128] = "32,256,1024", tmp[4096], secs[32], *m, *save1;
 	char self[4096], lbuf[64], nq[16], mem_mb[16], tp_cores[32], tp_rxq[32], tp_txq[32];
-	char tp_mbufs[48];
-	static char runs[65536];
+	char tp_mbufs[48], fbuf[64], npl[8];
+	static char runs[262144], sums[16384];
+	size_t sused = 0;
+	int r;
 	double tp, txb, tps[256];
 	size_t used = 0;
 	FILE *out;
@@ -232,6 +255,30 @@ main(int argc, char **argv)
 					argv[i] + 9);
 				return 2;
 			}
+		}
+		else if (strncmp(argv[i], "--repeat=", 9) == 0) {
+			repeat = atoi(argv[i] + 9);
+			if (repeat < 1 || repeat > 50) {
+				fprintf(stderr, "bench_fwd: --repeat: '%s' (expected 1..50)\n",
+					argv[i] + 9);
+				return 2;
+			}
+		}
+		else if (strncmp(argv[i], "--pipeline-lcores=", 18) == 0) {
+			pl_lcores = atoi(argv[i] + 18);
+			if (pl_lcores < 1 || pl_lcores > 2) {
+				fprintf(stderr, "bench_fwd: --pipeline-lcores: '%s' (expected 1..2)\n",
+					argv[i] + 18);
+				return 2;
+			}
+		}
+		else if (strncmp(argv[i], "--fwd-arg=", 10) == 0) {
+			if (n_fwd_args == FWD_ARGS_MAX) {
+				fprintf(stderr, "bench_fwd: --fwd-arg: more than %d\n",
+					FWD_ARGS_MAX);
+				return 2;
+			}
+			fwd_args[n_fwd_args++] = argv[i] + 10;
 		}
 		else if (i == argc - 1 && json[0] == '\0')
 			snprintf(json, sizeof(json), "%s", argv[i]);  /* pack.py @out/ path */
@@ -265,6 +312,15 @@ main(int argc, char **argv)
 		snprintf(lbuf, sizeof(lbuf), "0-%d", nfl);
 	}
 	lval = lbuf;
+	/* gpudp-fwd: main + 2N x pipeline-lcores */
+	snprintf(npl, sizeof(npl), "%d", pl_lcores);
+	if (ncpu < nfl * pl_lcores + 1) {
+		fflag = "--lcores";
+		snprintf(fbuf, sizeof(fbuf), "(0-%d)@(0-%ld)", nfl * pl_lcores, ncpu - 1);
+	} else {
+		snprintf(fbuf, sizeof(fbuf), "0-%d", nfl * pl_lcores);
+	}
+	fval = fbuf;
 	/* a fresh build tree has no build/bench/ yet */
 	snprintf(tmp, sizeof(tmp), "%s", json);
 	if (mkdir(dirname(tmp), 0755) != 0 && errno != EEXIST) {
@@ -300,74 +356,106 @@ main(int argc, char **argv)
 				"net_null1", "--", "--forward-mode=io", tp_cores, tp_rxq, tp_txq,
 				"--stats-period=1", "--burst=32", tp_mbufs, NULL, NULL };
 			char *av[] = { fwd, huge ? "-m" : "--no-huge", huge ? mem_mb : "-m",
-				huge ? "--in-memory" : mem_mb, "--no-pci", lflag, lval,
+				huge ? "--in-memory" : mem_mb, "--no-pci", fflag, fval,
 				"--file-prefix", "bench-fwd", "--vdev", "net_null0", "--vdev",
 				"net_null1", "--", "--mode", m, "--mem", (char *)mem,
-				"--queues", nq, "--pipeline-lcores", "1", "--burst", b,
+				"--queues", nq, "--pipeline-lcores", npl, "--burst", b,
 				"--rx-burst", "32",
-				"--duration", secs, "--stats", "0", "--json", jp, NULL };
-			char *j;
-			double mpps;
-			int rc;
+				"--duration", secs, "--stats", "0", "--json", jp, NULL,
+				NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+			size_t na = sizeof(av) / sizeof(av[0]) - FWD_ARGS_MAX - 1;
+			double rx[50], rn[50], mp[50];
+			int nr = 0;
 
 			if (snprintf(tmp, sizeof(tmp), "%s.testpmd-%s-%s.log", json, m, b) >=
 			    (int)sizeof(tmp) ||
 			    snprintf(jp, sizeof(jp), "%s.%s-%s.json", json, m, b) >= (int)sizeof(jp) ||
 			    snprintf(lp, sizeof(lp), "%s.%s-%s.log", json, m, b) >= (int)sizeof(lp))
 				return 2;
-			tp = testpmd_run(tav, tmp);
-			/* GPU-memory mbufs are pinned external buffers (the
-			 * l2fwd-nv layout): testpmd on the same mbuf kind, its
-			 * buffers in host memory, is the second peer */
-			txb = 0;
-			if (strcmp(mem, "host") != 0) {
-				tav[sizeof(tav) / sizeof(tav[0]) - 2] = "--mp-alloc=xbuf";
-				if (snprintf(tmp, sizeof(tmp), "%s.testpmd-xbuf-%s-%s.log", json, m,
-					     b) >= (int)sizeof(tmp))
+			for (i = 0; i < n_fwd_args; i++)
+				av[na + (size_t)i] = fwd_args[i];
+			for (r = 0; r < repeat; r++) {
+				char *j;
+				double mpps;
+				int rc;
+
+				tav[sizeof(tav) / sizeof(tav[0]) - 2] = NULL;
+				if (snprintf(tmp, sizeof(tmp), "%s.testpmd-%s-%s.log", json, m, b) >=
+				    (int)sizeof(tmp))
 					return 2;
-				txb = testpmd_run(tav, tmp);
+				tp = testpmd_run(tav, tmp);
+				/* GPU-memory mbufs are pinned external buffers (the
+				 * l2fwd-nv layout): testpmd on the same mbuf kind, its
+				 * buffers in host memory, is the second peer */
+				txb = 0;
+				if (strcmp(mem, "host") != 0) {
+					tav[sizeof(tav) / sizeof(tav[0]) - 2] = "--mp-alloc=xbuf";
+					if (snprintf(tmp, sizeof(tmp), "%s.testpmd-xbuf-%s-%s.log", json, m,
+						     b) >= (int)sizeof(tmp))
+						return 2;
+					txb = testpmd_run(tav, tmp);
+				}
+				if (ntp < (int)(sizeof(tps) / sizeof(tps[0])))
+					tps[ntp++] = tp;
+				unlink(jp);
+				rc = run(av, lp, 0);
+				j = slurp(jp);
+				mpps = j != NULL ? json_num(j, "tx_mpps") : -1;
+				printf("gpudp-fwd %-10s burst %-5s %s: %8.3f Mpps, testpmd %8.3f Mpps just "
+				       "before, ratio %.3f", m, b, mem, mpps, tp, tp > 0 ? mpps / tp : 0);
+				if (strcmp(mem, "host") != 0)
+					printf("; testpmd xbuf %.3f Mpps, ratio %.3f", txb,
+					       txb > 0 ? mpps / txb : 0);
+				printf(" (exit %d)\n", rc);
+				n = snprintf(runs + used, sizeof(runs) - used,
+					"%s    {\"mode\": \"%s\", \"burst\": %s, \"mem\": \"%s\", "
+					"\"round\": %d, \"exit\": %d, \"tx_mpps\": %.6f, \"testpmd_mpps\": %.6f, "
+					"\"ratio_to_testpmd\": %.4f, \"testpmd_xbuf_mpps\": %.6f, "
+					"\"ratio_to_testpmd_xbuf\": %.4f, "
+					"\"lat_kstart_p50_ns\": %.0f, \"lat_kstart_p99_ns\": %.0f, "
+					"\"lat_tx_p50_ns\": %.0f, \"lat_tx_p99_ns\": %.0f}",
+					first ? "" : ",\n", m, b, mem, r + 1, rc, mpps, tp, tp > 0 ? mpps / tp : 0,
+					txb, txb > 0 ? mpps / txb : 0,
+					j ? json_num(json_sub(j, "lat_rx_to_kernel_start"), "p50_ns") : -1,
+					j ? json_num(json_sub(j, "lat_rx_to_kernel_start"), "p99_ns") : -1,
+					j ? json_num(json_sub(j, "lat_rx_to_tx"), "p50_ns") : -1,
+					j ? json_num(json_sub(j, "lat_rx_to_tx"), "p99_ns") : -1);
+				if (n > 0 && (size_t)n < sizeof(runs) - used)
+					used += (size_t)n;
+				first = 0;
+				free(j);
+				rn[nr] = tp > 0 ? mpps / tp : 0;
+				rx[nr] = txb > 0 ? mpps / txb : 0;
+				mp[nr++] = mpps;
 			}
-			if (ntp < (int)(sizeof(tps) / sizeof(tps[0])))
-				tps[ntp++] = tp;
-			unlink(jp);
-			rc = run(av, lp, 0);
-			j = slurp(jp);
-			mpps = j != NULL ? json_num(j, "tx_mpps") : -1;
-			printf("gpudp-fwd %-10s burst %-5s %s: %8.3f Mpps, testpmd %8.3f Mpps just "
-			       "before, ratio %.3f", m, b, mem, mpps, tp, tp > 0 ? mpps / tp : 0);
-			if (strcmp(mem, "host") != 0)
-				printf("; testpmd xbuf %.3f Mpps, ratio %.3f", txb,
-				       txb > 0 ? mpps / txb : 0);
-			printf(" (exit %d)\n", rc);
-			n = snprintf(runs + used, sizeof(runs) - used,
+			qsort(rn, (size_t)nr, sizeof(rn[0]), cmp_double);
+			qsort(rx, (size_t)nr, sizeof(rx[0]), cmp_double);
+			qsort(mp, (size_t)nr, sizeof(mp[0]), cmp_double);
+			printf("gpudp-fwd %-10s burst %-5s %s: median of %d: %.3f Mpps, ratio %.3f to "
+			       "testpmd, %.3f to testpmd xbuf\n", m, b, mem, nr, median(mp, nr),
+			       median(rn, nr), median(rx, nr));
+			n = snprintf(sums + sused, sizeof(sums) - sused,
 				"%s    {\"mode\": \"%s\", \"burst\": %s, \"mem\": \"%s\", "
-				"\"exit\": %d, \"tx_mpps\": %.6f, \"testpmd_mpps\": %.6f, "
-				"\"ratio_to_testpmd\": %.4f, \"testpmd_xbuf_mpps\": %.6f, "
-				"\"ratio_to_testpmd_xbuf\": %.4f, "
-				"\"lat_kstart_p50_ns\": %.0f, \"lat_kstart_p99_ns\": %.0f, "
-				"\"lat_tx_p50_ns\": %.0f, \"lat_tx_p99_ns\": %.0f}",
-				first ? "" : ",\n", m, b, mem, rc, mpps, tp, tp > 0 ? mpps / tp : 0,
-				txb, txb > 0 ? mpps / txb : 0,
-				j ? json_num(json_sub(j, "lat_rx_to_kernel_start"), "p50_ns") : -1,
-				j ? json_num(json_sub(j, "lat_rx_to_kernel_start"), "p99_ns") : -1,
-				j ? json_num(json_sub(j, "lat_rx_to_tx"), "p50_ns") : -1,
-				j ? json_num(json_sub(j, "lat_rx_to_tx"), "p99_ns") : -1);
-			if (n > 0 && (size_t)n < sizeof(runs) - used)
-				used += (size_t)n;
-			first = 0;
-			free(j);
+				"\"rounds\": %d, \"tx_mpps\": %.6f, \"ratio_to_testpmd\": %.4f, "
+				"\"ratio_to_testpmd_xbuf\": %.4f}", sused == 0 ? "" : ",\n", m, b, mem,
+				nr, median(mp, nr), median(rn, nr), median(rx, nr));
+			if (n > 0 && (size_t)n < sizeof(sums) - sused)
+				sused += (size_t)n;
 		}
 	}
 	/* the median of the testpmd measures, for the header */
 	qsort(tps, (size_t)ntp, sizeof(tps[0]), cmp_double);
-	tp = ntp > 0 ? (ntp % 2 ? tps[ntp / 2] : (tps[ntp / 2 - 1] + tps[ntp / 2]) / 2) : 0;
+	tp = median(tps, ntp);
 	printf("testpmd io-fwd, %d forwarding lcores: median %.3f Mpps over %d runs\n",
 	       nfl, tp, ntp);
 	fprintf(out, "{\n  \"testpmd_io_mpps\": %.6f, \"testpmd_runs\": %d, "
-		"\"forwarding_lcores\": %d, \"queues_per_port\": %d, "
+		"\"forwarding_lcores\": %d, \"fwd_forwarding_lcores\": %d, "
+		"\"queues_per_port\": %d, \"repeat\": %d, "
 		"\"vdevs\": \"net_null0,net_null1\", \"hugepages\": %s,\n"
 		"  \"ratio\": \"each run's tx_mpps / testpmd_mpps measured just before it\",\n"
-		"  \"runs\": [\n%s", tp, ntp, nfl, queues, huge ? "true" : "false", runs);
+		"  \"summary\": [\n%s\n  ],\n"
+		"  \"runs\": [\n%s", tp, ntp, nfl, nfl * pl_lcores, queues, repeat,
+		huge ? "true" : "false", sums, runs);
 	fprintf(out, "\n  ]\n}\n");
 	fclose(out);
 	printf("wrote %s\n", json);
