@@ -19,6 +19,7 @@ enum {
 	OPT_PORTS = 256, OPT_QUEUES, OPT_PIPELINE_LCORES, OPT_PAIRING, OPT_GPU, OPT_GPU_MAP, OPT_MEM,
 	OPT_PIN, OPT_MODE, OPT_KERNEL, OPT_LOAD_ROUNDS, OPT_WORK, OPT_WORK_ARG, OPT_BURST, OPT_RX_BURST,
 	OPT_FLUSH_US, OPT_RING, OPT_THREADS, OPT_GRAPH_BATCH, OPT_PERSISTENT_BLOCKS, OPT_GPU_POLL_NS,
+	OPT_GPU_POLLERS,
 	OPT_RING_FULL, OPT_MBUFS, OPT_DATA_ROOM, OPT_RXD, OPT_TXD, OPT_STATS,
 	OPT_DURATION, OPT_COUNT, OPT_MIN_FORWARDED, OPT_JSON, OPT_CHECK, OPT_QUIET,
 	OPT_HELP, OPT_METRICS, OPT_METRICS_LINGER, OPT_IGPU_ALLOC,
@@ -47,6 +48,7 @@ static const struct option long_opts[] = {
 	{ "graph-batch", required_argument, NULL, OPT_GRAPH_BATCH },
 	{ "persistent-blocks", required_argument, NULL, OPT_PERSISTENT_BLOCKS },
 	{ "gpu-poll-ns", required_argument, NULL, OPT_GPU_POLL_NS },
+	{ "gpu-pollers", required_argument, NULL, OPT_GPU_POLLERS },
 	{ "ring-full", required_argument, NULL, OPT_RING_FULL },
 	{ "mbufs", required_argument, NULL, OPT_MBUFS },
 	{ "data-room", required_argument, NULL, OPT_DATA_ROOM },
@@ -127,10 +129,13 @@ fwd_conf_usage(FILE *f, const char *prog)
 "  --persistent-blocks N|max persistent mode: worker blocks, 1..--ring, or max:\n"
 "                        as many as the GPU keeps resident, shared by its\n"
 "                        pipelines, at most --ring; every block must be\n"
-"                        resident (default: 512 / --burst, within 4..16\n"
-"                        and at most --ring)\n"
+"                        resident (default: what 100 Mpps needs, 2..--ring:\n"
+"                        19 at --burst 32, 5 at 256, 3 at 1024)\n"
 "  --gpu-poll-ns NS      persistent mode: GPU sleep between polls of a burst not\n"
 "                        ready yet, 0 = spin, 0..%u (default: 0)\n"
+"  --gpu-pollers N       persistent mode: warps that poll the bursts' ready words,\n"
+"                        taking turns, 1..%u and at most --threads / 32\n"
+"                        (default: 4)\n"
 "Run and report:\n"
 "  --stats S             stats line every S seconds, 0 = off (default: 1)\n"
 "  --duration S          stop after S seconds, 0 = until SIGINT/SIGTERM (default: 0)\n"
@@ -147,7 +152,8 @@ fwd_conf_usage(FILE *f, const char *prog)
 "  --help                this text\n"
 "Exit status: 0 ok, 1 failure, 2 bad option or value, 77 GPU needed but none usable.\n",
 		prog, (unsigned int)RTE_PKTMBUF_HEADROOM, FWD_MIN_DATA_ROOM, FWD_MAX_DATA_ROOM,
-		GPUDP_HO_BURST_MAX, GPUDP_HO_BURST_MAX, GPUDP_HO_RING_MAX, GPUDP_HO_POLL_NS_MAX);
+		GPUDP_HO_BURST_MAX, GPUDP_HO_BURST_MAX, GPUDP_HO_RING_MAX, GPUDP_HO_POLL_NS_MAX,
+		(unsigned int)GPUDP_HO_POLLERS_MAX);
 }
 
 #define PROG "gpudp-fwd"
@@ -184,6 +190,7 @@ static const struct int_opt {
 	{ OPT_PERSISTENT_BLOCKS, "persistent-blocks", 1, GPUDP_HO_RING_MAX,
 	  FIELD(persistent_blocks) },
 	{ OPT_GPU_POLL_NS, "gpu-poll-ns", 0, GPUDP_HO_POLL_NS_MAX, FIELD(poll_ns) },
+	{ OPT_GPU_POLLERS, "gpu-pollers", 1, GPUDP_HO_POLLERS_MAX, FIELD(pollers) },
 	{ OPT_MBUFS, "mbufs", FWD_MIN_MBUFS, FWD_MAX_MBUFS, FIELD(mbufs) },
 	{ OPT_DATA_ROOM, "data-room", FWD_MIN_DATA_ROOM, FWD_MAX_DATA_ROOM, FIELD(data_room) },
 	{ OPT_RXD, "rxd", 64, 16384, FIELD(rxd) },

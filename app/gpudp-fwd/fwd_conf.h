@@ -58,6 +58,7 @@ struct fwd_conf {
 	uint32_t graph_batch;
 	uint32_t persistent_blocks; /* 0: the handoff's default */
 	uint32_t poll_ns;
+	uint32_t pollers;           /* 0: the handoff's default */
 	enum fwd_full full;
 	uint32_t mbufs;             /* per pipeline pool; 0: computed (fwd_conf_mbufs()) */
 	uint16_t data_room;         /* bytes of packet data per mbuf (headroom not included) */

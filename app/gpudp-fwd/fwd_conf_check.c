@@ -163,6 +163,11 @@ cross_check(struct fwd_conf *c)
 			c->persistent_blocks, c->ring);
 		return -1;
 	}
+	if (c->pollers > c->threads / 32) {
+		fprintf(stderr, "gpudp-fwd: --gpu-pollers: %u is more than the %u warps of a "
+			"block of --threads %u\n", c->pollers, c->threads / 32, c->threads);
+		return -1;
+	}
 	if (!c->check && !mode_mem_ok[c->mode][fwd_conf_mem(c)]) {
 		fprintf(stderr, "gpudp-fwd: --mem: '%s' does not work with --mode %s "
 			"(cpu: host or pinned; staged: host, pinned or split; launch, "

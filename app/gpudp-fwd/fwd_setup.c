@@ -330,6 +330,7 @@ pipe_handoff(struct fwd_pipe *p)
 	hc.persistent_share = p->gpu != FWD_NO_GPU ?
 		fwd_run.gpus[p->gpu].nb_ports * cf->queues : 1;
 	hc.poll_ns = cf->poll_ns;
+	hc.persistent_pollers = cf->pollers;
 	hc.stage_bytes = cf->data_room;
 	/* pinned mbufs: the GPU itself copies them in and out */
 	hc.stage_gpu_copy = mem == GPUDP_MEM_PINNED;

@@ -129,12 +129,20 @@ conf_fill(struct gpudp_handoff_conf *c)
 		c->threads = 256;
 	if (c->graph_batch == 0)
 		c->graph_batch = RTE_MIN(8u, c->ring_size);
-	/* about 512 packets worked on at once: more blocks at small bursts,
-	 * while at large bursts more than 4 to 8 blocks only lengthen each
-	 * burst (doc/fwd.md, --persistent-blocks) */
-	if (c->persistent_blocks == 0)
-		c->persistent_blocks = RTE_MIN(RTE_MIN(RTE_MAX(512u / c->burst_max, 4u), 16u),
-					       c->ring_size);
+	/* the blocks a pipeline needs for GPUDP_HO_PIPE_MPPS (doc/fwd.md,
+	 * "Sizing a persistent pipeline"): a block holds a burst of b packets
+	 * GPUDP_HO_BLOCK_NS + b * GPUDP_HO_BLOCK_PKT_NS, so blocks x b / that
+	 * is the pipeline's ceiling; at least 2, at most ring_size */
+	if (c->persistent_blocks == 0) {
+		uint64_t t = GPUDP_HO_BLOCK_NS + (uint64_t)c->burst_max * GPUDP_HO_BLOCK_PKT_NS;
+		uint64_t need = (GPUDP_HO_PIPE_MPPS * t + 1000ull * c->burst_max - 1) /
+				(1000ull * c->burst_max);
+
+		c->persistent_blocks = (uint32_t)RTE_MIN(RTE_MAX(need, 2ull),
+							 (uint64_t)c->ring_size);
+	}
+	if (c->persistent_pollers == 0)
+		c->persistent_pollers = RTE_MIN(4u, c->threads / 32);
 	if (c->stage_bytes == 0)
 		c->stage_bytes = 2048;
 	if (c->lat_sample == 0)
@@ -164,6 +172,12 @@ conf_fill(struct gpudp_handoff_conf *c)
 	if (c->persistent_blocks > c->ring_size && c->persistent_blocks != GPUDP_HO_BLOCKS_FILL) {
 		HO_LOG(ERR, "persistent blocks %u > ring size %u",
 		       c->persistent_blocks, c->ring_size);
+		return -EINVAL;
+	}
+	if (c->persistent_pollers > RTE_MIN((uint32_t)GPUDP_HO_POLLERS_MAX, c->threads / 32)) {
+		HO_LOG(ERR, "%u pollers: want 1..%u (at most one per warp of a block of %u "
+		       "threads)", c->persistent_pollers,
+		       RTE_MIN((uint32_t)GPUDP_HO_POLLERS_MAX, c->threads / 32), c->threads);
 		return -EINVAL;
 	}
 	if (c->poll_ns > GPUDP_HO_POLL_NS_MAX) {

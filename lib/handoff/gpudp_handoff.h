@@ -94,6 +94,20 @@ enum gpudp_ho_mode {
 #define GPUDP_HO_RING_MAX 65536
 /** gpudp_handoff_conf.persistent_blocks: as many as the GPU keeps resident */
 #define GPUDP_HO_BLOCKS_FILL UINT32_MAX
+/*
+ * The default persistent_blocks: the blocks that keep up with
+ * GPUDP_HO_PIPE_MPPS million packets per second when a block holds a burst
+ * of b packets GPUDP_HO_BLOCK_NS + b * GPUDP_HO_BLOCK_PKT_NS nanoseconds
+ * (from ticket to done: the descriptors read over PCIe, the work, the
+ * system fence and done; measured on an H200 with the built-in macswap,
+ * doc/fwd.md, "Sizing a persistent pipeline"). More than one lcore
+ * forwards: the lcore, not the GPU, sets a pipeline's rate.
+ */
+#define GPUDP_HO_PIPE_MPPS 100u
+#define GPUDP_HO_BLOCK_NS 5300u
+#define GPUDP_HO_BLOCK_PKT_NS 22u
+/** gpudp_handoff_conf.persistent_pollers: most poller warps */
+#define GPUDP_HO_POLLERS_MAX GPUDP_HO_POLLERS_MAX_DEV
 /** Largest persistent-mode poll interval (ns). */
 #define GPUDP_HO_POLL_NS_MAX 100000
 
@@ -122,7 +136,8 @@ struct gpudp_handoff_conf {
 	uint32_t threads;           /**< GPU threads per block, 32..1024, multiple of 32 (256) */
 	uint32_t graph_batch;       /**< graph: bursts per graph, divides ring_size (8) */
 	uint32_t persistent_blocks; /**< persistent: resident worker blocks, <= ring_size
-				     *   (512 / burst_max within 4..16, at most ring_size);
+				     *   (what GPUDP_HO_PIPE_MPPS needs, 2..ring_size:
+				     *   19 at bursts of 32, 5 at 256, 3 at 1024);
 				     *   one more block dispatches. GPUDP_HO_BLOCKS_FILL:
 				     *   as many as the GPU keeps resident at once, shared
 				     *   by persistent_share handoffs, at most ring_size.
@@ -134,6 +149,12 @@ struct gpudp_handoff_conf {
 				     *   handoffs that will share the GPU (0: 1) */
 	uint32_t poll_ns;           /**< persistent: GPU sleep after a round of polls that
 				     *   found no burst ready, 0..100000 ns (0: spin) */
+	uint32_t persistent_pollers; /**< persistent: warps that read the ready words
+				     *   in host memory, taking turns, 1..GPUDP_HO_POLLERS_MAX
+				     *   and at most threads / 32 (4): a burst waits for
+				     *   the next read about a PCIe round trip / pollers;
+				     *   each poller makes about one read of up to 32
+				     *   ready words per round trip (doc/fwd.md) */
 	uint32_t stage_bytes;       /**< staged: most bytes per packet, 64..GPUDP_HO_STAGE_MAX
 				     *   (2048); a longer packet is not staged (the work sees
 				     *   an empty first segment) */
@@ -346,6 +367,9 @@ struct gpudp_handoff_stats {
 						 *   gpudp_work_verdict_name() */
 	uint64_t counters[GPUDP_WORK_COUNTERS_MAX]; /**< the work's counters, summed */
 	uint32_t in_flight;         /**< bursts submitted and not released */
+	uint64_t gpu_polls;         /**< persistent: reads of the ready words in host
+				     *   memory the pollers made (known after
+				     *   gpudp_handoff_stop(); 0 before) */
 	struct gpudp_ho_hist lat_kstart; /**< submit -> kernel start (timed bursts) */
 	struct gpudp_ho_hist lat_kend;   /**< submit -> kernel end, before done (timed bursts) */
 	struct gpudp_ho_hist lat_done;   /**< submit -> completion seen by the tx thread (timed) */

@@ -505,6 +505,7 @@ gpudp_ho_gpu_setup(struct gpudp_handoff *h)
 	h->kargs.n_counters = h->work->n_counters;
 	h->kargs.wspan = h->work->wspan;
 	h->kargs.poll_ns = h->conf.poll_ns;
+	h->kargs.pollers = h->conf.persistent_pollers;
 	/* the clock model serves the latency histograms only: without it
 	 * they are off by the clocks' offset, and the handoff still works
 	 * (a GPU that cannot run a kernel fails the first burst) */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,7 +34,8 @@ persistent_wc(struct gpudp_handoff *h)
 	size_t n = (size_t)h->conf.ring_size * h->conf.burst_max;
 	size_t o_len = RTE_ALIGN_CEIL(n * sizeof(uint64_t), 64);
 	size_t o_ready = RTE_ALIGN_CEIL(o_len + n * sizeof(uint32_t), 64);
-	size_t len = o_ready + h->conf.ring_size * sizeof(uint64_t);
+	size_t len = o_ready + (size_t)h->conf.persistent_pollers *
+		     GPUDP_HO_READY_STRIDE(h->conf.ring_size) * sizeof(uint64_t);
 	CUdeviceptr d;
 	uint32_t s;
 
@@ -151,6 +153,21 @@ persistent_teardown(struct gpudp_handoff *h)
 	gpudp_ho_gpu_teardown(h);
 }
 
+/* stop, then the pollers' reads of host memory, counted on the GPU */
+static void
+persistent_stop(struct gpudp_handoff *h)
+{
+	struct ho_gpu *g = GPU(h);
+	uint64_t polls = 0;
+	int was = g != NULL && g->persistent_running;
+
+	gpudp_ho_gpu_stop(h);
+	if (was && !g->persistent_running && g->pstate != 0 &&
+	    gpudp_cu->cuMemcpyDtoH(&polls, g->pstate + offsetof(struct gpudp_ho_pstate, polls),
+				   sizeof(polls)) == CUDA_SUCCESS)
+		h->tx.gpu_polls = polls;
+}
+
 static int
 persistent_setup(struct gpudp_handoff *h)
 {
@@ -214,7 +231,7 @@ persistent_start(struct gpudp_handoff *h)
 static int
 persistent_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 {
-	uint32_t n = b->n;
+	uint32_t n = b->n, w;
 
 	if (h->flush_needed) {
 		CUresult r = gpudp_ho_gpu_enter(h) != 0 ? CUDA_ERROR_INVALID_CONTEXT :
@@ -245,7 +262,9 @@ persistent_submit(struct gpudp_handoff *h, struct gpudp_ho_burst *b)
 	 * second one sends the ready word out of the write-combining buffer
 	 * now rather than whenever it is evicted */
 	rte_wmb();
-	*(volatile uint64_t *)&GPU(h)->ready[b->slot] = (uint64_t)n << 32 | b->seq;
+	for (w = 0; w < h->conf.persistent_pollers; w++)  /* a copy per poller */
+		*(volatile uint64_t *)&GPU(h)->ready[w * GPUDP_HO_READY_STRIDE(h->conf.ring_size) +
+						     b->slot] = (uint64_t)n << 32 | b->seq;
 	rte_wmb();
 	return 0;
 }
@@ -255,7 +274,7 @@ const struct gpudp_ho_ops gpudp_ho_ops_persistent = {
 	.gpu = 1,
 	.setup = persistent_setup,
 	.start = persistent_start,
-	.stop = gpudp_ho_gpu_stop,
+	.stop = persistent_stop,
 	.teardown = persistent_teardown,
 	.check = gpudp_ho_gpu_check,
 	.submit = persistent_submit,

@@ -37,23 +37,47 @@ extern "C" {
  */
 #define GPUDP_HO_READY_TIMED 0x80000000u
 
+/** Most poller warps of a persistent kernel (gpudp_ho_kargs.pollers). */
+#define GPUDP_HO_POLLERS_MAX_DEV 8
+
 /**
- * Persistent mode's state in device memory: one dispatcher warp polls the
- * ready words of the next bursts in host memory (one PCIe read per slot,
- * up to 32 slots per round trip) and publishes them here; worker blocks take
- * the next burst by ticket and wait on this state in GPU memory, not on
- * host memory.
+ * Words between two pollers' copies of the ready words: the CPU writes each
+ * burst's ready word once per poller, poller w reads copy w at
+ * kargs.ready + w * GPUDP_HO_READY_STRIDE(ring_size) words. Copies on lines
+ * of their own: reads of one line are served one after the other, so
+ * pollers reading the same words would wait for each other's reads.
+ */
+#define GPUDP_HO_READY_STRIDE(ring_size) (((ring_size) + 15u) & ~15u)
+
+/**
+ * Persistent mode's state in device memory. Poller warps (block 0's first
+ * kargs.pollers warps) read the ready words of the next bursts in host
+ * memory (one PCIe read per slot, up to 32 slots per round trip), each its
+ * own copy of them; the first to see a burst claims its slot and publishes it here.
+ * Several pollers, each one read in flight at its own phase, see a burst
+ * sooner after its ready word lands than one does: a burst waits for the
+ * next read to start, about a round trip divided by the pollers. Worker
+ * blocks take the next burst by ticket and wait on its slot's pub word in
+ * GPU memory, not on host memory.
  */
 struct gpudp_ho_pstate {
-	uint32_t head;     /**< seq of the last burst the dispatcher published */
+	uint32_t head;     /**< highest seq a poller published (a hint for the
+			    *   others: where to read next) */
 	uint32_t next;     /**< tickets taken by workers (ticket t serves seq t + 1) */
-	uint32_t stop;     /**< the dispatcher saw quit: workers return */
+	uint32_t stop;     /**< a poller saw quit: pollers and workers return */
 	uint32_t pad;
+	uint64_t polls;    /**< reads of the ready words the pollers made (rounds,
+			    *   summed when they return) */
+	uint64_t pad2;
 	struct {
-		uint64_t ready;   /**< the ready word the dispatcher read */
+		uint64_t ready;   /**< the ready word the poller read */
 		uint64_t t_seen;  /**< %globaltimer when it saw it (timed bursts): the
 				   *   burst's kernel start, as the rte_gpu_comm
 				   *   kernel stamps when it sees READY */
+		uint32_t claim;   /**< seq of the last burst a poller claimed here */
+		uint32_t pub;     /**< seq of the last burst published here (release,
+				   *   GPU scope, after ready and t_seen) */
+		uint64_t pad;
 	} slot[];
 };
 
@@ -116,9 +140,10 @@ struct gpudp_ho_kargs {
 	uint32_t wspan;     /**< staged: bytes copied back per packet */
 	uint32_t poll_ns;   /**< persistent: __nanosleep between polls of a ready word
 			     *   that is not set yet (0: spin) */
-	uint32_t pad_;
+	uint32_t pollers;   /**< persistent: poller warps, 1..GPUDP_HO_POLLERS_MAX_DEV */
 	uint64_t pstate;    /**< persistent: struct gpudp_ho_pstate in device memory */
-	uint64_t ready;     /**< persistent: uint64_t[ring_size], the ready words
+	uint64_t ready;     /**< persistent: uint64_t[pollers][GPUDP_HO_READY_STRIDE(ring_size)],
+			     *   the ready words, a copy per poller
 			     *   (GPUDP_HO_READY_TIMED), in write-combined host memory
 			     *   with addr and len */
 	uint64_t back;      /**< staged with GPU copies: uint64_t[ring_size][burst_max],

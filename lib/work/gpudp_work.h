@@ -52,7 +52,7 @@ extern "C" {
  * was built with (in its descriptor and in its GPU image); gpudp refuses
  * any other.
  */
-#define GPUDP_WORK_ABI 3
+#define GPUDP_WORK_ABI 4
 
 /** Most segments a packet may have (header/data split delivers 2). */
 #define GPUDP_WORK_SEGS_MAX 4

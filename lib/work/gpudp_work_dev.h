@@ -13,10 +13,10 @@
  * defines the kernels a handoff launches:
  * - gpudp_work_burst: one burst per launch (launch, graph, staged modes),
  *   grid-stride over its packets; the last block to finish completes it;
- * - gpudp_work_persistent: the resident kernel (persistent mode): one warp
- *   polls the slots' ready words in host memory (acquire, system scope)
- *   and publishes them in GPU memory; every other block takes the next
- *   burst by ticket, works, and completes it;
+ * - gpudp_work_persistent: the resident kernel (persistent mode): poller
+ *   warps take turns reading the slots' ready words in host memory
+ *   (acquire, system scope) and publish them in GPU memory; every other
+ *   block takes the next burst by ticket, works, and completes it;
  * - gpudp_work_abi: the ABI version the image was built with.
  *
  * Completion (doc/ordering.md): verdicts, results, counters and packet
@@ -293,51 +293,100 @@ burst(const struct gpudp_ho_kargs &a)
 }
 
 /*
- * Persistent mode, dispatcher: warp 0 of block 0. Lane i polls the ready
- * word of burst next + i (acquire, system scope: the burst's descriptors
- * were written before it), so one round trip over PCIe sees up to 32
- * bursts. The leading run of ready bursts is copied into device memory and
- * published by one release store of head (GPU scope; __syncwarp orders
- * the lanes' acquires before lane 0's release, and release is cumulative).
- * Host memory is read by this warp only: worker blocks wait on head in GPU
- * memory. quit is read every 64 empty rounds.
+ * Persistent mode, poller @p w of @p np: warp w of block 0. Lane i polls
+ * the ready word of burst next + i in the poller's copy (acquire, system scope: the burst's
+ * descriptors were written before it), so one round trip over PCIe sees up
+ * to 32 bursts. For each burst of the leading run of ready ones the lane
+ * claims its slot (a CAS of claim from an older seq: a burst that another
+ * poller saw too is published once), copies the ready word into device
+ * memory and publishes the slot with a release store of its pub word (GPU
+ * scope). The pollers take turns: each starts its read a round trip / np
+ * after the previous poller started its own (clock64: the block's SM's
+ * cycles, each poller's round trip measured as it goes), so that a ready
+ * word waits for the next read about a round trip / np. head tells each
+ * poller where the others got to (read beside the ready words, its latency
+ * hidden behind theirs). Poller 0 reads quit every 64 empty rounds; the
+ * others see stop. Every poller adds its rounds to polls when it returns.
  */
 __device__ __forceinline__ void
-dispatch(const struct gpudp_ho_kargs &a, struct gpudp_ho_pstate *ps)
+dispatch(const struct gpudp_ho_kargs &a, struct gpudp_ho_pstate *ps, uint32_t w, uint32_t np)
 {
-	const uint64_t *ready = (const uint64_t *)a.ready;
-	uint32_t lane = threadIdx.x, win = a.ring_size < 32 ? a.ring_size : 32;
+	__shared__ long long t_issue[GPUDP_HO_POLLERS_MAX_DEV];
+	const uint64_t *ready = (const uint64_t *)a.ready + w * GPUDP_HO_READY_STRIDE(a.ring_size);
+	uint32_t lane = threadIdx.x & 31, win = a.ring_size < 32 ? a.ring_size : 32;
 	uint32_t mask = a.ring_size - 1, next = 1, idle = 0;
+	unsigned long long polls = 0;
+	long long rtt = 0;
 
+	if (lane == 0)
+		t_issue[w] = clock64();
+	__syncwarp();
 	for (;;) {
-		uint32_t seq = next + lane, bal, k;
+		uint32_t seq, bal, k, h;
 		uint64_t r = 0;
+		long long t0;
 
+		if (np > 1) {  /* wait for this poller's turn */
+			long long due = *(volatile long long *)&t_issue[(w + np - 1) % np] + rtt / np;
+
+			while ((t0 = clock64()) < due && due - t0 <= rtt)
+				;
+		} else {
+			t0 = clock64();
+		}
+		if (lane == 0)
+			*(volatile long long *)&t_issue[w] = t0;
+		h = lane == 0 ? *(const volatile uint32_t *)&ps->head : 0;
+		seq = next + lane;
 		if (lane < win)
 			r = ld_acquire64(&ready[(seq - 1) & mask]);
 		bal = __ballot_sync(0xffffffffu, lane < win && (uint32_t)r == seq);
+		polls++;
+		rtt += (clock64() - t0 - rtt) / 8;
 		k = bal == 0xffffffffu ? 32 : __ffs(~bal) - 1;
 		if (k != 0) {
 			if (lane < k) {
 				uint32_t sl = (seq - 1) & mask;
+				uint64_t seen = (uint32_t)(r >> 32) & GPUDP_HO_READY_TIMED ?
+						globaltimer() : 0;
+				uint32_t *cl = &ps->slot[sl].claim, c = *(volatile uint32_t *)cl, o;
 
-				if ((uint32_t)(r >> 32) & GPUDP_HO_READY_TIMED)
-					*(volatile uint64_t *)&ps->slot[sl].t_seen = globaltimer();
-				*(volatile uint64_t *)&ps->slot[sl].ready = r;
+				while ((int32_t)(seq - c) > 0) {
+					o = atomicCAS(cl, c, seq);
+					if (o == c)
+						break;
+					c = o;
+				}
+				if ((int32_t)(seq - c) > 0) {  /* claimed: this lane publishes */
+					if (seen != 0)
+						*(volatile uint64_t *)&ps->slot[sl].t_seen = seen;
+					*(volatile uint64_t *)&ps->slot[sl].ready = r;
+					st_release_gpu(&ps->slot[sl].pub, seq);
+				}
 			}
-			__syncwarp();
-			if (lane == 0)
-				st_release_gpu(&ps->head, next + k - 1);
 			next += k;
+			if (lane == 0 &&
+			    (int32_t)(next - 1 - *(volatile uint32_t *)&ps->head) > 0)
+				*(volatile uint32_t *)&ps->head = next - 1;
 			idle = 0;
 			continue;
 		}
-		if (++idle % 64 == 0 &&
-		    __shfl_sync(0xffffffffu, lane == 0 ? *(const volatile uint32_t *)a.quit : 0,
-				0) != 0) {
+		h = __shfl_sync(0xffffffffu, h, 0);
+		if ((int32_t)(h - next) >= 0)  /* the others are ahead */
+			next = h + 1;
+		if (++idle % 64 == 0) {
+			uint32_t q = 0;
+
 			if (lane == 0)
-				st_release_gpu(&ps->stop, 1);
-			return;
+				q = *(const volatile uint32_t *)&ps->stop ||
+				    (w == 0 && *(const volatile uint32_t *)a.quit != 0);
+			if (__shfl_sync(0xffffffffu, q, 0) != 0) {
+				if (lane == 0) {
+					st_release_gpu(&ps->stop, 1);
+					atomicAdd((unsigned long long *)&ps->polls, polls);
+				}
+				return;
+			}
 		}
 		if (a.poll_ns != 0)
 			__nanosleep(a.poll_ns);
@@ -345,13 +394,13 @@ dispatch(const struct gpudp_ho_kargs &a, struct gpudp_ho_pstate *ps)
 }
 
 /*
- * Persistent mode: block 0's first warp dispatches (above); every other
- * block takes the next burst by ticket (any free block serves the next
- * burst, in ring order), waits in GPU memory until it is published, works,
- * and completes it: results and counters, then done and n_pass in one
- * 8-byte release store (system scope; cumulative over the block's writes
- * through the barrier). t_kstart (when the dispatcher saw the burst) and
- * t_kend are written only for timed bursts.
+ * Persistent mode: block 0's first kargs.pollers warps poll (above); every
+ * other block takes the next burst by ticket (any free block serves the
+ * next burst, in ring order), waits in GPU memory until a poller published
+ * its slot, works, and completes it: results and counters, then done and
+ * n_pass in one 8-byte release store (system scope; cumulative over the
+ * block's writes through the barrier). t_kstart (when a poller saw the
+ * burst) and t_kend are written only for timed bursts.
  */
 template <gpudp_work_dev_fn F>
 __device__ __forceinline__ void
@@ -365,23 +414,29 @@ persistent(const struct gpudp_ho_kargs &a)
 	uint32_t nd;
 
 	if (blockIdx.x == 0) {
-		if (threadIdx.x < 32)
-			dispatch(a, ps);
+		uint32_t np = a.pollers < 1 ? 1 : a.pollers;
+
+		if (np > GPUDP_HO_POLLERS_MAX_DEV)
+			np = GPUDP_HO_POLLERS_MAX_DEV;
+		if (np > blockDim.x / 32)
+			np = blockDim.x / 32;
+		if (threadIdx.x / 32 < np)
+			dispatch(a, ps, threadIdx.x / 32, np);
 		return;
 	}
 	for (;;) {
 		if (threadIdx.x == 0) {
 			uint32_t t = atomicAdd(&ps->next, 1u) + 1;
+			uint32_t sl = (t - 1) & (a.ring_size - 1);
 
 			go = 1;
-			while ((int32_t)(ld_acquire_gpu(&ps->head) - t) < 0) {
+			while (ld_acquire_gpu(&ps->slot[sl].pub) != t) {
 				if (*(volatile uint32_t *)&ps->stop) {
 					go = 0;
 					break;
 				}
 			}
 			if (go) {
-				uint32_t sl = (t - 1) & (a.ring_size - 1);
 				uint64_t r = *(volatile uint64_t *)&ps->slot[sl].ready;
 
 				seq = t;

@@ -257,6 +257,10 @@ BAD = [
     (["--persistent-blocks", "most"], "--persistent-blocks: bad value 'most' (expected an integer 1..65536, or max)"),
     (["--gpu-poll-ns", "100001"], "--gpu-poll-ns: bad value '100001'"),
     (["--gpu-poll-ns", "-5"], "--gpu-poll-ns: bad value '-5'"),
+    (["--gpu-pollers", "9"], "--gpu-pollers: bad value '9'"),
+    (["--gpu-pollers", "0"], "--gpu-pollers: bad value '0'"),
+    (["--gpu-pollers", "4", "--threads", "64"],
+     "--gpu-pollers: 4 is more than the 2 warps of a block of --threads 64"),
     (["--mode", "launch", "--mem", "host"], "--mem: 'host' does not work with --mode launch"),
     (["--mode", "cpu", "--mem", "device"], "--mem: 'device' does not work with --mode cpu"),
     # --data-room is the packet data (the mbuf's headroom comes on top)

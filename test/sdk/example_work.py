@@ -60,7 +60,7 @@ WORK_ARG = (r"match=GET /,evil,\x00\xff,aa,0123456789abcdefghijklmnopqrstuv,xyz,
 PATTERNS = [b"GET /", b"evil", b"\x00\xff", b"aa", b"0123456789abcdefghijklmnopqrstuv",
             b"xyz", b"xyzw", b"\xde\xad\xbe\xef"]
 BLOCK = (1 << 1) | (1 << 7)
-MAX_PAT, LEN_MAX, ABI = 8, 32, 3
+MAX_PAT, LEN_MAX, ABI = 8, 32, 4
 
 
 # ---- captures ----

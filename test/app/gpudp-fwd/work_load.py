@@ -30,7 +30,7 @@ EAL_FREE = ["--no-huge", "--no-pci", "--"]
 # (work, cause stderr must contain); each also names the file
 BAD_FILES = [
     ("no_entry", "no entry point gpudp_work_entry"),
-    ("abi_mismatch", "built for work ABI 4, this gpudp has ABI 3"),
+    ("abi_mismatch", "built for work ABI 5, this gpudp has ABI 4"),
     ("corrupt_image", "GPU image: not a fatbin, a cubin or PTX"),
     ("null_descriptor", "gpudp_work_entry returned no descriptor"),
     ("no_cpu_form", "no CPU form"),

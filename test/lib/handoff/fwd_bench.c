@@ -9,17 +9,25 @@
 
 struct lat {
 	struct gpudp_ho_hist ks, done;
+	double polls_per_s;  /* persistent: the pollers' reads of host memory */
 };
 
+/*
+ * Bursts of @p np one at a time through a handoff of @p mode; persistent
+ * mode with @p pollers poller warps (0: the default) sleeping @p poll_ns
+ * between empty rounds.
+ */
 int
 bench_mode(enum gpudp_ho_mode mode, uint8_t *const *pk, uint32_t np, uint32_t iters,
-	   struct lat *out)
+	   uint32_t pollers, uint32_t poll_ns, struct lat *out)
 {
 	struct gpudp_handoff_conf c = { .name = "bench", .mode = mode,
 		.ring_size = 8, .burst_max = np,
-		.graph_batch = 1, .persistent_blocks = 1, .cu_ctx = (uint64_t)(uintptr_t)ctx };
+		.graph_batch = 1, .persistent_blocks = 1, .persistent_pollers = pollers,
+		.poll_ns = poll_ns, .cu_ctx = (uint64_t)(uintptr_t)ctx };
 	struct gpudp_handoff *h = gpudp_handoff_create(&c);
 	struct gpudp_handoff_stats *s = malloc(sizeof(*s));
+	uint64_t t0 = 0;
 	uint32_t it, i;
 
 	if (h == NULL || s == NULL)
@@ -42,11 +50,14 @@ bench_mode(enum gpudp_ho_mode mode, uint8_t *const *pk, uint32_t np, uint32_t it
 			h = gpudp_handoff_create(&c);
 			if (h == NULL)
 				return -1;
+			t0 = gpudp_ho_now_ns();
 		}
 	}
+	gpudp_handoff_stop(h);
 	gpudp_handoff_stats_get(h, s);
 	out->ks = s->lat_kstart;
 	out->done = s->lat_done;
+	out->polls_per_s = (double)s->gpu_polls / ((gpudp_ho_now_ns() - t0) / 1e9);
 	free(s);
 	gpudp_handoff_destroy(h);
 	return 0;
@@ -135,18 +146,19 @@ json_lat(FILE *f, const char *name, const struct lat *l, const char *sep)
 	fprintf(f, "  \"%s\": {\"n\": %" PRIu64 ", \"kstart_p50_ns\": %" PRIu64
 		", \"kstart_p99_ns\": %" PRIu64 ", \"kstart_p999_ns\": %" PRIu64
 		", \"done_p50_ns\": %" PRIu64 ", \"done_p99_ns\": %" PRIu64
-		", \"done_p999_ns\": %" PRIu64 "}%s\n", name, l->done.count,
+		", \"done_p999_ns\": %" PRIu64 ", \"gpu_polls_per_s\": %.0f}%s\n",
+		name, l->done.count,
 		gpudp_ho_hist_quantile(&l->ks, 0.5), gpudp_ho_hist_quantile(&l->ks, 0.99),
 		gpudp_ho_hist_quantile(&l->ks, 0.999), gpudp_ho_hist_quantile(&l->done, 0.5),
 		gpudp_ho_hist_quantile(&l->done, 0.99), gpudp_ho_hist_quantile(&l->done, 0.999),
-		sep);
-	printf("%-16s rx->kernel-start p50 %6.2f p99 %6.2f p999 %7.2f us | round trip p50 "
-	       "%6.2f p99 %6.2f p999 %7.2f us\n", name,
+		l->polls_per_s, sep);
+	printf("%-20s rx->kernel-start p50 %6.2f p99 %6.2f p999 %7.2f us | round trip p50 "
+	       "%6.2f p99 %6.2f p999 %7.2f us | %.2f M polls/s\n", name,
 	       gpudp_ho_hist_quantile(&l->ks, 0.5) / 1e3, gpudp_ho_hist_quantile(&l->ks, 0.99) / 1e3,
 	       gpudp_ho_hist_quantile(&l->ks, 0.999) / 1e3,
 	       gpudp_ho_hist_quantile(&l->done, 0.5) / 1e3,
 	       gpudp_ho_hist_quantile(&l->done, 0.99) / 1e3,
-	       gpudp_ho_hist_quantile(&l->done, 0.999) / 1e3);
+	       gpudp_ho_hist_quantile(&l->done, 0.999) / 1e3, l->polls_per_s / 1e6);
 }
 
 /*
@@ -332,6 +344,8 @@ bench(const char *json)
 	enum { NP = 32, ITERS = 20000 };
 	static const enum gpudp_ho_mode modes[] = { GPUDP_HO_CPU, GPUDP_HO_LAUNCH,
 		GPUDP_HO_PERSISTENT, GPUDP_HO_GRAPH, GPUDP_HO_STAGED };
+	static const struct { uint32_t n, ns; } pollers[] = {
+		{ 1, 0 }, { 2, 0 }, { 4, 0 }, { 8, 0 }, { 4, 1000 } };
 	struct gpudp_pool_conf pc;
 	struct gpudp_pool *pool;
 	struct rte_mbuf *mb[NP];
@@ -374,12 +388,29 @@ bench(const char *json)
 		return GPUDP_TEST_FAIL;
 	fprintf(f, "{\n  \"burst\": %u, \"iterations\": %u,\n", NP, ITERS);
 	for (m = 0; m < RTE_DIM(modes); m++) {
-		if (bench_mode(modes[m], pk, NP, ITERS, &lat[m]) != 0) {
+		if (bench_mode(modes[m], pk, NP, ITERS, 0, 0, &lat[m]) != 0) {
 			fprintf(stderr, "bench: mode %s failed\n", gpudp_ho_mode_name(modes[m]));
 			fclose(f);
 			return GPUDP_TEST_FAIL;
 		}
 		json_lat(f, gpudp_ho_mode_name(modes[m]), &lat[m], ",");
+	}
+	/* the persistent kernel's pollers: latency against reads of host
+	 * memory, and what --gpu-poll-ns trades */
+	for (m = 0; m < RTE_DIM(pollers); m++) {
+		struct lat l;
+		char name[64];
+
+		memset(&l, 0, sizeof(l));
+		if (bench_mode(GPUDP_HO_PERSISTENT, pk, NP, ITERS, pollers[m].n, pollers[m].ns,
+			       &l) != 0) {
+			fprintf(stderr, "bench: persistent, %u pollers failed\n", pollers[m].n);
+			fclose(f);
+			return GPUDP_TEST_FAIL;
+		}
+		snprintf(name, sizeof(name), "persistent_pollers_%u%s", pollers[m].n,
+			 pollers[m].ns != 0 ? "_poll_ns_1000" : "");
+		json_lat(f, name, &l, ",");
 	}
 	if (bench_comm(pk, NP, ITERS, &lat[7], mb) != 0) {
 		fprintf(stderr, "bench: rte_gpu_comm list failed: %s\n", strerror(rte_errno));

@@ -90,7 +90,7 @@ int bench(const char *json);
 int ordering_run(enum gpudp_ho_mode mode, int wrong, uint32_t bursts, uint64_t *stale,
 	     int force_flush, const struct gpudp_work *w);
 int bench_mode(enum gpudp_ho_mode mode, uint8_t *const *pk, uint32_t np, uint32_t iters,
-	   struct lat *out);
+	   uint32_t pollers, uint32_t poll_ns, struct lat *out);
 int bench_comm(uint8_t *const *pk, uint32_t np, uint32_t iters, struct lat *out,
 	   struct rte_mbuf **mb);
 int gpu_up(void);

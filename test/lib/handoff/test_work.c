@@ -260,14 +260,14 @@ register_refuses_wrong_abi_and_size(void)
 
 	REFUSED(NULL, -EINVAL, "no descriptor");
 	w.abi = GPUDP_WORK_ABI + 1;
-	REFUSED(&w, -EPROTO, "built for work ABI 4, this gpudp has ABI 3");
+	REFUSED(&w, -EPROTO, "built for work ABI 5, this gpudp has ABI 4");
 	w.abi = 0;
 	REFUSED(&w, -EPROTO, "built for work ABI 0");
 	w = api_work("unit_abi");
 	w.size = sizeof(w) - 8;
 	REFUSED(&w, -EPROTO, "descriptor of");
 	w.size = sizeof(w) + 8;
-	REFUSED(&w, -EPROTO, "bytes, ABI 3 has");
+	REFUSED(&w, -EPROTO, "bytes, ABI 4 has");
 	/* a descriptor built without the state fields: no state, accepted */
 	w.size = GPUDP_WORK_SIZE_NO_STATE;
 	w.n_states = 3;  /* not read */
@@ -1044,7 +1044,7 @@ load_refuses_entry_point_returning_null(void)
 static int
 load_refuses_abi_mismatch(void)
 {
-	LOAD_FAILS("abi_mismatch", EPROTO, "built for work ABI 4, this gpudp has ABI 3: rebuild",
+	LOAD_FAILS("abi_mismatch", EPROTO, "built for work ABI 5, this gpudp has ABI 4: rebuild",
 		   "unit_abi_mismatch");
 	return GPUDP_TEST_PASS;
 }
