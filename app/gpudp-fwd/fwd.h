@@ -80,6 +80,7 @@ struct fwd_totals {
 	uint64_t verdict_drops[GPUDP_WORK_VERDICT_MAX];
 	uint64_t work_counters[GPUDP_WORK_COUNTERS_MAX];
 	uint64_t ring_full, flushes, in_flight, ring_slots;
+	uint64_t gpu_polls;       /* persistent: the pollers' reads of host memory */
 	struct gpudp_ho_hist lat_kstart, lat_kend, lat_done;
 };
 

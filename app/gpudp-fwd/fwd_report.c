@@ -395,6 +395,7 @@ json_report(const struct fwd_totals *t, double secs, const struct gpudp_app_port
 			gpudp_json_u64(&j, cf->work->counters[i], t->work_counters[i]);
 		gpudp_json_end(&j);
 		gpudp_json_u64(&j, "ring_full_events", t->ring_full);
+		gpudp_json_u64(&j, "gpu_polls", t->gpu_polls);
 		json_hist(&j, "lat_rx_to_kernel_start", &t->lat_kstart);
 		json_hist(&j, "lat_rx_to_kernel_end", &t->lat_kend);
 		json_hist(&j, "lat_rx_to_tx", &t->lat_done);

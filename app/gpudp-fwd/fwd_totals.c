@@ -80,6 +80,7 @@ fwd_totals_get(struct fwd_pipe *const *pipes, unsigned int n, struct fwd_totals 
 			t->work_counters[d] += s->counters[d];
 		t->ring_full += s->ring_full;
 		t->flushes += s->flushes;
+		t->gpu_polls += s->gpu_polls;
 		t->in_flight += s->in_flight;
 		t->ring_slots += gpudp_handoff_conf_get(p->ho)->ring_size;
 		gpudp_ho_hist_merge(&t->lat_kstart, &s->lat_kstart);

@@ -140,6 +140,7 @@ static int
 run(void)
 {
 	const struct fwd_conf *c = &fwd_run.conf;
+	unsigned int i;
 	int ret, rc;
 
 	if (fwd_ports_check() != 0)
@@ -177,6 +178,10 @@ run(void)
 	rte_eal_mp_remote_launch(fwd_lcore_main, fwd_run.pipes, SKIP_MAIN);
 	main_loop();
 	rte_eal_mp_wait_lcore();
+	/* the lcores drained their pipelines: stop the GPU work now, so that
+	 * the final counters have what the GPU counted (the pollers' reads) */
+	for (i = 0; i < fwd_run.nb_pipes; i++)
+		gpudp_handoff_stop(fwd_run.pipes[i]->ho);
 	ret = fwd_report_final((gpudp_ho_now_ns() - fwd_run.run_t0) / 1e9);
 	rc = final_verdict();
 	if (ret != 0)
