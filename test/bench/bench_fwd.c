@@ -347,6 +347,11 @@ main(int argc, char **argv)
 				  strcmp(m, "graph") == 0 ? "device" :
 				  strcmp(m, "staged") == 0 ? "pinned" : "host";
 
+		/* a --mem among the --fwd-arg ones is the one gpudp-fwd uses */
+		for (i = 0; i + 1 < n_fwd_args; i++)
+			if (strcmp(fwd_args[i], "--mem") == 0)
+				mem = fwd_args[i + 1];
+
 		snprintf(bl, sizeof(bl), "%s", bursts);
 		for (b = strtok_r(bl, ",", &save2); b != NULL; b = strtok_r(NULL, ",", &save2)) {
 			char jp[4096], lp[4096];
