@@ -61,7 +61,7 @@ globaltimer(void)
  *   (NVIDIA, "GPUDirect RDMA", "Synchronization and Memory Ordering": the
  *   word is the CPU's signal that the burst is complete with respect to
  *   it, and flushed); done's release orders the results before it.
- * - GPU scope (.gpu): the persistent kernel's dispatcher and workers.
+ * - GPU scope (.gpu): the persistent kernel's pollers and workers.
  */
 #define GPUDP_WDEV_LD_ACQUIRE(name, scope, T, ptx, c)                         \
 	__device__ __forceinline__ T name(const T *p)                         \
