@@ -177,6 +177,26 @@ testpmd_run(char *const *argv, const char *log)
 	return mpps;
 }
 
+/*
+ * Option @p a as @p name (with its '=') and an integer in lo..hi into *out.
+ * @return 1 (taken), 0 (another option), -1 (a bad value, printed)
+ */
+static int
+int_arg(const char *a, const char *name, int lo, int hi, int *out)
+{
+	size_t l = strlen(name);
+
+	if (strncmp(a, name, l) != 0)
+		return 0;
+	*out = atoi(a + l);
+	if (*out < lo || *out > hi) {
+		fprintf(stderr, "bench_fwd: %.*s: '%s' (expected %d..%d)\n", (int)l - 1, name,
+			a + l, lo, hi);
+		return -1;
+	}
+	return 1;
+}
+
 /* the median of the @p n values of @p v, sorted (0 for none) */
 static double
 median(const double *v, int n)
@@ -229,7 +249,7 @@ main(int argc, char **argv)
 	FILE *out;
 	int ntp = 0, n;
 	long ncpu;
-	int i, nfl, first = 1;
+	int i, nfl, first = 1, rc;
 
 	snprintf(self, sizeof(self), "%s", argv[0]);
 	snprintf(self_dir, sizeof(self_dir), "%s", dirname(self));
@@ -248,29 +268,11 @@ main(int argc, char **argv)
 			snprintf(bursts, sizeof(bursts), "%s", argv[i] + 9);
 		else if (strcmp(argv[i], "--huge") == 0)
 			huge = 1;
-		else if (strncmp(argv[i], "--queues=", 9) == 0) {
-			queues = atoi(argv[i] + 9);
-			if (queues < 1 || queues > 8) {
-				fprintf(stderr, "bench_fwd: --queues: '%s' (expected 1..8)\n",
-					argv[i] + 9);
+		else if ((rc = int_arg(argv[i], "--queues=", 1, 8, &queues)) != 0 ||
+			 (rc = int_arg(argv[i], "--repeat=", 1, 50, &repeat)) != 0 ||
+			 (rc = int_arg(argv[i], "--pipeline-lcores=", 1, 2, &pl_lcores)) != 0) {
+			if (rc < 0)
 				return 2;
-			}
-		}
-		else if (strncmp(argv[i], "--repeat=", 9) == 0) {
-			repeat = atoi(argv[i] + 9);
-			if (repeat < 1 || repeat > 50) {
-				fprintf(stderr, "bench_fwd: --repeat: '%s' (expected 1..50)\n",
-					argv[i] + 9);
-				return 2;
-			}
-		}
-		else if (strncmp(argv[i], "--pipeline-lcores=", 18) == 0) {
-			pl_lcores = atoi(argv[i] + 18);
-			if (pl_lcores < 1 || pl_lcores > 2) {
-				fprintf(stderr, "bench_fwd: --pipeline-lcores: '%s' (expected 1..2)\n",
-					argv[i] + 18);
-				return 2;
-			}
 		}
 		else if (strncmp(argv[i], "--fwd-arg=", 10) == 0) {
 			if (n_fwd_args == FWD_ARGS_MAX) {
