@@ -603,6 +603,59 @@ drops_counted_in_long_bursts(void)
 	return GPUDP_TEST_PASS;
 }
 
+/* the persistent defaults from the blocks' model, and the pollers' limits
+ * (checked in every mode, before the mode's own set-up) */
+static int
+persistent_defaults_and_pollers_limits(void)
+{
+	static const struct { uint32_t burst, ring, blocks; } want[] = {
+		{ 32, 64, 19 }, { 256, 64, 5 }, { 1024, 64, 3 }, { 4096, 64, 3 },
+		{ 1, 64, 64 }, { 32, 8, 8 }, { 4096, 2, 2 },
+	};
+	struct gpudp_handoff_conf c = { .name = "unit-poll", .mode = GPUDP_HO_CPU };
+	const struct gpudp_handoff_conf *got;
+	struct gpudp_handoff *h;
+	uint32_t i;
+
+	for (i = 0; i < RTE_DIM(want); i++) {
+		c.burst_max = want[i].burst;
+		c.ring_size = want[i].ring;
+		h = gpudp_handoff_create(&c);
+		GPUDP_TEST_ASSERT(h != NULL, "burst %u ring %u refused", want[i].burst,
+				  want[i].ring);
+		got = gpudp_handoff_conf_get(h);
+		GPUDP_TEST_ASSERT(got->persistent_blocks == want[i].blocks &&
+				  got->persistent_pollers == 4,
+				  "burst %u ring %u: %u blocks (want %u), %u pollers", want[i].burst,
+				  want[i].ring, got->persistent_blocks, want[i].blocks,
+				  got->persistent_pollers);
+		gpudp_handoff_destroy(h);
+	}
+	c.burst_max = 32;
+	c.ring_size = 64;
+	c.threads = 64;   /* two warps: two pollers at most, and by default */
+	h = gpudp_handoff_create(&c);
+	GPUDP_TEST_ASSERT(h != NULL && gpudp_handoff_conf_get(h)->persistent_pollers == 2,
+			  "64 threads: %u pollers", h ? gpudp_handoff_conf_get(h)->persistent_pollers : 0);
+	gpudp_handoff_destroy(h);
+	c.persistent_pollers = 3;
+	rte_errno = 0;
+	h = gpudp_handoff_create(&c);
+	GPUDP_TEST_ASSERT(h == NULL && rte_errno == EINVAL, "3 pollers in 2 warps (errno %d)",
+			  rte_errno);
+	c.threads = 1024;
+	c.persistent_pollers = GPUDP_HO_POLLERS_MAX + 1;
+	rte_errno = 0;
+	h = gpudp_handoff_create(&c);
+	GPUDP_TEST_ASSERT(h == NULL && rte_errno == EINVAL, "%u pollers (errno %d)",
+			  GPUDP_HO_POLLERS_MAX + 1, rte_errno);
+	c.persistent_pollers = GPUDP_HO_POLLERS_MAX;
+	h = gpudp_handoff_create(&c);
+	GPUDP_TEST_ASSERT(h != NULL, "%u pollers refused", GPUDP_HO_POLLERS_MAX);
+	gpudp_handoff_destroy(h);
+	return GPUDP_TEST_PASS;
+}
+
 static int
 refused_work_arg_fails_handoff_create(void)
 {
@@ -1228,6 +1281,7 @@ static const struct gpudp_test_case cases[] = {
 	{ "registered_work_runs_in_cpu_handoff", registered_work_runs_in_cpu_handoff },
 	{ "drops_counted_in_long_bursts", drops_counted_in_long_bursts },
 	{ "refused_work_arg_fails_handoff_create", refused_work_arg_fails_handoff_create },
+	{ "persistent_defaults_and_pollers_limits", persistent_defaults_and_pollers_limits },
 	{ "two_segment_packet_seen_as_its_segments", two_segment_packet_seen_as_its_segments },
 	{ "state_kept_shared_read_written_and_collected",
 	  state_kept_shared_read_written_and_collected },
