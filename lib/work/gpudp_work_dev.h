@@ -294,9 +294,9 @@ burst(const struct gpudp_ho_kargs &a)
 
 /*
  * Persistent mode, poller @p w of @p np: warp w of block 0. Lane i polls
- * the ready word of burst next + i in the poller's copy (acquire, system scope: the burst's
- * descriptors were written before it), so one round trip over PCIe sees up
- * to 32 bursts. For each burst of the leading run of ready ones the lane
+ * the ready word of burst next + i in the poller's copy (acquire, system
+ * scope: the burst's descriptors were written before it), so one round
+ * trip over PCIe sees up to 32 bursts. For each burst of the leading run of ready ones the lane
  * claims its slot (a CAS of claim from an older seq: a burst that another
  * poller saw too is published once), copies the ready word into device
  * memory and publishes the slot with a release store of its pub word (GPU
