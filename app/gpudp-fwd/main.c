@@ -179,9 +179,12 @@ run(void)
 	main_loop();
 	rte_eal_mp_wait_lcore();
 	/* the lcores drained their pipelines: stop the GPU work now, so that
-	 * the final counters have what the GPU counted (the pollers' reads) */
+	 * the final counters have what the GPU counted (the pollers' reads);
+	 * a pipeline whose drain timed out (a GPU that does not finish) is
+	 * left to the teardown, after the final report */
 	for (i = 0; i < fwd_run.nb_pipes; i++)
-		gpudp_handoff_stop(fwd_run.pipes[i]->ho);
+		if (fwd_run.pipes[i]->drops[FWD_DROP_SHUTDOWN] == 0)
+			gpudp_handoff_stop(fwd_run.pipes[i]->ho);
 	ret = fwd_report_final((gpudp_ho_now_ns() - fwd_run.run_t0) / 1e9);
 	rc = final_verdict();
 	if (ret != 0)
