@@ -102,6 +102,7 @@ static int
 conf_fill(struct gpudp_handoff_conf *c)
 {
 	char err[200];
+	uint32_t pollers_max;
 	int ret;
 
 	if ((unsigned int)c->mode >= GPUDP_HO_MODE_MAX) {
@@ -174,10 +175,10 @@ conf_fill(struct gpudp_handoff_conf *c)
 		       c->persistent_blocks, c->ring_size);
 		return -EINVAL;
 	}
-	if (c->persistent_pollers > RTE_MIN((uint32_t)GPUDP_HO_POLLERS_MAX, c->threads / 32)) {
+	pollers_max = RTE_MIN((uint32_t)GPUDP_HO_POLLERS_MAX, c->threads / 32);
+	if (c->persistent_pollers > pollers_max) {
 		HO_LOG(ERR, "%u pollers: want 1..%u (at most one per warp of a block of %u "
-		       "threads)", c->persistent_pollers,
-		       RTE_MIN((uint32_t)GPUDP_HO_POLLERS_MAX, c->threads / 32), c->threads);
+		       "threads)", c->persistent_pollers, pollers_max, c->threads);
 		return -EINVAL;
 	}
 	if (c->poll_ns > GPUDP_HO_POLL_NS_MAX) {
