@@ -374,9 +374,7 @@ main(int argc, char **argv)
 			double rx[50], rn[50], mp[50];
 			int nr = 0;
 
-			if (snprintf(tmp, sizeof(tmp), "%s.testpmd-%s-%s.log", json, m, b) >=
-			    (int)sizeof(tmp) ||
-			    snprintf(jp, sizeof(jp), "%s.%s-%s.json", json, m, b) >= (int)sizeof(jp) ||
+			if (snprintf(jp, sizeof(jp), "%s.%s-%s.json", json, m, b) >= (int)sizeof(jp) ||
 			    snprintf(lp, sizeof(lp), "%s.%s-%s.log", json, m, b) >= (int)sizeof(lp))
 				return 2;
 			for (i = 0; i < n_fwd_args; i++)
@@ -384,8 +382,8 @@ main(int argc, char **argv)
 			for (r = 0; r < repeat; r++) {
 				char *j;
 				double mpps;
-				int rc;
 
+				/* tmp: testpmd's log, native then xbuf */
 				tav[sizeof(tav) / sizeof(tav[0]) - 2] = NULL;
 				if (snprintf(tmp, sizeof(tmp), "%s.testpmd-%s-%s.log", json, m, b) >=
 				    (int)sizeof(tmp))
